@@ -1,0 +1,92 @@
+import { z } from 'zod';
+
+/**
+ * The environment of the service (SPEC §4, R-F1). This file is the only reader of `process.env`.
+ * A bad value stops start-up with a message naming the variable; secrets are never echoed.
+ */
+const flag = (def: 'true' | 'false') => z.enum(['true', 'false']).default(def).transform((v) => v === 'true');
+const optionalString = z.string().trim().min(1).optional().catch(undefined);
+const nonEmpty = () => z.string().trim().min(1);
+const rate = z.coerce.number().min(0).max(1);
+
+export const ZEnv = z.object({
+  // [[SERVICE]]
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  BOT_TIMEZONE: z.string().default('Asia/Tokyo').refine(isTimeZone, 'must be an IANA time zone such as Asia/Tokyo'),
+  ADMIN_TOKEN: nonEmpty().min(16, 'must be at least 16 characters').optional(),
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  // [[DATABASE]]
+  DATABASE_URL: nonEmpty().regex(/^postgres(ql)?:\/\//, 'must start with postgresql://').optional(),
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(100).default(10),
+  EMBEDDED_DATA_DIR: z.string().default('./data'),
+  // [[ORGANISATION]]
+  ORG_DIRECTORY_FILE: nonEmpty().optional(),
+  // [[ANTHROPIC]]
+  ANTHROPIC_API_KEY: nonEmpty().optional(),
+  ANTHROPIC_BASE_URL: nonEmpty().url().optional(),
+  ANTHROPIC_MODEL: nonEmpty().default('claude-opus-5-5'),
+  ANTHROPIC_FALLBACK_MODEL: nonEmpty().default('claude-haiku-5-5'),
+  LLM_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600000).default(60000),
+  LLM_MAX_RETRIES: z.coerce.number().int().min(0).max(6).default(2),
+  LLM_MAX_TOKENS: z.coerce.number().int().min(256).max(32000).default(4096),
+  LLM_DAILY_COST_LIMIT_USD: z.coerce.number().min(0).default(50),
+  LLM_COST_LIMIT_ACTION: z.enum(['fallback_model', 'refuse']).default('fallback_model'),
+  PERSONA: z.enum(['soul', 'polite']).default('soul'),
+  // [[CHATWORK]]
+  CHATWORK_API_TOKEN: nonEmpty().optional(),
+  CHATWORK_WEBHOOK_TOKEN: nonEmpty().optional(),
+  CHATWORK_API_BASE_URL: nonEmpty().url().default('https://api.chatwork.com/v2'),
+  CHATWORK_EVENT_MAX_AGE_SECONDS: z.coerce.number().int().min(10).default(600),
+  // [[DISCORD]]
+  DISCORD_BOT_TOKEN: nonEmpty().optional(),
+  DISCORD_ENABLED: flag('true'),
+  // [[BRAIN AND GUARDIAN]]
+  SHADOW_MODE: flag('false'),
+  APPROVAL_MODE: z.enum(['standard', 'strict']).default('standard'),
+  AUTO_APPROVE_TOOLS: z.string().default('').transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean)),
+  FAST_PATH: flag('false'),
+  SELF_CRITIQUE_RATE: rate.default(0.1),
+  STEP_BUDGET: z.coerce.number().int().min(1).max(10).default(4),
+  DEFAULT_USER_LEVEL: z.coerce.number().int().min(1).max(6).default(1),
+  // [[WORKERS]]
+  WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(8),
+  WORK_CLAIM_TTL_MS: z.coerce.number().int().min(1000).default(120000),
+  WORK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(3),
+  // [[RETENTION]]
+  RETENTION_AUDIT_DAYS: z.coerce.number().int().min(1).default(365),
+  RETENTION_HISTORY_DAYS: z.coerce.number().int().min(1).default(90),
+});
+
+export type Env = z.output<typeof ZEnv>;
+
+function isTimeZone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Thrown for a bad environment; `message` names every bad variable and never includes its value. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}\nSee .env.example for every variable.`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parses an environment (defaults to `process.env`). Empty strings count as unset. */
+export function loadConfig(source: Record<string, string | undefined> = process.env): Readonly<Env> {
+  const cleaned: Record<string, string> = {};
+  for (const key of Object.keys(ZEnv.shape)) {
+    const v = source[key];
+    if (v !== undefined && v.trim() !== '') cleaned[key] = v;
+  }
+  const parsed = ZEnv.safeParse(cleaned);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
+  }
+  return Object.freeze(parsed.data);
+}
