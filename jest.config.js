@@ -1,9 +1,9 @@
-/** Jest: TypeScript through SWC (type checking is `npm run typecheck`), real Postgres via tests/setup. */
+/** Jest: TypeScript through ts-jest in transpile-only mode (type checking is `npm run typecheck`). */
 module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/tests'],
   testMatch: ['**/*.test.ts'],
-  transform: { '^.+\\.(t|j)sx?$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }] },
+  transform: { '^.+\\.ts$': ['ts-jest', { isolatedModules: true, tsconfig: '<rootDir>/tsconfig.json', diagnostics: false }] },
   setupFiles: ['<rootDir>/tests/setup/env.ts'],
   setupFilesAfterEnv: ['<rootDir>/tests/setup/no-network.ts'],
   globalSetup: '<rootDir>/tests/setup/global-setup.ts',
