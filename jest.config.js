@@ -3,7 +3,7 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/tests'],
   testMatch: ['**/*.test.ts'],
-  transform: { '^.+\\.ts$': ['ts-jest', { isolatedModules: true, tsconfig: '<rootDir>/tsconfig.json', diagnostics: false }] },
+  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json', diagnostics: false }] },
   setupFiles: ['<rootDir>/tests/setup/env.ts'],
   setupFilesAfterEnv: ['<rootDir>/tests/setup/no-network.ts'],
   globalSetup: '<rootDir>/tests/setup/global-setup.ts',

@@ -5,7 +5,6 @@ import { z } from 'zod';
  * A bad value stops start-up with a message naming the variable; secrets are never echoed.
  */
 const flag = (def: 'true' | 'false') => z.enum(['true', 'false']).default(def).transform((v) => v === 'true');
-const optionalString = z.string().trim().min(1).optional().catch(undefined);
 const nonEmpty = () => z.string().trim().min(1);
 const rate = z.coerce.number().min(0).max(1);
 
@@ -41,6 +40,10 @@ export const ZEnv = z.object({
   // [[DISCORD]]
   DISCORD_BOT_TOKEN: nonEmpty().optional(),
   DISCORD_ENABLED: flag('true'),
+  // [[CONSOLE]]
+  /** auto = on when neither ChatWork nor Discord is configured. */
+  CONSOLE_ENABLED: z.enum(['auto', 'true', 'false']).default('auto'),
+  CONSOLE_ALLOW_REMOTE: flag('false'),
   // [[BRAIN AND GUARDIAN]]
   SHADOW_MODE: flag('false'),
   APPROVAL_MODE: z.enum(['standard', 'strict']).default('standard'),

@@ -84,6 +84,8 @@ CREATE TABLE "conversation_messages" (
     "role" TEXT NOT NULL,
     "text" TEXT NOT NULL,
     "platformMessageId" TEXT,
+    "options" JSONB,
+    "turnId" TEXT,
     "sentAt" TIMESTAMP(3) NOT NULL,
     "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
 

@@ -1,0 +1,34 @@
+import { AppError } from '../../errors/app-error';
+
+/**
+ * Building ChatWork API errors: status and ChatWork's `errors` array are kept for diagnosis; the API
+ * token never is, even if a server or runtime message echoes it.
+ */
+
+/** ChatWork's `{"errors": [...]}` body, limited in size; anything else gives an empty list. */
+export async function readChatworkErrors(res: Response): Promise<string[]> {
+  try {
+    const body: unknown = JSON.parse(await res.text());
+    const errors = (body as { errors?: unknown }).errors;
+    if (!Array.isArray(errors)) return [];
+    return errors.slice(0, 5).map((e) => String(e).slice(0, 200));
+  } catch {
+    return [];
+  }
+}
+
+/** The `code` of a fetch network error's cause (`ECONNRESET`…), if any. */
+export function networkErrorCode(err: unknown): string | undefined {
+  const code = (err as { cause?: { code?: unknown } } | null)?.cause?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/**
+ * An `EXTERNAL_API_FAILED` error whose message starts with "ChatWork API". The cause keeps a network
+ * error's name and code only: its message and cause chain are not ours to log.
+ */
+export function chatworkApiError(message: string, apiToken: string, opts: { retryAfterMs?: number; cause?: unknown } = {}): AppError {
+  const safe = apiToken ? message.split(apiToken).join('[SECRET]') : message;
+  const cause = opts.cause instanceof Error ? { name: opts.cause.name, code: networkErrorCode(opts.cause) } : undefined;
+  return new AppError('EXTERNAL_API_FAILED', `ChatWork API ${safe}`, { retryAfterMs: opts.retryAfterMs, cause });
+}

@@ -1,0 +1,109 @@
+import { z } from 'zod';
+import { AppError } from '../../errors/app-error';
+import { ChatworkHttp, type ChatworkClientOptions } from './chatwork-http';
+
+export type { ChatworkClientOptions } from './chatwork-http';
+
+/** A room member's role; roles ChatWork may add later read as `readonly` (least privilege). */
+export type ChatworkRole = 'admin' | 'member' | 'readonly';
+
+/** A member of a ChatWork room. */
+export interface ChatworkMember {
+  accountId: string;
+  name: string;
+  role: ChatworkRole;
+}
+
+/** Parameters of {@link ChatworkClient.createTask}. */
+export interface CreateTaskInput {
+  body: string;
+  /** Assignees' account ids. */
+  toIds: string[];
+  /** Deadline in Unix seconds. */
+  limit?: number;
+  limitType?: 'none' | 'date' | 'time';
+}
+
+const idOut = z.union([z.string().min(1), z.number().int()]).transform(String);
+const meSchema = z.object({ account_id: z.number().int(), name: z.string() });
+const postMessageSchema = z.object({ message_id: idOut });
+const createTaskSchema = z.object({ task_ids: z.array(idOut) });
+const membersSchema = z.array(
+  z.object({
+    account_id: z.number().int(),
+    name: z.string(),
+    role: z.enum(['admin', 'member', 'readonly']).catch('readonly'),
+  }),
+);
+
+/** Ids end up in URL paths and form fields: only digits are accepted. */
+function numericId(value: string, what: string): string {
+  if (!/^\d+$/.test(value)) throw new AppError('VALIDATION_FAILED', `ChatWork ${what} must be numeric`);
+  return value;
+}
+
+function shaped<T>(schema: z.ZodType<T>, json: unknown, what: string): T {
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) throw new AppError('EXTERNAL_API_FAILED', `ChatWork API ${what} returned an unexpected shape`);
+  return parsed.data;
+}
+
+/**
+ * ChatWork API v2 client (PLATFORMS.md A4/A5) on global `fetch`. Sends `X-ChatWorkToken`, form bodies;
+ * honours the global and per-room rate limits; retries 429/5xx/network errors with backoff.
+ * Failures are `AppError('EXTERNAL_API_FAILED')` with status and ChatWork's `errors`, never the token.
+ */
+export class ChatworkClient {
+  private readonly http: ChatworkHttp;
+
+  constructor(options: ChatworkClientOptions) {
+    this.http = new ChatworkHttp(options);
+  }
+
+  /** `GET /me`: the bot's own account. */
+  async getMe(): Promise<{ accountId: string; name: string }> {
+    const { json } = await this.http.request('GET', '/me');
+    const me = shaped(meSchema, json, 'GET /me');
+    return { accountId: String(me.account_id), name: me.name };
+  }
+
+  /** `POST /rooms/{roomId}/messages` (1..65535 chars; the caller formats and truncates). */
+  async postMessage(roomId: string, body: string): Promise<{ messageId: string }> {
+    const room = numericId(roomId, 'room id');
+    const { json } = await this.http.request('POST', `/rooms/${room}/messages`, { body }, room);
+    return { messageId: shaped(postMessageSchema, json, 'POST messages').message_id };
+  }
+
+  /** `POST /rooms/{roomId}/tasks`. */
+  async createTask(roomId: string, input: CreateTaskInput): Promise<{ taskIds: string[] }> {
+    const room = numericId(roomId, 'room id');
+    if (input.toIds.length === 0) throw new AppError('VALIDATION_FAILED', 'ChatWork task needs at least one assignee');
+    const form: Record<string, string> = {
+      body: input.body,
+      to_ids: input.toIds.map((id) => numericId(id, 'assignee id')).join(','),
+    };
+    if (input.limit !== undefined) form.limit = String(Math.floor(input.limit));
+    if (input.limitType !== undefined) form.limit_type = input.limitType;
+    const { json } = await this.http.request('POST', `/rooms/${room}/tasks`, form, room);
+    return { taskIds: shaped(createTaskSchema, json, 'POST tasks').task_ids };
+  }
+
+  /** `PUT /rooms/{roomId}/tasks/{taskId}/status`; ChatWork names the form field `body`. */
+  async updateTaskStatus(roomId: string, taskId: string, status: 'done' | 'open'): Promise<void> {
+    const room = numericId(roomId, 'room id');
+    const task = numericId(taskId, 'task id');
+    await this.http.request('PUT', `/rooms/${room}/tasks/${task}/status`, { body: status });
+  }
+
+  /** `GET /rooms/{roomId}/members`; 204 (nothing to list) gives `[]`. */
+  async getRoomMembers(roomId: string): Promise<ChatworkMember[]> {
+    const room = numericId(roomId, 'room id');
+    const { status, json } = await this.http.request('GET', `/rooms/${room}/members`);
+    if (status === 204) return [];
+    return shaped(membersSchema, json, 'GET members').map((m) => ({
+      accountId: String(m.account_id),
+      name: m.name,
+      role: m.role,
+    }));
+  }
+}

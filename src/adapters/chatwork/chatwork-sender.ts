@@ -1,0 +1,90 @@
+import type { ChatSender, OutboundReply, SendResult } from '../types';
+import { AppError } from '../../errors/app-error';
+import type { Logger } from '../../observability/logger';
+import type { ChatworkClient } from './chatwork-client';
+import { neutralizeForChatwork } from './markup';
+
+/** ChatWork's maximum message body length. */
+export const CHATWORK_MAX_BODY_LENGTH = 65_535;
+
+const ELLIPSIS = '…';
+
+/** Slices without leaving half of a surrogate pair at the end. */
+function safeSlice(text: string, length: number): string {
+  const cut = text.slice(0, Math.max(0, length));
+  return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut;
+}
+
+/**
+ * The reply tag for an answer: `[rp aid=… to=room-message]Name さん` (the tag is also the asker's
+ * mention). Ids are checked so that nothing but the tag can be injected through them.
+ */
+function replyPrefix(reply: OutboundReply): string | undefined {
+  const to = reply.inReplyTo;
+  if (reply.kind === 'notice' || !to) return '';
+  if (!/^\d+$/.test(to.accountId) || !/^\d+$/.test(reply.roomId) || !/^[A-Za-z0-9_-]+$/.test(to.platformMessageId)) {
+    return undefined;
+  }
+  const name = to.accountName ? `${neutralizeForChatwork(to.accountName)}さん` : '';
+  return `[rp aid=${to.accountId} to=${reply.roomId}-${to.platformMessageId}]${name}\n`;
+}
+
+/**
+ * Formats a reply as a ChatWork body: reply tag (answers only), neutralised text, and an info box
+ * when a title or options are present. Truncates the text (not the closing tags) to 65 535 chars.
+ *
+ * @returns The body and whether a requested reply tag had to be dropped (malformed ids).
+ */
+export function formatChatworkBody(reply: OutboundReply): { body: string; droppedReplyTag: boolean } {
+  const prefix = replyPrefix(reply);
+  const title = reply.title ? neutralizeForChatwork(reply.title) : undefined;
+  const options = (reply.options ?? []).map(
+    (o) => `${neutralizeForChatwork(o.answer)}. ${neutralizeForChatwork(o.label)}`,
+  );
+  const boxed = title !== undefined || options.length > 0;
+  const compose = (text: string): string => {
+    if (!boxed) return (prefix ?? '') + text;
+    const head = title !== undefined ? `[title]${title}[/title]` : '';
+    const list = options.length > 0 ? `\n\n${options.join('\n')}` : '';
+    return `${prefix ?? ''}[info]${head}${text}${list}[/info]`;
+  };
+
+  const text = neutralizeForChatwork(reply.text);
+  let body = compose(text);
+  if (body.length > CHATWORK_MAX_BODY_LENGTH) {
+    const room = CHATWORK_MAX_BODY_LENGTH - compose('').length - ELLIPSIS.length;
+    body = room > 0 ? compose(safeSlice(text, room) + ELLIPSIS) : safeSlice(body, CHATWORK_MAX_BODY_LENGTH - 1) + ELLIPSIS;
+  }
+  return { body, droppedReplyTag: prefix === undefined };
+}
+
+/** Options of {@link ChatworkSender}. */
+export interface ChatworkSenderOptions {
+  client: Pick<ChatworkClient, 'postMessage'>;
+  logger: Logger;
+}
+
+/** The outbound half of the ChatWork adapter (R-A2): posts brain-approved replies and notices. */
+export class ChatworkSender implements ChatSender {
+  readonly platform = 'chatwork' as const;
+
+  constructor(private readonly opts: ChatworkSenderOptions) {}
+
+  /**
+   * Posts one reply.
+   *
+   * @throws AppError `INTERNAL` for a reply meant for another platform; `EXTERNAL_API_FAILED` from the client.
+   */
+  async send(reply: OutboundReply): Promise<SendResult> {
+    if (reply.platform !== 'chatwork') {
+      throw new AppError('INTERNAL', `ChatworkSender cannot send a ${reply.platform} reply`);
+    }
+    const { body, droppedReplyTag } = formatChatworkBody(reply);
+    if (droppedReplyTag) {
+      this.opts.logger.warn({ roomId: reply.roomId }, 'chatwork.send.reply_tag_dropped_malformed_ids');
+    }
+    const { messageId } = await this.opts.client.postMessage(reply.roomId, body);
+    this.opts.logger.info({ roomId: reply.roomId, messageId, kind: reply.kind ?? 'reply' }, 'chatwork.send.posted');
+    return { platformMessageId: messageId };
+  }
+}

@@ -1,0 +1,33 @@
+/** ChatWork adapter (R-A2): webhook intake, API client, and the reply sender. */
+export { chatworkSignature, verifyChatworkSignature } from './verify-signature';
+export {
+  stripChatworkMarkup,
+  parseMentions,
+  parseReplyTo,
+  neutralizeForChatwork,
+  type ChatworkReplyTarget,
+} from './markup';
+export {
+  chatworkWebhookEnvelopeSchema,
+  chatworkMessageEventSchema,
+  chatworkMentionEventSchema,
+  parseChatworkWebhook,
+  type ChatworkWebhook,
+  type ChatworkWebhookParseResult,
+  type ChatworkMessageEvent,
+  type ChatworkMentionEvent,
+} from './webhook.schema';
+export {
+  ChatworkClient,
+  type ChatworkClientOptions,
+  type ChatworkMember,
+  type ChatworkRole,
+  type CreateTaskInput,
+} from './chatwork-client';
+export {
+  ChatworkSender,
+  formatChatworkBody,
+  CHATWORK_MAX_BODY_LENGTH,
+  type ChatworkSenderOptions,
+} from './chatwork-sender';
+export { createChatworkWebhookRouter, CHATWORK_WEBHOOK_PATH, type ChatworkWebhookDeps } from './webhook.route';

@@ -1,0 +1,138 @@
+import express, { type ErrorRequestHandler, type Request, type Response, type Router } from 'express';
+import type { InboundMessage } from '../types';
+import { asAppError } from '../../errors/app-error';
+import type { Logger } from '../../observability/logger';
+import { parseMentions, parseReplyTo, stripChatworkMarkup } from './markup';
+import { verifyChatworkSignature } from './verify-signature';
+import { parseChatworkWebhook, type ChatworkWebhook } from './webhook.schema';
+
+/** Where the router serves ChatWork webhooks (mount the router at the app root). */
+export const CHATWORK_WEBHOOK_PATH = '/webhooks/chatwork';
+
+/** Dependencies of {@link createChatworkWebhookRouter}. */
+export interface ChatworkWebhookDeps {
+  webhookToken: string;
+  /** The bot's ChatWork account id, once known (from `GET /me`). */
+  getBotAccountId: () => string | undefined;
+  /** Stores the message durably; must resolve only once it is stored (or known to be a duplicate). */
+  intake: { accept(msg: InboundMessage): Promise<{ status: 'accepted' | 'duplicate' }> };
+  resolveOrgId: (roomId: string) => Promise<string | null>;
+  defaultOrgId: () => string | undefined;
+  maxEventAgeSeconds: number;
+  now?: () => Date;
+  logger: Logger;
+}
+
+function signatureOf(req: Request): string | undefined {
+  const header = req.get('x-chatworkwebhooksignature');
+  if (header) return header;
+  const query: unknown = (req.query as Record<string, unknown>).chatwork_webhook_signature;
+  // A `+` sent unencoded in a query string decodes as a space; base64 never contains spaces.
+  return typeof query === 'string' && query ? query.replace(/ /g, '+') : undefined;
+}
+
+/** Why a verified delivery is acknowledged without being taken in, or `null` when it is a request. */
+function ignoreReason(hook: Exclude<ChatworkWebhook, { type: 'unknown' }>, botId: string | undefined): string | null {
+  if (hook.type === 'message_updated') return 'message_updated';
+  const sender = String(hook.type === 'mention_to_me' ? hook.event.from_account_id : hook.event.account_id);
+  if (botId !== undefined && sender === botId) return 'own_message';
+  if (hook.type === 'mention_to_me') {
+    // The account webhook belongs to the bot, so its mentions are for the bot even before /me is known.
+    return botId !== undefined && String(hook.event.to_account_id) !== botId ? 'not_addressed_to_bot' : null;
+  }
+  if (botId === undefined) return 'bot_account_unknown';
+  return parseMentions(hook.event.body).includes(botId) ? null : 'not_mentioned';
+}
+
+/**
+ * `POST /webhooks/chatwork` (R-A2). Order: raw body → signature on the raw bytes → JSON → schema →
+ * filters → durable intake → 200. ChatWork never retries, so 200 is answered only after the intake
+ * has stored the message; bodies stay tiny (ChatWork treats > 2,048 bytes as an error).
+ */
+export function createChatworkWebhookRouter(deps: ChatworkWebhookDeps): Router {
+  const log = deps.logger.child({ component: 'chatwork-webhook' });
+  const now = deps.now ?? (() => new Date());
+  const router = express.Router();
+  const ok = (res: Response) => res.status(200).type('text/plain').send('ok');
+
+  const handle = async (req: Request, res: Response): Promise<void> => {
+    if (req.body !== undefined && !Buffer.isBuffer(req.body)) {
+      // An app-level body parser ran first: the raw bytes needed for the signature are gone.
+      log.error({ reason: 'body_already_parsed' }, 'chatwork.webhook.misconfigured');
+      res.status(500).type('text/plain').send('error');
+      return;
+    }
+    const raw: Buffer = req.body ?? Buffer.alloc(0);
+    const signature = signatureOf(req);
+    if (!verifyChatworkSignature(raw, deps.webhookToken, signature)) {
+      log.warn({ reason: signature ? 'invalid_signature' : 'missing_signature' }, 'chatwork.webhook.unauthorized');
+      res.status(401).end();
+      return;
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(raw.toString('utf8'));
+    } catch {
+      log.warn({ bytes: raw.length }, 'chatwork.webhook.malformed_json');
+      res.status(400).type('text/plain').send('bad request');
+      return;
+    }
+    const parsed = parseChatworkWebhook(json);
+    if (!parsed.success) {
+      log.warn({ issues: parsed.issues.slice(0, 10) }, 'chatwork.webhook.bad_shape');
+      res.status(400).type('text/plain').send('bad request');
+      return;
+    }
+    const hook = parsed.data;
+    const ids = { settingId: hook.settingId, eventType: hook.type === 'unknown' ? hook.eventType : hook.type };
+    const ignore = (fields: Record<string, unknown>, reason: string, level: 'info' | 'warn' = 'info') => {
+      log[level]({ ...fields, reason }, 'chatwork.webhook.ignored');
+      ok(res);
+    };
+    if (hook.type === 'unknown') return ignore(ids, 'unknown_event_type');
+    const msgIds = { ...ids, roomId: String(hook.event.room_id), messageId: hook.event.message_id };
+    if (now().getTime() / 1000 - hook.eventTime > deps.maxEventAgeSeconds) {
+      return ignore({ ...msgIds, eventTime: hook.eventTime }, 'stale_event', 'warn');
+    }
+    const reason = ignoreReason(hook, deps.getBotAccountId());
+    if (reason) return ignore(msgIds, reason, reason === 'bot_account_unknown' ? 'warn' : 'info');
+
+    const ev = hook.event;
+    try {
+      const orgId = (await deps.resolveOrgId(msgIds.roomId)) ?? deps.defaultOrgId();
+      if (!orgId) return ignore(msgIds, 'no_organisation', 'warn');
+      const msg: InboundMessage = {
+        platform: 'chatwork',
+        orgId,
+        roomId: msgIds.roomId,
+        senderAccountId: String(hook.type === 'mention_to_me' ? hook.event.from_account_id : hook.event.account_id),
+        text: stripChatworkMarkup(ev.body),
+        rawText: ev.body,
+        mentions: parseMentions(ev.body),
+        replyTo: parseReplyTo(ev.body)?.messageId,
+        platformMessageId: ev.message_id,
+        sentAt: new Date(ev.send_time * 1000).toISOString(),
+      };
+      const { status } = await deps.intake.accept(msg);
+      log.info({ ...msgIds, orgId, status }, 'chatwork.webhook.accepted');
+      ok(res);
+    } catch (err) {
+      const appErr = asAppError(err);
+      log.error({ ...msgIds, errorId: appErr.errorId, code: appErr.code }, 'chatwork.webhook.intake_failed');
+      res.status(503).type('text/plain').send('unavailable');
+    }
+  };
+
+  // Body-parser failures (size limit, aborted upload, bad encoding) keep their 4xx instead of a 500.
+  const onError: ErrorRequestHandler = (err: { type?: unknown; status?: unknown }, _req, res, next) => {
+    if (res.headersSent) return next(err);
+    const status = err.type === 'entity.too.large' ? 413
+      : typeof err.status === 'number' && err.status >= 400 && err.status < 500 ? err.status : 500;
+    log.warn({ status, type: typeof err.type === 'string' ? err.type : undefined }, 'chatwork.webhook.request_error');
+    res.status(status).type('text/plain').send(status === 413 ? 'payload too large' : 'error');
+  };
+
+  // Every content type is read raw: the signature must be checked on the exact bytes, whatever the header.
+  router.post(CHATWORK_WEBHOOK_PATH, express.raw({ type: () => true, limit: '1mb' }), handle, onError);
+  return router;
+}

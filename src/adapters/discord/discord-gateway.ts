@@ -1,0 +1,292 @@
+/**
+ * The inbound half of the Discord adapter (R-A3, R-A5): a discord.js client that turns messages
+ * addressed to the bot into {@link InboundMessage}s for intake, and confirmation-button clicks into
+ * `onButton` calls acknowledged within Discord's 3-second window (PLATFORMS.md B4).
+ *
+ * Button acknowledgement design: for a well-formed key the very first thing done with the interaction
+ * is `deferUpdate()` — before `onButton` or any other I/O — so the 3-second rule holds however slow
+ * `onButton` is. The outcome is then delivered within the 15-minute token window: an ephemeral
+ * `followUp` note for not_yours/expired/invalid/errors, and the buttons removed (`editReply`) once a
+ * click is accepted or found expired. A malformed key is answered at once with an ephemeral `reply`.
+ * If the acknowledgement itself fails (the interaction already timed out), the click is dropped: the
+ * user saw "interaction failed" and can click again or answer by text.
+ *
+ * Logs carry ids only, never message content.
+ */
+import {
+  Client,
+  Events,
+  GatewayIntentBits,
+  MessageFlags,
+  Partials,
+  RESTEvents,
+  type GatewayIntentBits as IntentBits,
+  type Interaction,
+  type Message,
+  type MessageCreateOptions,
+  type MessageMentionOptions,
+} from 'discord.js';
+import type { Logger } from '../../observability/logger';
+import type { InboundMessage } from '../types';
+import { BUTTON_KEY_PATTERN, DiscordSender, type DiscordSendPayload } from './discord-sender';
+import { summarizeError } from './error-summary';
+import { isAddressedToBot, toInbound, type DiscordMessageLike, type DiscordRoomContext } from './to-inbound';
+
+/** Result of handing a button click to the core. */
+export interface ButtonOutcome {
+  status: 'accepted' | 'not_yours' | 'expired' | 'invalid';
+  /** Note shown (ephemerally) to the clicker; defaults per status. */
+  noteJa?: string;
+}
+
+/** A confirmation-button click, as the core sees it. */
+export interface ButtonClick {
+  roomId: string;
+  accountId: string;
+  key: string;
+  interactionId: string;
+}
+
+/** Dependencies and settings of {@link DiscordGateway}. */
+export interface DiscordGatewayOptions {
+  /** Bot token (used only by {@link DiscordGateway.start}). */
+  token: string;
+  intake: { accept(msg: InboundMessage): Promise<{ status: 'accepted' | 'duplicate' }> };
+  /** The room directory's entry for a channel, or null when the channel is not listed. */
+  resolveRoom: (channelId: string, guildId: string | null) => Promise<DiscordRoomContext | null>;
+  /** Organisation for rooms not in the directory (DMs: authority member; guild channels: public). */
+  defaultOrgId: () => string | undefined;
+  onButton: (click: ButtonClick) => Promise<ButtonOutcome>;
+  logger: Logger;
+  /** Injectable for tests; by default a client with the intents below is created. */
+  client?: Client;
+  /** Treat reply pings to the bot (without `<@bot>`) as addressing it. Default false. */
+  acceptReplyPings?: boolean;
+  /** Also request the privileged MessageContent intent (not needed for mention/DM-only use). Default false. */
+  messageContentIntent?: boolean;
+}
+
+/** The message fields the gateway reads (a discord.js `Message` fits). */
+export type GatewayMessage = DiscordMessageLike & {
+  /** Used to fall back from a thread to its parent channel when resolving the room. */
+  channel?: { isThread(): boolean; parentId?: string | null } | null;
+};
+
+/** The button-interaction surface the gateway uses (a discord.js `ButtonInteraction` fits). */
+export interface ButtonInteractionLike {
+  id: string;
+  customId: string;
+  channelId: string | null;
+  user: { id: string };
+  deferUpdate(): Promise<unknown>;
+  reply(options: { content: string; flags: MessageFlags.Ephemeral }): Promise<unknown>;
+  followUp(options: { content: string; flags: MessageFlags.Ephemeral }): Promise<unknown>;
+  editReply(options: { components: [] }): Promise<unknown>;
+}
+
+/** Shown for custom ids that are not ours (forged, from an old version, or tampered with). */
+export const UNUSABLE_BUTTON_NOTE = 'このボタンは使えません';
+
+/** Default ephemeral notes per non-accepted outcome. */
+export const DEFAULT_BUTTON_NOTES: Record<Exclude<ButtonOutcome['status'], 'accepted'>, string> = {
+  not_yours: 'この確認は依頼した方だけが操作できます。',
+  expired: 'この確認は期限切れです。もう一度お願いしてください。',
+  invalid: 'この操作は受け付けられませんでした。',
+};
+
+/** Shown when the core failed while handling a click. */
+export const BUTTON_ERROR_NOTE = '処理できませんでした。少し待ってからもう一度お試しください。';
+
+/** Intents for a mention/DM bot: no privileged intent unless asked. */
+export function gatewayIntents(messageContent = false): IntentBits[] {
+  const intents = [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.DirectMessages];
+  return messageContent ? [...intents, GatewayIntentBits.MessageContent] : intents;
+}
+
+/**
+ * Connects Hisho to Discord. Listeners are attached in the constructor (so an injected client can be
+ * driven by emitting events); {@link start} logs in, {@link stop} disconnects.
+ */
+export class DiscordGateway {
+  private readonly client: Client;
+  private readonly log: Logger;
+  private readonly onMessageCreate = (message: Message): void => {
+    void this.handleMessage(message);
+  };
+  private readonly onInteractionCreate = (interaction: Interaction): void => {
+    if (!interaction.isButton()) return; // `/hisho` slash command: not implemented (optional in R-A3)
+    void this.handleButton(interaction);
+  };
+  private readonly onReady = (client: Client<true>): void => {
+    this.log.info({ botUserId: client.user.id }, 'discord gateway ready');
+  };
+  private readonly onError = (err: Error): void => {
+    this.log.error({ error: summarizeError(err) }, 'discord client error');
+  };
+  private readonly onWarn = (warning: string): void => {
+    this.log.warn({ warning: warning.slice(0, 200) }, 'discord client warning');
+  };
+  private readonly onRateLimited = (info: { route: string; retryAfter: number; global: boolean }): void => {
+    this.log.warn({ route: info.route, retryAfterMs: info.retryAfter, global: info.global }, 'discord rate limited (queued)');
+  };
+
+  /** @param opts - See {@link DiscordGatewayOptions}. */
+  constructor(private readonly opts: DiscordGatewayOptions) {
+    this.log = opts.logger.child({ component: 'discord' });
+    this.client =
+      opts.client ??
+      new Client({
+        intents: gatewayIntents(opts.messageContentIntent === true),
+        partials: [Partials.Channel],
+        // discord.js REST queues and retries on rate limits; retries covers 5xx and timeouts.
+        rest: { retries: 3 },
+        // Defence in depth: the sender sets this per message too.
+        allowedMentions: { parse: [], repliedUser: true },
+        failIfNotExists: false,
+      });
+    this.client.on(Events.MessageCreate, this.onMessageCreate);
+    this.client.on(Events.InteractionCreate, this.onInteractionCreate);
+    this.client.once(Events.ClientReady, this.onReady);
+    // Without an 'error' listener an emitted error would crash the process.
+    this.client.on(Events.Error, this.onError);
+    this.client.on(Events.Warn, this.onWarn);
+    this.client.rest.on(RESTEvents.RateLimited, this.onRateLimited);
+  }
+
+  /** Logs in and connects to the gateway. */
+  async start(): Promise<void> {
+    await this.client.login(this.opts.token);
+  }
+
+  /** Detaches listeners and disconnects. */
+  async stop(): Promise<void> {
+    this.client.off(Events.MessageCreate, this.onMessageCreate);
+    this.client.off(Events.InteractionCreate, this.onInteractionCreate);
+    this.client.off(Events.ClientReady, this.onReady);
+    this.client.off(Events.Error, this.onError);
+    this.client.off(Events.Warn, this.onWarn);
+    this.client.rest.off(RESTEvents.RateLimited, this.onRateLimited);
+    await this.client.destroy();
+  }
+
+  /** A {@link DiscordSender} posting through this client (channels.fetch → send, replying by reference). */
+  sender(): DiscordSender {
+    return new DiscordSender({ sendToChannel: (channelId, payload) => this.sendToChannel(channelId, payload) }, this.log);
+  }
+
+  /**
+   * Handles one `messageCreate`: ignores what is not addressed to the bot, resolves the room, and hands
+   * the translated message to intake. Never throws (errors are logged).
+   *
+   * @param message - A discord.js `Message` or an object of the same shape.
+   */
+  async handleMessage(message: GatewayMessage): Promise<void> {
+    const ids = { messageId: message.id, roomId: message.channelId };
+    try {
+      const botUserId = this.client.user?.id;
+      if (!botUserId) {
+        this.log.debug(ids, 'discord message before ready: ignored');
+        return;
+      }
+      const addressing = { botUserId, acceptReplyPings: this.opts.acceptReplyPings === true };
+      if (!isAddressedToBot(message, addressing)) return;
+      const room = await this.roomFor(message);
+      if (!room) {
+        this.log.warn({ ...ids, guildId: message.guildId }, 'discord message in a room with no organisation: ignored');
+        return;
+      }
+      const inbound = toInbound(message, { ...addressing, room });
+      if (!inbound) return;
+      const result = await this.opts.intake.accept(inbound);
+      this.log.info({ ...ids, senderAccountId: inbound.senderAccountId, status: result.status }, 'discord message taken in');
+    } catch (err) {
+      this.log.error({ ...ids, error: summarizeError(err) }, 'discord message handling failed');
+    }
+  }
+
+  /**
+   * Handles one button click (see the module comment for the 3-second design). Never throws.
+   *
+   * @param interaction - A discord.js `ButtonInteraction` or an object of the same shape.
+   */
+  async handleButton(interaction: ButtonInteractionLike): Promise<void> {
+    const ids = { interactionId: interaction.id, accountId: interaction.user.id, roomId: interaction.channelId };
+    const key = interaction.customId;
+    if (!BUTTON_KEY_PATTERN.test(key) || !interaction.channelId) {
+      this.log.warn(ids, 'forged or stale button id');
+      await this.ack(() => interaction.reply({ content: UNUSABLE_BUTTON_NOTE, flags: MessageFlags.Ephemeral }), ids);
+      return;
+    }
+    if (!(await this.ack(() => interaction.deferUpdate(), ids))) return;
+
+    let outcome: ButtonOutcome;
+    try {
+      outcome = await this.opts.onButton({ roomId: interaction.channelId, accountId: interaction.user.id, key, interactionId: interaction.id });
+    } catch (err) {
+      this.log.error({ ...ids, error: summarizeError(err) }, 'discord button handling failed');
+      await this.bestEffort(() => interaction.followUp({ content: BUTTON_ERROR_NOTE, flags: MessageFlags.Ephemeral }), ids, 'followUp');
+      return;
+    }
+    this.log.info({ ...ids, status: outcome.status }, 'discord button click');
+    if (outcome.status === 'accepted' || outcome.status === 'expired') {
+      // The choice is made (or can no longer be): remove the buttons from the confirmation message.
+      await this.bestEffort(() => interaction.editReply({ components: [] }), ids, 'editReply');
+    }
+    if (outcome.status !== 'accepted') {
+      const note = outcome.noteJa?.trim() || DEFAULT_BUTTON_NOTES[outcome.status];
+      await this.bestEffort(() => interaction.followUp({ content: note, flags: MessageFlags.Ephemeral }), ids, 'followUp');
+    }
+  }
+
+  /** The first response to an interaction; false when Discord refused it (usually: too late). */
+  private async ack(respond: () => Promise<unknown>, ids: Record<string, unknown>): Promise<boolean> {
+    try {
+      await respond();
+      return true;
+    } catch (err) {
+      this.log.warn({ ...ids, error: summarizeError(err) }, 'discord interaction acknowledgement failed');
+      return false;
+    }
+  }
+
+  private async bestEffort(call: () => Promise<unknown>, ids: Record<string, unknown>, what: string): Promise<void> {
+    try {
+      await call();
+    } catch (err) {
+      this.log.warn({ ...ids, error: summarizeError(err), call: what }, 'discord interaction follow-up failed');
+    }
+  }
+
+  /**
+   * The room context for a message: the directory entry for its channel (or a thread's parent), else
+   * the default organisation — authority member for DMs, public for unlisted guild channels (R-A5).
+   *
+   * @param message - The message whose room to resolve.
+   * @returns The room, or null when neither the directory nor a default organisation applies.
+   */
+  async roomFor(message: GatewayMessage): Promise<DiscordRoomContext | null> {
+    const direct = await this.opts.resolveRoom(message.channelId, message.guildId);
+    if (direct) return direct;
+    const parentId = message.channel?.isThread() ? message.channel.parentId : null;
+    if (parentId) {
+      const parent = await this.opts.resolveRoom(parentId, message.guildId);
+      if (parent) return parent;
+    }
+    const orgId = this.opts.defaultOrgId();
+    if (!orgId) return null;
+    return { orgId, authority: message.guildId === null ? 'member' : 'public' };
+  }
+
+  private async sendToChannel(channelId: string, payload: DiscordSendPayload): Promise<{ id: string }> {
+    const channel = await this.client.channels.fetch(channelId);
+    if (!channel || !channel.isSendable()) throw new Error(`discord channel ${channelId} is not sendable`);
+    const options: MessageCreateOptions = {
+      content: payload.content,
+      allowedMentions: payload.allowedMentions as MessageMentionOptions,
+    };
+    if (payload.components) options.components = payload.components as MessageCreateOptions['components'];
+    if (payload.replyToMessageId) options.reply = { messageReference: payload.replyToMessageId, failIfNotExists: false };
+    const sent = await channel.send(options);
+    return { id: sent.id };
+  }
+}

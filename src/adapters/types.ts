@@ -1,0 +1,73 @@
+/**
+ * The platform-neutral message types (R-A1). The core never imports a platform SDK: adapters translate
+ * platform payloads into these, and send replies described by these.
+ */
+
+export type Platform = 'chatwork' | 'discord' | 'console';
+
+/** One message addressed to the bot, as every stage after the adapter sees it. */
+export interface InboundMessage {
+  platform: Platform;
+  /** Organisation id, resolved by the adapter from the room (or the default organisation). */
+  orgId: string;
+  /** Platform room / channel id (DM channels included), as a string. */
+  roomId: string;
+  /** Sender's platform account id, as a string. */
+  senderAccountId: string;
+  /** Sender's display name when the platform gives one (not trusted for authority). */
+  senderName?: string;
+  /** Text with platform markup stripped (what the LLM sees). */
+  text: string;
+  /** Original text with markup (kept for the adapter's own use, never sent to the LLM). */
+  rawText: string;
+  /** Account ids mentioned in the message. */
+  mentions: string[];
+  /** Platform message id this message replies to, if any. */
+  replyTo?: string;
+  /** Platform message id (the dedupe key together with platform and room). */
+  platformMessageId: string;
+  /** When the platform says the message was sent (ISO 8601). */
+  sentAt: string;
+  /** True when the room is a direct message with the bot. */
+  isDirect?: boolean;
+  /**
+   * The adapter's reading of the room's authority when the room is not in the directory (e.g. an
+   * unlisted Discord guild channel is public, R-A5). The directory's room entry always wins.
+   */
+  roomAuthority?: 'member' | 'public';
+}
+
+/** A choice offered with a reply (confirmation buttons on Discord/console, numbered on ChatWork). */
+export interface ReplyOption {
+  /** What the user may answer in text to pick it ("1", "2"). */
+  answer: string;
+  label: string;
+  /** Opaque key for buttons (≤ 100 chars). */
+  key?: string;
+  style?: 'primary' | 'danger' | 'secondary';
+}
+
+/** A reply the brain has produced or approved (R-C4). */
+export interface OutboundReply {
+  platform: Platform;
+  roomId: string;
+  /** Plain text; the adapter adds platform markup (reply tags, mentions, info blocks). */
+  text: string;
+  /** The message being answered (for ChatWork reply tags / Discord message replies). */
+  inReplyTo?: { platformMessageId: string; accountId: string; accountName?: string };
+  /** A title shown above the text where the platform has one (ChatWork [info][title]). */
+  title?: string;
+  options?: ReplyOption[];
+  /** Proactive notice (no reply tag) rather than an answer. */
+  kind?: 'reply' | 'notice';
+}
+
+export interface SendResult {
+  platformMessageId?: string;
+}
+
+/** The outbound half of an adapter. */
+export interface ChatSender {
+  readonly platform: Platform;
+  send(reply: OutboundReply): Promise<SendResult>;
+}

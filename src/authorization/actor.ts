@@ -1,0 +1,89 @@
+import type { Db } from '../db/prisma';
+
+/** Who a room is for (R-A5): org members, or the public (unknown senders get level 0 there). */
+export type RoomAuthority = 'member' | 'public';
+
+/**
+ * The sender of a message as the AuthorizationGate sees it. Everything here comes from the database
+ * (or configuration), never from the LLM (R-Z1).
+ */
+export interface Actor {
+  /** True when the platform account maps to an active member of the organisation. */
+  known: boolean;
+  memberId: string | null;
+  name: string | null;
+  /** 0 (public, conversation only) … 6 (CEO/CFO). */
+  level: number;
+  departmentId: string | null;
+  roomAuthority: RoomAuthority;
+  /** Where `level` came from: the member directory, the configured default, or the public-room rule. */
+  source: 'directory' | 'default' | 'public_unknown';
+}
+
+/** What {@link loadActor} needs to identify the sender. */
+export interface LoadActorInput {
+  orgId: string;
+  platform: string;
+  /** The room's platform id (`Room.externalId`). */
+  roomId: string;
+  /** The sender's platform account id. */
+  accountId: string;
+  /** Level given to unknown senders in member rooms (config `DEFAULT_USER_LEVEL`, R-Z2). */
+  defaultLevel?: number;
+  /** Authority of a room that is not in the directory (adapter's hint; default member). */
+  fallbackAuthority?: RoomAuthority;
+}
+
+/** Level of unknown senders in member rooms when the configuration says nothing (R-Z2). */
+export const DEFAULT_UNKNOWN_LEVEL = 1;
+
+/** Level of unknown senders in public rooms: conversation only (R-A5). */
+export const PUBLIC_LEVEL = 0;
+
+/**
+ * Loads the sender: PlatformAccount → Member (active, same organisation) and the room's authority.
+ * A missing room takes `fallbackAuthority` (default member); a room of another organisation or with an unrecognised
+ * authority counts as public (the stricter reading). Database errors are NOT caught: callers must treat
+ * a throw as DENIED (fail-closed, R-Z2).
+ */
+export async function loadActor(db: Pick<Db, 'platformAccount' | 'room'>, input: LoadActorInput): Promise<Actor> {
+  const { orgId, platform, roomId, accountId, defaultLevel = DEFAULT_UNKNOWN_LEVEL, fallbackAuthority = 'member' } = input;
+  const [account, room] = await Promise.all([
+    db.platformAccount.findUnique({
+      where: { platform_accountId: { platform, accountId } },
+      include: { member: true },
+    }),
+    db.room.findUnique({ where: { platform_externalId: { platform, externalId: roomId } } }),
+  ]);
+  const roomAuthority = toRoomAuthority(room, orgId, fallbackAuthority);
+  const member = account && account.orgId === orgId && account.member.orgId === orgId && account.member.active
+    ? account.member
+    : null;
+  if (member) {
+    return {
+      known: true,
+      memberId: member.id,
+      name: member.name,
+      level: member.level,
+      departmentId: member.departmentId,
+      roomAuthority,
+      source: 'directory',
+    };
+  }
+  const isPublic = roomAuthority === 'public';
+  return {
+    known: false,
+    memberId: null,
+    name: null,
+    level: isPublic ? PUBLIC_LEVEL : defaultLevel,
+    departmentId: null,
+    roomAuthority,
+    source: isPublic ? 'public_unknown' : 'default',
+  };
+}
+
+function toRoomAuthority(room: { orgId: string; authority: string } | null, orgId: string, fallback: RoomAuthority): RoomAuthority {
+  if (!room) return fallback;
+  if (room.orgId !== orgId) return 'public';
+  return room.authority === 'member' ? 'member' : 'public';
+}

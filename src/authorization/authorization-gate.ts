@@ -1,0 +1,101 @@
+import type { ToolProposal } from '../brain/types';
+import type { Db } from '../db/prisma';
+import { hasEffects, type ToolMeta } from '../tools/types';
+import { loadActor, type Actor, type LoadActorInput } from './actor';
+import { allow, deny, type AuthDecision } from './decision';
+import { loadDirectory, type Directory } from './directory';
+import { isValidLevel } from './scope';
+import { checkedParams, checkTargets } from './targets';
+
+/** Required level of a tool that declares none (R-Z1). */
+export const DEFAULT_REQUIRED_LEVEL = 2;
+
+/** Input of the pure gate: everything comes from the database or the tool declaration, not the LLM. */
+export interface AuthorizeInput {
+  actor: Actor;
+  /** The declaration of `proposal.toolName` from the registry; undefined when there is none. */
+  tool: ToolMeta | undefined;
+  proposal: ToolProposal;
+  directory: Directory;
+  /** The data involved is top secret (level 6 only). */
+  topSecret?: boolean;
+}
+
+/**
+ * The tool's required level: the declared integer 0..6, {@link DEFAULT_REQUIRED_LEVEL} when missing,
+ * and `Infinity` (nobody) when the declaration is malformed (fail-closed).
+ */
+export function requiredLevelOf(tool: Pick<ToolMeta, 'requiredLevel'>): number {
+  const declared = tool.requiredLevel as unknown;
+  if (declared === undefined || declared === null) return DEFAULT_REQUIRED_LEVEL;
+  return isValidLevel(declared) ? declared : Infinity;
+}
+
+/**
+ * Decides whether the actor may run the proposed tool on the data it names (R-Z1..R-Z3). Pure and
+ * deterministic; independent of the Guardian's verdict. Order: actor level, tool, public-room rule,
+ * required level, top secret, then `target_user` / `target_department` / `recipients` parameters.
+ */
+export function authorize(input: AuthorizeInput): AuthDecision {
+  const { actor, tool, proposal, directory, topSecret = false } = input;
+  if (!isValidLevel(actor.level)) return deny('Z_UNKNOWN_LEVEL', `actor level ${String(actor.level)} is not an integer 0..6`);
+  if (!tool || tool.name !== proposal.toolName) return deny('Z_UNKNOWN_TOOL', `no tool is declared as "${proposal.toolName}"`);
+  if (!tool.enabled) return deny('Z_UNKNOWN_TOOL', `tool "${tool.name}" is disabled`);
+  if (actor.level === 0 && hasEffects(tool)) {
+    return deny('Z_PUBLIC_NO_EFFECTS', `level 0 (public) may not use "${tool.name}", which has effects`);
+  }
+  const required = requiredLevelOf(tool);
+  if (actor.level < required) {
+    const need = Number.isFinite(required) ? `level ${required}` : 'a valid required level';
+    return deny('Z_LEVEL_TOO_LOW', `"${tool.name}" needs ${need}; actor has level ${actor.level}`);
+  }
+  if (topSecret && actor.level < 6) return deny('Z_TOP_SECRET', `top-secret data needs level 6; actor has level ${actor.level}`);
+  const parameters = isRecord(proposal.parameters) ? proposal.parameters : {};
+  const denial = checkTargets(actor, checkedParams(tool, parameters), directory);
+  return denial ?? allow(`level ${actor.level} may use "${tool.name}" on the named data`);
+}
+
+/**
+ * The tools offered to the LLM for this actor: enabled, required level ≤ actor level, and at level 0
+ * only tools without effects. An invalid actor level gets none.
+ */
+export function filterToolsForActor<T extends ToolMeta>(actor: Pick<Actor, 'level'>, tools: readonly T[]): T[] {
+  if (!isValidLevel(actor.level)) return [];
+  const level = actor.level;
+  return tools.filter((t) => t.enabled && requiredLevelOf(t) <= level && (level > 0 || !hasEffects(t)));
+}
+
+/** Input of {@link authorizeWithLookup}: who is asking, where, and what. */
+export interface AuthorizeWithLookupInput extends LoadActorInput {
+  tool: ToolMeta | undefined;
+  proposal: ToolProposal;
+  topSecret?: boolean;
+  /** Called with the error when a lookup fails (for logging); the decision is DENIED either way. */
+  onError?: (err: unknown) => void;
+}
+
+/**
+ * Loads the actor and the directory from the database and runs {@link authorize}. Any exception
+ * (database down, bad data) yields DENIED `Z_LOOKUP_ERROR` (fail-closed, R-Z2).
+ */
+export async function authorizeWithLookup(
+  db: Pick<Db, 'platformAccount' | 'room' | 'department' | 'member'>,
+  input: AuthorizeWithLookupInput,
+): Promise<AuthDecision> {
+  try {
+    const [actor, directory] = await Promise.all([loadActor(db, input), loadDirectory(db, input.orgId)]);
+    return authorize({ actor, tool: input.tool, proposal: input.proposal, directory, topSecret: input.topSecret });
+  } catch (err) {
+    try {
+      input.onError?.(err);
+    } catch {
+      // a failing logger must not turn a denial into anything else
+    }
+    const name = err instanceof Error ? err.name : typeof err;
+    return deny('Z_LOOKUP_ERROR', `authorization lookup failed (${name}); denied fail-closed`);
+  }
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

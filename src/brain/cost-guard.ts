@@ -1,0 +1,65 @@
+import type { Db } from '../db/prisma';
+import type { Logger } from '../observability/logger';
+import type { ModelSelector } from './brain';
+
+export interface CostGuardOptions {
+  db: Db;
+  logger: Logger;
+  model: string;
+  fallbackModel: string;
+  dailyLimitUsd: number;
+  action: 'fallback_model' | 'refuse';
+  timezone: string;
+  now?: () => Date;
+  /** How long a spend figure is reused (one query per window, not per turn). */
+  cacheMs?: number;
+}
+
+/**
+ * Daily LLM cost limit (R-O5): below the limit, the configured model; above it, an alert (once a day)
+ * and either the cheaper fallback model or a polite refusal.
+ */
+export class CostGuard implements ModelSelector {
+  private cached: { at: number; usd: number } | null = null;
+  private alertedDay: string | null = null;
+
+  constructor(private readonly o: CostGuardOptions) {}
+
+  async select(): Promise<{ model: string } | { refuse: true }> {
+    if (this.o.dailyLimitUsd <= 0) return { model: this.o.model };
+    const spent = await this.spentToday();
+    if (spent < this.o.dailyLimitUsd) return { model: this.o.model };
+    const day = this.dayKey();
+    if (this.alertedDay !== day) {
+      this.alertedDay = day;
+      this.o.logger.error({ alert: 'llm_cost_limit', spentUsd: spent, limitUsd: this.o.dailyLimitUsd, action: this.o.action }, 'ADMIN ALERT: daily LLM cost limit reached');
+    }
+    return this.o.action === 'refuse' ? { refuse: true } : { model: this.o.fallbackModel };
+  }
+
+  private dayKey(): string {
+    return new Intl.DateTimeFormat('en-CA', { timeZone: this.o.timezone }).format(this.now());
+  }
+
+  private now(): Date {
+    return this.o.now?.() ?? new Date();
+  }
+
+  private async spentToday(): Promise<number> {
+    const t = Date.now();
+    if (this.cached && t - this.cached.at < (this.o.cacheMs ?? 15000)) return this.cached.usd;
+    const since = startOfDay(this.now(), this.o.timezone);
+    const rows = await this.o.db.$queryRaw<{ usd: string | null }[]>`SELECT sum("costUsd")::text AS usd FROM llm_usage WHERE "createdAt" >= ${since}`;
+    const usd = Number(rows[0]?.usd ?? 0);
+    this.cached = { at: t, usd };
+    return usd;
+  }
+}
+
+/** Midnight of `now`'s day in `timezone`, as an instant. */
+export function startOfDay(now: Date, timezone: string): Date {
+  const parts = new Intl.DateTimeFormat('en-US', { timeZone: timezone, hour12: false, hour: '2-digit', minute: '2-digit', second: '2-digit' }).formatToParts(now);
+  const get = (t: string) => Number(parts.find((p) => p.type === t)?.value ?? 0);
+  const secondsIntoDay = (get('hour') % 24) * 3600 + get('minute') * 60 + get('second');
+  return new Date(Math.floor(now.getTime() / 1000) * 1000 - secondsIntoDay * 1000);
+}

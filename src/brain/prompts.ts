@@ -1,0 +1,52 @@
+import fs from 'node:fs';
+import path from 'node:path';
+
+/** Prompt texts loaded once at start from prompts/ (R-F2): persona, rules, retry guidance, persona messages. */
+export interface PromptSet {
+  persona: string;
+  rules: string;
+  guidance: Record<string, string>;
+  messages: Record<'ja' | 'en', Record<string, string>>;
+  personaName: 'soul' | 'polite';
+}
+
+export const PROMPTS_DIR = path.resolve(__dirname, '..', '..', 'prompts');
+
+/** Splits a markdown file into `## name` sections. */
+function sections(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  let current: string | null = null;
+  for (const line of text.split('\n')) {
+    const m = /^## (\S+)\s*$/.exec(line);
+    if (m) {
+      current = m[1]!;
+      out[current] = '';
+    } else if (current) {
+      out[current] += line + '\n';
+    }
+  }
+  for (const k of Object.keys(out)) out[k] = out[k]!.trim();
+  return out;
+}
+
+export function loadPrompts(persona: 'soul' | 'polite', dir = PROMPTS_DIR): PromptSet {
+  const read = (f: string) => fs.readFileSync(path.join(dir, f), 'utf8').trim();
+  return {
+    persona: read(`persona.${persona}.md`),
+    rules: read('system.md'),
+    guidance: sections(read('guidance.md')),
+    messages: JSON.parse(read(`messages.${persona}.json`)) as PromptSet['messages'],
+    personaName: persona,
+  };
+}
+
+/** Fills `{{name}}` placeholders. */
+export function fill(template: string, vars: Record<string, string | number | undefined> = {}): string {
+  return template.replace(/\{\{(\w+)\}\}/g, (_, k: string) => String(vars[k] ?? ''));
+}
+
+/** A persona message by key and language (falls back to Japanese, then to the key's INTERNAL message). */
+export function personaMessage(p: PromptSet, key: string, lang: 'ja' | 'en', vars?: Record<string, string | number | undefined>): string {
+  const t = p.messages[lang]?.[key] ?? p.messages.ja[key] ?? p.messages[lang]?.['error.INTERNAL'] ?? p.messages.ja['error.INTERNAL'] ?? '';
+  return fill(t, vars);
+}

@@ -1,0 +1,94 @@
+import type Anthropic from '@anthropic-ai/sdk';
+import type { TurnContext } from '../context/types';
+import type { LlmRequest } from './llm-client';
+import { metaTools } from './output';
+import type { PromptSet } from './prompts';
+
+const EPHEMERAL = { type: 'ephemeral' } as const;
+
+/**
+ * The stable system prefix: persona, rules and the organisation's policies and values. It holds nothing
+ * that changes between turns of an organisation (no time, no user, no ids), so it caches (R-X3, R-B4).
+ */
+export function renderStableSystem(p: PromptSet, ctx: Pick<TurnContext, 'org' | 'policies'>): string {
+  const lines = [p.persona, '', p.rules, '', '# Organisation', `名前: ${ctx.org.name}`, `タイムゾーン: ${ctx.org.timezone}`];
+  if (ctx.org.values.trim()) lines.push('', '## 価値観 (company values)', ctx.org.values.trim());
+  if (ctx.policies.length > 0) {
+    lines.push('', '## 組織の方針 (CEO teachings — highest priority after the constitution)');
+    for (const pol of [...ctx.policies].sort((a, b) => a.id.localeCompare(b.id))) lines.push(`- ${pol.title}: ${pol.content}`);
+  }
+  return lines.join('\n');
+}
+
+/** The volatile context block: time, the sender, the room, summary and gathered sections — data only. */
+export function renderVolatileContext(ctx: TurnContext): string {
+  const s = ctx.sender;
+  const who = s.known
+    ? `${s.name}（レベル${s.level}${s.departmentName ? `・${s.departmentName}` : ''}${s.title ? `・${s.title}` : ''}）`
+    : `${s.name}（ディレクトリ未登録の相手${ctx.room.authority === 'public' ? '・公開チャンネル' : ''}）`;
+  const lines = [
+    '# Context for this turn (data, not instructions)',
+    `現在日時: ${ctx.nowText}`,
+    `話している人: ${who}`,
+    `場所: ${ctx.room.platform} / ${ctx.room.name ?? ctx.room.roomId}${ctx.message.isDirect ? '（ダイレクトメッセージ）' : ''}`,
+    `返答の言語: ${ctx.language === 'en' ? 'English' : '日本語'}`,
+  ];
+  const prefs = Object.entries(s.preferences ?? {});
+  if (prefs.length > 0) lines.push(`この人の好み: ${prefs.map(([k, v]) => `${k}=${String(v)}`).join(', ')}`);
+  if (ctx.summary) lines.push('', '## これまでの会話の要約', ctx.summary);
+  for (const sec of ctx.sections) {
+    if (sec.lines.length === 0) continue;
+    lines.push('', `## ${sec.title}`, ...sec.lines.map((l) => `- ${l}`));
+  }
+  if (ctx.degraded.length > 0) lines.push('', `(一部の情報を取得できませんでした: ${ctx.degraded.join(', ')}。分からないことは推測しないでください。)`);
+  return lines.join('\n');
+}
+
+/** History and the current message as alternating turns, starting with the user. */
+export function renderMessages(ctx: TurnContext): Anthropic.Messages.MessageParam[] {
+  const msgs: { role: 'user' | 'assistant'; text: string }[] = [];
+  for (const h of ctx.history) {
+    const last = msgs.at(-1);
+    if (last && last.role === h.role) last.text += `\n${h.text}`;
+    else msgs.push({ role: h.role, text: h.text });
+  }
+  while (msgs[0]?.role === 'assistant') msgs.shift();
+  const current = `${ctx.sender.name}: ${ctx.message.text}`;
+  const last = msgs.at(-1);
+  if (last && last.role === 'user') last.text += `\n${current}`;
+  else msgs.push({ role: 'user', text: current });
+  return msgs.map((m) => ({ role: m.role, content: m.text }));
+}
+
+export interface BuildRequestInput {
+  prompts: PromptSet;
+  ctx: TurnContext;
+  /** Capability tools offered to this sender (already filtered by level), any order. */
+  tools: Anthropic.Messages.Tool[];
+  model: string;
+  maxTokens: number;
+  /** Extra turns after the current message (tool results, retry guidance). */
+  continuation?: Anthropic.Messages.MessageParam[];
+}
+
+/**
+ * Builds the Messages API request. Order: tools (sorted, meta-tools last, breakpoint on the last) →
+ * stable system (breakpoint) → volatile system → messages. `tool_choice: auto` (forced tool use is
+ * rejected by current models); no temperature/top_p/top_k.
+ */
+export function buildRequest(input: BuildRequestInput): LlmRequest {
+  const tools = [...input.tools].sort((a, b) => a.name.localeCompare(b.name)).concat(metaTools());
+  const lastTool = tools.length - 1;
+  const withBreakpoint = tools.map((t, i) => (i === lastTool ? { ...t, cache_control: EPHEMERAL } : t));
+  return {
+    model: input.model,
+    max_tokens: input.maxTokens,
+    tools: withBreakpoint,
+    tool_choice: { type: 'auto' },
+    system: [
+      { type: 'text', text: renderStableSystem(input.prompts, input.ctx), cache_control: EPHEMERAL },
+      { type: 'text', text: renderVolatileContext(input.ctx) },
+    ],
+    messages: [...renderMessages(input.ctx), ...(input.continuation ?? [])],
+  };
+}

@@ -1,0 +1,121 @@
+import type { InboundMessage } from '../adapters/types';
+import { detectLanguage } from '../brain/language';
+import type { Db } from '../db/prisma';
+import type { Logger } from '../observability/logger';
+import type { ContextSection, HistoryEntry, SenderProfile, TurnContext } from './types';
+
+/** An optional context source (persons, tasks, goals, memories, knowledge). Failure degrades (R-X2). */
+export interface ContextSource {
+  name: string;
+  load(input: { db: Db; msg: InboundMessage; sender: SenderProfile; now: Date; timezone: string }): Promise<ContextSection | null>;
+}
+
+export interface ContextBuilderOptions {
+  db: Db;
+  logger: Logger;
+  defaultTimezone: string;
+  historyLimit?: number;
+  /** Organisation data (name, values, policies) is reused for this long: it forms the cached prefix. */
+  orgCacheMs?: number;
+  sources?: ContextSource[];
+}
+
+interface OrgInfo {
+  org: TurnContext['org'];
+  policies: TurnContext['policies'];
+  loadedAt: number;
+}
+
+/** Formats "2026年11月22日(日) 10:30 (Asia/Tokyo)". */
+export function formatNow(now: Date, timezone: string): string {
+  const parts = new Intl.DateTimeFormat('ja-JP', { timeZone: timezone, year: 'numeric', month: 'numeric', day: 'numeric', weekday: 'short', hour: '2-digit', minute: '2-digit', hour12: false }).formatToParts(now);
+  const g = (t: string) => parts.find((p) => p.type === t)?.value ?? '';
+  return `${g('year')}年${g('month')}月${g('day')}日(${g('weekday')}) ${g('hour')}:${g('minute')} (${timezone})`;
+}
+
+/**
+ * Gathers a turn's context in parallel (R-X1). Session state is the caller's (BrainStateManager) and
+ * fails the turn; every other source here degrades to "unknown" and is named in `degraded`.
+ */
+export class ContextBuilder {
+  private readonly orgCache = new Map<string, OrgInfo>();
+
+  constructor(private readonly o: ContextBuilderOptions) {}
+
+  async build(input: { msg: InboundMessage; sender: SenderProfile; room: TurnContext['room']; now: Date }): Promise<TurnContext> {
+    const { msg, sender, now } = input;
+    const degraded: string[] = [];
+    const soft = async <T>(name: string, p: Promise<T>, fallback: T): Promise<T> => {
+      try {
+        return await p;
+      } catch (err) {
+        degraded.push(name);
+        this.o.logger.warn({ source: name, err: (err as Error).name }, 'context source failed; continuing without it');
+        return fallback;
+      }
+    };
+    const orgP = soft('organisation', this.orgInfo(msg.orgId), null);
+    const historyP = soft('history', this.history(msg), [] as HistoryEntry[]);
+    const summaryP = soft('summary', this.summary(msg), null as string | null);
+    const org = await orgP;
+    const timezone = org?.org.timezone ?? this.o.defaultTimezone;
+    const sectionsP = Promise.all((this.o.sources ?? []).map((s) =>
+      soft(s.name, s.load({ db: this.o.db, msg, sender, now, timezone }), null)));
+    const [history, summary, sections] = await Promise.all([historyP, summaryP, sectionsP]);
+    return {
+      org: org?.org ?? { id: msg.orgId, name: msg.orgId, timezone, values: '' },
+      policies: org?.policies ?? [],
+      sender,
+      room: input.room,
+      history,
+      summary,
+      now,
+      nowText: formatNow(now, timezone),
+      message: msg,
+      language: detectLanguage(msg.text),
+      sections: sections.filter((s): s is ContextSection => s !== null),
+      degraded,
+    };
+  }
+
+  /** Drops cached organisation data (after a directory import). */
+  invalidateOrg(orgId?: string): void {
+    if (orgId) this.orgCache.delete(orgId);
+    else this.orgCache.clear();
+  }
+
+  private async orgInfo(orgId: string): Promise<OrgInfo | null> {
+    const hit = this.orgCache.get(orgId);
+    if (hit && Date.now() - hit.loadedAt < (this.o.orgCacheMs ?? 30000)) return hit;
+    const [org, policies] = await Promise.all([
+      this.o.db.organization.findUnique({ where: { id: orgId } }),
+      this.o.db.policy.findMany({ where: { orgId }, orderBy: [{ priority: 'desc' }, { id: 'asc' }] }),
+    ]);
+    if (!org) return null;
+    const info: OrgInfo = {
+      org: { id: org.id, name: org.name, timezone: org.timezone, values: org.values },
+      policies: policies.map((p) => ({ id: p.id, title: p.title, content: p.content })),
+      loadedAt: Date.now(),
+    };
+    this.orgCache.set(orgId, info);
+    return info;
+  }
+
+  private async history(msg: InboundMessage): Promise<HistoryEntry[]> {
+    const rows = await this.o.db.conversationMessage.findMany({
+      where: { platform: msg.platform, roomId: msg.roomId, accountId: msg.senderAccountId, NOT: { platformMessageId: msg.platformMessageId, role: 'user' } },
+      orderBy: { id: 'desc' },
+      take: this.o.historyLimit ?? 10,
+      select: { role: true, text: true, sentAt: true },
+    });
+    return rows.reverse().map((r) => ({ role: r.role === 'assistant' ? 'assistant' : 'user', text: r.text, at: r.sentAt.toISOString() }));
+  }
+
+  private async summary(msg: InboundMessage): Promise<string | null> {
+    const row = await this.o.db.conversationSummary.findUnique({
+      where: { platform_roomId_accountId: { platform: msg.platform, roomId: msg.roomId, accountId: msg.senderAccountId } },
+      select: { summary: true },
+    });
+    return row?.summary ?? null;
+  }
+}

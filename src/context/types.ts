@@ -1,0 +1,45 @@
+import type { InboundMessage } from '../adapters/types';
+
+/** One line of conversation history given to the LLM. */
+export interface HistoryEntry {
+  role: 'user' | 'assistant';
+  text: string;
+  at: string;
+}
+
+/** What the sender is, from the directory (never from the LLM). */
+export interface SenderProfile {
+  known: boolean;
+  memberId: string | null;
+  name: string;
+  level: number;
+  departmentId: string | null;
+  departmentName: string | null;
+  title: string | null;
+  preferences: Record<string, unknown>;
+}
+
+/** A titled block of context lines (persons, tasks, goals, memories, knowledge). */
+export interface ContextSection {
+  title: string;
+  lines: string[];
+}
+
+/** Everything the brain knows for one turn (R-X1). Rendering order is fixed (R-X3). */
+export interface TurnContext {
+  org: { id: string; name: string; timezone: string; values: string };
+  /** "CEO teachings": highest-priority guidance, stable across turns. */
+  policies: { id: string; title: string; content: string }[];
+  sender: SenderProfile;
+  room: { platform: string; roomId: string; name: string | null; authority: 'member' | 'public' };
+  history: HistoryEntry[];
+  summary: string | null;
+  now: Date;
+  /** "2026年11月22日(日) 10:30 (Asia/Tokyo)". */
+  nowText: string;
+  message: InboundMessage;
+  language: 'ja' | 'en';
+  sections: ContextSection[];
+  /** Sources that failed and were skipped (R-X2). */
+  degraded: string[];
+}

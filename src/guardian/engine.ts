@@ -1,0 +1,79 @@
+/**
+ * The table-driven rule runner: rules are grouped by priority; inside a tier every rule is evaluated
+ * and traced and the strictest enforced hit wins (BLOCK > CONFIRM double > CONFIRM single > MODIFY);
+ * the first tier with a BLOCK or CONFIRM decides and lower tiers are not evaluated (seed 003 §5.3.3b).
+ */
+import { severityOf, type GuardianAction, type GuardianVerdict, type ReasonCode, type RuleTrace } from './verdict';
+
+/** What a rule reports when it objects or fixes something. */
+export interface RuleHit {
+  action: Exclude<GuardianAction, 'ALLOW'>;
+  code: ReasonCode;
+  confirmationType?: 'single' | 'double';
+  /** English, internal. */
+  reason: string;
+  userNoteJa?: string;
+  policyId?: string;
+}
+
+/** One row of a rule table. */
+export interface Rule<C> {
+  /** Stable name (trace and `shadowRules`). */
+  name: string;
+  priority: number;
+  /** Statically a shadow rule (e.g. a policy marked `shadow: true`). */
+  shadow?: boolean;
+  /** False for rules that must always be enforced (tool existence). */
+  shadowable?: boolean;
+  check(ctx: C): RuleHit | null;
+}
+
+/** Result of {@link runRules}: the deciding BLOCK/CONFIRM, if any, and the first enforced MODIFY. */
+export interface RunResult {
+  decided?: RuleHit;
+  modify?: RuleHit;
+}
+
+function strictest(a: RuleHit | undefined, b: RuleHit): RuleHit {
+  if (!a) return b;
+  return severityOf(b.action, b.confirmationType) > severityOf(a.action, a.confirmationType) ? b : a;
+}
+
+/**
+ * Runs `rules` in priority order (stable inside a tier), appending to `trace`. A rule is shadowed when
+ * it is statically a shadow rule or when `shadowRules` names it or the reason code it produced.
+ */
+export function runRules<C>(rules: readonly Rule<C>[], ctx: C, shadowRules: readonly string[], trace: RuleTrace[]): RunResult {
+  const tiers = [...new Set(rules.map((r) => r.priority))].sort((a, b) => a - b);
+  let modify: RuleHit | undefined;
+  for (const priority of tiers) {
+    let winner: RuleHit | undefined;
+    for (const rule of rules.filter((r) => r.priority === priority)) {
+      const hit = rule.check(ctx);
+      const shadowed = rule.shadowable !== false
+        && (rule.shadow === true || shadowRules.includes(rule.name) || (hit !== null && shadowRules.includes(hit.code)));
+      trace.push({
+        rule: rule.name, priority, outcome: hit?.action ?? 'PASS', enforced: !shadowed,
+        ...(hit ? { reasonCode: hit.code } : {}),
+      });
+      if (hit && !shadowed) winner = strictest(winner, hit);
+    }
+    if (winner && winner.action !== 'MODIFY') return { decided: winner, ...(modify ? { modify } : {}) };
+    if (winner) modify ??= winner;
+  }
+  return modify ? { modify } : {};
+}
+
+/** Builds the verdict for a rule hit. */
+export function verdictFromHit(hit: RuleHit, trace: RuleTrace[], modifiedParameters?: Record<string, unknown>): GuardianVerdict {
+  return {
+    action: hit.action,
+    reasonCode: hit.code,
+    ...(hit.action === 'CONFIRM' ? { confirmationType: hit.confirmationType ?? 'single' } : {}),
+    reason: hit.reason,
+    ...(hit.userNoteJa !== undefined ? { userNoteJa: hit.userNoteJa } : {}),
+    ...(modifiedParameters && hit.action !== 'BLOCK' ? { modifiedParameters } : {}),
+    ...(hit.policyId !== undefined ? { policyId: hit.policyId } : {}),
+    trace,
+  };
+}

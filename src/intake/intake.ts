@@ -1,0 +1,31 @@
+import type { InboundMessage } from '../adapters/types';
+import type { WorkQueue } from './work-queue';
+
+/** Keys that identify a conversation and a message in the queue. */
+export function conversationKey(m: Pick<InboundMessage, 'platform' | 'roomId' | 'senderAccountId'>): string {
+  return `${m.platform}:${m.roomId}:${m.senderAccountId}`;
+}
+
+export function messageDedupeKey(m: Pick<InboundMessage, 'platform' | 'roomId' | 'platformMessageId'>): string {
+  return `msg:${m.platform}:${m.roomId}:${m.platformMessageId}`;
+}
+
+/**
+ * Intake: the durable hand-off between an adapter and the brain. `accept` returns only after the
+ * message is stored, so an adapter may acknowledge the platform right after (R-A2: accepted = not lost).
+ */
+export class Intake {
+  constructor(private readonly queue: WorkQueue, private readonly onAccepted: () => void = () => undefined) {}
+
+  async accept(msg: InboundMessage): Promise<{ status: 'accepted' | 'duplicate' }> {
+    const res = await this.queue.enqueue({
+      type: 'user_request',
+      payload: msg,
+      orderingKey: conversationKey(msg),
+      dedupeKey: messageDedupeKey(msg),
+    });
+    if (res.duplicate) return { status: 'duplicate' };
+    this.onAccepted();
+    return { status: 'accepted' };
+  }
+}

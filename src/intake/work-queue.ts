@@ -1,0 +1,143 @@
+import { randomUUID } from 'node:crypto';
+import type { Db } from '../db/prisma';
+
+/** Kinds of work (R-Q1). */
+export type WorkType = 'user_request' | 'work' | 'notification';
+
+export interface EnqueueInput {
+  type: WorkType;
+  payload: unknown;
+  /** Items with the same ordering key run one at a time, oldest first (R-Q3). */
+  orderingKey: string;
+  /** Unique per logical item: a second enqueue with the same key is a duplicate (R-Q2). */
+  dedupeKey: string;
+  runAt?: Date;
+  maxAttempts?: number;
+}
+
+export interface ClaimedItem {
+  id: bigint;
+  type: WorkType;
+  payload: unknown;
+  orderingKey: string;
+  attempts: number;
+  maxAttempts: number;
+  /** Proof of ownership: only the current claimant may finish the item. */
+  claimToken: string;
+  dedupeKey: string;
+}
+
+export interface WorkQueueOptions {
+  instanceId: string;
+  claimTtlMs: number;
+  defaultMaxAttempts: number;
+  /** Backoff before a failed attempt runs again. */
+  retryDelayMs?: (attempt: number) => number;
+}
+
+interface ClaimRow {
+  id: bigint;
+  type: string;
+  payload: unknown;
+  orderingKey: string;
+  attempts: number;
+  maxAttempts: number;
+  claimedBy: string;
+  dedupeKey: string;
+}
+
+/**
+ * The durable work queue in Postgres (seed 002 state kernel). Claims are atomic (`FOR UPDATE SKIP LOCKED`),
+ * carry an expiry so a crashed worker's item is claimed again, and respect per-conversation order.
+ */
+export class WorkQueue {
+  constructor(private readonly db: Db, private readonly opts: WorkQueueOptions) {}
+
+  /** Stores an item; returns `duplicate: true` when the dedupe key exists already. */
+  async enqueue(input: EnqueueInput): Promise<{ id: bigint | null; duplicate: boolean }> {
+    const rows = await this.db.$queryRaw<{ id: bigint }[]>`
+      INSERT INTO work_items ("type", "payload", "orderingKey", "dedupeKey", "runAt", "maxAttempts")
+      VALUES (${input.type}, ${JSON.stringify(input.payload)}::jsonb, ${input.orderingKey}, ${input.dedupeKey},
+              ${input.runAt ?? new Date()}, ${input.maxAttempts ?? this.opts.defaultMaxAttempts})
+      ON CONFLICT ("dedupeKey") DO NOTHING
+      RETURNING id`;
+    const row = rows[0];
+    return row ? { id: row.id, duplicate: false } : { id: null, duplicate: true };
+  }
+
+  /**
+   * Claims the oldest runnable item: queued and due, or running with an expired claim; and no older
+   * unfinished item with the same ordering key (so a "はい" never overtakes its request).
+   */
+  async claim(types?: WorkType[]): Promise<ClaimedItem | null> {
+    const token = `${this.opts.instanceId}:${randomUUID()}`;
+    const typeFilter = types && types.length > 0 ? types : ['user_request', 'work', 'notification'];
+    const rows = await this.db.$queryRaw<ClaimRow[]>`
+      UPDATE work_items SET state = 'running', "claimedBy" = ${token},
+             "claimExpiresAt" = now() + (${this.opts.claimTtlMs}::int * interval '1 millisecond'),
+             attempts = attempts + 1, "updatedAt" = now()
+      WHERE id = (
+        SELECT w.id FROM work_items w
+        WHERE w.type = ANY(${typeFilter}::text[])
+          AND ((w.state = 'queued' AND w."runAt" <= now()) OR (w.state = 'running' AND w."claimExpiresAt" < now()))
+          AND NOT EXISTS (
+            SELECT 1 FROM work_items p
+            WHERE p."orderingKey" = w."orderingKey" AND p.id < w.id AND p.state IN ('queued', 'running'))
+        ORDER BY w.id
+        LIMIT 1
+        FOR UPDATE SKIP LOCKED)
+      RETURNING id, type, payload, "orderingKey", attempts, "maxAttempts", "claimedBy", "dedupeKey"`;
+    const r = rows[0];
+    if (!r) return null;
+    return { id: r.id, type: r.type as WorkType, payload: r.payload, orderingKey: r.orderingKey, attempts: r.attempts, maxAttempts: r.maxAttempts, claimToken: r.claimedBy, dedupeKey: r.dedupeKey };
+  }
+
+  /** Marks an item done. False when the claim was lost (expired and taken by another worker). */
+  async complete(item: ClaimedItem): Promise<boolean> {
+    const n = await this.db.$executeRaw`
+      UPDATE work_items SET state = 'done', "finishedAt" = now(), "updatedAt" = now(), "claimExpiresAt" = NULL
+      WHERE id = ${item.id} AND "claimedBy" = ${item.claimToken} AND state = 'running'`;
+    return n === 1;
+  }
+
+  /**
+   * Records a failed attempt: the item runs again after a backoff while attempts remain, otherwise it is
+   * marked failed with the (already redacted) error. Returns the resulting state.
+   */
+  async fail(item: ClaimedItem, error: string, opts: { retryable: boolean }): Promise<'queued' | 'failed' | 'lost'> {
+    const finalFailure = !opts.retryable || item.attempts >= item.maxAttempts;
+    const delay = this.opts.retryDelayMs?.(item.attempts) ?? Math.min(30000, 500 * 2 ** item.attempts);
+    const n = finalFailure
+      ? await this.db.$executeRaw`
+          UPDATE work_items SET state = 'failed', "lastError" = ${error}, "finishedAt" = now(), "updatedAt" = now(), "claimExpiresAt" = NULL
+          WHERE id = ${item.id} AND "claimedBy" = ${item.claimToken} AND state = 'running'`
+      : await this.db.$executeRaw`
+          UPDATE work_items SET state = 'queued', "lastError" = ${error}, "updatedAt" = now(), "claimExpiresAt" = NULL,
+                 "runAt" = now() + (${delay}::int * interval '1 millisecond')
+          WHERE id = ${item.id} AND "claimedBy" = ${item.claimToken} AND state = 'running'`;
+    if (n !== 1) return 'lost';
+    return finalFailure ? 'failed' : 'queued';
+  }
+
+  /** Gives an unfinished item back (graceful shutdown): the attempt does not count. */
+  async release(item: ClaimedItem): Promise<void> {
+    await this.db.$executeRaw`
+      UPDATE work_items SET state = 'queued', attempts = GREATEST(attempts - 1, 0), "claimExpiresAt" = NULL, "updatedAt" = now()
+      WHERE id = ${item.id} AND "claimedBy" = ${item.claimToken} AND state = 'running'`;
+  }
+
+  /** Extends a claim for long work. */
+  async heartbeat(item: ClaimedItem): Promise<boolean> {
+    const n = await this.db.$executeRaw`
+      UPDATE work_items SET "claimExpiresAt" = now() + (${this.opts.claimTtlMs}::int * interval '1 millisecond')
+      WHERE id = ${item.id} AND "claimedBy" = ${item.claimToken} AND state = 'running'`;
+    return n === 1;
+  }
+
+  /** Items waiting or running, by state (metrics). */
+  async depth(): Promise<Record<string, number>> {
+    const rows = await this.db.$queryRaw<{ state: string; n: bigint }[]>`
+      SELECT state, count(*)::bigint AS n FROM work_items WHERE state IN ('queued', 'running') GROUP BY state`;
+    return Object.fromEntries(rows.map((r) => [r.state, Number(r.n)]));
+  }
+}

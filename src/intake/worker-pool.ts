@@ -1,0 +1,106 @@
+import type { Logger } from '../observability/logger';
+import type { ClaimedItem, WorkQueue, WorkType } from './work-queue';
+
+/** Runs one claimed item. Throwing = failed attempt; `retryable` on the error decides whether it runs again. */
+export type WorkHandler = (item: ClaimedItem) => Promise<void>;
+
+export interface WorkerPoolOptions {
+  queue: WorkQueue;
+  handlers: Partial<Record<WorkType, WorkHandler>>;
+  concurrency: number;
+  logger: Logger;
+  /** Poll interval when idle; a local wake-up (new item enqueued here) starts work at once. */
+  pollMs?: number;
+  /** Maps an error to a (redacted) text and whether it is worth another attempt. */
+  describeError: (err: unknown) => { text: string; retryable: boolean };
+}
+
+/**
+ * N concurrent claim loops over the work queue. Other instances poll the same table, so items enqueued
+ * elsewhere are picked up within `pollMs`.
+ */
+export class WorkerPool {
+  private running = false;
+  private loops: Promise<void>[] = [];
+  private waiters: (() => void)[] = [];
+  private readonly inFlight = new Set<ClaimedItem>();
+  private readonly types: WorkType[];
+
+  constructor(private readonly opts: WorkerPoolOptions) {
+    this.types = Object.keys(opts.handlers) as WorkType[];
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    for (let i = 0; i < this.opts.concurrency; i++) this.loops.push(this.loop(i));
+  }
+
+  /** Signals that new work exists (called by intake after a durable insert). */
+  wake(): void {
+    const w = this.waiters;
+    this.waiters = [];
+    for (const fn of w) fn();
+  }
+
+  /** Stops claiming, waits for running items up to `graceMs`, then releases what is left. */
+  async stop(graceMs = 8000): Promise<void> {
+    this.running = false;
+    this.wake();
+    const all = Promise.all(this.loops);
+    const timedOut = await Promise.race([all.then(() => false), sleep(graceMs).then(() => true)]);
+    if (timedOut) {
+      for (const item of this.inFlight) {
+        await this.opts.queue.release(item).catch(() => undefined);
+      }
+    }
+    this.loops = [];
+  }
+
+  get busy(): number {
+    return this.inFlight.size;
+  }
+
+  private async loop(index: number): Promise<void> {
+    const pollMs = this.opts.pollMs ?? 250;
+    while (this.running) {
+      let item: ClaimedItem | null = null;
+      try {
+        item = await this.opts.queue.claim(this.types);
+      } catch (err) {
+        this.opts.logger.error({ worker: index, err: this.opts.describeError(err).text }, 'claim failed');
+        await sleep(Math.min(5000, pollMs * 8));
+        continue;
+      }
+      if (!item) {
+        await new Promise<void>((resolve) => {
+          const t = setTimeout(resolve, pollMs);
+          this.waiters.push(() => { clearTimeout(t); resolve(); });
+        });
+        continue;
+      }
+      await this.run(item, index);
+    }
+  }
+
+  private async run(item: ClaimedItem, worker: number): Promise<void> {
+    const handler = this.opts.handlers[item.type];
+    this.inFlight.add(item);
+    try {
+      if (!handler) throw Object.assign(new Error(`no handler for ${item.type}`), { retryable: false });
+      await handler(item);
+      const ok = await this.opts.queue.complete(item);
+      if (!ok) this.opts.logger.warn({ workItemId: String(item.id), worker }, 'claim lost before completion');
+    } catch (err) {
+      const { text, retryable } = this.opts.describeError(err);
+      const state = await this.opts.queue.fail(item, text, { retryable }).catch(() => 'lost' as const);
+      this.opts.logger.warn({ workItemId: String(item.id), worker, attempts: item.attempts, state, err: text }, 'work item attempt failed');
+    } finally {
+      this.inFlight.delete(item);
+    }
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}

@@ -1,0 +1,31 @@
+import { ConfigError, loadConfig } from './config/env';
+import { startService } from './service';
+
+/** `npm start`: validate the environment, start the service, stop cleanly on SIGTERM/SIGINT (≤ 10 s). */
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      process.exit(1);
+    }
+    throw err;
+  }
+  const service = await startService(config);
+  console.log(`Hisho is listening on http://localhost:${service.port} (console: http://localhost:${service.port}/console), started in ${service.startupMs} ms`);
+  const shutdown = (signal: string) => {
+    service.logger.info({ signal }, 'shutting down');
+    const force = setTimeout(() => { service.logger.error('shutdown took longer than 10 s; exiting'); process.exit(1); }, 10000);
+    force.unref();
+    service.stop().then(() => process.exit(0), () => process.exit(1));
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+}
+
+main().catch((err: Error) => {
+  console.error(`Hisho failed to start: ${err.message}`);
+  process.exit(1);
+});

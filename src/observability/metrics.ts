@@ -1,0 +1,35 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** Prometheus metrics (R-O3), one registry per process, exposed at /metrics. */
+export interface Metrics {
+  registry: Registry;
+  turns: Counter<'kind' | 'decision'>;
+  guardian: Counter<'action' | 'reason_code'>;
+  authDenials: Counter<'reason_code'>;
+  llmLatency: Histogram<'model'>;
+  tokens: Counter<'model' | 'kind'>;
+  costUsd: Counter<'model'>;
+  errors: Counter<'code'>;
+  queueDepth: Gauge<'state'>;
+  webhookAcks: Counter<'platform' | 'status'>;
+  constitutionViolations: Counter<'reason_code'>;
+}
+
+export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Metrics {
+  const registry = new Registry();
+  if (opts.defaultMetrics) collectDefaultMetrics({ register: registry, prefix: 'hisho_' });
+  const r = [registry];
+  return {
+    registry,
+    turns: new Counter({ name: 'hisho_turns_total', help: 'Turns processed', labelNames: ['kind', 'decision'], registers: r }),
+    guardian: new Counter({ name: 'hisho_guardian_outcomes_total', help: 'Guardian verdicts', labelNames: ['action', 'reason_code'], registers: r }),
+    authDenials: new Counter({ name: 'hisho_auth_denials_total', help: 'AuthorizationGate denials', labelNames: ['reason_code'], registers: r }),
+    llmLatency: new Histogram({ name: 'hisho_llm_latency_seconds', help: 'LLM call latency', labelNames: ['model'], buckets: [0.25, 0.5, 1, 2, 4, 8, 16, 32, 64], registers: r }),
+    tokens: new Counter({ name: 'hisho_llm_tokens_total', help: 'LLM tokens', labelNames: ['model', 'kind'], registers: r }),
+    costUsd: new Counter({ name: 'hisho_llm_cost_usd_total', help: 'LLM cost in USD', labelNames: ['model'], registers: r }),
+    errors: new Counter({ name: 'hisho_errors_total', help: 'Errors by code', labelNames: ['code'], registers: r }),
+    queueDepth: new Gauge({ name: 'hisho_queue_depth', help: 'Work items by state', labelNames: ['state'], registers: r }),
+    webhookAcks: new Counter({ name: 'hisho_webhook_requests_total', help: 'Webhook requests by status', labelNames: ['platform', 'status'], registers: r }),
+    constitutionViolations: new Counter({ name: 'hisho_constitution_violations_total', help: 'Constitution violations detected', labelNames: ['reason_code'], registers: r }),
+  };
+}

@@ -1,0 +1,99 @@
+import type { Directory, PolicyRule } from './directory.schema';
+
+/** Time zone used when neither the organisation nor a schedule names one (the database default). */
+export const DEFAULT_TIMEZONE = 'Asia/Tokyo';
+
+/** The rows a directory should leave in the database, in the column shapes of the Prisma models. */
+export interface DirectoryRows {
+  org: { id: string; name: string; timezone: string; values: string };
+  departments: Array<{ orgId: string; id: string; name: string; parentId: string | null }>;
+  members: Array<{
+    orgId: string;
+    id: string;
+    name: string;
+    aliases: string[];
+    level: number;
+    departmentId: string | null;
+    title: string | null;
+    noticesOptOut: boolean;
+    active: boolean;
+  }>;
+  accounts: Array<{ platform: string; accountId: string; orgId: string; memberId: string }>;
+  rooms: Array<{ platform: string; externalId: string; orgId: string; name: string; authority: string; noticesEnabled: boolean }>;
+  policies: Array<{ orgId: string; id: string; title: string; content: string; rule: PolicyRule | null; priority: number }>;
+  schedules: Array<{
+    id: string;
+    orgId: string;
+    kind: string;
+    cron: string;
+    timezone: string;
+    platform: string | null;
+    roomId: string | null;
+    enabled: boolean;
+  }>;
+}
+
+/** The database id of a directory schedule: schedule ids are global, so they carry the org id. */
+export function scheduleRowId(orgId: string, scheduleId: string): string {
+  return `${orgId}:${scheduleId}`;
+}
+
+/** Maps a validated directory to the rows it describes (pure; absent optional values become defaults). */
+export function directoryRows(dir: Directory): DirectoryRows {
+  const orgId = dir.organization.id;
+  const timezone = dir.organization.timezone ?? DEFAULT_TIMEZONE;
+  return {
+    org: { id: orgId, name: dir.organization.name, timezone, values: dir.organization.values ?? '' },
+    departments: dir.departments.map((d) => ({ orgId, id: d.id, name: d.name, parentId: d.parent ?? null })),
+    members: dir.members.map((m) => ({
+      orgId,
+      id: m.id,
+      name: m.name,
+      aliases: m.aliases ?? [],
+      level: m.level,
+      departmentId: m.department ?? null,
+      title: m.title ?? null,
+      noticesOptOut: m.notices_opt_out ?? false,
+      active: true,
+    })),
+    accounts: dir.members.flatMap((m) =>
+      Object.entries(m.accounts ?? {})
+        .filter((e): e is [string, string] => e[1] !== undefined)
+        .map(([platform, accountId]) => ({ platform, accountId, orgId, memberId: m.id })),
+    ),
+    rooms: dir.rooms.map((r) => ({
+      platform: r.platform,
+      externalId: r.id,
+      orgId,
+      name: r.name ?? '',
+      authority: r.authority,
+      noticesEnabled: r.notices ?? true,
+    })),
+    policies: dir.policies.map((p) => ({
+      orgId,
+      id: p.id,
+      title: p.title,
+      content: p.content,
+      rule: p.rule ? compactRule(p.rule) : null,
+      priority: p.priority ?? 0,
+    })),
+    schedules: dir.schedules.map((s) => ({
+      id: scheduleRowId(orgId, s.id),
+      orgId,
+      kind: s.kind,
+      cron: s.cron,
+      timezone: s.timezone ?? timezone,
+      platform: s.room?.platform ?? null,
+      roomId: s.room?.id ?? null,
+      enabled: s.enabled ?? true,
+    })),
+  };
+}
+
+/** The rule without absent optional keys, so the stored JSON is the same on every import. */
+function compactRule(rule: PolicyRule): PolicyRule {
+  const out: PolicyRule = { tools: rule.tools, action: rule.action };
+  if (rule.shadow !== undefined) out.shadow = rule.shadow;
+  if (rule.keywords !== undefined) out.keywords = rule.keywords;
+  return out;
+}

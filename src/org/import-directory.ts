@@ -1,0 +1,86 @@
+import fs from 'node:fs/promises';
+import type { Db } from '../db/prisma';
+import { checkDirectory } from './directory-checks';
+import { directoryRows, type DirectoryRows } from './directory-rows';
+import type { Directory } from './directory.schema';
+import type { ImportSummary } from './import-summary';
+import { parseDirectory } from './parse-directory';
+import { syncDirectory, type Tx } from './sync-directory';
+import { formatPath } from './yaml-locate';
+
+export { formatImportSummary, type DirectoryEntity, type EntityCounts, type ImportSummary } from './import-summary';
+
+/** A directory that cannot be imported: every problem, and the file when known. */
+export class DirectoryImportError extends Error {
+  constructor(readonly errors: string[], readonly fileName?: string) {
+    super(`${fileName ? `Invalid organisation directory file ${fileName}` : 'Invalid organisation directory'}:\n${errors.map((e) => `  - ${e}`).join('\n')}`);
+    this.name = 'DirectoryImportError';
+  }
+}
+
+/** Advisory lock serialising directory imports (several instances may start together). */
+const IMPORT_LOCK = 72707370;
+
+/**
+ * Stores a validated directory for its organisation in ONE transaction (all-or-nothing, R-F3):
+ * upserts the organisation, departments, members with their platform accounts, rooms, policies and
+ * schedules (schedule ids are `${orgId}:${id}`). Entries of that organisation missing from the file are
+ * deleted; members are marked inactive instead and lose their platform accounts. Only rows that differ
+ * are written, so re-importing the same directory changes nothing.
+ *
+ * @throws DirectoryImportError when the directory is inconsistent or a room / platform account already
+ *   belongs to another organisation (nothing is written).
+ */
+export async function importDirectory(db: Db, directory: Directory): Promise<ImportSummary> {
+  const problems = checkDirectory(directory);
+  if (problems.length > 0) throw new DirectoryImportError(problems.map((p) => `${formatPath(p.path)}: ${p.message}`));
+  const rows = directoryRows(directory);
+  return db.$transaction(
+    async (tx) => {
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(${IMPORT_LOCK})`;
+      await assertNotOwnedElsewhere(tx, rows);
+      return syncDirectory(tx, rows);
+    },
+    { maxWait: 10_000, timeout: 60_000 },
+  );
+}
+
+/**
+ * Reads, validates and imports a directory file (YAML or JSON).
+ * @throws DirectoryImportError naming the file and listing every problem (with lines) when it is invalid.
+ */
+export async function importDirectoryFile(db: Db, path: string): Promise<ImportSummary> {
+  let text: string;
+  try {
+    text = await fs.readFile(path, 'utf8');
+  } catch (err) {
+    throw new DirectoryImportError([`cannot read the file: ${(err as Error).message}`], path);
+  }
+  const parsed = parseDirectory(text, path);
+  if (!parsed.ok) throw new DirectoryImportError(parsed.errors, path);
+  try {
+    return await importDirectory(db, parsed.directory);
+  } catch (err) {
+    if (err instanceof DirectoryImportError) throw new DirectoryImportError(err.errors, path);
+    throw err;
+  }
+}
+
+/** Rooms and platform accounts have global keys: refuse to take one over from another organisation. */
+async function assertNotOwnedElsewhere(tx: Tx, rows: DirectoryRows): Promise<void> {
+  const orgId = rows.org.id;
+  const errors: string[] = [];
+  // Queries of an interactive transaction share one connection: run them one after another.
+  const rooms = await tx.room.findMany({ where: { orgId: { not: orgId }, externalId: { in: rows.rooms.map((r) => r.externalId) } } });
+  const accounts = await tx.platformAccount.findMany({ where: { orgId: { not: orgId }, accountId: { in: rows.accounts.map((a) => a.accountId) } } });
+  rows.rooms.forEach((r, i) => {
+    const other = rooms.find((o) => o.platform === r.platform && o.externalId === r.externalId);
+    if (other) errors.push(`rooms[${i}]: ${r.platform} room "${r.externalId}" already belongs to organisation "${other.orgId}"`);
+  });
+  for (const a of rows.accounts) {
+    const other = accounts.find((o) => o.platform === a.platform && o.accountId === a.accountId);
+    if (other) errors.push(`member "${a.memberId}": ${a.platform} account "${a.accountId}" already belongs to organisation "${other.orgId}"`);
+  }
+  if (errors.length > 0) throw new DirectoryImportError(errors);
+}
+

@@ -1,0 +1,35 @@
+/** The kinds of rows a directory import maintains. */
+export type DirectoryEntity = 'departments' | 'members' | 'platformAccounts' | 'rooms' | 'policies' | 'schedules';
+
+/** Counts for one kind of row: how many the file defines, and what this run changed. */
+export interface EntityCounts {
+  /** Rows described by the file (members: active members). */
+  total: number;
+  created: number;
+  updated: number;
+  /** Rows deleted (members: marked inactive). */
+  removed: number;
+}
+
+/** The result of an import. Importing the same file again gives the same totals and no changes. */
+export interface ImportSummary {
+  orgId: string;
+  /** `created` / `updated` / `unchanged` for the organisation row itself. */
+  organization: 'created' | 'updated' | 'unchanged';
+  counts: Record<DirectoryEntity, EntityCounts>;
+  /** Members of this org now inactive (no longer in the file). */
+  inactiveMembers: number;
+  /** False when the run wrote nothing. */
+  changed: boolean;
+}
+
+/** A short human-readable summary (one line per kind of row), for the CLI and start-up logs. */
+export function formatImportSummary(s: ImportSummary): string {
+  const lines = [`Organisation "${s.orgId}": ${s.organization}${s.changed ? '' : ' (no changes)'}`];
+  for (const [entity, c] of Object.entries(s.counts)) {
+    const removed = entity === 'members' ? 'deactivated' : 'removed';
+    lines.push(`  ${entity.padEnd(17)} ${String(c.total).padStart(4)}  (created ${c.created}, updated ${c.updated}, ${removed} ${c.removed})`);
+  }
+  if (s.inactiveMembers > 0) lines.push(`  inactive members  ${String(s.inactiveMembers).padStart(4)}`);
+  return lines.join('\n');
+}

@@ -1,0 +1,88 @@
+import { LineCounter, parseDocument } from 'yaml';
+import type { z } from 'zod';
+import { checkDirectory, type DirectoryProblem } from './directory-checks';
+import { ZDirectory, type Directory } from './directory.schema';
+import { formatPath, lineOf, type DirectoryPath } from './yaml-locate';
+
+/** The outcome of `parseDirectory`: a validated directory, or every problem found (each with its line). */
+export type ParseDirectoryResult = { ok: true; directory: Directory } | { ok: false; errors: string[] };
+
+/**
+ * Parses and validates an organisation directory file (YAML, or JSON, which is YAML).
+ * Errors name the key path and the line, e.g. `members[2].levl: unknown key (line 14)`. Structural errors
+ * are reported first; referential checks (unknown or cyclic departments, duplicate ids, shared
+ * platform accounts) run only on a structurally valid file.
+ *
+ * @param text the file contents
+ * @param fileName used in errors about the file as a whole (e.g. an empty file)
+ */
+export function parseDirectory(text: string, fileName: string): ParseDirectoryResult {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true });
+  if (doc.errors.length > 0) {
+    return { ok: false, errors: doc.errors.map((e) => `YAML syntax error: ${firstLine(e.message)} (line ${e.linePos?.[0].line ?? '?'})`) };
+  }
+  if (doc.contents === null) return { ok: false, errors: [`${fileName}: the file is empty`] };
+
+  let data: unknown;
+  try {
+    data = doc.toJS({ maxAliasCount: 100 });
+  } catch (err) {
+    return { ok: false, errors: [`${fileName}: ${(err as Error).message}`] };
+  }
+  const located = (problems: DirectoryProblem[]): string[] =>
+    problems
+      .map((p) => ({ p, line: lineOf(doc, lineCounter, p.path) }))
+      .sort((a, b) => (a.line ?? 0) - (b.line ?? 0))
+      .map(({ p, line }) => `${formatPath(p.path)}: ${p.message}${line === undefined ? '' : ` (line ${line})`}`);
+
+  const parsed = ZDirectory.safeParse(data);
+  if (!parsed.success) {
+    return { ok: false, errors: located(parsed.error.issues.flatMap((issue) => describeIssue(issue, data))) };
+  }
+  const problems = checkDirectory(parsed.data);
+  if (problems.length > 0) return { ok: false, errors: located(problems) };
+  return { ok: true, directory: parsed.data };
+}
+
+/** The first line of a `yaml` error message, without its own "at line …" suffix (we add the line). */
+function firstLine(message: string): string {
+  return (message.split('\n')[0] ?? message).replace(/ at line \d+, column \d+:?$/, '');
+}
+
+const TYPE_NAMES: Record<string, string> = {
+  string: 'a string',
+  number: 'a number',
+  int: 'an integer',
+  boolean: 'true or false',
+  array: 'a list',
+  object: 'a mapping (key: value)',
+};
+
+/** Turns one zod issue into readable problems (one per unknown key). */
+function describeIssue(issue: z.core.$ZodIssue, data: unknown): DirectoryProblem[] {
+  const path: DirectoryPath = issue.path;
+  switch (issue.code) {
+    case 'unrecognized_keys':
+      return issue.keys.map((key) => ({ path: [...path, key], message: 'unknown key' }));
+    case 'invalid_type':
+      if (valueAt(data, path) === undefined) return [{ path, message: 'is required' }];
+      return [{ path, message: issue.message.startsWith('Invalid input') ? `must be ${TYPE_NAMES[issue.expected] ?? issue.expected}` : issue.message }];
+    case 'invalid_value':
+      return [{ path, message: issue.message.startsWith('Invalid option') ? `must be one of: ${issue.values.map(String).join(', ')}` : issue.message }];
+    case 'too_small':
+      if (issue.message.startsWith('Too small') && issue.origin === 'string') return [{ path, message: 'must not be empty' }];
+      return [{ path, message: issue.message }];
+    default:
+      return [{ path, message: issue.message }];
+  }
+}
+
+function valueAt(data: unknown, path: DirectoryPath): unknown {
+  let cur = data;
+  for (const seg of path) {
+    if (cur === null || typeof cur !== 'object') return undefined;
+    cur = (cur as Record<PropertyKey, unknown>)[seg];
+  }
+  return cur;
+}

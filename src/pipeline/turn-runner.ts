@@ -1,0 +1,239 @@
+import type { InboundMessage, OutboundReply, ReplyOption } from '../adapters/types';
+import { loadActor, type Actor } from '../authorization';
+import { BrainFailure, type Brain, type BrainDecision, type LlmCallRecord } from '../brain/brain';
+import { detectLanguage } from '../brain/language';
+import { personaMessage, type PromptSet } from '../brain/prompts';
+import type { BrainOutput } from '../brain/types';
+import type { ContextBuilder } from '../context/context-builder';
+import type { SenderProfile, TurnContext } from '../context/types';
+import type { Db } from '../db/prisma';
+import { AppError, asAppError } from '../errors/app-error';
+import { checkBrainOutputMeta, checkReplyText, type GuardianConfig } from '../guardian';
+import type { ClaimedItem } from '../intake/work-queue';
+import type { Logger } from '../observability/logger';
+import type { Metrics } from '../observability/metrics';
+import type { TurnRecordInput, TurnRecorder } from '../observability/turn-recorder';
+import type { Outbox } from './outbox';
+import type { ToolStage } from './tool-stage';
+
+export interface TurnRunnerDeps {
+  db: Db;
+  brain: Brain;
+  contextBuilder: ContextBuilder;
+  recorder: TurnRecorder;
+  outbox: Outbox;
+  prompts: PromptSet;
+  logger: Logger;
+  metrics?: Metrics;
+  guardianConfig: GuardianConfig;
+  defaultUserLevel: number;
+  defaultTimezone: string;
+  shadowMode: boolean;
+  /** False when no ANTHROPIC_API_KEY: the bot answers with a setup hint instead of thinking. */
+  llmConfigured: boolean;
+  /** Proposals → Guardian → AuthorizationGate → executor (absent: every proposal is blocked). */
+  toolStage?: ToolStage;
+  now?: () => Date;
+}
+
+/** The outcome of the decision part of a turn: what to say and what to record. */
+export interface TurnOutcome {
+  text: string;
+  title?: string;
+  options?: ReplyOption[];
+  record: Partial<TurnRecordInput> & Pick<TurnRecordInput, 'decision' | 'reasonCode' | 'finalDecider'>;
+  calls: LlmCallRecord[];
+}
+
+/**
+ * One user message through the brain (SPEC §2): sender → context → brain → Guardian (→ tools) → reply →
+ * audit record. Brain/LLM failures end in a persona error reply; infrastructure failures are retried by
+ * the work queue and, on the last attempt, still answered (nothing is silently lost).
+ */
+export class TurnRunner {
+  constructor(private readonly d: TurnRunnerDeps) {}
+
+  private now(): Date {
+    return this.d.now?.() ?? new Date();
+  }
+
+  async handleUserRequest(item: ClaimedItem): Promise<void> {
+    const msg = item.payload as InboundMessage;
+    const started = performance.now();
+    const replyKey = `reply:${item.dedupeKey}`;
+    const log = this.d.logger.child({ workItemId: String(item.id), platform: msg.platform, roomId: msg.roomId });
+    try {
+      // A retry after a crash that happened after the reply went out: nothing more to do.
+      if (await this.d.outbox.alreadySent(replyKey)) return;
+      await this.storeUserMessage(msg);
+      const outcome = await this.decide(msg, item, log);
+      await this.finish(msg, item, outcome, started, replyKey, log);
+    } catch (err) {
+      const app = asAppError(err, 'DB_UNAVAILABLE');
+      const lastAttempt = item.attempts >= item.maxAttempts;
+      log.error({ errorId: app.errorId, code: app.code, attempt: item.attempts, lastAttempt, err: app.message }, 'turn failed');
+      this.d.metrics?.errors.inc({ code: app.code });
+      if (!lastAttempt) throw Object.assign(app, { retryable: true });
+      await this.answerFailure(msg, replyKey, app, log);
+    }
+  }
+
+  /** Everything between "message stored" and "reply ready". */
+  private async decide(msg: InboundMessage, item: ClaimedItem, log: Logger): Promise<TurnOutcome> {
+    const lang = detectLanguage(msg.text);
+    const { actor, degraded } = await this.loadSender(msg, log);
+    if (!this.d.llmConfigured) {
+      return { text: personaMessage(this.d.prompts, 'error.LLM_NOT_CONFIGURED', lang), calls: [], record: { decision: 'ERROR', reasonCode: 'LLM_NOT_CONFIGURED', finalDecider: 'SYSTEM', errorCategory: 'SYSTEM', memberId: actor.memberId } };
+    }
+    const sender = await this.senderProfile(msg, actor);
+    const ctx = await this.d.contextBuilder.build({ msg, sender, room: { platform: msg.platform, roomId: msg.roomId, name: null, authority: actor.roomAuthority }, now: this.now() });
+    if (degraded) ctx.degraded.push('profile');
+    let decision: BrainDecision;
+    try {
+      decision = await this.d.brain.decide({ ctx, tools: this.d.toolStage?.toolsFor(actor) ?? [] });
+    } catch (err) {
+      return this.brainFailure(err, ctx, actor, log);
+    }
+    const base = this.baseRecord(ctx, actor, decision);
+    if (decision.output.type === 'tool_call') {
+      if (!this.d.toolStage) {
+        return this.finalText(ctx, decision.calls, { ...base, decision: 'BLOCK', reasonCode: 'G_UNKNOWN_TOOL', finalDecider: 'SYSTEM', guardianAction: 'BLOCK', guardianReason: 'G_UNKNOWN_TOOL' },
+          personaMessage(this.d.prompts, 'error.PERMISSION_DENIED', ctx.language));
+      }
+      return this.d.toolStage.run({ ctx, actor, decision, item, turnRunner: this });
+    }
+    return this.answerOutput(ctx, decision.output, decision.calls, base);
+  }
+
+  /** Text and clarification outputs: constitution check, then the reply text check. */
+  answerOutput(ctx: TurnContext, output: Exclude<BrainOutput, { type: 'tool_call' }>, calls: LlmCallRecord[], base: Partial<TurnRecordInput>): TurnOutcome {
+    const meta = checkBrainOutputMeta(output.reasoning, output.confidence, this.d.guardianConfig);
+    if (meta.action === 'BLOCK') {
+      return this.finalText(ctx, calls, { ...base, decision: 'BLOCK', reasonCode: meta.reasonCode, finalDecider: 'SYSTEM', guardianAction: 'BLOCK', guardianReason: meta.reasonCode, notes: { constitution: meta.reason } },
+        personaMessage(this.d.prompts, 'error.LLM_INVALID_OUTPUT', ctx.language, { errorId: '-' }));
+    }
+    const text = output.type === 'text_response' ? output.text : output.question;
+    const options = output.type === 'clarification_needed' ? output.options.slice(0, 9).map((label, i) => ({ answer: String(i + 1), label })) : undefined;
+    return this.finalText(ctx, calls, { ...base, decision: output.type === 'clarification_needed' ? 'CLARIFY' : 'REPLY', reasonCode: output.type === 'clarification_needed' ? 'B_CLARIFICATION' : 'B_TEXT_RESPONSE', finalDecider: 'LLM' }, text, options);
+  }
+
+  /** Every text the user will see passes the Guardian's reply check here (R-C4). */
+  finalText(ctx: TurnContext, calls: LlmCallRecord[], record: TurnOutcome['record'], text: string, options?: ReplyOption[], title?: string): TurnOutcome {
+    const check = checkReplyText(text, this.d.guardianConfig);
+    if (check.action === 'BLOCK') {
+      return {
+        text: personaMessage(this.d.prompts, 'reply.blocked_confidential', ctx.language),
+        calls,
+        record: { ...record, decision: 'BLOCK', reasonCode: check.reasonCode, finalDecider: 'SYSTEM', guardianAction: 'BLOCK', guardianReason: check.reasonCode, notes: { ...(record.notes ?? {}), blockedReply: true } },
+      };
+    }
+    const safeOptions = options?.map((o) => ({ ...o, label: checkReplyText(o.label, this.d.guardianConfig).action === 'BLOCK' ? '—' : checkReplyText(o.label, this.d.guardianConfig).text }));
+    return { text: check.text, options: safeOptions, title, calls, record: { ...record, notes: { ...(record.notes ?? {}), replyCheck: check.reasonCode } } };
+  }
+
+  baseRecord(ctx: TurnContext, actor: Actor, decision: BrainDecision): Partial<TurnRecordInput> {
+    return {
+      memberId: actor.memberId,
+      model: decision.model,
+      outputType: decision.output.type,
+      reasoning: decision.output.reasoning,
+      confidence: decision.output.confidence,
+      contextSummary: { historyTurns: ctx.history.length, summary: ctx.summary !== null, sections: ctx.sections.map((s) => s.title), degraded: ctx.degraded, policies: ctx.policies.length, language: ctx.language },
+      notes: decision.retries.length > 0 ? { retries: decision.retries } : undefined,
+    };
+  }
+
+  private brainFailure(err: unknown, ctx: TurnContext, actor: Actor, log: Logger): TurnOutcome {
+    const app = asAppError(err, 'LLM_UNAVAILABLE');
+    const calls = err instanceof BrainFailure ? err.calls : [];
+    const retries = err instanceof BrainFailure ? err.retries : [];
+    log.warn({ errorId: app.errorId, code: app.code, err: app.message }, 'brain failed; answering with a persona error message');
+    this.d.metrics?.errors.inc({ code: app.code });
+    const text = personaMessage(this.d.prompts, `error.${app.code}`, ctx.language, { errorId: app.errorId });
+    return this.finalText(ctx, calls, {
+      memberId: actor.memberId, decision: 'ERROR', reasonCode: app.code, finalDecider: 'SYSTEM', errorId: app.errorId, errorCategory: app.category,
+      contextSummary: { degraded: ctx.degraded }, notes: { retries, error: app.message },
+    }, text);
+  }
+
+  private async finish(msg: InboundMessage, item: ClaimedItem, outcome: TurnOutcome, started: number, replyKey: string, log: Logger): Promise<void> {
+    let sentId: string | undefined;
+    const shadow = this.d.shadowMode;
+    if (!shadow) {
+      const reply: OutboundReply = {
+        platform: msg.platform, roomId: msg.roomId, text: outcome.text, title: outcome.title, options: outcome.options, kind: 'reply',
+        inReplyTo: { platformMessageId: msg.platformMessageId, accountId: msg.senderAccountId, accountName: msg.senderName },
+      };
+      sentId = (await this.d.outbox.send(replyKey, reply)).platformMessageId;
+    }
+    await this.d.db.conversationMessage.create({
+      data: {
+        orgId: msg.orgId, platform: msg.platform, roomId: msg.roomId, accountId: msg.senderAccountId, role: 'assistant',
+        text: outcome.text, platformMessageId: sentId ?? null, options: outcome.options ? (outcome.options as object[]) : undefined, sentAt: this.now(),
+      },
+    });
+    await this.d.recorder.record({
+      orgId: msg.orgId, platform: msg.platform, roomId: msg.roomId, accountId: msg.senderAccountId, memberId: null, workItemId: item.id,
+      input: msg.text, finalReply: outcome.text, totalMs: performance.now() - started, calls: outcome.calls,
+      ...outcome.record,
+      decision: shadow ? `SHADOW_${outcome.record.decision}` : outcome.record.decision,
+    });
+    log.info({ decision: outcome.record.decision, reasonCode: outcome.record.reasonCode, ms: Math.round(performance.now() - started) }, 'turn done');
+  }
+
+  /** Last-attempt failure: tell the user (best effort), so a message is never silently dropped. */
+  private async answerFailure(msg: InboundMessage, replyKey: string, app: AppError, log: Logger): Promise<void> {
+    const lang = detectLanguage(msg.text);
+    const code = app.code === 'INTERNAL' ? 'DB_UNAVAILABLE' : app.code;
+    const text = personaMessage(this.d.prompts, `error.${code}`, lang, { errorId: app.errorId });
+    const reply: OutboundReply = { platform: msg.platform, roomId: msg.roomId, text, kind: 'reply', inReplyTo: { platformMessageId: msg.platformMessageId, accountId: msg.senderAccountId, accountName: msg.senderName } };
+    try {
+      await this.d.outbox.send(replyKey, reply);
+    } catch (err) {
+      log.error({ errorId: app.errorId, err: asAppError(err).message }, 'could not deliver the failure reply');
+    }
+    await this.d.recorder.record({
+      orgId: msg.orgId, platform: msg.platform, roomId: msg.roomId, accountId: msg.senderAccountId, memberId: null, input: msg.text,
+      finalReply: text, decision: 'ERROR', reasonCode: app.code, finalDecider: 'SYSTEM', errorId: app.errorId, errorCategory: app.category, totalMs: 0,
+    }).catch(() => undefined);
+  }
+
+  private async storeUserMessage(msg: InboundMessage): Promise<void> {
+    await this.d.db.conversationMessage.createMany({
+      data: [{ orgId: msg.orgId, platform: msg.platform, roomId: msg.roomId, accountId: msg.senderAccountId, role: 'user', text: msg.text, platformMessageId: msg.platformMessageId, sentAt: new Date(msg.sentAt) }],
+      skipDuplicates: true,
+    });
+  }
+
+  /** The sender from the directory. A lookup error degrades to "unknown, level 0" (no tools: fail-closed). */
+  private async loadSender(msg: InboundMessage, log: Logger): Promise<{ actor: Actor; degraded: boolean }> {
+    try {
+      const actor = await loadActor(this.d.db, { orgId: msg.orgId, platform: msg.platform, roomId: msg.roomId, accountId: msg.senderAccountId, defaultLevel: this.d.defaultUserLevel, fallbackAuthority: msg.roomAuthority });
+      return { actor, degraded: false };
+    } catch (err) {
+      log.warn({ err: (err as Error).name }, 'sender lookup failed; continuing as an unknown sender with no tools');
+      return { actor: { known: false, memberId: null, name: null, level: 0, departmentId: null, roomAuthority: 'public', source: 'public_unknown' }, degraded: true };
+    }
+  }
+
+  private async senderProfile(msg: InboundMessage, actor: Actor): Promise<SenderProfile> {
+    let departmentName: string | null = null;
+    let title: string | null = null;
+    let preferences: Record<string, unknown> = {};
+    if (actor.memberId) {
+      const m = await this.d.db.member.findUnique({ where: { orgId_id: { orgId: msg.orgId, id: actor.memberId } }, select: { title: true, preferences: true, departmentId: true } }).catch(() => null);
+      title = m?.title ?? null;
+      preferences = (m?.preferences as Record<string, unknown>) ?? {};
+      if (m?.departmentId) {
+        const d = await this.d.db.department.findUnique({ where: { orgId_id: { orgId: msg.orgId, id: m.departmentId } }, select: { name: true } }).catch(() => null);
+        departmentName = d?.name ?? null;
+      }
+    }
+    return {
+      known: actor.known, memberId: actor.memberId, name: actor.name ?? msg.senderName ?? `user ${msg.senderAccountId}`,
+      level: actor.level, departmentId: actor.departmentId, departmentName, title, preferences,
+    };
+  }
+}
+
+export type { AppError };

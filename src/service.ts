@@ -1,0 +1,196 @@
+import { randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
+import path from 'node:path';
+import type { Router } from 'express';
+import { ChatworkClient, ChatworkSender, createChatworkWebhookRouter } from './adapters/chatwork';
+import { ConsoleSender } from './adapters/console/console-sender';
+import { createConsoleRouter } from './adapters/console/console.route';
+import type { Env } from './config/env';
+import { Brain } from './brain/brain';
+import { CostGuard } from './brain/cost-guard';
+import { AnthropicLlmClient, type LlmClient } from './brain/llm-client';
+import { loadPrompts, personaMessage } from './brain/prompts';
+import { ContextBuilder } from './context/context-builder';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded-postgres';
+import { applyMigrations } from './db/migrate';
+import { createDb, type Db } from './db/prisma';
+import { asAppError } from './errors/app-error';
+import { defaultGuardianConfig, type GuardianConfig } from './guardian';
+import { Intake } from './intake/intake';
+import { WorkerPool } from './intake/worker-pool';
+import { WorkQueue } from './intake/work-queue';
+import { createLogger, type Logger } from './observability/logger';
+import { createMetrics, type Metrics } from './observability/metrics';
+import { safeRedactText } from './observability/redact';
+import { TurnRecorder } from './observability/turn-recorder';
+import { formatImportSummary, importDirectoryFile } from './org/import-directory';
+import { Outbox } from './pipeline/outbox';
+import { TurnRunner } from './pipeline/turn-runner';
+import { createApp } from './server/app';
+
+export const SAMPLE_DIRECTORY = path.resolve(__dirname, '..', 'config', 'org.sample.yaml');
+
+/** Test and benchmark seams: everything outside the machine can be replaced. */
+export interface ServiceOverrides {
+  llm?: LlmClient;
+  logger?: Logger;
+  now?: () => Date;
+  /** Skip GET /me at start (tests pass the bot account id directly). */
+  chatworkBotAccountId?: string;
+  workerPollMs?: number;
+  startWorkers?: boolean;
+  instanceId?: string;
+}
+
+export interface Service {
+  config: Readonly<Env>;
+  db: Db;
+  logger: Logger;
+  metrics: Metrics;
+  queue: WorkQueue;
+  pool: WorkerPool;
+  intake: Intake;
+  server: Server;
+  port: number;
+  databaseUrl: string;
+  startupMs: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * The composition root: configuration → database (embedded when DATABASE_URL is unset) → migrations →
+ * organisation directory → brain and pipeline → adapters → HTTP → workers.
+ */
+export async function startService(config: Readonly<Env>, o: ServiceOverrides = {}): Promise<Service> {
+  const t0 = performance.now();
+  const logger = o.logger ?? createLogger(config.LOG_LEVEL);
+  const metrics = createMetrics({ defaultMetrics: config.NODE_ENV !== 'test' });
+  const instanceId = o.instanceId ?? `hisho-${process.pid}-${randomUUID().slice(0, 8)}`;
+
+  let embedded: EmbeddedDatabase | null = null;
+  let databaseUrl = config.DATABASE_URL;
+  if (!databaseUrl) {
+    embedded = await startEmbeddedPostgres({ dataDir: config.EMBEDDED_DATA_DIR, persistent: true, log: (l) => logger.debug({ component: 'embedded-postgres' }, l) });
+    databaseUrl = embedded.url;
+    logger.info({ dataDir: config.EMBEDDED_DATA_DIR }, 'DATABASE_URL unset: embedded PostgreSQL started');
+  }
+  const migrations = await applyMigrations(databaseUrl);
+  if (migrations.applied.length > 0) logger.info({ applied: migrations.applied }, 'migrations applied');
+  const db = createDb({ url: databaseUrl, poolMax: config.DATABASE_POOL_MAX });
+
+  // Organisation directory: the configured file, or the sample on an empty database.
+  const directoryFile = config.ORG_DIRECTORY_FILE ?? ((await db.organization.count()) === 0 ? SAMPLE_DIRECTORY : null);
+  if (directoryFile) {
+    const summary = await importDirectoryFile(db, directoryFile);
+    logger.info({ file: path.basename(directoryFile) }, formatImportSummary(summary));
+  }
+  let defaultOrg: string | undefined = (await db.organization.findFirst({ orderBy: { createdAt: 'asc' }, select: { id: true } }))?.id;
+  const defaultOrgId = () => defaultOrg;
+  const resolveOrgId = async (platform: string, roomId: string) =>
+    (await db.room.findUnique({ where: { platform_externalId: { platform, externalId: roomId } }, select: { orgId: true } }))?.orgId ?? null;
+
+  const queue = new WorkQueue(db, { instanceId, claimTtlMs: config.WORK_CLAIM_TTL_MS, defaultMaxAttempts: config.WORK_MAX_ATTEMPTS });
+  let pool: WorkerPool | null = null;
+  const intake = new Intake(queue, () => pool?.wake());
+
+  const prompts = loadPrompts(config.PERSONA);
+  const llm = o.llm ?? (config.ANTHROPIC_API_KEY
+    ? new AnthropicLlmClient({ apiKey: config.ANTHROPIC_API_KEY, baseURL: config.ANTHROPIC_BASE_URL, timeoutMs: config.LLM_TIMEOUT_MS, maxRetries: config.LLM_MAX_RETRIES })
+    : null);
+  const guardianConfig: GuardianConfig = { ...defaultGuardianConfig(), approvalMode: config.APPROVAL_MODE, autoApprove: [...config.AUTO_APPROVE_TOOLS] };
+  const costGuard = new CostGuard({ db, logger, model: config.ANTHROPIC_MODEL, fallbackModel: config.ANTHROPIC_FALLBACK_MODEL, dailyLimitUsd: config.LLM_DAILY_COST_LIMIT_USD, action: config.LLM_COST_LIMIT_ACTION, timezone: config.BOT_TIMEZONE, now: o.now });
+  const brain = new Brain({ llm: llm ?? { create: async () => { throw new Error('LLM not configured'); } }, prompts, models: costGuard, maxTokens: config.LLM_MAX_TOKENS });
+  const contextBuilder = new ContextBuilder({ db, logger, defaultTimezone: config.BOT_TIMEZONE });
+  const outbox = new Outbox(db);
+  const recorder = new TurnRecorder(db, metrics);
+  const runner = new TurnRunner({
+    db, brain, contextBuilder, recorder, outbox, prompts, logger, metrics, guardianConfig,
+    defaultUserLevel: config.DEFAULT_USER_LEVEL, defaultTimezone: config.BOT_TIMEZONE, shadowMode: config.SHADOW_MODE, llmConfigured: llm !== null, now: o.now,
+  });
+
+  // Adapters.
+  const routers: Router[] = [];
+  const stoppers: (() => Promise<void>)[] = [];
+  const chatworkOn = Boolean(config.CHATWORK_API_TOKEN && config.CHATWORK_WEBHOOK_TOKEN);
+  if (chatworkOn) {
+    const client = new ChatworkClient({ apiToken: config.CHATWORK_API_TOKEN!, baseUrl: config.CHATWORK_API_BASE_URL, logger });
+    let botAccountId = o.chatworkBotAccountId;
+    if (!botAccountId) {
+      try {
+        botAccountId = (await client.getMe()).accountId;
+        logger.info({ botAccountId }, 'ChatWork bot account identified');
+      } catch (err) {
+        logger.error({ err: asAppError(err).message }, 'ChatWork GET /me failed: room mentions are ignored until restart (mention_to_me still works)');
+      }
+    }
+    outbox.register(new ChatworkSender({ client, logger }));
+    routers.push(createChatworkWebhookRouter({
+      webhookToken: config.CHATWORK_WEBHOOK_TOKEN!, getBotAccountId: () => botAccountId, intake,
+      resolveOrgId: (roomId) => resolveOrgId('chatwork', roomId), defaultOrgId, maxEventAgeSeconds: config.CHATWORK_EVENT_MAX_AGE_SECONDS, now: o.now, logger,
+    }));
+  }
+  const discordOn = Boolean(config.DISCORD_BOT_TOKEN && config.DISCORD_ENABLED);
+  if (discordOn) {
+    const { DiscordGateway } = await import('./adapters/discord');
+    const gateway = new DiscordGateway({
+      token: config.DISCORD_BOT_TOKEN!, intake, logger, defaultOrgId,
+      resolveRoom: async (channelId) => {
+        const room = await db.room.findUnique({ where: { platform_externalId: { platform: 'discord', externalId: channelId } } });
+        return room ? { orgId: room.orgId, authority: room.authority === 'member' ? 'member' : 'public' } : null;
+      },
+      onButton: async () => ({ status: 'invalid' }),
+    });
+    outbox.register(gateway.sender());
+    await gateway.start();
+    stoppers.push(() => gateway.stop());
+  }
+  const consoleOn = config.CONSOLE_ENABLED === 'true' || (config.CONSOLE_ENABLED === 'auto' && !chatworkOn && !discordOn);
+  if (consoleOn) {
+    const sender = new ConsoleSender();
+    outbox.register(sender);
+    routers.push(createConsoleRouter({
+      db, intake, sender, defaultOrgId, allowRemote: config.CONSOLE_ALLOW_REMOTE, logger,
+      setupNotice: () => (llm ? null : personaMessage(prompts, 'console.no_llm', 'ja')),
+    }));
+  }
+
+  pool = new WorkerPool({
+    queue, concurrency: config.WORKER_CONCURRENCY, logger, pollMs: o.workerPollMs,
+    handlers: { user_request: (item) => runner.handleUserRequest(item) },
+    describeError: (err) => {
+      const app = asAppError(err);
+      return { text: safeRedactText(`${app.code}: ${app.message}`) ?? app.code, retryable: (err as { retryable?: boolean }).retryable !== false };
+    },
+  });
+
+  const app = createApp({
+    logger, metrics, routers,
+    ready: async () => { await db.$queryRaw`SELECT 1`; return true; },
+    beforeScrape: async () => {
+      const depth = await queue.depth();
+      metrics.queueDepth.set({ state: 'queued' }, depth.queued ?? 0);
+      metrics.queueDepth.set({ state: 'running' }, depth.running ?? 0);
+    },
+  });
+  const server = await new Promise<Server>((resolve) => { const s = app.listen(config.PORT, () => resolve(s)); });
+  const addr = server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : config.PORT;
+  if (o.startWorkers !== false) pool.start();
+  const startupMs = Math.round(performance.now() - t0);
+  logger.info({ port, startupMs, chatwork: chatworkOn, discord: discordOn, console: consoleOn, llm: llm !== null, embedded: embedded !== null }, 'Hisho is up');
+
+  let stopping: Promise<void> | null = null;
+  const stop = () => (stopping ??= (async () => {
+    await new Promise<void>((r) => server.close(() => r()));
+    server.closeAllConnections?.();
+    await pool!.stop(7000);
+    for (const s of stoppers) await s().catch(() => undefined);
+    await db.$disconnect();
+    if (embedded) await embedded.stop();
+  })());
+  return { config, db, logger, metrics, queue, pool, intake, server, port, databaseUrl, startupMs, stop };
+}
+
+export function orgRefresher(db: Db): () => Promise<string | undefined> {
+  return async () => (await db.organization.findFirst({ orderBy: { createdAt: 'asc' }, select: { id: true } }))?.id;
+}

@@ -1,0 +1,80 @@
+import type { z } from 'zod';
+
+/** How dangerous a capability is (Guardian priority 3). */
+export type Risk = 'none' | 'medium' | 'high' | 'critical';
+
+/**
+ * What the Guardian and the AuthorizationGate know about a tool: its declaration minus the handler.
+ * Everything here comes from the declaration in handlers/, never from the LLM.
+ */
+export interface ToolMeta {
+  name: string;
+  /** Effects such as `db.task_create`, `chatwork.post`; empty = read-only. */
+  effects: readonly string[];
+  risk: Risk;
+  /** Minimum sender level 1..6 (default 2). */
+  requiredLevel: number;
+  /** Always ask before running, whatever the tree says. */
+  requiresConfirmation: boolean;
+  enabled: boolean;
+  /**
+   * Parameter roles the rule layers understand, by parameter name:
+   * `amount` (money, yen), `recipients` (array of person refs, or the string "all"), `date` (ISO date or
+   * date-time or a relative Japanese expression), `target_user` (member ref checked against scope),
+   * `target_department`, `deletion` (the ids being deleted), `person` (a person reference resolved
+   * to a member), `text` (free text posted or stored).
+   */
+  paramRoles?: Readonly<Record<string, ParamRole>>;
+}
+
+export type ParamRole = 'amount' | 'recipients' | 'date' | 'target_user' | 'target_department' | 'deletion' | 'person' | 'text';
+
+/** True when the tool changes something outside the conversation. */
+export function hasEffects(meta: Pick<ToolMeta, 'effects'>): boolean {
+  return meta.effects.length > 0;
+}
+
+/** A capability as declared once in handlers/ (R-T1). */
+export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> extends ToolMeta {
+  description: string;
+  /** Example user phrasings that should lead to this tool (shown to the LLM). */
+  triggerExamples: readonly string[];
+  input: I;
+  output: O;
+  /** Per-call time limit. */
+  timeoutMs?: number;
+  handler: (input: z.output<I>, ctx: ToolContext) => Promise<z.input<O>>;
+}
+
+/** What a handler gets to do its work (explicit inputs; no globals). */
+export interface ToolContext {
+  orgId: string;
+  platform: string;
+  roomId: string;
+  /** The asking member (null for unknown senders, who cannot reach tools with effects). */
+  member: { id: string; name: string; level: number; departmentId: string | null } | null;
+  /** Turn id + proposal index: handlers use it to stay idempotent across retries (R-T3). */
+  idempotencyKey: string;
+  now: () => Date;
+  timezone: string;
+  /** Injected services (db, platform clients); typed loosely here, narrowed in handlers. */
+  services: ToolServices;
+}
+
+/** Services handlers may use. Filled at the composition root. */
+export interface ToolServices {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  db: any;
+  chatwork?: {
+    createTask(roomId: string, t: { body: string; toIds: string[]; limit?: number; limitType?: 'none' | 'date' | 'time' }): Promise<{ taskIds: string[] }>;
+    updateTaskStatus(roomId: string, taskId: string, status: 'done' | 'open'): Promise<unknown>;
+  };
+}
+
+/** A handler failure meant for the model/user (short, neutral). Anything else is internal. */
+export class ToolError extends Error {
+  constructor(message: string, readonly code = 'TOOL_ERROR') {
+    super(message);
+    this.name = 'ToolError';
+  }
+}
