@@ -48,7 +48,12 @@ export class WorkerPool {
     this.running = false;
     this.wake();
     const all = Promise.all(this.loops);
-    const timedOut = await Promise.race([all.then(() => false), sleep(graceMs).then(() => true)]);
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = await Promise.race([
+      all.then(() => false),
+      new Promise<boolean>((r) => { timer = setTimeout(() => r(true), graceMs); }),
+    ]);
+    clearTimeout(timer);
     if (timedOut) {
       for (const item of this.inFlight) {
         await this.opts.queue.release(item).catch(() => undefined);

@@ -65,10 +65,16 @@ export interface ToolContext {
 export interface ToolServices {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   db: any;
+  /** Present when the turn's room is a ChatWork room and ChatWork is configured. */
   chatwork?: {
     createTask(roomId: string, t: { body: string; toIds: string[]; limit?: number; limitType?: 'none' | 'date' | 'time' }): Promise<{ taskIds: string[] }>;
     updateTaskStatus(roomId: string, taskId: string, status: 'done' | 'open'): Promise<unknown>;
   };
+  /**
+   * Posts a message to the turn's room on its platform. The adapter neutralises markup in `text`;
+   * mentions are added only from `mentionAccountIds` / `toAll` (handler-controlled, never model text).
+   */
+  postToRoom?: (text: string, opts?: { mentionAccountIds?: string[]; toAll?: boolean }) => Promise<{ messageId?: string }>;
 }
 
 /** A handler failure meant for the model/user (short, neutral). Anything else is internal. */
