@@ -11,6 +11,10 @@ import { CostGuard } from './brain/cost-guard';
 import { AnthropicLlmClient, type LlmClient } from './brain/llm-client';
 import { loadPrompts, personaMessage } from './brain/prompts';
 import { ContextBuilder } from './context/context-builder';
+import { goalsSource } from './context/sources/goals.source';
+import { memoriesSource } from './context/sources/memories.source';
+import { personsSource } from './context/sources/persons.source';
+import { tasksSource } from './context/sources/tasks.source';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded-postgres';
 import { applyMigrations } from './db/migrate';
 import { createDb, type Db } from './db/prisma';
@@ -25,7 +29,12 @@ import { safeRedactText } from './observability/redact';
 import { TurnRecorder } from './observability/turn-recorder';
 import { formatImportSummary, importDirectoryFile } from './org/import-directory';
 import { Outbox } from './pipeline/outbox';
+import { ProposalStage } from './pipeline/proposal-stage';
 import { TurnRunner } from './pipeline/turn-runner';
+import { ToolExecutor } from './tools/executor';
+import { ToolRegistry } from './tools/registry';
+import type { ToolServices } from './tools/types';
+import { neutralizeForChatwork } from './adapters/chatwork';
 import { createApp } from './server/app';
 
 export const SAMPLE_DIRECTORY = path.resolve(__dirname, '..', 'config', 'org.sample.yaml');
@@ -100,11 +109,35 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   const guardianConfig: GuardianConfig = { ...defaultGuardianConfig(), approvalMode: config.APPROVAL_MODE, autoApprove: [...config.AUTO_APPROVE_TOOLS] };
   const costGuard = new CostGuard({ db, logger, model: config.ANTHROPIC_MODEL, fallbackModel: config.ANTHROPIC_FALLBACK_MODEL, dailyLimitUsd: config.LLM_DAILY_COST_LIMIT_USD, action: config.LLM_COST_LIMIT_ACTION, timezone: config.BOT_TIMEZONE, now: o.now });
   const brain = new Brain({ llm: llm ?? { create: async () => { throw new Error('LLM not configured'); } }, prompts, models: costGuard, maxTokens: config.LLM_MAX_TOKENS });
-  const contextBuilder = new ContextBuilder({ db, logger, defaultTimezone: config.BOT_TIMEZONE });
+  const contextBuilder = new ContextBuilder({ db, logger, defaultTimezone: config.BOT_TIMEZONE, sources: [personsSource, tasksSource, goalsSource, memoriesSource] });
   const outbox = new Outbox(db);
   const recorder = new TurnRecorder(db, metrics);
+  const registry = ToolRegistry.fromDirectory();
+  let chatworkClient: ChatworkClient | null = null;
+  const services = (ctx: { message: { platform: string; roomId: string } }, idempotencyKey: string): ToolServices => {
+    const { platform, roomId } = ctx.message;
+    const s: ToolServices = { db };
+    if (platform === 'chatwork' && chatworkClient) {
+      const client = chatworkClient;
+      s.chatwork = { createTask: (r, t) => client.createTask(r, t), updateTaskStatus: (r, id, st) => client.updateTaskStatus(r, id, st) };
+      // Mentions come only from the handler's resolved accounts; the text itself is neutralised.
+      s.postToRoom = async (text, opts) => {
+        const tags = `${opts?.toAll ? '[toall]\n' : ''}${(opts?.mentionAccountIds ?? []).filter((a) => /^\d+$/.test(a)).map((a) => `[To:${a}]`).join('')}`;
+        const body = `${tags}${tags ? '\n' : ''}${neutralizeForChatwork(text)}`;
+        return outbox.once(`post:${idempotencyKey}`, { platform, roomId, body }, async () => ({ platformMessageId: (await client.postMessage(roomId, body)).messageId }))
+          .then((r) => ({ messageId: r.platformMessageId }));
+      };
+    } else if (outbox.hasSender(platform as 'console' | 'discord')) {
+      s.postToRoom = async (text) => ({ messageId: (await outbox.send(`post:${idempotencyKey}`, { platform: platform as 'console' | 'discord', roomId, text, kind: 'notice' })).platformMessageId });
+    }
+    return s;
+  };
+  const toolStage = new ProposalStage({
+    db, brain, registry, executor: new ToolExecutor(registry), prompts, guardianConfig, stepBudget: config.STEP_BUDGET,
+    shadowMode: config.SHADOW_MODE, logger, services, now: o.now,
+  });
   const runner = new TurnRunner({
-    db, brain, contextBuilder, recorder, outbox, prompts, logger, metrics, guardianConfig,
+    db, brain, contextBuilder, recorder, outbox, prompts, logger, metrics, guardianConfig, toolStage,
     defaultUserLevel: config.DEFAULT_USER_LEVEL, defaultTimezone: config.BOT_TIMEZONE, shadowMode: config.SHADOW_MODE, llmConfigured: llm !== null, now: o.now,
   });
 
@@ -114,6 +147,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   const chatworkOn = Boolean(config.CHATWORK_API_TOKEN && config.CHATWORK_WEBHOOK_TOKEN);
   if (chatworkOn) {
     const client = new ChatworkClient({ apiToken: config.CHATWORK_API_TOKEN!, baseUrl: config.CHATWORK_API_BASE_URL, logger });
+    chatworkClient = client;
     let botAccountId = o.chatworkBotAccountId;
     if (!botAccountId) {
       try {

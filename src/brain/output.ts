@@ -70,13 +70,14 @@ export function capabilityInputSchema(parameters: Record<string, unknown>): Anth
       alternatives_considered: { type: 'array', items: { type: 'string' } },
     }, ['intent_understanding', 'context_used', 'tool_selection_reason', 'alternatives_considered']),
     confidence: confidenceSchema,
+    action_summary: { type: 'string', description: "One sentence in the person's language saying exactly what will happen (shown when confirmation is needed)." },
     parameters,
     parameter_sources: {
       type: 'array',
       description: 'Where each parameter value came from.',
       items: obj({ name: { type: 'string' }, source: { type: 'string', enum: ['user_message', 'context', 'inferred', 'default'] } }, ['name', 'source']),
     },
-  }, ['reasoning', 'confidence', 'parameters', 'parameter_sources']) as Anthropic.Messages.Tool['input_schema'];
+  }, ['reasoning', 'confidence', 'action_summary', 'parameters', 'parameter_sources']) as Anthropic.Messages.Tool['input_schema'];
 }
 
 const ZScore = z.number().min(0).max(1);
@@ -100,6 +101,7 @@ const ZClarifyInput = z.object({
 const ZCapabilityInput = z.object({
   reasoning: z.object({ intent_understanding: ZIntent, context_used: ZStrings, tool_selection_reason: z.string().optional(), alternatives_considered: ZStrings }),
   confidence: ZConfidence,
+  action_summary: z.string().max(500).optional(),
   parameters: z.record(z.string(), z.unknown()),
   parameter_sources: z.array(z.object({ name: z.string(), source: z.enum(['user_message', 'context', 'inferred', 'default']) })).optional(),
 });
@@ -149,7 +151,7 @@ export function parseModelOutput(content: Anthropic.Messages.ContentBlock[]): Pa
     confidence = prev ? { ...prev, overall: Math.min(prev.overall, p.data.confidence.overall) } : p.data.confidence;
     const sources: Record<string, ParameterSource> = {};
     for (const s of p.data.parameter_sources ?? []) sources[s.name] = s.source;
-    proposals.push({ id: u.id, toolName: u.name, parameters: p.data.parameters, parameterSources: sources });
+    proposals.push({ id: u.id, toolName: u.name, parameters: p.data.parameters, parameterSources: sources, summary: p.data.action_summary });
   }
   return { ok: true, output: { type: 'tool_call', reasoning: reasoning!, confidence: confidence!, proposals } };
 }

@@ -28,6 +28,8 @@ export interface ToolProposal {
   toolName: string;
   parameters: Record<string, unknown>;
   parameterSources?: Record<string, ParameterSource>;
+  /** The model's one-sentence description of the effect, for confirmation questions (checked before use). */
+  summary?: string;
 }
 
 export type BrainOutput =

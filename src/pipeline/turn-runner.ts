@@ -114,7 +114,14 @@ export class TurnRunner {
     }
     const text = output.type === 'text_response' ? output.text : output.question;
     const options = output.type === 'clarification_needed' ? output.options.slice(0, 9).map((label, i) => ({ answer: String(i + 1), label })) : undefined;
-    return this.finalText(ctx, calls, { ...base, decision: output.type === 'clarification_needed' ? 'CLARIFY' : 'REPLY', reasonCode: output.type === 'clarification_needed' ? 'B_CLARIFICATION' : 'B_TEXT_RESPONSE', finalDecider: 'LLM' }, text, options);
+    const clarify = output.type === 'clarification_needed';
+    // A tool turn's summary (EXECUTED, DENIED, …) wins over the plain reply labels.
+    return this.finalText(ctx, calls, {
+      ...base,
+      decision: base.decision ?? (clarify ? 'CLARIFY' : 'REPLY'),
+      reasonCode: base.reasonCode ?? (clarify ? 'B_CLARIFICATION' : 'B_TEXT_RESPONSE'),
+      finalDecider: base.finalDecider ?? 'LLM',
+    }, text, options);
   }
 
   /** Every text the user will see passes the Guardian's reply check here (R-C4). */

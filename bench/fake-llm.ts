@@ -1,0 +1,31 @@
+import type Anthropic from '@anthropic-ai/sdk';
+import type { LlmClient, LlmRequest, LlmResponse } from '../src/brain/llm-client';
+
+const reasoning = { intent_understanding: 'The person wants this handled now, as written in the message.', context_used: ['message'], alternatives_considered: [] };
+const confidence = { overall: 0.95, intent: 0.95, parameters: 0.95 };
+
+/**
+ * A zero-latency scripted model for benchmarks: a message containing 「タスク」 gets a create_task call,
+ * then a reply after the tool result; anything else gets a reply. Usage mimics a cached prefix.
+ */
+export class ZeroLatencyLlm implements LlmClient {
+  calls = 0;
+  lastRequest: LlmRequest | null = null;
+
+  async create(req: LlmRequest): Promise<LlmResponse> {
+    this.calls++;
+    this.lastRequest = req;
+    const last = req.messages.at(-1)!;
+    const text = typeof last.content === 'string' ? last.content : '';
+    const afterTool = Array.isArray(last.content) && last.content.some((b) => (b as { type: string }).type === 'tool_result');
+    let content: Anthropic.Messages.ContentBlock[];
+    if (!afterTool && text.includes('タスク')) {
+      content = [{ type: 'tool_use', id: `toolu_${this.calls}`, name: 'create_task', caller: { type: 'direct' },
+        input: { reasoning: { ...reasoning, tool_selection_reason: 'create_task records the request.' }, confidence, action_summary: '田中太郎さんにタスクを作ります。', parameters: { assignee: '田中太郎', title: '資料作成', due: '明日' }, parameter_sources: [] } } as Anthropic.Messages.ToolUseBlock];
+    } else {
+      content = [{ type: 'tool_use', id: `toolu_${this.calls}`, name: 'reply', caller: { type: 'direct' },
+        input: { reasoning: { ...reasoning, no_tool_reason: 'Conversation only.', response_strategy: 'Answer briefly.' }, confidence, text: afterTool ? 'タスクを作ったウル！ほかにあれば言ってほしいウル🐺' : 'こんにちはウル！何か手伝えることはあるウル？' } } as Anthropic.Messages.ToolUseBlock];
+    }
+    return { content, stopReason: 'tool_use', model: req.model, durationMs: 0, usage: { inputTokens: 300, outputTokens: 80, cacheWriteTokens: 0, cacheReadTokens: 2500 } };
+  }
+}

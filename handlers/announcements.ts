@@ -1,0 +1,65 @@
+/**
+ * Announcements (R-T4): one message to several people, or the whole room, posted in the turn's room.
+ * High risk, so the Guardian asks twice before it runs. Mentions come only from the directory accounts
+ * of resolved members (or the platform's "all" mention), never from model text.
+ */
+import { z } from 'zod';
+import { isAllWord } from '../src/guardian/param-values';
+import { defineTool } from '../src/tools/define-tool';
+import type { PersonCandidate } from '../src/tools/person-resolver';
+import { ToolError } from '../src/tools/types';
+import { requireSender, resolvePersonOrAsk } from './_people';
+
+/** `announce`: posts one message mentioning the recipients (or everyone in the room). */
+export const announce = defineTool({
+  name: 'announce',
+  description:
+    'Post one announcement in the current room, mentioning the given people (names or member ids) or everyone in the room (recipients: "all"). ' +
+    'Use only when the sender explicitly asks to notify people. The message is posted as written; keep it polite and self-contained.',
+  triggerExamples: ['田中さんと鈴木さんに明日の会議は10時からと伝えて', '全員に今日は17時で閉めますとアナウンスして'],
+  input: z.object({
+    recipients: z.union([
+      z.literal('all'),
+      z.array(z.string().trim().min(1).max(100)).min(1).max(50),
+    ]).describe('Person references, or "all" for the whole room.'),
+    message: z.string().trim().min(1).max(2000).describe('The announcement text.'),
+  }),
+  output: z.object({
+    posted: z.literal(true),
+    /** Number of people mentioned, or "all". */
+    recipients: z.union([z.number().int(), z.literal('all')]),
+    /** Recipients without an account on this platform (named in the result, not mentioned). */
+    notMentioned: z.array(z.string()),
+    messageId: z.string().optional(),
+  }),
+  effects: ['chatwork.post'],
+  risk: 'high',
+  requiresConfirmation: false,
+  requiredLevel: 2,
+  paramRoles: { recipients: 'recipients', message: 'text' },
+  handler: async (input, ctx) => {
+    requireSender(ctx);
+    const post = ctx.services.postToRoom;
+    if (!post) throw new ToolError('Posting is not available in this room.', 'NO_POSTING');
+    const refs = input.recipients;
+    if (refs === 'all' || refs.some(isAllWord)) {
+      const r = await post(input.message, { toAll: true });
+      return { posted: true as const, recipients: 'all' as const, notMentioned: [], ...(r.messageId ? { messageId: r.messageId } : {}) };
+    }
+    const people = new Map<string, PersonCandidate>();
+    for (const ref of refs) {
+      const person = await resolvePersonOrAsk(ctx, ref);
+      people.set(person.memberId, person);
+    }
+    const accounts: string[] = [];
+    const notMentioned: string[] = [];
+    for (const p of people.values()) {
+      const account = p.accounts[ctx.platform];
+      if (account) accounts.push(account);
+      else notMentioned.push(p.name);
+    }
+    if (accounts.length === 0) throw new ToolError('None of the recipients has an account on this platform, so nobody can be mentioned here.', 'NO_RECIPIENT_ACCOUNT');
+    const r = await post(input.message, { mentionAccountIds: accounts, toAll: false });
+    return { posted: true as const, recipients: accounts.length, notMentioned, ...(r.messageId ? { messageId: r.messageId } : {}) };
+  },
+});

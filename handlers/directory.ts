@@ -1,0 +1,73 @@
+/**
+ * Directory lookups (R-T4): who is who — names, aliases, departments and titles of active members.
+ * Levels, preferences and platform accounts are never returned.
+ */
+import { z } from 'zod';
+import { defineTool } from '../src/tools/define-tool';
+import { normaliseName } from '../src/tools/person-resolver';
+import { ToolError } from '../src/tools/types';
+import { dbOf, departmentNames } from './_people';
+
+/** Maximum number of members one lookup returns. */
+export const LOOKUP_LIMIT = 10;
+
+/** Plain normalisation (width, spaces, case) keeping honorifics, so that 「社長」 still matches. */
+function plain(s: string): string {
+  return s.normalize('NFKC').replace(/[\s\u3000]+/g, '').toLowerCase();
+}
+
+/** Match rank of one text against the query (lower is better), or undefined. */
+function rank(text: string, q: string, qPlain: string): number | undefined {
+  const forms = [normaliseName(text), plain(text)].filter((f) => f.length > 0);
+  if (forms.some((f) => f === q || f === qPlain)) return 0;
+  if (forms.some((f) => f.startsWith(q) || f.startsWith(qPlain))) return 1;
+  if (forms.some((f) => f.includes(q) || f.includes(qPlain))) return 2;
+  return undefined;
+}
+
+/** `lookup_person`: finds members by id, name, alias or department name. */
+export const lookupPerson = defineTool({
+  name: 'lookup_person',
+  description:
+    `Look up members of the organisation by id, name, alias (e.g. 田中さん) or department name. Returns at most ${LOOKUP_LIMIT} active members ` +
+    'with their id, name, aliases, department and title. Use it to find who someone is or who belongs to a department.',
+  triggerExamples: ['田中さんって誰？', '東京営業課のメンバーは？', '佐藤部長の部署を教えて'],
+  effects: [],
+  risk: 'none',
+  requiredLevel: 1,
+  input: z.object({ query: z.string().trim().min(1).max(100).describe('A name, alias, member id or department name.') }),
+  output: z.object({
+    members: z.array(z.object({
+      memberId: z.string(), name: z.string(), aliases: z.array(z.string()),
+      department: z.string().nullable(), title: z.string().nullable(),
+    })),
+    more: z.boolean(),
+  }),
+  async handler(input, ctx) {
+    const db = dbOf(ctx);
+    const q = normaliseName(input.query);
+    const qPlain = plain(input.query);
+    if (!q && !qPlain) throw new ToolError('Give a name, alias, member id or department to look up.', 'EMPTY_QUERY');
+    const [members, depts] = await Promise.all([
+      db.member.findMany({
+        where: { orgId: ctx.orgId, active: true },
+        select: { id: true, name: true, aliases: true, departmentId: true, title: true },
+        orderBy: { id: 'asc' },
+      }),
+      departmentNames(db, ctx.orgId),
+    ]);
+    const scored = members.flatMap((m) => {
+      const dept = m.departmentId ? depts.get(m.departmentId) ?? null : null;
+      const ranks = [
+        m.id.toLowerCase() === qPlain ? 0 : m.id.toLowerCase().includes(qPlain) ? 2 : undefined,
+        rank(m.name, q || qPlain, qPlain),
+        ...m.aliases.map((a) => rank(a, q || qPlain, qPlain)),
+        dept ? ((r) => (r === undefined ? undefined : 3 + r))(rank(dept, qPlain, qPlain)) : undefined,
+      ].filter((r): r is number => r !== undefined);
+      if (ranks.length === 0) return [];
+      return [{ score: Math.min(...ranks), out: { memberId: m.id, name: m.name, aliases: m.aliases, department: dept, title: m.title } }];
+    });
+    scored.sort((a, b) => a.score - b.score || a.out.memberId.localeCompare(b.out.memberId));
+    return { members: scored.slice(0, LOOKUP_LIMIT).map((s) => s.out), more: scored.length > LOOKUP_LIMIT };
+  },
+});

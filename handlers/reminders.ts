@@ -1,0 +1,111 @@
+/**
+ * Reminder capabilities (R-T4): a one-off reminder posted in the room where it was asked for, the
+ * sender's scheduled reminders, and cancelling one of them. The notice itself is sent by the scheduler.
+ */
+import { z } from 'zod';
+import { defineTool } from '../src/tools/define-tool';
+import { ToolError } from '../src/tools/types';
+import { createOnce, dbOf, memberName, requireSender, resolvePersonOrAsk } from './_people';
+import { formatLocalIso, parseWhen } from './_when';
+
+/** Time of day used when a reminder is given as a bare date. */
+export const REMINDER_DEFAULT_TIME = { hh: 9, mm: 0, ss: 0 } as const;
+/** Level needed to remind someone other than oneself. */
+export const REMIND_OTHERS_LEVEL = 2;
+const LIST_LIMIT = 20;
+
+const personOut = z.object({ memberId: z.string(), name: z.string() });
+
+/** `create_reminder`: remind the sender (or, from level 2, someone else) at a given time. */
+export const createReminder = defineTool({
+  name: 'create_reminder',
+  description:
+    'Schedule a one-off reminder message in this room at a given time, for the sender (default) or another member. ' +
+    'Everyone may remind themselves; reminding someone else needs level 2 or higher.',
+  triggerExamples: ['明日の9時に請求書の件をリマインドして', '金曜15時に田中太郎さんに会議資料のことをリマインドして'],
+  effects: ['db.reminder_create'],
+  risk: 'none',
+  requiredLevel: 1,
+  paramRoles: { when: 'date', person: 'person', text: 'text' },
+  input: z.object({
+    when: z.string().trim().min(1).max(40).describe('When: ISO date-time with offset (e.g. 2026-12-01T15:00:00+09:00), or YYYY-MM-DD meaning 09:00 that day.'),
+    text: z.string().trim().min(1).max(1000).describe('What to remind about.'),
+    person: z.string().trim().min(1).max(200).optional().describe('Who is reminded: name, alias, member id. Omit for the sender.'),
+  }),
+  output: z.object({ reminderId: z.string(), remindAt: z.string(), person: personOut, text: z.string() }),
+  async handler(input, ctx) {
+    const sender = requireSender(ctx);
+    const db = dbOf(ctx);
+    const when = parseWhen(input.when, ctx.timezone, REMINDER_DEFAULT_TIME);
+    if (!when) throw new ToolError('"when" must be an ISO date-time with offset or a date (YYYY-MM-DD); ask the person for the time.', 'INVALID_DATE');
+    const key = ctx.idempotencyKey || null;
+    const find = () => (key ? db.reminder.findUnique({ where: { idempotencyKey: key } }) : Promise.resolve(null));
+    const earlier = await find();
+    if (earlier) {
+      const name = await memberName(db, earlier.orgId, earlier.memberId);
+      return { reminderId: earlier.id, remindAt: formatLocalIso(earlier.remindAt, ctx.timezone), person: { memberId: earlier.memberId, name }, text: earlier.text };
+    }
+    if (when.at.getTime() <= ctx.now().getTime()) throw new ToolError('That time has already passed; ask the person for a future time.', 'PAST_TIME');
+    const target = input.person ? await resolvePersonOrAsk(ctx, input.person) : { memberId: sender.id, name: sender.name };
+    if (target.memberId !== sender.id && sender.level < REMIND_OTHERS_LEVEL) {
+      throw new ToolError('The sender may only set reminders for themselves.', 'FORBIDDEN');
+    }
+    const { row } = await createOnce(find, () => db.reminder.create({
+      data: { orgId: ctx.orgId, platform: ctx.platform, roomId: ctx.roomId, memberId: target.memberId, text: input.text, remindAt: when.at, idempotencyKey: key },
+    }));
+    return { reminderId: row.id, remindAt: formatLocalIso(row.remindAt, ctx.timezone), person: { memberId: target.memberId, name: target.name }, text: row.text };
+  },
+});
+
+/** `list_reminders`: the sender's scheduled reminders, soonest first. */
+export const listReminders = defineTool({
+  name: 'list_reminders',
+  description: `List the sender's scheduled (not yet sent) reminders, soonest first, at most ${LIST_LIMIT}.`,
+  triggerExamples: ['リマインダーの一覧を見せて', '設定したリマインドは？'],
+  effects: [],
+  risk: 'none',
+  requiredLevel: 1,
+  input: z.object({}),
+  output: z.object({
+    reminders: z.array(z.object({ reminderId: z.string(), remindAt: z.string(), text: z.string() })),
+    more: z.boolean(),
+  }),
+  async handler(_input, ctx) {
+    const sender = requireSender(ctx);
+    const rows = await dbOf(ctx).reminder.findMany({
+      where: { orgId: ctx.orgId, memberId: sender.id, status: 'scheduled' },
+      orderBy: [{ remindAt: 'asc' }, { id: 'asc' }],
+      take: LIST_LIMIT + 1,
+    });
+    return {
+      reminders: rows.slice(0, LIST_LIMIT).map((r) => ({ reminderId: r.id, remindAt: formatLocalIso(r.remindAt, ctx.timezone), text: r.text })),
+      more: rows.length > LIST_LIMIT,
+    };
+  },
+});
+
+/** `cancel_reminder`: cancels one of the sender's own scheduled reminders. */
+export const cancelReminder = defineTool({
+  name: 'cancel_reminder',
+  description: 'Cancel one of the sender\'s own scheduled reminders by its id (from list_reminders).',
+  triggerExamples: ['明日のリマインドはやっぱり取り消して', 'さっきのリマインダーをキャンセルして'],
+  effects: ['db.reminder_update'],
+  risk: 'none',
+  requiredLevel: 1,
+  input: z.object({ reminder_id: z.string().trim().min(1).max(100).describe('The reminder id.') }),
+  output: z.object({ reminderId: z.string(), status: z.literal('cancelled'), alreadyCancelled: z.boolean() }),
+  async handler(input, ctx) {
+    const sender = requireSender(ctx);
+    const db = dbOf(ctx);
+    const r = await db.reminder.findFirst({ where: { id: input.reminder_id, orgId: ctx.orgId, memberId: sender.id } });
+    if (!r) throw new ToolError(`The sender has no reminder with id "${input.reminder_id}".`, 'NOT_FOUND');
+    if (r.status === 'sent') throw new ToolError('That reminder has already been sent.', 'ALREADY_SENT');
+    if (r.status === 'cancelled') return { reminderId: r.id, status: 'cancelled' as const, alreadyCancelled: true };
+    const { count } = await db.reminder.updateMany({ where: { id: r.id, status: 'scheduled' }, data: { status: 'cancelled' } });
+    if (count === 0) {
+      const now = await db.reminder.findUnique({ where: { id: r.id }, select: { status: true } });
+      if (now?.status === 'sent') throw new ToolError('That reminder has already been sent.', 'ALREADY_SENT');
+    }
+    return { reminderId: r.id, status: 'cancelled' as const, alreadyCancelled: count === 0 };
+  },
+});

@@ -1,0 +1,99 @@
+import type { ContextSource } from '../context-builder';
+import { normaliseName } from '../../tools/person-resolver';
+
+/** Shortest name or alias that is looked for in a message. */
+const MIN_TERM_LENGTH = 2;
+/** At most this many members are listed. */
+const MAX_PERSONS = 10;
+
+/** Width, spaces and case normalised; honorifics kept (so 「社長」 stays findable). */
+function plain(s: string): string {
+  return s.normalize('NFKC').replace(/[\s\u3000]+/g, '').toLowerCase();
+}
+
+interface Term {
+  /** Normalised form looked for in the text. */
+  key: string;
+  /** The name or alias as written in the directory (for the ambiguity line). */
+  label: string;
+  memberIds: Set<string>;
+}
+
+const HIRAGANA = /^[\u3041-\u309f]+$/;
+
+/**
+ * Every occurrence [start, end) of `key` in `text`. A hiragana-only key (「たなか」) must not follow
+ * another hiragana letter, so that it is not found inside ordinary words (「したなかった」).
+ */
+function occurrences(text: string, key: string): [number, number][] {
+  const out: [number, number][] = [];
+  const kana = HIRAGANA.test(key);
+  for (let i = text.indexOf(key); i >= 0; i = text.indexOf(key, i + 1)) {
+    if (kana && i > 0 && HIRAGANA.test(text[i - 1]!)) continue;
+    out.push([i, i + key.length]);
+  }
+  return out;
+}
+
+/**
+ * Terms found in the text, minus those whose every occurrence lies inside a longer found term
+ * (「田中太郎さん」 names 田中太郎 only, not every 田中).
+ */
+function matchedTerms(text: string, terms: Term[]): Term[] {
+  const found = terms.map((t) => ({ t, occ: occurrences(text, t.key) })).filter((x) => x.occ.length > 0);
+  return found
+    .filter(({ t, occ }) => occ.some(([s, e]) => !found.some((o) => o.t.key.length > t.key.length && o.occ.some(([os, oe]) => os <= s && e <= oe))))
+    .map((x) => x.t);
+}
+
+/**
+ * Known persons (R-X1): members of the organisation whose name or alias appears in the message, as
+ * 「田中太郎（id: tanaka-taro、東京営業課）」, plus a note when a reference (e.g. 田中さん) fits several
+ * members. Only directory fields every member may see (no levels, preferences or accounts).
+ */
+export const personsSource: ContextSource = {
+  name: 'persons',
+  async load({ db, msg }) {
+    const text = plain(msg.text);
+    if (text.length < MIN_TERM_LENGTH) return null;
+    const members = await db.member.findMany({
+      where: { orgId: msg.orgId, active: true },
+      select: { id: true, name: true, aliases: true, departmentId: true },
+      orderBy: { id: 'asc' },
+    });
+    const terms = new Map<string, Term>();
+    for (const m of members) {
+      for (const raw of [m.name, ...m.aliases]) {
+        for (const key of new Set([normaliseName(raw), plain(raw)])) {
+          if (key.length < MIN_TERM_LENGTH) continue;
+          const t = terms.get(key) ?? { key, label: raw, memberIds: new Set<string>() };
+          t.memberIds.add(m.id);
+          terms.set(key, t);
+        }
+      }
+    }
+    const hits = matchedTerms(text, [...terms.values()]);
+    if (hits.length === 0) return null;
+    const ids = new Set(hits.flatMap((t) => [...t.memberIds]));
+    const listed = members.filter((m) => ids.has(m.id)).slice(0, MAX_PERSONS);
+    const deptIds = [...new Set(members.filter((m) => ids.has(m.id)).map((m) => m.departmentId).filter((d): d is string => d !== null))];
+    const depts = new Map((await db.department.findMany({ where: { orgId: msg.orgId, id: { in: deptIds } }, select: { id: true, name: true } })).map((d) => [d.id, d.name]));
+    const label = (m: (typeof members)[number]) => {
+      const dept = m.departmentId ? depts.get(m.departmentId) : undefined;
+      return `${m.name}（id: ${m.id}${dept ? `、${dept}` : ''}）`;
+    };
+    const lines = listed.map(label);
+    const ambiguous = new Map<string, { labels: string[]; count: number }>();
+    for (const t of hits.filter((h) => h.memberIds.size > 1)) {
+      const names = members.filter((m) => t.memberIds.has(m.id)).map(label);
+      const sig = names.join('、');
+      const entry = ambiguous.get(sig) ?? { labels: [], count: names.length };
+      entry.labels.push(t.label);
+      ambiguous.set(sig, entry);
+    }
+    for (const [names, { labels, count }] of ambiguous) {
+      lines.push(`注意: 「${labels.join('」「')}」に当てはまる人が${count}人います（${names}）。どの方か分からないときは本人に確認すること。`);
+    }
+    return { title: 'メッセージに出てくる人物（組織名簿）', lines };
+  },
+};

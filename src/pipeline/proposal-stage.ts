@@ -1,0 +1,246 @@
+import type Anthropic from '@anthropic-ai/sdk';
+import type { ReplyOption } from '../adapters/types';
+import { authorize, filterToolsForActor, loadDirectory, type Actor, type AuthDecision, type Directory } from '../authorization';
+import { BrainFailure, type Brain, type BrainDecision, type LlmCallRecord } from '../brain/brain';
+import { fill, personaMessage, type PromptSet } from '../brain/prompts';
+import { reasoningText, type BrainOutput, type ToolProposal } from '../brain/types';
+import type { TurnContext } from '../context/types';
+import type { Db } from '../db/prisma';
+import { asAppError } from '../errors/app-error';
+import { checkReplyText, evaluateProposal, type GuardianConfig, type GuardianPolicy, type GuardianVerdict } from '../guardian';
+import type { ClaimedItem } from '../intake/work-queue';
+import type { Logger } from '../observability/logger';
+import type { SessionKey } from '../state/session-key';
+import type { ExecutionResult, ToolExecutor } from '../tools/executor';
+import type { ToolRegistry } from '../tools/registry';
+import type { ToolContext, ToolServices } from '../tools/types';
+import type { ToolStage } from './tool-stage';
+import type { TurnOutcome, TurnRunner } from './turn-runner';
+
+/** The part of the BrainStateManager the proposal stage needs. */
+export interface PendingStore {
+  createPending(key: SessionKey, input: {
+    orgId: string; memberId: string | null; turnId?: string; proposal: ToolProposal & Record<string, unknown>; question: string;
+    confirmationType: 'single' | 'double'; originalMessage: string; reasoning: string; confidence: number; reasonCode: string;
+  }): Promise<{ id: string }>;
+}
+
+/** One proposal's path through the deciding layers, for the turn record. */
+export interface ProposalTrail {
+  step: number;
+  tool: string;
+  parameters: unknown;
+  guardian: { action: string; reasonCode: string; trace?: unknown };
+  auth?: { result: string; reasonCode: string };
+  execution?: { status: string; ms: number; code?: string; errorId?: string; output?: unknown };
+}
+
+export interface ProposalStageDeps {
+  db: Db;
+  brain: Brain;
+  registry: ToolRegistry;
+  executor: ToolExecutor;
+  prompts: PromptSet;
+  guardianConfig: GuardianConfig;
+  stepBudget: number;
+  shadowMode: boolean;
+  logger: Logger;
+  pending?: PendingStore;
+  /** Builds the platform services for a turn (ChatWork tasks, posting to the room). */
+  services: (ctx: TurnContext, idempotencyKey: string) => ToolServices;
+  now?: () => Date;
+}
+
+/** Button keys for a pending action (Discord/console); text answers "1"/"2" work everywhere. */
+export function confirmationOptions(p: PromptSet, lang: 'ja' | 'en', pendingId: string): ReplyOption[] {
+  const compact = pendingId.replace(/-/g, '');
+  return [
+    { answer: '1', label: personaMessage(p, 'confirm.yes', lang), key: `h1:${compact}_a`, style: 'primary' },
+    { answer: '2', label: personaMessage(p, 'confirm.no', lang), key: `h1:${compact}_d`, style: 'secondary' },
+  ];
+}
+
+/**
+ * Proposals → Guardian → AuthorizationGate → executor, looping results back to the brain within a step
+ * budget (R-B3). CONFIRM stops and asks; BLOCK and DENIED go back to the model as errors it must not
+ * retry blindly; nothing runs that both layers did not allow.
+ */
+export class ProposalStage implements ToolStage {
+  constructor(private readonly d: ProposalStageDeps) {}
+
+  toolsFor(actor: Actor): Anthropic.Messages.Tool[] {
+    return filterToolsForActor(actor, this.d.registry.all()).map((t) => this.d.registry.toAnthropic(this.d.registry.get(t.name)!));
+  }
+
+  async run(input: { ctx: TurnContext; actor: Actor; decision: BrainDecision; item: ClaimedItem; turnRunner: TurnRunner }): Promise<TurnOutcome> {
+    const { ctx, actor, item, turnRunner } = input;
+    const trail: ProposalTrail[] = [];
+    const calls: LlmCallRecord[] = [...input.decision.calls];
+    const tools = this.toolsFor(actor);
+    const base = () => ({ ...turnRunner.baseRecord(ctx, actor, input.decision), proposals: trail, toolsMs: trail.reduce((a, t) => a + (t.execution?.ms ?? 0), 0) });
+    const [policies, directory] = await Promise.all([this.policies(ctx.org.id), loadDirectory(this.d.db, ctx.org.id)]);
+    let continuation: Anthropic.Messages.MessageParam[] = [];
+    let current: BrainDecision = input.decision;
+
+    for (let step = 1; ; step++) {
+      const out = current.output;
+      if (out.type !== 'tool_call') {
+        return turnRunner.answerOutput(ctx, out, calls, { ...base(), ...this.summaryRecord(trail) });
+      }
+      if (step > this.d.stepBudget) {
+        return turnRunner.finalText(ctx, calls, { ...base(), decision: 'ERROR', reasonCode: 'BUDGET_EXCEEDED', finalDecider: 'SYSTEM', errorCategory: 'SYSTEM' },
+          personaMessage(this.d.prompts, 'error.BUDGET_EXCEEDED', ctx.language));
+      }
+      const results: Anthropic.Messages.ToolResultBlockParam[] = [];
+      for (const [index, proposal] of out.proposals.entries()) {
+        const verdict = this.guard(ctx, actor, out, proposal);
+        const t: ProposalTrail = { step, tool: proposal.toolName, parameters: proposal.parameters, guardian: { action: verdict.action, reasonCode: verdict.reasonCode, trace: verdict.trace } };
+        trail.push(t);
+        if (verdict.reasonCode.startsWith('G_CONSTITUTION')) {
+          this.d.logger.error({ alert: 'constitution_violation', reasonCode: verdict.reasonCode, tool: proposal.toolName, roomId: ctx.room.roomId }, 'ADMIN ALERT: constitution violation by the LLM proposal');
+        }
+        if (verdict.action === 'BLOCK') {
+          results.push(this.errorResult(proposal, `BLOCKED (${verdict.reasonCode}): ${verdict.reason}. Do not retry this call; explain to the person plainly.`));
+          continue;
+        }
+        const params = verdict.modifiedParameters ?? proposal.parameters;
+        const auth = this.authorize(actor, { ...proposal, parameters: params }, directory);
+        t.auth = { result: auth.result, reasonCode: auth.reasonCode };
+        if (auth.result === 'DENIED') {
+          results.push(this.errorResult(proposal, `DENIED (${auth.reasonCode}): the person is not permitted to do this. Do not retry; tell them politely without revealing any data.`));
+          continue;
+        }
+        if (verdict.action === 'CONFIRM') {
+          return this.askConfirmation(ctx, actor, out, { ...proposal, parameters: params }, verdict, calls, base(), trail, out.proposals.length - index - 1);
+        }
+        if (this.d.shadowMode) {
+          t.execution = { status: 'shadow', ms: 0 };
+          results.push(this.errorResult(proposal, 'SHADOW MODE: not executed. Tell the person this is a trial run.'));
+          continue;
+        }
+        const exec = await this.d.executor.run(proposal.toolName, params, this.toolContext(ctx, actor, `${item.dedupeKey}:${step}:${index}`));
+        t.execution = this.execTrail(exec);
+        if (exec.status === 'clarify') {
+          const q = ctx.language === 'en' && exec.questionEn ? exec.questionEn : exec.question;
+          return turnRunner.finalText(ctx, calls, { ...base(), decision: 'CLARIFY', reasonCode: 'T_CLARIFICATION', finalDecider: 'SYSTEM', guardianAction: verdict.action, guardianReason: verdict.reasonCode, authResult: auth.result, authReason: auth.reasonCode },
+            q, exec.options.slice(0, 9).map((label, i) => ({ answer: String(i + 1), label })));
+        }
+        if (exec.status === 'internal_error') this.d.logger.error({ errorId: exec.errorId, tool: proposal.toolName, err: exec.internal }, 'tool failed');
+        results.push(this.resultBlock(proposal, exec));
+      }
+      continuation = [...continuation, { role: 'assistant', content: current.assistantContent as Anthropic.Messages.ContentBlockParam[] }, { role: 'user', content: results }];
+      try {
+        current = await this.d.brain.decide({ ctx, tools, continuation, purpose: `step_${step + 1}` });
+        calls.push(...current.calls);
+      } catch (err) {
+        const app = asAppError(err, 'LLM_UNAVAILABLE');
+        if (err instanceof BrainFailure) calls.push(...err.calls);
+        const executed = trail.filter((x) => x.execution?.status === 'ok');
+        const text = executed.length > 0
+          ? personaMessage(this.d.prompts, 'confirm.executed', ctx.language, { summary: '' })
+          : personaMessage(this.d.prompts, `error.${app.code}`, ctx.language, { errorId: app.errorId });
+        return turnRunner.finalText(ctx, calls, { ...base(), ...this.summaryRecord(trail), decision: executed.length > 0 ? 'EXECUTED' : 'ERROR', reasonCode: app.code, finalDecider: 'SYSTEM', errorId: app.errorId, errorCategory: app.category }, text);
+      }
+    }
+  }
+
+  /** Guardian verdict for one proposal (pure; the turn's facts passed in). */
+  private guard(ctx: TurnContext, actor: Actor, out: Extract<BrainOutput, { type: 'tool_call' }>, proposal: ToolProposal): GuardianVerdict {
+    return evaluateProposal({
+      proposal, tool: this.d.registry.meta(proposal.toolName), reasoning: out.reasoning, confidence: out.confidence, policies: this.cachedPolicies, config: this.d.guardianConfig,
+      context: { senderMemberId: actor.memberId ?? undefined, senderName: actor.name ?? undefined, now: ctx.now, timezone: ctx.org.timezone },
+    });
+  }
+
+  private authorize(actor: Actor, proposal: ToolProposal, directory: Directory): AuthDecision {
+    return authorize({ actor, tool: this.d.registry.meta(proposal.toolName), proposal, directory });
+  }
+
+  private cachedPolicies: GuardianPolicy[] = [];
+
+  private async policies(orgId: string): Promise<GuardianPolicy[]> {
+    const rows = await this.d.db.policy.findMany({ where: { orgId }, orderBy: [{ priority: 'desc' }, { id: 'asc' }] });
+    this.cachedPolicies = rows.filter((r) => r.rule !== null).map((r) => ({ id: r.id, title: r.title, rule: r.rule as GuardianPolicy['rule'] }));
+    return this.cachedPolicies;
+  }
+
+  private async askConfirmation(ctx: TurnContext, actor: Actor, out: Extract<BrainOutput, { type: 'tool_call' }>, proposal: ToolProposal, verdict: GuardianVerdict,
+    calls: LlmCallRecord[], base: ReturnType<TurnRunner['baseRecord']>, trail: ProposalTrail[], dropped: number): Promise<TurnOutcome> {
+    const p = this.d.prompts;
+    const lang = ctx.language;
+    const summary = this.describe(proposal, lang);
+    const note = verdict.userNoteJa && lang === 'ja' ? `（${verdict.userNoteJa}）\n` : '';
+    const question = fill(personaMessage(p, 'confirm.question', lang), { summary, note });
+    const record = { ...base, decision: 'CONFIRM', reasonCode: verdict.reasonCode, finalDecider: 'SYSTEM' as const, guardianAction: 'CONFIRM', guardianReason: verdict.reasonCode, authResult: 'ALLOWED', notes: { dropped, confirmationType: verdict.confirmationType ?? 'single' } };
+    if (!this.d.pending) {
+      // Without a state manager nothing can be approved later: ask, record, execute nothing.
+      return { text: question, title: personaMessage(p, 'confirm.title', lang), calls, record: { ...record, execution: { status: 'not_executed', reason: 'confirmation required' } } };
+    }
+    const key: SessionKey = { platform: ctx.message.platform, roomId: ctx.message.roomId, accountId: ctx.message.senderAccountId };
+    const pending = await this.d.pending.createPending(key, {
+      orgId: ctx.org.id, memberId: actor.memberId, proposal: { ...proposal, summary, guardianNote: verdict.userNoteJa ?? null } as ToolProposal & Record<string, unknown>,
+      question, confirmationType: verdict.confirmationType ?? 'single', originalMessage: ctx.message.text,
+      reasoning: reasoningText(out.reasoning), confidence: out.confidence.overall, reasonCode: verdict.reasonCode,
+    });
+    void trail;
+    return { text: question, title: personaMessage(p, 'confirm.title', lang), options: confirmationOptions(p, lang, pending.id), calls, record: { ...record, execution: { status: 'pending_confirmation', pendingActionId: pending.id } } };
+  }
+
+  /** What will happen, in the person's words if the model gave a safe summary, else from the call. */
+  describe(proposal: ToolProposal, lang: 'ja' | 'en'): string {
+    const s = proposal.summary?.trim();
+    if (s && checkReplyText(s, this.d.guardianConfig).action === 'ALLOW') return s;
+    const params = Object.entries(proposal.parameters).map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(', ') : typeof v === 'object' ? JSON.stringify(v) : String(v)}`).join(' / ');
+    const safe = checkReplyText(params, this.d.guardianConfig);
+    const shown = safe.action === 'BLOCK' ? '' : ` (${safe.text})`;
+    return lang === 'en' ? `Run "${proposal.toolName}"${shown}.` : `「${proposal.toolName}」を実行します${shown}。`;
+  }
+
+  toolContext(ctx: TurnContext, actor: Actor, idempotencyKey: string): ToolContext {
+    return {
+      orgId: ctx.org.id, platform: ctx.message.platform, roomId: ctx.message.roomId,
+      member: actor.memberId ? { id: actor.memberId, name: actor.name ?? '', level: actor.level, departmentId: actor.departmentId } : null,
+      idempotencyKey, now: () => this.d.now?.() ?? new Date(), timezone: ctx.org.timezone, services: this.d.services(ctx, idempotencyKey),
+    };
+  }
+
+  private execTrail(exec: ExecutionResult): ProposalTrail['execution'] {
+    switch (exec.status) {
+      case 'ok': return { status: 'ok', ms: exec.ms, output: exec.output };
+      case 'error': return { status: 'error', ms: exec.ms, code: exec.code };
+      case 'clarify': return { status: 'clarify', ms: exec.ms };
+      case 'internal_error': return { status: 'internal_error', ms: exec.ms, errorId: exec.errorId };
+    }
+  }
+
+  /** Sanitised result for the model: outputs and model-safe errors; internal errors only as an id. */
+  resultBlock(proposal: ToolProposal, exec: ExecutionResult): Anthropic.Messages.ToolResultBlockParam {
+    if (exec.status === 'ok') return { type: 'tool_result', tool_use_id: proposal.id, content: JSON.stringify(exec.output) };
+    if (exec.status === 'error') return this.errorResult(proposal, `${exec.code}: ${exec.modelMessage}`);
+    if (exec.status === 'internal_error') return this.errorResult(proposal, `The tool failed (error id ${exec.errorId}). Apologise and suggest trying again later.`);
+    return this.errorResult(proposal, 'Needs clarification.');
+  }
+
+  private errorResult(proposal: ToolProposal, text: string): Anthropic.Messages.ToolResultBlockParam {
+    return { type: 'tool_result', tool_use_id: proposal.id, is_error: true, content: text };
+  }
+
+  /** Turn-level Guardian/Auth summary: the strictest outcome of the turn's proposals. */
+  private summaryRecord(trail: ProposalTrail[]): Record<string, unknown> {
+    if (trail.length === 0) return {};
+    const order = ['BLOCK', 'CONFIRM', 'MODIFY', 'ALLOW'];
+    const worst = [...trail].sort((a, b) => order.indexOf(a.guardian.action) - order.indexOf(b.guardian.action))[0]!;
+    const denied = trail.find((t) => t.auth?.result === 'DENIED');
+    const executed = trail.some((t) => t.execution?.status === 'ok');
+    const auth = denied?.auth ?? trail.find((t) => t.auth)?.auth;
+    const blocked = worst.guardian.action === 'BLOCK';
+    return {
+      guardianAction: worst.guardian.action, guardianReason: worst.guardian.reasonCode,
+      authResult: auth?.result ?? null, authReason: auth?.reasonCode ?? null,
+      execution: trail.map((t) => ({ tool: t.tool, ...t.execution })),
+      decision: executed ? 'EXECUTED' : blocked ? 'BLOCK' : denied ? 'DENIED' : 'REPLY',
+      reasonCode: executed ? 'T_EXECUTED' : blocked ? worst.guardian.reasonCode : denied ? denied.auth!.reasonCode : 'B_TEXT_RESPONSE',
+      finalDecider: 'SYSTEM',
+    };
+  }
+}

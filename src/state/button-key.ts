@@ -1,0 +1,53 @@
+/**
+ * Button keys for confirmation buttons (Discord custom_id, console): `h1:<id>_<a|d>`, at most 100
+ * characters and always matching /^h1:[A-Za-z0-9_-]{1,90}$/. A UUID is written as its 32 lower-case
+ * hex digits; any other id as "x" + base64url of its UTF-8 bytes ("x" is not hex, so never ambiguous).
+ */
+
+/** A decoded button click. */
+export interface ButtonAnswer {
+  pendingId: string;
+  answer: 'approve' | 'deny';
+}
+
+const KEY = /^h1:([A-Za-z0-9_-]{1,88})_([ad])$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const HEX32 = /^[0-9a-f]{32}$/;
+const BASE64URL = /^[A-Za-z0-9_-]+$/;
+const MAX_BODY = 88;
+
+function encodeId(pendingId: string): string {
+  const lower = pendingId.toLowerCase();
+  if (UUID.test(lower)) return lower.replace(/-/g, '');
+  return `x${Buffer.from(pendingId, 'utf8').toString('base64url')}`;
+}
+
+function decodeId(body: string): string | null {
+  if (HEX32.test(body)) {
+    return `${body.slice(0, 8)}-${body.slice(8, 12)}-${body.slice(12, 16)}-${body.slice(16, 20)}-${body.slice(20)}`;
+  }
+  if (!body.startsWith('x')) return null;
+  const b64 = body.slice(1);
+  if (!BASE64URL.test(b64)) return null;
+  const id = Buffer.from(b64, 'base64url').toString('utf8');
+  // Only the canonical encoding is accepted (no padding tricks, no invalid UTF-8).
+  if (id.length === 0 || Buffer.from(id, 'utf8').toString('base64url') !== b64) return null;
+  return id;
+}
+
+/** The button key for approving or denying a pending action. Throws if the id is too long to fit. */
+export function buttonKey(pendingId: string, answer: 'approve' | 'deny'): string {
+  const body = encodeId(pendingId);
+  if (pendingId.length === 0 || body.length > MAX_BODY) throw new Error('pending id does not fit in a button key');
+  return `h1:${body}_${answer === 'approve' ? 'a' : 'd'}`;
+}
+
+/** Decodes a button key; null for anything malformed (never throws). */
+export function parseButtonKey(key: unknown): ButtonAnswer | null {
+  if (typeof key !== 'string' || key.length > 100) return null;
+  const m = KEY.exec(key);
+  if (!m) return null;
+  const pendingId = decodeId(m[1]!);
+  if (pendingId === null) return null;
+  return { pendingId, answer: m[2] === 'a' ? 'approve' : 'deny' };
+}

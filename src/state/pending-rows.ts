@@ -1,0 +1,52 @@
+/** Mapping between stored rows and the plain views of `./types` (internal to src/state). */
+import type { PendingAction } from '../generated/prisma/client';
+import type { SessionKey } from './session-key';
+import type { PendingActionView, PendingStatus, StoredProposal } from './types';
+
+/** A pending_actions row as Prisma (or `RETURNING *`) gives it. */
+export type PendingRow = PendingAction;
+
+/** The row as a plain view. */
+export function toPendingView(row: PendingRow): PendingActionView {
+  return {
+    id: row.id,
+    orgId: row.orgId,
+    key: { platform: row.platform, roomId: row.roomId, accountId: row.accountId },
+    memberId: row.memberId,
+    turnId: row.turnId,
+    status: row.status as PendingStatus,
+    proposal: row.proposal as unknown as StoredProposal,
+    question: row.question,
+    confirmationType: row.confirmationType === 'double' ? 'double' : 'single',
+    confirmationsGiven: row.confirmationsGiven,
+    originalMessage: row.originalMessage,
+    reasoning: row.reasoning,
+    confidence: Number(row.confidence),
+    reasonCode: row.reasonCode,
+    expiresAt: row.expiresAt,
+    decidedAt: row.decidedAt,
+    executedAt: row.executedAt,
+    result: row.result,
+    createdAt: row.createdAt,
+  };
+}
+
+/** True when the row belongs to exactly this session (platform, room and account). */
+export function isOwner(row: { platform: string; roomId: string; accountId: string }, key: SessionKey): boolean {
+  return row.platform === key.platform && row.roomId === key.roomId && row.accountId === key.accountId;
+}
+
+/** Text without NUL characters (PostgreSQL text and jsonb cannot hold them). */
+export function pgText(s: string): string {
+  return s.replace(/\u0000/g, '');
+}
+
+/** A value as JSON text for a `::jsonb` parameter (undefined → null; unserialisable → its string form). */
+export function jsonText(value: unknown): string {
+  const strip = (_k: string, v: unknown) => (typeof v === 'string' ? pgText(v) : v);
+  try {
+    return JSON.stringify(value ?? null, strip) ?? 'null';
+  } catch {
+    return JSON.stringify(pgText(String(value)));
+  }
+}

@@ -1,0 +1,118 @@
+import type { InboundMessage } from '../../src/adapters/types';
+import { personsSource } from '../../src/context/sources/persons.source';
+import { formatDueJa, tasksSource } from '../../src/context/sources/tasks.source';
+import type { SenderProfile } from '../../src/context/types';
+import { createTestDatabase, type TestDatabase } from '../helpers/db';
+import { NOW, seedSample } from '../handlers/tool-context';
+
+const TZ = 'Asia/Tokyo';
+
+function message(text: string): InboundMessage {
+  return {
+    platform: 'console', orgId: 'acme', roomId: 'console-general', senderAccountId: 'suzuki-kenji', text, rawText: text,
+    mentions: [], platformMessageId: `m-${Math.random()}`, sentAt: NOW.toISOString(),
+  };
+}
+
+function sender(memberId: string | null, name = '鈴木健二'): SenderProfile {
+  return { known: memberId !== null, memberId, name, level: 4, departmentId: 'sales', departmentName: '営業部', title: null, preferences: {} };
+}
+
+describe('context sources', () => {
+  let t: TestDatabase;
+  beforeAll(async () => {
+    t = await createTestDatabase();
+    await seedSample(t.db);
+  });
+  afterAll(async () => t.close());
+
+  describe('persons', () => {
+    const load = async (text: string) => personsSource.load({ db: t.db, msg: message(text), sender: sender('suzuki-kenji'), now: NOW, timezone: TZ });
+
+    it('lists the member named in full, without the shorter alias matching both 田中', async () => {
+      expect(personsSource.name).toBe('persons');
+      const s = await load('田中太郎さんに見積書のタスクをお願い');
+      expect(s?.lines).toEqual(['田中太郎（id: tanaka-taro、東京営業課）']);
+      expect(s?.title).toBeTruthy();
+    });
+
+    it('lists both 田中 and says 田中さん is ambiguous', async () => {
+      const s = await load('田中さんに明日までに資料を送るよう伝えて');
+      expect(s?.lines).toEqual([
+        '田中花子（id: tanaka-hanako、大阪営業課）',
+        '田中太郎（id: tanaka-taro、東京営業課）',
+        '注意: 「田中さん」に当てはまる人が2人います（田中花子（id: tanaka-hanako、大阪営業課）、田中太郎（id: tanaka-taro、東京営業課））。どの方か分からないときは本人に確認すること。',
+      ]);
+    });
+
+    it('matches aliases with honorifics, several people, and full-width/space variants', async () => {
+      const s = await load('社長と 佐藤 部長 と太郎さんに共有');
+      expect(s?.lines).toEqual([
+        '佐藤美咲（id: sato-misaki、管理部）',
+        '田中太郎（id: tanaka-taro、東京営業課）',
+        '山田一郎（id: yamada-ichiro、経営）',
+      ]);
+    });
+
+    it('never shows levels or accounts, and returns null when nobody is named', async () => {
+      const s = await load('鈴木さんと伊藤さん');
+      expect(JSON.stringify(s)).not.toMatch(/level|1003|1007|chatwork/i);
+      expect(await load('こんにちは、今日の予定は？')).toBeNull();
+      expect(await load('昨日は会議がなかった、したなかったこともある')).toBeNull();
+      expect((await load('たなかに伝えて'))?.lines).toEqual(['田中太郎（id: tanaka-taro、東京営業課）']);
+      expect(await load('a')).toBeNull();
+    });
+  });
+
+  describe('open_tasks', () => {
+    const load = async (memberId: string | null) => tasksSource.load({ db: t.db, msg: message('タスクは？'), sender: sender(memberId), now: NOW, timezone: TZ });
+
+    beforeAll(async () => {
+      await t.db.task.deleteMany();
+      const base = { orgId: 'acme' };
+      await t.db.task.createMany({
+        data: [
+          { ...base, id: 'own-nodue', title: '期限なしの作業', assigneeMemberId: 'suzuki-kenji', createdByMemberId: 'yamada-ichiro' },
+          { ...base, id: 'own-late', title: '請求書の確認', assigneeMemberId: 'suzuki-kenji', dueAt: new Date('2026-11-18T14:59:59Z') },
+          { ...base, id: 'own-soon', title: '会議資料', assigneeMemberId: 'suzuki-kenji', dueAt: new Date('2026-11-24T06:00:00Z') },
+          { ...base, id: 'own-done', title: '完了済み', assigneeMemberId: 'suzuki-kenji', status: 'done' },
+          { ...base, id: 'given-1', title: '見積書を送る', assigneeMemberId: 'tanaka-taro', createdByMemberId: 'suzuki-kenji', dueAt: new Date('2026-11-25T14:59:59Z') },
+          { ...base, id: 'given-done', title: '終わった依頼', assigneeMemberId: 'tanaka-taro', createdByMemberId: 'suzuki-kenji', status: 'done' },
+          { ...base, id: 'other', title: '他人のタスク', assigneeMemberId: 'ito-yui', createdByMemberId: 'takahashi-ryo' },
+        ],
+      });
+    });
+
+    it("lists the sender's open tasks due first, then tasks they gave to others", async () => {
+      expect(tasksSource.name).toBe('open_tasks');
+      const s = await load('suzuki-kenji');
+      expect(s?.lines).toEqual([
+        'あなたが担当する未完了タスク（3件）:',
+        '- 請求書の確認（id: own-late、期限 11/18(水)、期限切れ）',
+        '- 会議資料（id: own-soon、期限 11/24(火) 15:00）',
+        '- 期限なしの作業（id: own-nodue、期限なし）',
+        'あなたが依頼した未完了タスク（1件）:',
+        '- 見積書を送る（担当: 田中太郎、id: given-1、期限 11/25(水)）',
+      ]);
+      expect(JSON.stringify(s)).not.toContain('他人のタスク');
+    });
+
+    it('caps the own list at 10 with a count of the rest', async () => {
+      await t.db.task.createMany({ data: Array.from({ length: 12 }, (_, i) => ({ orgId: 'acme', id: `bulk-${i}`, title: `作業${i}`, assigneeMemberId: 'ito-yui' })) });
+      const s = await load('ito-yui');
+      expect(s?.lines[0]).toBe('あなたが担当する未完了タスク（13件）:');
+      expect(s?.lines.filter((l) => l.startsWith('- '))).toHaveLength(10);
+      expect(s?.lines).toContain('（ほか3件）');
+    });
+
+    it('returns null for a sender without open tasks and for unknown senders', async () => {
+      expect(await load('sato-misaki')).toBeNull();
+      expect(await load(null)).toBeNull();
+    });
+
+    it('formats dues in Japanese with the year only when it differs', () => {
+      expect(formatDueJa(new Date('2027-01-05T14:59:59Z'), NOW, TZ)).toBe('期限 2027/1/5(火)');
+      expect(formatDueJa(null, NOW, TZ)).toBe('期限なし');
+    });
+  });
+});

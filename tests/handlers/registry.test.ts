@@ -1,0 +1,30 @@
+import { ToolRegistry } from '../../src/tools/registry';
+
+/** Other engineers' handler files may sit in handlers/ too: only ours are asserted. */
+const OURS = {
+  create_task: { risk: 'none', requiredLevel: 2, effects: ['db.task_create', 'chatwork.task_create'], paramRoles: { assignee: 'person', due: 'date', title: 'text' } },
+  complete_task: { risk: 'none', requiredLevel: 2, effects: ['db.task_update'] },
+  search_tasks: { risk: 'none', requiredLevel: 1, effects: [], paramRoles: { assignee: 'target_user' } },
+  create_reminder: { risk: 'none', requiredLevel: 1, effects: ['db.reminder_create'], paramRoles: { when: 'date', person: 'person', text: 'text' } },
+  list_reminders: { risk: 'none', requiredLevel: 1, effects: [] },
+  cancel_reminder: { risk: 'none', requiredLevel: 1, effects: ['db.reminder_update'] },
+  lookup_person: { risk: 'none', requiredLevel: 1, effects: [] },
+} as const;
+
+describe('handlers/ discovery', () => {
+  const registry = ToolRegistry.fromDirectory();
+
+  it.each(Object.entries(OURS))('loads %s with its declared meta', (name, meta) => {
+    const def = registry.get(name);
+    expect(def).toBeDefined();
+    expect(def).toMatchObject({ ...meta, enabled: true, requiresConfirmation: false });
+    const tool = registry.toAnthropic(def!);
+    expect(tool.name).toBe(name);
+    expect(tool.description).toContain('Examples:');
+  });
+
+  it('does not load the underscore helper files as tools', () => {
+    expect(registry.all().every((d) => typeof d.handler === 'function')).toBe(true);
+    expect(registry.get('createOnce')).toBeUndefined();
+  });
+});
