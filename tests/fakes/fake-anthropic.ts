@@ -104,7 +104,11 @@ export class FakeAnthropic {
     });
   }
 
+  /** Removes the interceptor and forgets recorded requests and unused answers. */
   stop(): void {
+    this.requests.length = 0;
+    this.headers.length = 0;
+    this.answers.length = 0;
     nock.removeInterceptor({ hostname: 'anthropic.test', port: 80, path: '/v1/messages', method: 'POST', proto: 'http' });
   }
 }
