@@ -35,6 +35,8 @@ export interface InboundMessage {
    * unlisted Discord guild channel is public, R-A5). The directory's room entry always wins.
    */
   roomAuthority?: 'member' | 'public';
+  /** Set for a button click: the pending action the click answers (a stale click must not approve a newer one). */
+  answerTo?: string;
 }
 
 /** A choice offered with a reply (confirmation buttons on Discord/console, numbered on ChatWork). */

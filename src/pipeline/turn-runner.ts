@@ -13,6 +13,11 @@ import type { ClaimedItem } from '../intake/work-queue';
 import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
 import type { TurnRecordInput, TurnRecorder } from '../observability/turn-recorder';
+import type { BrainStateManager } from '../state/brain-state-manager';
+import { END_FLOW_AT, SUGGEST_RESTART_AT } from '../state/clarification-budget';
+import type { SessionKey } from '../state/session-key';
+import type { SessionView } from '../state/types';
+import type { ConfirmationFlow } from './confirmation-flow';
 import type { Outbox } from './outbox';
 import type { ToolStage } from './tool-stage';
 
@@ -33,6 +38,9 @@ export interface TurnRunnerDeps {
   llmConfigured: boolean;
   /** Proposals → Guardian → AuthorizationGate → executor (absent: every proposal is blocked). */
   toolStage?: ToolStage;
+  /** Session state and pending confirmations (absent: every turn is a fresh NORMAL turn). */
+  states?: BrainStateManager;
+  confirmations?: ConfirmationFlow;
   now?: () => Date;
 }
 
@@ -85,9 +93,35 @@ export class TurnRunner {
     if (!this.d.llmConfigured) {
       return { text: personaMessage(this.d.prompts, 'error.LLM_NOT_CONFIGURED', lang), calls: [], record: { decision: 'ERROR', reasonCode: 'LLM_NOT_CONFIGURED', finalDecider: 'SYSTEM', errorCategory: 'SYSTEM', memberId: actor.memberId } };
     }
+    const key: SessionKey = { platform: msg.platform, roomId: msg.roomId, accountId: msg.senderAccountId };
+    let session: SessionView | null = null;
+    if (this.d.states) {
+      try {
+        session = await this.d.states.getSession(key);
+      } catch (err) {
+        // Session state is the one context source that fails the turn (R-X2): without it an answer could be misread.
+        const app = asAppError(err, 'SESSION_STATE_UNAVAILABLE');
+        log.error({ errorId: app.errorId, err: app.message }, 'session state unavailable; nothing executed');
+        return { text: personaMessage(this.d.prompts, 'error.SESSION_STATE_UNAVAILABLE', lang, { errorId: app.errorId }), calls: [], record: { decision: 'ERROR', reasonCode: 'SESSION_STATE_UNAVAILABLE', finalDecider: 'SYSTEM', errorId: app.errorId, errorCategory: 'SYSTEM', memberId: actor.memberId } };
+      }
+    }
     const sender = await this.senderProfile(msg, actor);
     const ctx = await this.d.contextBuilder.build({ msg, sender, room: { platform: msg.platform, roomId: msg.roomId, name: null, authority: actor.roomAuthority }, now: this.now() });
     if (degraded) ctx.degraded.push('profile');
+    let prefix: string | undefined;
+    if (session && this.d.confirmations) {
+      const step = await this.d.confirmations.step({ msg, session, ctx, actor, turnRunner: this });
+      if (step.kind === 'handled') return step.outcome;
+      prefix = step.prefix;
+      if (step.modifying) {
+        const m = step.modifying;
+        ctx.sections.push({ title: '保留中の操作（この人が変更を求めています）', lines: [
+          `${String(m.proposal.summary ?? m.proposal.toolName)}`,
+          `tool: ${m.proposal.toolName} / parameters: ${JSON.stringify(m.proposal.parameters)}`,
+          personaMessage(this.d.prompts, 'confirm.modify_hint', 'en'),
+        ] });
+      }
+    }
     let decision: BrainDecision;
     try {
       decision = await this.d.brain.decide({ ctx, tools: this.d.toolStage?.toolsFor(actor) ?? [] });
@@ -95,14 +129,34 @@ export class TurnRunner {
       return this.brainFailure(err, ctx, actor, log);
     }
     const base = this.baseRecord(ctx, actor, decision);
+    let outcome: TurnOutcome;
     if (decision.output.type === 'tool_call') {
-      if (!this.d.toolStage) {
-        return this.finalText(ctx, decision.calls, { ...base, decision: 'BLOCK', reasonCode: 'G_UNKNOWN_TOOL', finalDecider: 'SYSTEM', guardianAction: 'BLOCK', guardianReason: 'G_UNKNOWN_TOOL' },
+      outcome = this.d.toolStage
+        ? await this.d.toolStage.run({ ctx, actor, decision, item, turnRunner: this })
+        : this.finalText(ctx, decision.calls, { ...base, decision: 'BLOCK', reasonCode: 'G_UNKNOWN_TOOL', finalDecider: 'SYSTEM', guardianAction: 'BLOCK', guardianReason: 'G_UNKNOWN_TOOL' },
           personaMessage(this.d.prompts, 'error.PERMISSION_DENIED', ctx.language));
-      }
-      return this.d.toolStage.run({ ctx, actor, decision, item, turnRunner: this });
+    } else {
+      outcome = this.answerOutput(ctx, decision.output, decision.calls, base);
     }
-    return this.answerOutput(ctx, decision.output, decision.calls, base);
+    if (session) outcome = await this.applyClarificationBudget(key, session, outcome, ctx.language);
+    if (prefix) outcome = { ...outcome, text: `${prefix}\n${outcome.text}` };
+    return outcome;
+  }
+
+  /** R-S5: after 3 clarification rounds suggest starting over; after 4 end the flow. */
+  private async applyClarificationBudget(key: SessionKey, session: SessionView, outcome: TurnOutcome, lang: 'ja' | 'en'): Promise<TurnOutcome> {
+    const states = this.d.states!;
+    if (outcome.record.decision !== 'CLARIFY') {
+      if (session.clarificationRounds > 0) await states.resetClarification(key);
+      return outcome;
+    }
+    const rounds = await states.bumpClarification(key);
+    if (rounds >= END_FLOW_AT) {
+      await states.resetClarification(key);
+      return { ...outcome, text: personaMessage(this.d.prompts, 'clarify.ended', lang), options: undefined, record: { ...outcome.record, decision: 'ENDED', reasonCode: 'S_CLARIFICATION_LOOP_ENDED', finalDecider: 'SYSTEM' } };
+    }
+    if (rounds >= SUGGEST_RESTART_AT) return { ...outcome, text: `${outcome.text}\n${personaMessage(this.d.prompts, 'clarify.restart', lang)}`, record: { ...outcome.record, notes: { ...(outcome.record.notes ?? {}), clarificationRounds: rounds } } };
+    return outcome;
   }
 
   /** Text and clarification outputs: constitution check, then the reply text check. */

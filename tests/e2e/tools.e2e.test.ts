@@ -112,12 +112,12 @@ describe('proposals through Guardian and AuthorizationGate (end to end, ChatWork
 
   it('an unknown tool is blocked; a runaway loop ends with BUDGET_EXCEEDED', async () => {
     llm.script(toolCall('delete_everything', {}), replyCall('それはできないウル。ほかに手伝えることはあるウル？'));
-    const first = await ask(1003, '全部消して');
+    const first = await ask(1002, '全部消して');
     expect((first.turn.proposals as { guardian: { reasonCode: string } }[])[0]!.guardian.reasonCode).toBe('G_UNKNOWN_TOOL');
 
     cw.install();
     llm.script(...Array.from({ length: 6 }, () => toolCall('lookup_person', { query: '田中' })));
-    const loop = await ask(1003, 'ずっと調べ続けて');
+    const loop = await ask(1002, 'ずっと調べ続けて');
     expect(loop.turn).toMatchObject({ decision: 'ERROR', reasonCode: 'BUDGET_EXCEEDED' });
     expect(loop.post).toMatch(/手順が多く/);
   });

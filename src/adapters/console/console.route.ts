@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { Db } from '../../db/prisma';
 import type { Logger } from '../../observability/logger';
 import type { InboundMessage } from '../types';
+import { parseButtonKey } from '../../state/answer-parser';
 import type { ConsoleSender } from './console-sender';
 
 export const CONSOLE_ROOM = 'console-general';
@@ -26,6 +27,8 @@ const ZPost = z.object({
   memberId: z.string().min(1).max(100),
   text: z.string().trim().min(1, 'text is empty').max(4000, 'text is longer than 4000 characters'),
   roomId: z.string().min(1).max(100).default(CONSOLE_ROOM),
+  /** The confirmation button the text answers (so a stale button cannot approve a newer action). */
+  key: z.string().max(100).optional(),
 });
 
 const PAGE = fs.readFileSync(path.join(__dirname, 'console.html'), 'utf8');
@@ -76,6 +79,9 @@ export function createConsoleRouter(deps: ConsoleDeps): Router {
       platform: 'console', orgId, roomId: parsed.data.roomId, senderAccountId: member.accounts[0]?.accountId ?? member.id, senderName: member.name,
       text: parsed.data.text, rawText: parsed.data.text, mentions: [], platformMessageId: id, sentAt: new Date().toISOString(),
     };
+    const answered = parsed.data.key ? parseButtonKey(parsed.data.key) : null;
+    if (parsed.data.key && !answered) return void res.status(400).json({ error: 'unknown button' });
+    if (answered) msg.answerTo = answered.pendingId;
     await deps.intake.accept(msg);
     res.status(202).json({ id });
   });

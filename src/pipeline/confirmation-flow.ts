@@ -1,0 +1,139 @@
+import type Anthropic from '@anthropic-ai/sdk';
+import type { InboundMessage } from '../adapters/types';
+import { authorize, loadActor, loadDirectory, type Actor } from '../authorization';
+import type { Brain } from '../brain/brain';
+import { fill, personaMessage, type PromptSet } from '../brain/prompts';
+import type { TurnContext } from '../context/types';
+import type { Db } from '../db/prisma';
+import type { Logger } from '../observability/logger';
+import { classifyAnswer, isUrgent } from '../state/answer-parser';
+import type { BrainStateManager } from '../state/brain-state-manager';
+import type { SessionKey } from '../state/session-key';
+import type { PendingActionView, SessionView } from '../state/types';
+import type { ToolExecutor } from '../tools/executor';
+import type { ToolRegistry } from '../tools/registry';
+import { confirmationOptions, type ProposalStage } from './proposal-stage';
+import type { TurnOutcome, TurnRunner } from './turn-runner';
+
+export interface ConfirmationFlowDeps {
+  db: Db;
+  states: BrainStateManager;
+  brain: Brain;
+  registry: ToolRegistry;
+  executor: ToolExecutor;
+  stage: ProposalStage;
+  prompts: PromptSet;
+  logger: Logger;
+  defaultUserLevel: number;
+}
+
+/** What the confirmation layer decided for this message. */
+export type ConfirmationStep =
+  | { kind: 'handled'; outcome: TurnOutcome }
+  /** Not an answer: continue the normal turn (with a note to prepend, or extra context for a change). */
+  | { kind: 'continue'; prefix?: string; modifying?: PendingActionView };
+
+/**
+ * Answers to pending confirmations (R-S1–R-S4, seed 001 HITL): approval executes at most once (atomic
+ * pending → approved → executed), after the AuthorizationGate checks again; denial cancels; a late
+ * answer gets a note; a change request is re-proposed and confirmed again; an urgent new request
+ * cancels; anything else gets a reminder and the pending action stays.
+ */
+export class ConfirmationFlow {
+  constructor(private readonly d: ConfirmationFlowDeps) {}
+
+  async step(input: { msg: InboundMessage; session: SessionView; ctx: TurnContext; actor: Actor; turnRunner: TurnRunner }): Promise<ConfirmationStep> {
+    const { msg, session, ctx, turnRunner } = input;
+    const lang = ctx.language;
+    const p = this.d.prompts;
+    const answer = classifyAnswer(msg.text);
+    const key: SessionKey = { platform: msg.platform, roomId: msg.roomId, accountId: msg.senderAccountId };
+    const pending = session.pending;
+    const stale = msg.answerTo && (!pending || pending.id !== msg.answerTo);
+
+    if (!pending || stale) {
+      if ((session.expiredPending || stale) && (answer === 'approve' || answer === 'deny')) {
+        return this.handled(turnRunner, ctx, { decision: 'EXPIRED', reasonCode: 'S_PENDING_EXPIRED', finalDecider: 'SYSTEM' }, personaMessage(p, 'confirm.expired', lang));
+      }
+      return { kind: 'continue' };
+    }
+    const summary = String(pending.proposal.summary ?? pending.proposal.toolName);
+    if (answer === 'approve') return this.approve(input, key, pending, summary);
+    if (answer === 'deny') {
+      const r = await this.d.states.deny({ pendingId: pending.id, key });
+      if (r.outcome === 'denied') return this.handled(turnRunner, ctx, { decision: 'CANCELLED', reasonCode: 'S_USER_DENIED', finalDecider: 'USER' }, personaMessage(p, 'confirm.cancelled', lang));
+      return this.noDecision(turnRunner, ctx, r.outcome);
+    }
+    if (answer === 'modify') {
+      await this.d.states.cancelPending(key, 'modified by the asker');
+      return { kind: 'continue', modifying: pending };
+    }
+    if (isUrgent(msg.text)) {
+      await this.d.states.cancelPending(key, 'urgent interruption');
+      return { kind: 'continue', prefix: fill(personaMessage(p, 'confirm.urgent_cancelled', lang), { summary }) };
+    }
+    const text = fill(personaMessage(p, 'confirm.reminder', lang), { summary });
+    return this.handled(turnRunner, ctx, { decision: 'REMINDER', reasonCode: 'S_PENDING_REMINDER', finalDecider: 'SYSTEM' }, text, confirmationOptions(p, lang, pending.id));
+  }
+
+  private async approve(input: { msg: InboundMessage; ctx: TurnContext; turnRunner: TurnRunner }, key: SessionKey, pending: PendingActionView, summary: string): Promise<ConfirmationStep> {
+    const { ctx, turnRunner, msg } = input;
+    const p = this.d.prompts;
+    const lang = ctx.language;
+    const r = await this.d.states.approve({ pendingId: pending.id, key, expectedConfirmations: pending.confirmationsGiven });
+    if (r.outcome === 'needs_second') {
+      const note = typeof pending.proposal.guardianNote === 'string' && lang === 'ja' ? `（${pending.proposal.guardianNote}）\n` : '';
+      return this.handled(turnRunner, ctx, { decision: 'CONFIRM', reasonCode: 'S_SECOND_CONFIRMATION', finalDecider: 'SYSTEM', guardianAction: 'CONFIRM' },
+        fill(personaMessage(p, 'confirm.second', lang), { summary, note }), confirmationOptions(p, lang, pending.id));
+    }
+    if (r.outcome !== 'approved') return this.noDecision(turnRunner, ctx, r.outcome);
+
+    // Permissions may have changed since the question was asked: the gate decides again, from the database.
+    const proposal = pending.proposal;
+    const tool = this.d.registry.meta(proposal.toolName);
+    const actor = await loadActor(this.d.db, { orgId: ctx.org.id, platform: msg.platform, roomId: msg.roomId, accountId: msg.senderAccountId, defaultLevel: this.d.defaultUserLevel, fallbackAuthority: msg.roomAuthority })
+      .catch(() => null);
+    const directory = actor ? await loadDirectory(this.d.db, ctx.org.id).catch(() => null) : null;
+    const auth = actor && directory ? authorize({ actor, tool, proposal, directory }) : { result: 'DENIED' as const, reasonCode: 'Z_LOOKUP_ERROR', reason: 'lookup failed' };
+    const record = { guardianAction: 'CONFIRM', guardianReason: pending.reasonCode, authResult: auth.result, authReason: auth.reasonCode, proposals: [{ tool: proposal.toolName, parameters: proposal.parameters, pendingActionId: pending.id }] };
+    if (auth.result === 'DENIED' || !actor) {
+      await this.d.states.markFailed(pending.id, `denied at execution: ${auth.reasonCode}`);
+      return this.handled(turnRunner, ctx, { ...record, decision: 'DENIED', reasonCode: auth.reasonCode, finalDecider: 'SYSTEM' }, personaMessage(p, 'confirm.denied_now', lang));
+    }
+    const exec = await this.d.executor.run(proposal.toolName, proposal.parameters, this.d.stage.toolContext(ctx, actor, `pending:${pending.id}`));
+    if (exec.status === 'ok') await this.d.states.markExecuted(pending.id, exec.output);
+    else await this.d.states.markFailed(pending.id, exec.status === 'error' ? exec.code : exec.status);
+    const execution = { status: exec.status, ms: exec.ms, ...(exec.status === 'internal_error' ? { errorId: exec.errorId } : {}) };
+    if (exec.status === 'clarify') {
+      return this.handled(turnRunner, ctx, { ...record, decision: 'CLARIFY', reasonCode: 'T_CLARIFICATION', finalDecider: 'USER', execution }, exec.question, exec.options.map((label, i) => ({ answer: String(i + 1), label })));
+    }
+    // The brain writes the report from the sanitised result (R-C4); a template if it cannot.
+    const toolUse = { type: 'tool_use', id: proposal.id, name: proposal.toolName, input: {
+      reasoning: { intent_understanding: pending.reasoning || 'Confirmed action.', context_used: [], tool_selection_reason: 'Confirmed by the person.', alternatives_considered: [] },
+      confidence: { overall: pending.confidence, intent: pending.confidence, parameters: pending.confidence }, action_summary: summary, parameters: proposal.parameters, parameter_sources: [] } };
+    const continuation: Anthropic.Messages.MessageParam[] = [
+      { role: 'assistant', content: [toolUse as Anthropic.Messages.ToolUseBlockParam] },
+      { role: 'user', content: [this.d.stage.resultBlock(proposal, exec), { type: 'text', text: 'The person confirmed this action; it has now run. Report the result with the reply tool.' }] },
+    ];
+    const base = { ...record, decision: exec.status === 'ok' ? 'EXECUTED' : 'ERROR', reasonCode: exec.status === 'ok' ? 'S_USER_APPROVED' : 'T_TOOL_FAILED', finalDecider: 'USER' as const, execution };
+    try {
+      const decision = await this.d.brain.decide({ ctx, tools: [], continuation, purpose: 'report_confirmed' });
+      if (decision.output.type !== 'tool_call') return { kind: 'handled', outcome: turnRunner.answerOutput(ctx, decision.output, decision.calls, { ...base, model: decision.model }) };
+    } catch (err) {
+      this.d.logger.warn({ err: (err as Error).name }, 'report of a confirmed action fell back to the template');
+    }
+    const text = exec.status === 'ok' ? fill(personaMessage(p, 'confirm.executed', lang), { summary }) : personaMessage(p, 'confirm.failed', lang, { errorId: exec.status === 'internal_error' ? exec.errorId : '-' });
+    return this.handled(turnRunner, ctx, base, text);
+  }
+
+  private noDecision(turnRunner: TurnRunner, ctx: TurnContext, outcome: string): ConfirmationStep {
+    const lang = ctx.language;
+    if (outcome === 'expired') return this.handled(turnRunner, ctx, { decision: 'EXPIRED', reasonCode: 'S_PENDING_EXPIRED', finalDecider: 'SYSTEM' }, personaMessage(this.d.prompts, 'confirm.expired', lang));
+    if (outcome === 'not_yours') return this.handled(turnRunner, ctx, { decision: 'IGNORED', reasonCode: 'S_NOT_YOURS', finalDecider: 'SYSTEM' }, personaMessage(this.d.prompts, 'confirm.not_yours', lang));
+    return this.handled(turnRunner, ctx, { decision: 'IGNORED', reasonCode: 'S_ALREADY_DECIDED', finalDecider: 'SYSTEM' }, personaMessage(this.d.prompts, 'confirm.already', lang));
+  }
+
+  private handled(turnRunner: TurnRunner, ctx: TurnContext, record: TurnOutcome['record'], text: string, options?: TurnOutcome['options']): ConfirmationStep {
+    return { kind: 'handled', outcome: turnRunner.finalText(ctx, [], record, text, options) };
+  }
+}
