@@ -210,7 +210,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   }
 
   pool = new WorkerPool({
-    queue, concurrency: config.WORKER_CONCURRENCY, logger, pollMs: o.workerPollMs,
+    queue, concurrency: config.WORKER_CONCURRENCY, logger, pollMs: o.workerPollMs, claimTtlMs: config.WORK_CLAIM_TTL_MS,
     handlers: { user_request: (item) => runner.handleUserRequest(item) },
     describeError: (err) => {
       const app = asAppError(err);

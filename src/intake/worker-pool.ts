@@ -11,6 +11,8 @@ export interface WorkerPoolOptions {
   logger: Logger;
   /** Poll interval when idle; a local wake-up (new item enqueued here) starts work at once. */
   pollMs?: number;
+  /** Claim lifetime; running items are kept claimed with a heartbeat every third of it. */
+  claimTtlMs: number;
   /** Maps an error to a (redacted) text and whether it is worth another attempt. */
   describeError: (err: unknown) => { text: string; retryable: boolean };
 }
@@ -91,6 +93,8 @@ export class WorkerPool {
   private async run(item: ClaimedItem, worker: number): Promise<void> {
     const handler = this.opts.handlers[item.type];
     this.inFlight.add(item);
+    // A slow turn (LLM retries) must not look like a crashed worker: keep the claim alive while it runs.
+    const beat = setInterval(() => { void this.opts.queue.heartbeat(item).catch(() => undefined); }, Math.max(100, Math.floor(this.opts.claimTtlMs / 3)));
     try {
       if (!handler) throw Object.assign(new Error(`no handler for ${item.type}`), { retryable: false });
       await handler(item);
@@ -101,6 +105,7 @@ export class WorkerPool {
       const state = await this.opts.queue.fail(item, text, { retryable }).catch(() => 'lost' as const);
       this.opts.logger.warn({ workItemId: String(item.id), worker, attempts: item.attempts, state, err: text }, 'work item attempt failed');
     } finally {
+      clearInterval(beat);
       this.inFlight.delete(item);
     }
   }

@@ -94,7 +94,7 @@ export class FakeAnthropic {
       const a = self.answers.shift();
       const done = (status: number, payload: string, headers: Record<string, string>) => cb(null, [status, payload, headers]);
       if (!a) return done(500, JSON.stringify({ type: 'error', error: { type: 'api_error', message: 'no scripted answer' } }), { 'content-type': 'application/json', 'x-should-retry': 'false' });
-      if ('hangMs' in a) return void setTimeout(() => done(500, '{}', { 'x-should-retry': 'false' }), a.hangMs);
+      if ('hangMs' in a) return void setTimeout(() => done(500, '{}', { 'x-should-retry': 'false' }), a.hangMs).unref();
       if ('status' in a) {
         const payload = JSON.stringify({ type: 'error', error: { type: a.errorType, message: 'scripted' }, request_id: 'req_fake' });
         const send = () => done(a.status, payload, { 'content-type': 'application/json', 'request-id': 'req_fake', ...(a.headers ?? {}) });
