@@ -98,8 +98,17 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   }
   let defaultOrg: string | undefined = (await db.organization.findFirst({ orderBy: { createdAt: 'asc' }, select: { id: true } }))?.id;
   const defaultOrgId = () => defaultOrg;
-  const resolveOrgId = async (platform: string, roomId: string) =>
-    (await db.room.findUnique({ where: { platform_externalId: { platform, externalId: roomId } }, select: { orgId: true } }))?.orgId ?? null;
+  // Room → organisation for the webhook hot path; rooms change only on a directory import (30 s cache).
+  const roomOrg = new Map<string, { orgId: string | null; at: number }>();
+  const resolveOrgId = async (platform: string, roomId: string): Promise<string | null> => {
+    const k = `${platform}:${roomId}`;
+    const hit = roomOrg.get(k);
+    if (hit && Date.now() - hit.at < 30000) return hit.orgId;
+    const orgId = (await db.room.findUnique({ where: { platform_externalId: { platform, externalId: roomId } }, select: { orgId: true } }))?.orgId ?? null;
+    if (roomOrg.size > 10000) roomOrg.clear();
+    roomOrg.set(k, { orgId, at: Date.now() });
+    return orgId;
+  };
 
   const queue = new WorkQueue(db, { instanceId, claimTtlMs: config.WORK_CLAIM_TTL_MS, defaultMaxAttempts: config.WORK_MAX_ATTEMPTS });
   let pool: WorkerPool | null = null;

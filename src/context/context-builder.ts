@@ -57,11 +57,11 @@ export class ContextBuilder {
     const orgP = soft('organisation', this.orgInfo(msg.orgId), null);
     const historyP = soft('history', this.history(msg), [] as HistoryEntry[]);
     const summaryP = soft('summary', this.summary(msg), null as string | null);
-    const org = await orgP;
-    const timezone = org?.org.timezone ?? this.o.defaultTimezone;
+    // Sources start at once; the organisation (usually cached) only lends them its time zone.
+    const timezone = this.orgCache.get(msg.orgId)?.org.timezone ?? this.o.defaultTimezone;
     const sectionsP = Promise.all((this.o.sources ?? []).map((s) =>
       soft(s.name, s.load({ db: this.o.db, msg, sender, now, timezone }), null)));
-    const [history, summary, sections] = await Promise.all([historyP, summaryP, sectionsP]);
+    const [org, history, summary, sections] = await Promise.all([orgP, historyP, summaryP, sectionsP]);
     return {
       org: org?.org ?? { id: msg.orgId, name: msg.orgId, timezone, values: '' },
       policies: org?.policies ?? [],
@@ -70,7 +70,7 @@ export class ContextBuilder {
       history,
       summary,
       now,
-      nowText: formatNow(now, timezone),
+      nowText: formatNow(now, org?.org.timezone ?? timezone),
       message: msg,
       language: detectLanguage(msg.text),
       sections: sections.filter((s): s is ContextSection => s !== null),

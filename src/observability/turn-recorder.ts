@@ -105,11 +105,11 @@ export class TurnRecorder {
       cacheWriteTokens: c.usage.cacheWriteTokens, cacheReadTokens: c.usage.cacheReadTokens,
       costUsd: new Prisma.Decimal(c.costUsd.toFixed(6)), durationMs: c.durationMs, requestId: c.requestId ?? null,
     }));
-    if (usage.length > 0) {
-      await this.db.$transaction([this.db.turnRecord.create({ data }), this.db.llmUsage.createMany({ data: usage })]);
-    } else {
-      await this.db.turnRecord.create({ data });
-    }
+    // Independent rows: written side by side (one round trip of latency) rather than in a transaction.
+    await Promise.all([
+      this.db.turnRecord.create({ data, select: { id: true } }),
+      usage.length > 0 ? this.db.llmUsage.createMany({ data: usage }) : Promise.resolve(),
+    ]);
     this.observe(t, calls);
     return id;
   }

@@ -72,8 +72,9 @@ export class TurnRunner {
     const log = this.d.logger.child({ workItemId: String(item.id), platform: msg.platform, roomId: msg.roomId });
     try {
       // A retry after a crash that happened after the reply went out: nothing more to do.
-      if (await this.d.outbox.alreadySent(replyKey)) return;
-      await this.storeUserMessage(msg);
+      const [reservation] = await Promise.all([this.d.outbox.reserve(replyKey, { platform: msg.platform, roomId: msg.roomId }), this.storeUserMessage(msg)]);
+      // A retry after a crash that happened after the reply went out: nothing more to do.
+      if (reservation.status === 'sent') return;
       const outcome = await this.decide(msg, item, log);
       await this.finish(msg, item, outcome, started, replyKey, log);
     } catch (err) {
@@ -89,23 +90,30 @@ export class TurnRunner {
   /** Everything between "message stored" and "reply ready". */
   private async decide(msg: InboundMessage, item: ClaimedItem, log: Logger): Promise<TurnOutcome> {
     const lang = detectLanguage(msg.text);
-    const { actor, degraded } = await this.loadSender(msg, log);
+    const key: SessionKey = { platform: msg.platform, roomId: msg.roomId, accountId: msg.senderAccountId };
+    // Independent lookups side by side: sender, session state, profile details.
+    const [{ actor, degraded }, sessionResult, profile] = await Promise.all([
+      this.loadSender(msg, log),
+      this.d.states && this.d.llmConfigured
+        ? this.d.states.getSession(key).then((s) => ({ ok: true as const, s }), (err: unknown) => ({ ok: false as const, err }))
+        : Promise.resolve(null),
+      this.profileDetails(msg),
+    ]);
     if (!this.d.llmConfigured) {
       return { text: personaMessage(this.d.prompts, 'error.LLM_NOT_CONFIGURED', lang), calls: [], record: { decision: 'ERROR', reasonCode: 'LLM_NOT_CONFIGURED', finalDecider: 'SYSTEM', errorCategory: 'SYSTEM', memberId: actor.memberId } };
     }
-    const key: SessionKey = { platform: msg.platform, roomId: msg.roomId, accountId: msg.senderAccountId };
     let session: SessionView | null = null;
-    if (this.d.states) {
-      try {
-        session = await this.d.states.getSession(key);
-      } catch (err) {
+    if (sessionResult) {
+      if (sessionResult.ok) session = sessionResult.s;
+      else {
+        const err = sessionResult.err;
         // Session state is the one context source that fails the turn (R-X2): without it an answer could be misread.
         const app = asAppError(err, 'SESSION_STATE_UNAVAILABLE');
         log.error({ errorId: app.errorId, err: app.message }, 'session state unavailable; nothing executed');
         return { text: personaMessage(this.d.prompts, 'error.SESSION_STATE_UNAVAILABLE', lang, { errorId: app.errorId }), calls: [], record: { decision: 'ERROR', reasonCode: 'SESSION_STATE_UNAVAILABLE', finalDecider: 'SYSTEM', errorId: app.errorId, errorCategory: 'SYSTEM', memberId: actor.memberId } };
       }
     }
-    const sender = await this.senderProfile(msg, actor);
+    const sender = this.senderProfile(msg, actor, profile);
     const ctx = await this.d.contextBuilder.build({ msg, sender, room: { platform: msg.platform, roomId: msg.roomId, name: null, authority: actor.roomAuthority }, now: this.now() });
     if (degraded) ctx.degraded.push('profile');
     let prefix: string | undefined;
@@ -220,25 +228,31 @@ export class TurnRunner {
   private async finish(msg: InboundMessage, item: ClaimedItem, outcome: TurnOutcome, started: number, replyKey: string, log: Logger): Promise<void> {
     let sentId: string | undefined;
     const shadow = this.d.shadowMode;
+    let marked: Promise<unknown> = Promise.resolve();
     if (!shadow) {
       const reply: OutboundReply = {
         platform: msg.platform, roomId: msg.roomId, text: outcome.text, title: outcome.title, options: outcome.options, kind: 'reply',
         inReplyTo: { platformMessageId: msg.platformMessageId, accountId: msg.senderAccountId, accountName: msg.senderName },
       };
-      sentId = (await this.d.outbox.send(replyKey, reply)).platformMessageId;
+      const res = await this.d.outbox.deliver(replyKey, reply);
+      sentId = res.platformMessageId;
+      marked = this.d.outbox.markSent(replyKey, outcome.text, res);
     }
-    await this.d.db.conversationMessage.create({
+    const history = this.d.db.conversationMessage.create({
       data: {
         orgId: msg.orgId, platform: msg.platform, roomId: msg.roomId, accountId: msg.senderAccountId, role: 'assistant',
         text: outcome.text, platformMessageId: sentId ?? null, options: outcome.options ? (outcome.options as object[]) : undefined, sentAt: this.now(),
       },
+      select: { id: true },
     });
-    await this.d.recorder.record({
+    const record = this.d.recorder.record({
       orgId: msg.orgId, platform: msg.platform, roomId: msg.roomId, accountId: msg.senderAccountId, memberId: null, workItemId: item.id,
       input: msg.text, finalReply: outcome.text, totalMs: performance.now() - started, calls: outcome.calls,
       ...outcome.record,
       decision: shadow ? `SHADOW_${outcome.record.decision}` : outcome.record.decision,
     });
+    // The turn's writes go out together (one round trip of latency).
+    await Promise.all([marked, history, record]);
     log.info({ decision: outcome.record.decision, reasonCode: outcome.record.reasonCode, ms: Math.round(performance.now() - started) }, 'turn done');
   }
 
@@ -277,22 +291,27 @@ export class TurnRunner {
     }
   }
 
-  private async senderProfile(msg: InboundMessage, actor: Actor): Promise<SenderProfile> {
-    let departmentName: string | null = null;
-    let title: string | null = null;
-    let preferences: Record<string, unknown> = {};
-    if (actor.memberId) {
-      const m = await this.d.db.member.findUnique({ where: { orgId_id: { orgId: msg.orgId, id: actor.memberId } }, select: { title: true, preferences: true, departmentId: true } }).catch(() => null);
-      title = m?.title ?? null;
-      preferences = (m?.preferences as Record<string, unknown>) ?? {};
-      if (m?.departmentId) {
-        const d = await this.d.db.department.findUnique({ where: { orgId_id: { orgId: msg.orgId, id: m.departmentId } }, select: { name: true } }).catch(() => null);
-        departmentName = d?.name ?? null;
-      }
+  /** Title, preferences and department name of the sender's member record, in one query (null when unknown). */
+  private async profileDetails(msg: InboundMessage): Promise<{ title: string | null; preferences: unknown; departmentName: string | null } | null> {
+    try {
+      const rows = await this.d.db.$queryRaw<{ title: string | null; preferences: unknown; departmentName: string | null }[]>`
+        SELECT m.title, m.preferences, d.name AS "departmentName"
+        FROM platform_accounts a
+        JOIN members m ON m."orgId" = a."orgId" AND m.id = a."memberId"
+        LEFT JOIN departments d ON d."orgId" = m."orgId" AND d.id = m."departmentId"
+        WHERE a.platform = ${msg.platform} AND a."accountId" = ${msg.senderAccountId} AND a."orgId" = ${msg.orgId}`;
+      return rows[0] ?? null;
+    } catch {
+      return null;
     }
+  }
+
+  private senderProfile(msg: InboundMessage, actor: Actor, details: { title: string | null; preferences: unknown; departmentName: string | null } | null): SenderProfile {
+    const known = actor.memberId ? details : null;
     return {
       known: actor.known, memberId: actor.memberId, name: actor.name ?? msg.senderName ?? `user ${msg.senderAccountId}`,
-      level: actor.level, departmentId: actor.departmentId, departmentName, title, preferences,
+      level: actor.level, departmentId: actor.departmentId, departmentName: known?.departmentName ?? null, title: known?.title ?? null,
+      preferences: (known?.preferences as Record<string, unknown> | null) ?? {},
     };
   }
 }

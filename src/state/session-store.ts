@@ -36,6 +36,10 @@ export async function lockSession(tx: Prisma.TransactionClient, key: SessionKey)
 export async function sweepSession(c: Client, key: SessionKey, now: Date, sessionTtlMs: number): Promise<Sweep> {
   const before = await c.conversationState.findUnique({ where: where(key) });
   const sessionExpired = before !== null && before.expiresAt.getTime() < now.getTime();
+  // Fast path (most turns): no session, or a live one pointing at no pending action — nothing can expire.
+  if (before === null || (!sessionExpired && before.pendingActionId === null && before.mode !== 'CONFIRMATION_PENDING')) {
+    return { state: before, expired: null };
+  }
   const expired = await c.$queryRaw<PendingRow[]>`
     UPDATE pending_actions SET status = 'expired', "decidedAt" = ${now}
     WHERE platform = ${key.platform} AND "roomId" = ${key.roomId} AND "accountId" = ${key.accountId}

@@ -35,7 +35,7 @@ describe('confirmation sessions (end to end, ChatWork)', () => {
     const done = await say(1003, 'はい', 2);
     expect(done).toContain('議事録');
     expect(await tasks('議事録の作成')).toBe(1);
-    const turn = await svc.db.turnRecord.findFirst({ where: { roomId: String(room), reasonCode: 'S_USER_APPROVED' } });
+    const turn = await waitFor(() => svc.db.turnRecord.findFirst({ where: { roomId: String(room), reasonCode: 'S_USER_APPROVED' } }), 5000, 'turn record');
     expect(turn).toMatchObject({ decision: 'EXECUTED', finalDecider: 'USER', authResult: 'ALLOWED' });
     const pending = await svc.db.pendingAction.findFirst({ where: { roomId: String(room) } });
     expect(pending).toMatchObject({ status: 'executed' });
