@@ -17,7 +17,8 @@ import { personsSource } from './context/sources/persons.source';
 import { tasksSource } from './context/sources/tasks.source';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded-postgres';
 import { applyMigrations } from './db/migrate';
-import { createDb, type Db } from './db/prisma';
+import { createDatabase, type Db } from './db/prisma';
+import { sqlRunner } from './db/sql';
 import { asAppError } from './errors/app-error';
 import { defaultGuardianConfig, type GuardianConfig } from './guardian';
 import { Intake } from './intake/intake';
@@ -88,7 +89,8 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   }
   const migrations = await applyMigrations(databaseUrl);
   if (migrations.applied.length > 0) logger.info({ applied: migrations.applied }, 'migrations applied');
-  const db = createDb({ url: databaseUrl, poolMax: config.DATABASE_POOL_MAX });
+  const { db, pool: pgPool } = createDatabase({ url: databaseUrl, poolMax: config.DATABASE_POOL_MAX });
+  const sql = sqlRunner(db, pgPool);
 
   // Organisation directory: the configured file, or the sample on an empty database.
   const directoryFile = config.ORG_DIRECTORY_FILE ?? ((await db.organization.count()) === 0 ? SAMPLE_DIRECTORY : null);
@@ -110,7 +112,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     return orgId;
   };
 
-  const queue = new WorkQueue(db, { instanceId, claimTtlMs: config.WORK_CLAIM_TTL_MS, defaultMaxAttempts: config.WORK_MAX_ATTEMPTS });
+  const queue = new WorkQueue(db, { instanceId, claimTtlMs: config.WORK_CLAIM_TTL_MS, defaultMaxAttempts: config.WORK_MAX_ATTEMPTS, pool: pgPool });
   let pool: WorkerPool | null = null;
   const intake = new Intake(queue, () => pool?.wake());
 
@@ -152,7 +154,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   });
   const confirmations = new ConfirmationFlow({ db, states, brain, registry, executor, stage: toolStage, prompts, logger, defaultUserLevel: config.DEFAULT_USER_LEVEL });
   const runner = new TurnRunner({
-    db, brain, contextBuilder, recorder, outbox, prompts, logger, metrics, guardianConfig, toolStage, states, confirmations,
+    db, brain, contextBuilder, recorder, outbox, prompts, logger, metrics, guardianConfig, toolStage, states, confirmations, sql,
     defaultUserLevel: config.DEFAULT_USER_LEVEL, defaultTimezone: config.BOT_TIMEZONE, shadowMode: config.SHADOW_MODE, llmConfigured: llm !== null, now: o.now,
   });
 
@@ -250,6 +252,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     await pool!.stop(7000);
     for (const s of stoppers) await s().catch(() => undefined);
     await db.$disconnect();
+    await pgPool.end().catch(() => undefined);
     if (embedded) await embedded.stop();
   })());
   return { config, db, logger, metrics, queue, pool, intake, server, port, databaseUrl, startupMs, stop };

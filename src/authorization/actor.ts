@@ -47,7 +47,7 @@ export const PUBLIC_LEVEL = 0;
  * a throw as DENIED (fail-closed, R-Z2).
  */
 export async function loadActor(db: Pick<Db, 'platformAccount' | 'room'>, input: LoadActorInput): Promise<Actor> {
-  const { orgId, platform, roomId, accountId, defaultLevel = DEFAULT_UNKNOWN_LEVEL, fallbackAuthority = 'member' } = input;
+  const { platform, roomId, accountId } = input;
   const [account, room] = await Promise.all([
     db.platformAccount.findUnique({
       where: { platform_accountId: { platform, accountId } },
@@ -55,6 +55,18 @@ export async function loadActor(db: Pick<Db, 'platformAccount' | 'room'>, input:
     }),
     db.room.findUnique({ where: { platform_externalId: { platform, externalId: roomId } } }),
   ]);
+  return actorFromRows({ account, room }, input);
+}
+
+/** The rows an Actor is decided from (however they were fetched). */
+export interface ActorRows {
+  account: { orgId: string; member: { id: string; orgId: string; name: string; level: number; departmentId: string | null; active: boolean } } | null;
+  room: { orgId: string; authority: string } | null;
+}
+
+/** Pure: the Actor for fetched rows (shared by {@link loadActor} and the pipeline's one-query prelude). */
+export function actorFromRows({ account, room }: ActorRows, input: Pick<LoadActorInput, 'orgId' | 'defaultLevel' | 'fallbackAuthority'>): Actor {
+  const { orgId, defaultLevel = DEFAULT_UNKNOWN_LEVEL, fallbackAuthority = 'member' } = input;
   const roomAuthority = toRoomAuthority(room, orgId, fallbackAuthority);
   const member = account && account.orgId === orgId && account.member.orgId === orgId && account.member.active
     ? account.member

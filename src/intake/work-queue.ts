@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import type { Pool } from 'pg';
 import type { Db } from '../db/prisma';
+import { sqlRunner, type Sql } from '../db/sql';
 
 /** Kinds of work (R-Q1). */
 export type WorkType = 'user_request' | 'work' | 'notification';
@@ -25,6 +27,8 @@ export interface ClaimedItem {
   /** Proof of ownership: only the current claimant may finish the item. */
   claimToken: string;
   dedupeKey: string;
+  /** Set when the handler completed the item inside its own final write. */
+  completed?: boolean;
 }
 
 export interface WorkQueueOptions {
@@ -33,10 +37,12 @@ export interface WorkQueueOptions {
   defaultMaxAttempts: number;
   /** Backoff before a failed attempt runs again. */
   retryDelayMs?: (attempt: number) => number;
+  /** The pool under the Prisma client, for the hot-path statements. */
+  pool?: Pool;
 }
 
 interface ClaimRow {
-  id: bigint;
+  id: string;
   type: string;
   payload: unknown;
   orderingKey: string;
@@ -51,18 +57,22 @@ interface ClaimRow {
  * carry an expiry so a crashed worker's item is claimed again, and respect per-conversation order.
  */
 export class WorkQueue {
-  constructor(private readonly db: Db, private readonly opts: WorkQueueOptions) {}
+  private readonly sql: Sql;
+
+  constructor(private readonly db: Db, private readonly opts: WorkQueueOptions) {
+    this.sql = sqlRunner(db, opts.pool);
+  }
 
   /** Stores an item; returns `duplicate: true` when the dedupe key exists already. */
   async enqueue(input: EnqueueInput): Promise<{ id: bigint | null; duplicate: boolean }> {
-    const rows = await this.db.$queryRaw<{ id: bigint }[]>`
-      INSERT INTO work_items ("type", "payload", "orderingKey", "dedupeKey", "runAt", "maxAttempts")
-      VALUES (${input.type}, ${JSON.stringify(input.payload)}::jsonb, ${input.orderingKey}, ${input.dedupeKey},
-              ${input.runAt ?? new Date()}, ${input.maxAttempts ?? this.opts.defaultMaxAttempts})
-      ON CONFLICT ("dedupeKey") DO NOTHING
-      RETURNING id`;
+    const rows = await this.sql<{ id: string }>(
+      `INSERT INTO work_items ("type", "payload", "orderingKey", "dedupeKey", "runAt", "maxAttempts")
+       VALUES ($1, $2::jsonb, $3, $4, $5, $6)
+       ON CONFLICT ("dedupeKey") DO NOTHING
+       RETURNING id::text AS id`,
+      [input.type, JSON.stringify(input.payload), input.orderingKey, input.dedupeKey, input.runAt ?? new Date(), input.maxAttempts ?? this.opts.defaultMaxAttempts]);
     const row = rows[0];
-    return row ? { id: row.id, duplicate: false } : { id: null, duplicate: true };
+    return row ? { id: BigInt(row.id), duplicate: false } : { id: null, duplicate: true };
   }
 
   /**
@@ -72,32 +82,34 @@ export class WorkQueue {
   async claim(types?: WorkType[]): Promise<ClaimedItem | null> {
     const token = `${this.opts.instanceId}:${randomUUID()}`;
     const typeFilter = types && types.length > 0 ? types : ['user_request', 'work', 'notification'];
-    const rows = await this.db.$queryRaw<ClaimRow[]>`
-      UPDATE work_items SET state = 'running', "claimedBy" = ${token},
-             "claimExpiresAt" = now() + (${this.opts.claimTtlMs}::int * interval '1 millisecond'),
-             attempts = attempts + 1, "updatedAt" = now()
-      WHERE id = (
-        SELECT w.id FROM work_items w
-        WHERE w.type = ANY(${typeFilter}::text[])
-          AND ((w.state = 'queued' AND w."runAt" <= now()) OR (w.state = 'running' AND w."claimExpiresAt" < now()))
-          AND NOT EXISTS (
-            SELECT 1 FROM work_items p
-            WHERE p."orderingKey" = w."orderingKey" AND p.id < w.id AND p.state IN ('queued', 'running'))
-        ORDER BY w.id
-        LIMIT 1
-        FOR UPDATE SKIP LOCKED)
-      RETURNING id, type, payload, "orderingKey", attempts, "maxAttempts", "claimedBy", "dedupeKey"`;
+    const rows = await this.sql<ClaimRow>(
+      `UPDATE work_items SET state = 'running', "claimedBy" = $1,
+              "claimExpiresAt" = now() + ($2::int * interval '1 millisecond'),
+              attempts = attempts + 1, "updatedAt" = now()
+       WHERE id = (
+         SELECT w.id FROM work_items w
+         WHERE w.type = ANY($3::text[])
+           AND ((w.state = 'queued' AND w."runAt" <= now()) OR (w.state = 'running' AND w."claimExpiresAt" < now()))
+           AND NOT EXISTS (
+             SELECT 1 FROM work_items p
+             WHERE p."orderingKey" = w."orderingKey" AND p.id < w.id AND p.state IN ('queued', 'running'))
+         ORDER BY w.id
+         LIMIT 1
+         FOR UPDATE SKIP LOCKED)
+       RETURNING id::text AS id, type, payload, "orderingKey", attempts, "maxAttempts", "claimedBy", "dedupeKey"`,
+      [token, this.opts.claimTtlMs, typeFilter]);
     const r = rows[0];
     if (!r) return null;
-    return { id: r.id, type: r.type as WorkType, payload: r.payload, orderingKey: r.orderingKey, attempts: r.attempts, maxAttempts: r.maxAttempts, claimToken: r.claimedBy, dedupeKey: r.dedupeKey };
+    return { id: BigInt(r.id), type: r.type as WorkType, payload: r.payload, orderingKey: r.orderingKey, attempts: r.attempts, maxAttempts: r.maxAttempts, claimToken: r.claimedBy, dedupeKey: r.dedupeKey };
   }
 
   /** Marks an item done. False when the claim was lost (expired and taken by another worker). */
   async complete(item: ClaimedItem): Promise<boolean> {
-    const n = await this.db.$executeRaw`
-      UPDATE work_items SET state = 'done', "finishedAt" = now(), "updatedAt" = now(), "claimExpiresAt" = NULL
-      WHERE id = ${item.id} AND "claimedBy" = ${item.claimToken} AND state = 'running'`;
-    return n === 1;
+    if (item.completed) return true;
+    const rows = await this.sql(
+      `UPDATE work_items SET state = 'done', "finishedAt" = now(), "updatedAt" = now(), "claimExpiresAt" = NULL
+       WHERE id = $1 AND "claimedBy" = $2 AND state = 'running' RETURNING 1`, [item.id.toString(), item.claimToken]);
+    return rows.length === 1;
   }
 
   /**

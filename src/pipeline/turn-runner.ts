@@ -1,5 +1,5 @@
 import type { InboundMessage, OutboundReply, ReplyOption } from '../adapters/types';
-import { loadActor, type Actor } from '../authorization';
+import type { Actor } from '../authorization';
 import { BrainFailure, type Brain, type BrainDecision, type LlmCallRecord } from '../brain/brain';
 import { detectLanguage } from '../brain/language';
 import { personaMessage, type PromptSet } from '../brain/prompts';
@@ -19,6 +19,8 @@ import type { SessionKey } from '../state/session-key';
 import type { SessionView } from '../state/types';
 import type { ConfirmationFlow } from './confirmation-flow';
 import type { Outbox } from './outbox';
+import { turnFinish, turnPrelude, type TurnPrelude } from './turn-sql';
+import { sqlRunner, type Sql } from '../db/sql';
 import type { ToolStage } from './tool-stage';
 
 export interface TurnRunnerDeps {
@@ -41,6 +43,8 @@ export interface TurnRunnerDeps {
   /** Session state and pending confirmations (absent: every turn is a fresh NORMAL turn). */
   states?: BrainStateManager;
   confirmations?: ConfirmationFlow;
+  /** Raw SQL for the turn's combined first and last statements (defaults to running through Prisma). */
+  sql?: Sql;
   now?: () => Date;
 }
 
@@ -59,7 +63,11 @@ export interface TurnOutcome {
  * the work queue and, on the last attempt, still answered (nothing is silently lost).
  */
 export class TurnRunner {
-  constructor(private readonly d: TurnRunnerDeps) {}
+  private readonly sql: Sql;
+
+  constructor(private readonly d: TurnRunnerDeps) {
+    this.sql = d.sql ?? sqlRunner(d.db);
+  }
 
   private now(): Date {
     return this.d.now?.() ?? new Date();
@@ -72,10 +80,10 @@ export class TurnRunner {
     const log = this.d.logger.child({ workItemId: String(item.id), platform: msg.platform, roomId: msg.roomId });
     try {
       // A retry after a crash that happened after the reply went out: nothing more to do.
-      const [reservation] = await Promise.all([this.d.outbox.reserve(replyKey, { platform: msg.platform, roomId: msg.roomId }), this.storeUserMessage(msg)]);
+      const prelude = await turnPrelude(this.sql, msg, replyKey, { defaultLevel: this.d.defaultUserLevel, now: this.now() });
       // A retry after a crash that happened after the reply went out: nothing more to do.
-      if (reservation.status === 'sent') return;
-      const outcome = await this.decide(msg, item, log);
+      if (prelude.alreadySent) return;
+      const outcome = await this.decide(msg, item, log, prelude);
       await this.finish(msg, item, outcome, started, replyKey, log);
     } catch (err) {
       const app = asAppError(err, 'DB_UNAVAILABLE');
@@ -88,25 +96,19 @@ export class TurnRunner {
   }
 
   /** Everything between "message stored" and "reply ready". */
-  private async decide(msg: InboundMessage, item: ClaimedItem, log: Logger): Promise<TurnOutcome> {
+  private async decide(msg: InboundMessage, item: ClaimedItem, log: Logger, prelude: TurnPrelude): Promise<TurnOutcome> {
     const lang = detectLanguage(msg.text);
     const key: SessionKey = { platform: msg.platform, roomId: msg.roomId, accountId: msg.senderAccountId };
-    // Independent lookups side by side: sender, session state, profile details.
-    const [{ actor, degraded }, sessionResult, profile] = await Promise.all([
-      this.loadSender(msg, log),
-      this.d.states && this.d.llmConfigured
-        ? this.d.states.getSession(key).then((s) => ({ ok: true as const, s }), (err: unknown) => ({ ok: false as const, err }))
-        : Promise.resolve(null),
-      this.profileDetails(msg),
-    ]);
+    const { actor, profile } = prelude;
     if (!this.d.llmConfigured) {
       return { text: personaMessage(this.d.prompts, 'error.LLM_NOT_CONFIGURED', lang), calls: [], record: { decision: 'ERROR', reasonCode: 'LLM_NOT_CONFIGURED', finalDecider: 'SYSTEM', errorCategory: 'SYSTEM', memberId: actor.memberId } };
     }
     let session: SessionView | null = null;
-    if (sessionResult) {
-      if (sessionResult.ok) session = sessionResult.s;
-      else {
-        const err = sessionResult.err;
+    if (this.d.states) {
+      try {
+        // A plainly NORMAL session came with the prelude; pending or expired ones need the state manager.
+        session = prelude.quickSession ?? (await this.d.states.getSession(key));
+      } catch (err) {
         // Session state is the one context source that fails the turn (R-X2): without it an answer could be misread.
         const app = asAppError(err, 'SESSION_STATE_UNAVAILABLE');
         log.error({ errorId: app.errorId, err: app.message }, 'session state unavailable; nothing executed');
@@ -115,7 +117,6 @@ export class TurnRunner {
     }
     const sender = this.senderProfile(msg, actor, profile);
     const ctx = await this.d.contextBuilder.build({ msg, sender, room: { platform: msg.platform, roomId: msg.roomId, name: null, authority: actor.roomAuthority }, now: this.now() });
-    if (degraded) ctx.degraded.push('profile');
     let prefix: string | undefined;
     if (session && this.d.confirmations) {
       const step = await this.d.confirmations.step({ msg, session, ctx, actor, turnRunner: this });
@@ -226,33 +227,26 @@ export class TurnRunner {
   }
 
   private async finish(msg: InboundMessage, item: ClaimedItem, outcome: TurnOutcome, started: number, replyKey: string, log: Logger): Promise<void> {
-    let sentId: string | undefined;
+    let sent: { text: string; platformMessageId?: string } | null = null;
     const shadow = this.d.shadowMode;
-    let marked: Promise<unknown> = Promise.resolve();
     if (!shadow) {
       const reply: OutboundReply = {
         platform: msg.platform, roomId: msg.roomId, text: outcome.text, title: outcome.title, options: outcome.options, kind: 'reply',
         inReplyTo: { platformMessageId: msg.platformMessageId, accountId: msg.senderAccountId, accountName: msg.senderName },
       };
       const res = await this.d.outbox.deliver(replyKey, reply);
-      sentId = res.platformMessageId;
-      marked = this.d.outbox.markSent(replyKey, outcome.text, res);
+      sent = { text: outcome.text, platformMessageId: res.platformMessageId };
     }
-    const history = this.d.db.conversationMessage.create({
-      data: {
-        orgId: msg.orgId, platform: msg.platform, roomId: msg.roomId, accountId: msg.senderAccountId, role: 'assistant',
-        text: outcome.text, platformMessageId: sentId ?? null, options: outcome.options ? (outcome.options as object[]) : undefined, sentAt: this.now(),
-      },
-      select: { id: true },
-    });
-    const record = this.d.recorder.record({
+    const turn = this.d.recorder.prepare({
       orgId: msg.orgId, platform: msg.platform, roomId: msg.roomId, accountId: msg.senderAccountId, memberId: null, workItemId: item.id,
       input: msg.text, finalReply: outcome.text, totalMs: performance.now() - started, calls: outcome.calls,
       ...outcome.record,
       decision: shadow ? `SHADOW_${outcome.record.decision}` : outcome.record.decision,
     });
-    // The turn's writes go out together (one round trip of latency).
-    await Promise.all([marked, history, record]);
+    // The turn's writes and the work item's completion go out as one statement.
+    const { completed } = await turnFinish(this.sql, { msg, replyKey, sent, history: { text: outcome.text, options: outcome.options, at: this.now() }, turn, item });
+    item.completed = completed;
+    turn.observe();
     log.info({ decision: outcome.record.decision, reasonCode: outcome.record.reasonCode, ms: Math.round(performance.now() - started) }, 'turn done');
   }
 
@@ -271,39 +265,6 @@ export class TurnRunner {
       orgId: msg.orgId, platform: msg.platform, roomId: msg.roomId, accountId: msg.senderAccountId, memberId: null, input: msg.text,
       finalReply: text, decision: 'ERROR', reasonCode: app.code, finalDecider: 'SYSTEM', errorId: app.errorId, errorCategory: app.category, totalMs: 0,
     }).catch(() => undefined);
-  }
-
-  private async storeUserMessage(msg: InboundMessage): Promise<void> {
-    await this.d.db.conversationMessage.createMany({
-      data: [{ orgId: msg.orgId, platform: msg.platform, roomId: msg.roomId, accountId: msg.senderAccountId, role: 'user', text: msg.text, platformMessageId: msg.platformMessageId, sentAt: new Date(msg.sentAt) }],
-      skipDuplicates: true,
-    });
-  }
-
-  /** The sender from the directory. A lookup error degrades to "unknown, level 0" (no tools: fail-closed). */
-  private async loadSender(msg: InboundMessage, log: Logger): Promise<{ actor: Actor; degraded: boolean }> {
-    try {
-      const actor = await loadActor(this.d.db, { orgId: msg.orgId, platform: msg.platform, roomId: msg.roomId, accountId: msg.senderAccountId, defaultLevel: this.d.defaultUserLevel, fallbackAuthority: msg.roomAuthority });
-      return { actor, degraded: false };
-    } catch (err) {
-      log.warn({ err: (err as Error).name }, 'sender lookup failed; continuing as an unknown sender with no tools');
-      return { actor: { known: false, memberId: null, name: null, level: 0, departmentId: null, roomAuthority: 'public', source: 'public_unknown' }, degraded: true };
-    }
-  }
-
-  /** Title, preferences and department name of the sender's member record, in one query (null when unknown). */
-  private async profileDetails(msg: InboundMessage): Promise<{ title: string | null; preferences: unknown; departmentName: string | null } | null> {
-    try {
-      const rows = await this.d.db.$queryRaw<{ title: string | null; preferences: unknown; departmentName: string | null }[]>`
-        SELECT m.title, m.preferences, d.name AS "departmentName"
-        FROM platform_accounts a
-        JOIN members m ON m."orgId" = a."orgId" AND m.id = a."memberId"
-        LEFT JOIN departments d ON d."orgId" = m."orgId" AND d.id = m."departmentId"
-        WHERE a.platform = ${msg.platform} AND a."accountId" = ${msg.senderAccountId} AND a."orgId" = ${msg.orgId}`;
-      return rows[0] ?? null;
-    } catch {
-      return null;
-    }
   }
 
   private senderProfile(msg: InboundMessage, actor: Actor, details: { title: string | null; preferences: unknown; departmentName: string | null } | null): SenderProfile {

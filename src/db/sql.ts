@@ -1,0 +1,15 @@
+import type { Pool } from 'pg';
+import type { Db } from './prisma';
+
+/** A parameterised SQL runner ($1, $2 … placeholders) returning rows. */
+export type Sql = <T = Record<string, unknown>>(text: string, params?: unknown[]) => Promise<T[]>;
+
+/**
+ * Raw SQL for the few hot-path statements: straight on the `pg` pool when there is one (about a quarter
+ * of the ORM's cost per statement), through Prisma otherwise (tests and tools that only have a client).
+ * Column values come back as `pg` gives them: bigint ids are selected `::text` by callers.
+ */
+export function sqlRunner(db: Db, pool?: Pool): Sql {
+  if (pool) return async <T>(text: string, params: unknown[] = []) => (await pool.query(text, params)).rows as T[];
+  return <T>(text: string, params: unknown[] = []) => db.$queryRawUnsafe<T[]>(text, ...params);
+}
