@@ -55,8 +55,9 @@ export class ContextBuilder {
       }
     };
     const orgP = soft('organisation', this.orgInfo(msg.orgId), null);
-    const historyP = soft('history', this.history(msg), [] as HistoryEntry[]);
-    const summaryP = soft('summary', this.summary(msg), null as string | null);
+    const convP = soft('history', this.conversation(msg), { history: [] as HistoryEntry[], summary: null as string | null });
+    const historyP = convP.then((c) => c.history);
+    const summaryP = convP.then((c) => c.summary);
     // Sources start at once; the organisation (usually cached) only lends them its time zone.
     const timezone = this.orgCache.get(msg.orgId)?.org.timezone ?? this.o.defaultTimezone;
     const sectionsP = Promise.all((this.o.sources ?? []).map((s) =>
@@ -101,21 +102,17 @@ export class ContextBuilder {
     return info;
   }
 
-  private async history(msg: InboundMessage): Promise<HistoryEntry[]> {
-    const rows = await this.o.db.conversationMessage.findMany({
-      where: { platform: msg.platform, roomId: msg.roomId, accountId: msg.senderAccountId, NOT: { platformMessageId: msg.platformMessageId, role: 'user' } },
-      orderBy: { id: 'desc' },
-      take: this.o.historyLimit ?? 10,
-      select: { role: true, text: true, sentAt: true },
-    });
-    return rows.reverse().map((r) => ({ role: r.role === 'assistant' ? 'assistant' : 'user', text: r.text, at: r.sentAt.toISOString() }));
-  }
-
-  private async summary(msg: InboundMessage): Promise<string | null> {
-    const row = await this.o.db.conversationSummary.findUnique({
-      where: { platform_roomId_accountId: { platform: msg.platform, roomId: msg.roomId, accountId: msg.senderAccountId } },
-      select: { summary: true },
-    });
-    return row?.summary ?? null;
+  /** The last messages of this room + sender and the stored summary, in one statement. */
+  private async conversation(msg: InboundMessage): Promise<{ history: HistoryEntry[]; summary: string | null }> {
+    const rows = await this.o.db.$queryRawUnsafe<{ role: string; text: string; sentAt: Date; kind: string }[]>(
+      `(SELECT role, text, "sentAt", 'm' AS kind FROM conversation_messages
+         WHERE platform = $1 AND "roomId" = $2 AND "accountId" = $3 AND NOT (role = 'user' AND "platformMessageId" = $4)
+         ORDER BY id DESC LIMIT $5)
+       UNION ALL
+       (SELECT 'summary', summary, "updatedAt", 's' FROM conversation_summaries WHERE platform = $1 AND "roomId" = $2 AND "accountId" = $3)`,
+      msg.platform, msg.roomId, msg.senderAccountId, msg.platformMessageId, this.o.historyLimit ?? 10);
+    const history = rows.filter((r) => r.kind === 'm').reverse()
+      .map((r) => ({ role: r.role === 'assistant' ? 'assistant' as const : 'user' as const, text: r.text, at: new Date(r.sentAt).toISOString() }));
+    return { history, summary: rows.find((r) => r.kind === 's')?.text ?? null };
   }
 }

@@ -38,8 +38,15 @@ export class WorkerPool {
     for (let i = 0; i < this.opts.concurrency; i++) this.loops.push(this.loop(i));
   }
 
-  /** Signals that new work exists (called by intake after a durable insert). */
+  /**
+   * Signals that one new item exists (called by intake after a durable insert): one idle loop wakes,
+   * so one item costs one claim, not one per worker.
+   */
   wake(): void {
+    this.waiters.shift()?.();
+  }
+
+  private wakeAll(): void {
     const w = this.waiters;
     this.waiters = [];
     for (const fn of w) fn();
@@ -48,7 +55,7 @@ export class WorkerPool {
   /** Stops claiming, waits for running items up to `graceMs`, then releases what is left. */
   async stop(graceMs = 8000): Promise<void> {
     this.running = false;
-    this.wake();
+    this.wakeAll();
     const all = Promise.all(this.loops);
     let timer: NodeJS.Timeout | undefined;
     const timedOut = await Promise.race([
@@ -69,7 +76,7 @@ export class WorkerPool {
   }
 
   private async loop(index: number): Promise<void> {
-    const pollMs = this.opts.pollMs ?? 250;
+    const pollMs = this.opts.pollMs ?? 500;
     while (this.running) {
       let item: ClaimedItem | null = null;
       try {
@@ -81,12 +88,16 @@ export class WorkerPool {
       }
       if (!item) {
         await new Promise<void>((resolve) => {
-          const t = setTimeout(resolve, pollMs);
-          this.waiters.push(() => { clearTimeout(t); resolve(); });
+          // Jitter keeps idle loops (and instances) from polling in step.
+          const t = setTimeout(() => { this.waiters = this.waiters.filter((w) => w !== wake); resolve(); }, pollMs * (0.75 + Math.random() * 0.5));
+          const wake = () => { clearTimeout(t); resolve(); };
+          this.waiters.push(wake);
         });
         continue;
       }
       await this.run(item, index);
+      // More work may be waiting behind this item (same conversation): let one idle loop look too.
+      this.wake();
     }
   }
 
