@@ -13,6 +13,8 @@ export interface WorkerPoolOptions {
   pollMs?: number;
   /** Claim lifetime; running items are kept claimed with a heartbeat every third of it. */
   claimTtlMs: number;
+  /** At most one database-outage alert per window. */
+  alertWindowMs?: number;
   /** Maps an error to a (redacted) text and whether it is worth another attempt. */
   describeError: (err: unknown) => { text: string; retryable: boolean };
 }
@@ -27,6 +29,7 @@ export class WorkerPool {
   private waiters: (() => void)[] = [];
   private readonly inFlight = new Set<ClaimedItem>();
   private readonly types: WorkType[];
+  private lastAlertAt = 0;
 
   constructor(private readonly opts: WorkerPoolOptions) {
     this.types = Object.keys(opts.handlers) as WorkType[];
@@ -82,7 +85,12 @@ export class WorkerPool {
       try {
         item = await this.opts.queue.claim(this.types);
       } catch (err) {
-        this.opts.logger.error({ worker: index, err: this.opts.describeError(err).text }, 'claim failed');
+        // Database down: back off (no crash loop) and alert admins once per window (R-E2).
+        const now = Date.now();
+        if (now - this.lastAlertAt > (this.opts.alertWindowMs ?? 60000)) {
+          this.lastAlertAt = now;
+          this.opts.logger.error({ alert: 'db_unavailable', err: this.opts.describeError(err).text }, 'ADMIN ALERT: work queue unreachable; workers are backing off');
+        }
         await sleep(Math.min(5000, pollMs * 8));
         continue;
       }
