@@ -40,6 +40,7 @@ import { ToolRegistry } from './tools/registry';
 import type { ToolServices } from './tools/types';
 import { neutralizeForChatwork } from './adapters/chatwork';
 import { createApp } from './server/app';
+import { scheduleMaintenance } from './scheduler/maintenance';
 
 export const SAMPLE_DIRECTORY = path.resolve(__dirname, '..', 'config', 'org.sample.yaml');
 
@@ -242,6 +243,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.PORT;
   if (o.startWorkers !== false) pool.start();
+  const maintenance = config.NODE_ENV === 'test' ? null : scheduleMaintenance({ db, logger, timezone: config.BOT_TIMEZONE, policy: { auditDays: config.RETENTION_AUDIT_DAYS, historyDays: config.RETENTION_HISTORY_DAYS } });
   const startupMs = Math.round(performance.now() - t0);
   logger.info({ port, startupMs, chatwork: chatworkOn, discord: discordOn, console: consoleOn, llm: llm !== null, embedded: embedded !== null }, 'Hisho is up');
 
@@ -249,6 +251,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   const stop = () => (stopping ??= (async () => {
     await new Promise<void>((r) => server.close(() => r()));
     server.closeAllConnections?.();
+    await maintenance?.stop();
     await pool!.stop(7000);
     for (const s of stoppers) await s().catch(() => undefined);
     await db.$disconnect();

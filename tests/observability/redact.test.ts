@@ -1,0 +1,46 @@
+import { REDACTION_FAILED, redactText, redactValue, safeRedactText, safeRedactValue } from '../../src/observability/redact';
+
+describe('PII redaction (R-O2)', () => {
+  it.each([
+    ['email', '連絡は taro.tanaka+work@example.co.jp まで', '[EMAIL]', 'example.co.jp'],
+    ['mobile phone', '携帯 090-1234-5678 に', '[PHONE]', '1234-5678'],
+    ['landline without dashes', '電話は0312345678です', '[PHONE]', '0312345678'],
+    ['international phone', 'call +81 90 1234 5678', '[PHONE]', '1234 5678'],
+    ['postal code', '〒150-0002 渋谷', '[POSTAL]', '150-0002'],
+    ['street address', '住所は東京都渋谷区渋谷2-21-1です', '[ADDRESS]', '渋谷2-21-1'],
+    ['card number (Luhn valid)', 'カード 4111 1111 1111 1111 で', '[CARD]', '4111 1111'],
+    ['マイナンバー', 'マイナンバーは 1234-5678-9012 です', '[MY_NUMBER]', '5678-9012'],
+    ['API key', 'key sk-ant-api03-abcdefghijklmnopqrstuvwx', '[API_KEY]', 'abcdefghijklmnop'],
+    ['bearer token', 'Authorization: Bearer abcdefghijklmnop0123456789', '[API_KEY]', 'abcdefghijklmnop0123'],
+    ['database URL with password', 'postgresql://app:s3cr3t@db.internal:5432/hisho', '[URL_CREDENTIALS]', 's3cr3t'],
+  ])('%s', (_name, input, marker, gone) => {
+    const out = redactText(input);
+    expect(out).toContain(marker);
+    expect(out).not.toContain(gone);
+  });
+
+  it('leaves ordinary text, dates, times and amounts alone', () => {
+    const text = '明日 2026-11-23 の 15:00 から会議、予算は 120000 円、タスク 3 件';
+    expect(redactText(text)).toBe(text);
+  });
+
+  it('does not treat a random 16-digit number that fails Luhn as a card', () => {
+    expect(redactText('注文番号 1234567812345678')).not.toContain('[CARD]');
+  });
+
+  it('redacts keys and values in nested objects; secret-named keys lose their value', () => {
+    const out = redactValue({ 'taro@example.com': 'ok', nested: [{ apiKey: 'whatever', note: '090-1111-2222' }], password: 'x' }) as Record<string, unknown>;
+    expect(Object.keys(out)).toContain('[EMAIL]');
+    expect(JSON.stringify(out)).not.toContain('taro@example.com');
+    expect(JSON.stringify(out)).not.toContain('whatever');
+    expect(JSON.stringify(out)).not.toContain('1111-2222');
+    expect(out.password).toBe('[SECRET]');
+  });
+
+  it('fails closed: when redaction throws, the raw value is never returned', () => {
+    const evil = { toString() { throw new Error('boom'); } } as unknown as string;
+    expect(safeRedactText(evil)).toBe(REDACTION_FAILED);
+    const hostile = Object.defineProperty({}, 'x', { enumerable: true, get() { throw new Error('boom'); } });
+    expect(safeRedactValue(hostile)).toBe(REDACTION_FAILED);
+  });
+});
