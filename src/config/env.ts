@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isTimeZone } from './time-zone';
 
 /**
  * The environment of the service (SPEC §4, R-F1). This file is the only reader of `process.env`.
@@ -63,14 +64,6 @@ export const ZEnv = z.object({
 
 export type Env = z.output<typeof ZEnv>;
 
-function isTimeZone(tz: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: tz });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** Thrown for a bad environment; `message` names every bad variable and never includes its value. */
 export class ConfigError extends Error {

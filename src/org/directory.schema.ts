@@ -1,5 +1,6 @@
 import { validate as isValidCron } from 'node-cron';
 import { z } from 'zod';
+import { isTimeZone } from '../config/time-zone';
 
 /**
  * The organisation directory file (SPEC §4 "Organisation directory file", R-F3), as a strict zod schema:
@@ -16,14 +17,6 @@ export type Platform = (typeof PLATFORMS)[number];
 /** The kinds of proactive notices a schedule can produce (R-P1). */
 export const SCHEDULE_KINDS = ['deadline_reminder', 'daily_digest', 'goal_checkin'] as const;
 
-function isTimeZone(tz: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: tz });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** A stable identifier chosen by the admin: non-empty, no white space. */
 const ZId = z.string().regex(/^\S+$/, { error: 'must be a non-empty id without spaces' });
