@@ -30,10 +30,10 @@ import { safeRedactText } from './observability/redact';
 import { TurnRecorder } from './observability/turn-recorder';
 import { formatImportSummary, importDirectoryFile } from './org/import-directory';
 import { Outbox } from './pipeline/outbox';
+import { createButtonAnswers } from './pipeline/button-answers';
 import { ConfirmationFlow } from './pipeline/confirmation-flow';
 import { ProposalStage } from './pipeline/proposal-stage';
 import { BrainStateManager } from './state/brain-state-manager';
-import { parseButtonKey } from './state/answer-parser';
 import { TurnRunner } from './pipeline/turn-runner';
 import { ToolExecutor } from './tools/executor';
 import { ToolRegistry } from './tools/registry';
@@ -159,20 +159,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     defaultUserLevel: config.DEFAULT_USER_LEVEL, defaultTimezone: config.BOT_TIMEZONE, shadowMode: config.SHADOW_MODE, llmConfigured: llm !== null, now: o.now,
   });
 
-  /** A confirmation button click → a text answer through the same intake (only the asker; fresh keys only). */
-  const buttonAnswer = async (c: { platform: 'discord' | 'console'; roomId: string; accountId: string; key: string; clickId: string }): Promise<{ status: 'accepted' | 'not_yours' | 'expired' | 'invalid' }> => {
-    const parsed = parseButtonKey(c.key);
-    if (!parsed) return { status: 'invalid' };
-    const pending = await states.findPendingById(parsed.pendingId);
-    if (!pending) { logger.warn({ platform: c.platform }, 'forged or stale button key'); return { status: 'invalid' }; }
-    if (pending.key.platform !== c.platform || pending.key.roomId !== c.roomId || pending.key.accountId !== c.accountId) return { status: 'not_yours' };
-    if (pending.status !== 'pending' || pending.expiresAt.getTime() <= (o.now?.() ?? new Date()).getTime()) return { status: 'expired' };
-    await intake.accept({
-      platform: c.platform, orgId: pending.orgId, roomId: c.roomId, senderAccountId: c.accountId, text: parsed.answer === 'approve' ? '1' : '2', rawText: '',
-      mentions: [], platformMessageId: `button:${c.clickId}`, sentAt: new Date().toISOString(), answerTo: pending.id,
-    });
-    return { status: 'accepted' };
-  };
+  const buttonAnswer = createButtonAnswers({ states, intake, logger, now: o.now });
 
   // Adapters.
   const routers: Router[] = [];
