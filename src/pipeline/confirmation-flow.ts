@@ -2,7 +2,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import type { InboundMessage } from '../adapters/types';
 import { authorize, loadActor, loadDirectory, type Actor } from '../authorization';
 import type { Brain } from '../brain/brain';
-import { fill, personaMessage, type PromptSet } from '../brain/prompts';
+import { personaMessage, type PromptSet } from '../brain/prompts';
 import type { TurnContext } from '../context/types';
 import type { Db } from '../db/prisma';
 import type { Logger } from '../observability/logger';
@@ -70,9 +70,9 @@ export class ConfirmationFlow {
     }
     if (isUrgent(msg.text)) {
       await this.d.states.cancelPending(key, 'urgent interruption');
-      return { kind: 'continue', prefix: fill(personaMessage(p, 'confirm.urgent_cancelled', lang), { summary }) };
+      return { kind: 'continue', prefix: personaMessage(p, 'confirm.urgent_cancelled', lang, { summary }) };
     }
-    const text = fill(personaMessage(p, 'confirm.reminder', lang), { summary });
+    const text = personaMessage(p, 'confirm.reminder', lang, { summary });
     return this.handled(turnRunner, ctx, { decision: 'REMINDER', reasonCode: 'S_PENDING_REMINDER', finalDecider: 'SYSTEM' }, text, confirmationOptions(p, lang, pending.id));
   }
 
@@ -84,7 +84,7 @@ export class ConfirmationFlow {
     if (r.outcome === 'needs_second') {
       const note = typeof pending.proposal.guardianNote === 'string' && lang === 'ja' ? `（${pending.proposal.guardianNote}）\n` : '';
       return this.handled(turnRunner, ctx, { decision: 'CONFIRM', reasonCode: 'S_SECOND_CONFIRMATION', finalDecider: 'SYSTEM', guardianAction: 'CONFIRM' },
-        fill(personaMessage(p, 'confirm.second', lang), { summary, note }), confirmationOptions(p, lang, pending.id));
+        personaMessage(p, 'confirm.second', lang, { summary, note }), confirmationOptions(p, lang, pending.id));
     }
     if (r.outcome !== 'approved') return this.noDecision(turnRunner, ctx, r.outcome);
 
@@ -122,7 +122,7 @@ export class ConfirmationFlow {
     } catch (err) {
       this.d.logger.warn({ err: (err as Error).name }, 'report of a confirmed action fell back to the template');
     }
-    const text = exec.status === 'ok' ? fill(personaMessage(p, 'confirm.executed', lang), { summary }) : personaMessage(p, 'confirm.failed', lang, { errorId: exec.status === 'internal_error' ? exec.errorId : '-' });
+    const text = exec.status === 'ok' ? personaMessage(p, 'confirm.executed', lang, { summary }) : personaMessage(p, 'confirm.failed', lang, { errorId: exec.status === 'internal_error' ? exec.errorId : '-' });
     return this.handled(turnRunner, ctx, base, text);
   }
 

@@ -2,7 +2,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import type { ReplyOption } from '../adapters/types';
 import { authorize, filterToolsForActor, loadDirectory, type Actor, type AuthDecision, type Directory } from '../authorization';
 import { BrainFailure, type Brain, type BrainDecision, type LlmCallRecord } from '../brain/brain';
-import { fill, personaMessage, type PromptSet } from '../brain/prompts';
+import { personaMessage, type PromptSet } from '../brain/prompts';
 import { reasoningText, type BrainOutput, type ToolProposal } from '../brain/types';
 import type { TurnContext } from '../context/types';
 import type { Db } from '../db/prisma';
@@ -13,7 +13,7 @@ import type { Logger } from '../observability/logger';
 import type { SessionKey } from '../state/session-key';
 import type { ExecutionResult, ToolExecutor } from '../tools/executor';
 import type { ToolRegistry } from '../tools/registry';
-import type { ToolContext, ToolServices } from '../tools/types';
+import type { ToolContext, ToolMeta, ToolServices } from '../tools/types';
 import type { ToolStage } from './tool-stage';
 import type { TurnOutcome, TurnRunner } from './turn-runner';
 
@@ -49,6 +49,21 @@ export interface ProposalStageDeps {
   /** Builds the platform services for a turn (ChatWork tasks, posting to the room). */
   services: (ctx: TurnContext, idempotencyKey: string) => ToolServices;
   now?: () => Date;
+}
+
+/** 「3人に送ります」「全員に送ります」「5件を削除します」 from the tool's declared parameter roles. */
+export function effectNote(proposal: ToolProposal, tool: ToolMeta | undefined): string {
+  const notes: string[] = [];
+  for (const [name, role] of Object.entries(tool?.paramRoles ?? {})) {
+    const v = proposal.parameters[name];
+    if (role === 'recipients') {
+      const all = (x: unknown) => typeof x === 'string' && /^(all|全員|みんな|everyone)$/i.test(x.trim());
+      if (all(v) || (Array.isArray(v) && v.some(all))) notes.push('ルームの全員に送ります');
+      else if (Array.isArray(v)) notes.push(`${new Set(v.map(String)).size}人に送ります`);
+    }
+    if (role === 'deletion' && Array.isArray(v)) notes.push(`${v.length}件を削除します`);
+  }
+  return notes.join('／');
 }
 
 /** Button keys for a pending action (Discord/console); text answers "1"/"2" work everywhere. */
@@ -93,7 +108,7 @@ export class ProposalStage implements ToolStage {
       }
       const results: Anthropic.Messages.ToolResultBlockParam[] = [];
       for (const [index, proposal] of out.proposals.entries()) {
-        const verdict = this.guard(ctx, actor, out, proposal);
+        const verdict = this.guard(ctx, actor, out, proposal, policies);
         const t: ProposalTrail = { step, tool: proposal.toolName, parameters: proposal.parameters, guardian: { action: verdict.action, reasonCode: verdict.reasonCode, trace: verdict.trace } };
         trail.push(t);
         if (verdict.reasonCode.startsWith('G_CONSTITUTION')) {
@@ -111,7 +126,7 @@ export class ProposalStage implements ToolStage {
           continue;
         }
         if (verdict.action === 'CONFIRM') {
-          return this.askConfirmation(ctx, actor, out, { ...proposal, parameters: params }, verdict, calls, base(), trail, out.proposals.length - index - 1);
+          return this.askConfirmation(ctx, actor, out, { ...proposal, parameters: params }, verdict, calls, base(), out.proposals.length - index - 1);
         }
         if (this.d.shadowMode) {
           t.execution = { status: 'shadow', ms: 0 };
@@ -145,9 +160,9 @@ export class ProposalStage implements ToolStage {
   }
 
   /** Guardian verdict for one proposal (pure; the turn's facts passed in). */
-  private guard(ctx: TurnContext, actor: Actor, out: Extract<BrainOutput, { type: 'tool_call' }>, proposal: ToolProposal): GuardianVerdict {
+  private guard(ctx: TurnContext, actor: Actor, out: Extract<BrainOutput, { type: 'tool_call' }>, proposal: ToolProposal, policies: GuardianPolicy[]): GuardianVerdict {
     return evaluateProposal({
-      proposal, tool: this.d.registry.meta(proposal.toolName), reasoning: out.reasoning, confidence: out.confidence, policies: this.cachedPolicies, config: this.d.guardianConfig,
+      proposal, tool: this.d.registry.meta(proposal.toolName), reasoning: out.reasoning, confidence: out.confidence, policies, config: this.d.guardianConfig,
       context: { senderMemberId: actor.memberId ?? undefined, senderName: actor.name ?? undefined, now: ctx.now, timezone: ctx.org.timezone },
     });
   }
@@ -156,21 +171,22 @@ export class ProposalStage implements ToolStage {
     return authorize({ actor, tool: this.d.registry.meta(proposal.toolName), proposal, directory });
   }
 
-  private cachedPolicies: GuardianPolicy[] = [];
-
+  /** The organisation's policies that carry a machine rule (CEO teachings, Guardian priority 4). */
   private async policies(orgId: string): Promise<GuardianPolicy[]> {
     const rows = await this.d.db.policy.findMany({ where: { orgId }, orderBy: [{ priority: 'desc' }, { id: 'asc' }] });
-    this.cachedPolicies = rows.filter((r) => r.rule !== null).map((r) => ({ id: r.id, title: r.title, rule: r.rule as GuardianPolicy['rule'] }));
-    return this.cachedPolicies;
+    return rows.filter((r) => r.rule !== null).map((r) => ({ id: r.id, title: r.title, rule: r.rule as GuardianPolicy['rule'] }));
   }
 
   private async askConfirmation(ctx: TurnContext, actor: Actor, out: Extract<BrainOutput, { type: 'tool_call' }>, proposal: ToolProposal, verdict: GuardianVerdict,
-    calls: LlmCallRecord[], base: ReturnType<TurnRunner['baseRecord']>, trail: ProposalTrail[], dropped: number): Promise<TurnOutcome> {
+    calls: LlmCallRecord[], base: ReturnType<TurnRunner['baseRecord']>, dropped: number): Promise<TurnOutcome> {
     const p = this.d.prompts;
     const lang = ctx.language;
     const summary = this.describe(proposal, lang);
-    const note = verdict.userNoteJa && lang === 'ja' ? `（${verdict.userNoteJa}）\n` : '';
-    const question = fill(personaMessage(p, 'confirm.question', lang), { summary, note });
+    // The effect in numbers (recipients, deletions), restated again in the second confirmation.
+    const effect = effectNote(proposal, this.d.registry.meta(proposal.toolName));
+    const noteJa = [verdict.userNoteJa, effect].filter(Boolean).join('／');
+    const note = noteJa && lang === 'ja' ? `（${noteJa}）\n` : '';
+    const question = personaMessage(p, 'confirm.question', lang, { summary, note });
     const record = { ...base, decision: 'CONFIRM', reasonCode: verdict.reasonCode, finalDecider: 'SYSTEM' as const, guardianAction: 'CONFIRM', guardianReason: verdict.reasonCode, authResult: 'ALLOWED', notes: { dropped, confirmationType: verdict.confirmationType ?? 'single' } };
     if (!this.d.pending) {
       // Without a state manager nothing can be approved later: ask, record, execute nothing.
@@ -178,11 +194,10 @@ export class ProposalStage implements ToolStage {
     }
     const key: SessionKey = { platform: ctx.message.platform, roomId: ctx.message.roomId, accountId: ctx.message.senderAccountId };
     const pending = await this.d.pending.createPending(key, {
-      orgId: ctx.org.id, memberId: actor.memberId, proposal: { ...proposal, summary, guardianNote: verdict.userNoteJa ?? null } as ToolProposal & Record<string, unknown>,
+      orgId: ctx.org.id, memberId: actor.memberId, proposal: { ...proposal, summary, guardianNote: noteJa || null } as ToolProposal & Record<string, unknown>,
       question, confirmationType: verdict.confirmationType ?? 'single', originalMessage: ctx.message.text,
       reasoning: reasoningText(out.reasoning), confidence: out.confidence.overall, reasonCode: verdict.reasonCode,
     });
-    void trail;
     return { text: question, title: personaMessage(p, 'confirm.title', lang), options: confirmationOptions(p, lang, pending.id), calls, record: { ...record, execution: { status: 'pending_confirmation', pendingActionId: pending.id } } };
   }
 

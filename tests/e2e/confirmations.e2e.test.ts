@@ -29,6 +29,7 @@ describe('confirmation sessions (end to end, ChatWork)', () => {
     const q = await say(1003, '田中さん…太郎さんの方に議事録をお願いしたいかも', 1);
     expect(q).toMatch(/実行してよい/);
     expect(q).toMatch(/\[info\]/);
+    expect(q).toContain('議事録の作成');
     expect(await tasks('議事録の作成')).toBe(0);
 
     llm.script(replyCall('田中太郎さんに議事録の作成をお願いしたウル！ほかにあれば言ってほしいウル🐺'));
@@ -86,6 +87,7 @@ describe('confirmation sessions (end to end, ChatWork)', () => {
     await say(1003, '名刺の発注を田中太郎さんに', 1);
     const reminder = await say(1003, '今日の天気は？', 2);
     expect(reminder).toMatch(/確認がまだ/);
+    expect(reminder).toContain('名刺の発注');
     expect(await svc.db.pendingAction.findFirst({ where: { roomId: String(room) } })).toMatchObject({ status: 'pending' });
     llm.script(replyCall('了解ウル、止めたウル。ほかに手伝えることはあるウル？'));
     const urgent = await svc.db.pendingAction.count({ where: { roomId: String(room), status: 'pending' } });
@@ -110,6 +112,7 @@ describe('confirmation sessions (end to end, ChatWork)', () => {
     await say(1001, '田中太郎、鈴木、佐藤に明日の定例は10時からって連絡して', 1);
     const second = await say(1001, 'はい', 2);
     expect(second).toMatch(/念のため/);
+    expect(second).toContain('3人に送ります');
     expect(cw.posts.filter((p) => p.body.includes('明日の定例は10時から') && !p.body.includes('[info]'))).toHaveLength(0);
     llm.script(replyCall('3人に連絡したウル！🐺'));
     await say(1001, 'はい', 4);
