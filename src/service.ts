@@ -121,7 +121,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   const llm = o.llm ?? (config.ANTHROPIC_API_KEY
     ? new AnthropicLlmClient({ apiKey: config.ANTHROPIC_API_KEY, baseURL: config.ANTHROPIC_BASE_URL, timeoutMs: config.LLM_TIMEOUT_MS, maxRetries: config.LLM_MAX_RETRIES })
     : null);
-  const guardianConfig: GuardianConfig = { ...defaultGuardianConfig(), approvalMode: config.APPROVAL_MODE, autoApprove: [...config.AUTO_APPROVE_TOOLS] };
+  const guardianConfig: GuardianConfig = { ...defaultGuardianConfig(), approvalMode: config.APPROVAL_MODE, autoApprove: [...config.AUTO_APPROVE_TOOLS], shadowRules: [...config.GUARDIAN_SHADOW_RULES] };
   const costGuard = new CostGuard({ db, logger, model: config.ANTHROPIC_MODEL, fallbackModel: config.ANTHROPIC_FALLBACK_MODEL, dailyLimitUsd: config.LLM_DAILY_COST_LIMIT_USD, action: config.LLM_COST_LIMIT_ACTION, timezone: config.BOT_TIMEZONE, now: o.now });
   const brain = new Brain({ llm: llm ?? { create: async () => { throw new Error('LLM not configured'); } }, prompts, models: costGuard, maxTokens: config.LLM_MAX_TOKENS });
   const contextBuilder = new ContextBuilder({ db, logger, defaultTimezone: config.BOT_TIMEZONE, sources: [personsSource, tasksSource, goalsSource, memoriesSource] });
@@ -151,7 +151,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   const executor = new ToolExecutor(registry);
   const toolStage = new ProposalStage({
     db, brain, registry, executor, prompts, guardianConfig, stepBudget: config.STEP_BUDGET,
-    shadowMode: config.SHADOW_MODE, logger, services, now: o.now, pending: states,
+    shadowMode: config.SHADOW_MODE, logger, services, now: o.now, pending: states, metrics,
   });
   const confirmations = new ConfirmationFlow({ db, states, brain, registry, executor, stage: toolStage, prompts, logger, defaultUserLevel: config.DEFAULT_USER_LEVEL });
   const runner = new TurnRunner({

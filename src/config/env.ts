@@ -49,6 +49,8 @@ export const ZEnv = z.object({
   SHADOW_MODE: flag('false'),
   APPROVAL_MODE: z.enum(['standard', 'strict']).default('standard'),
   AUTO_APPROVE_TOOLS: z.string().default('').transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean)),
+  /** Guardian rules (names or reason codes) evaluated and recorded but not enforced (shadow mode per rule). */
+  GUARDIAN_SHADOW_RULES: z.string().default('').transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean)),
   FAST_PATH: flag('false'),
   SELF_CRITIQUE_RATE: rate.default(0.1),
   STEP_BUDGET: z.coerce.number().int().min(1).max(10).default(4),

@@ -128,7 +128,6 @@ export class TurnRecorder {
     m.turns.inc({ kind: t.kind ?? 'user_request', decision: t.decision });
     if (t.guardianAction) m.guardian.inc({ action: t.guardianAction, reason_code: t.guardianReason ?? 'none' });
     if (t.authResult === 'DENIED') m.authDenials.inc({ reason_code: t.authReason ?? 'none' });
-    if (t.reasonCode.startsWith('G_CONSTITUTION')) m.constitutionViolations.inc({ reason_code: t.reasonCode });
     for (const c of calls) {
       m.llmLatency.observe({ model: c.model }, c.durationMs / 1000);
       m.tokens.inc({ model: c.model, kind: 'input' }, c.usage.inputTokens);

@@ -10,6 +10,7 @@ import { asAppError } from '../errors/app-error';
 import { checkReplyText, evaluateProposal, type GuardianConfig, type GuardianPolicy, type GuardianVerdict } from '../guardian';
 import type { ClaimedItem } from '../intake/work-queue';
 import type { Logger } from '../observability/logger';
+import type { Metrics } from '../observability/metrics';
 import type { SessionKey } from '../state/session-key';
 import type { ExecutionResult, ToolExecutor } from '../tools/executor';
 import type { ToolRegistry } from '../tools/registry';
@@ -46,6 +47,7 @@ export interface ProposalStageDeps {
   shadowMode: boolean;
   logger: Logger;
   pending?: PendingStore;
+  metrics?: Metrics;
   /** Builds the platform services for a turn (ChatWork tasks, posting to the room). */
   services: (ctx: TurnContext, idempotencyKey: string) => ToolServices;
   now?: () => Date;
@@ -112,6 +114,7 @@ export class ProposalStage implements ToolStage {
         const t: ProposalTrail = { step, tool: proposal.toolName, parameters: proposal.parameters, guardian: { action: verdict.action, reasonCode: verdict.reasonCode, trace: verdict.trace } };
         trail.push(t);
         if (verdict.reasonCode.startsWith('G_CONSTITUTION')) {
+          this.d.metrics?.constitutionViolations.inc({ reason_code: verdict.reasonCode });
           this.d.logger.error({ alert: 'constitution_violation', reasonCode: verdict.reasonCode, tool: proposal.toolName, roomId: ctx.room.roomId }, 'ADMIN ALERT: constitution violation by the LLM proposal');
         }
         if (verdict.action === 'BLOCK') {

@@ -7,6 +7,7 @@ import type { BrainOutput } from '../brain/types';
 import type { ContextBuilder } from '../context/context-builder';
 import type { SenderProfile, TurnContext } from '../context/types';
 import type { Db } from '../db/prisma';
+import { randomUUID } from 'node:crypto';
 import { AppError, asAppError } from '../errors/app-error';
 import { checkBrainOutputMeta, checkReplyText, type GuardianConfig } from '../guardian';
 import type { ClaimedItem } from '../intake/work-queue';
@@ -77,14 +78,15 @@ export class TurnRunner {
     const msg = item.payload as InboundMessage;
     const started = performance.now();
     const replyKey = `reply:${item.dedupeKey}`;
-    const log = this.d.logger.child({ workItemId: String(item.id), platform: msg.platform, roomId: msg.roomId });
+    const turnId = randomUUID();
+    const log = this.d.logger.child({ turnId, workItemId: String(item.id), platform: msg.platform, roomId: msg.roomId });
     try {
       // A retry after a crash that happened after the reply went out: nothing more to do.
       const prelude = await turnPrelude(this.sql, msg, replyKey, { defaultLevel: this.d.defaultUserLevel, now: this.now() });
       // A retry after a crash that happened after the reply went out: nothing more to do.
       if (prelude.alreadySent) return;
       const outcome = await this.decide(msg, item, log, prelude);
-      await this.finish(msg, item, outcome, started, replyKey, log);
+      await this.finish(msg, item, outcome, started, replyKey, log, turnId);
     } catch (err) {
       const app = asAppError(err, 'DB_UNAVAILABLE');
       const lastAttempt = item.attempts >= item.maxAttempts;
@@ -131,6 +133,17 @@ export class TurnRunner {
         ] });
       }
     }
+    let outcome = await this.think(ctx, actor, item, log);
+    if (session) {
+      outcome = await this.applyClarificationBudget(key, session, outcome, ctx.language);
+      await this.trackErrors(key, session, outcome);
+    }
+    if (prefix) outcome = { ...outcome, text: `${prefix}\n${outcome.text}` };
+    return outcome;
+  }
+
+  /** The brain's decision and what becomes of it (a brain failure becomes a persona error reply). */
+  private async think(ctx: TurnContext, actor: Actor, item: ClaimedItem, log: Logger): Promise<TurnOutcome> {
     let decision: BrainDecision;
     try {
       decision = await this.d.brain.decide({ ctx, tools: this.d.toolStage?.toolsFor(actor) ?? [] });
@@ -138,18 +151,18 @@ export class TurnRunner {
       return this.brainFailure(err, ctx, actor, log);
     }
     const base = this.baseRecord(ctx, actor, decision);
-    let outcome: TurnOutcome;
-    if (decision.output.type === 'tool_call') {
-      outcome = this.d.toolStage
-        ? await this.d.toolStage.run({ ctx, actor, decision, item, turnRunner: this })
-        : this.finalText(ctx, decision.calls, { ...base, decision: 'BLOCK', reasonCode: 'G_UNKNOWN_TOOL', finalDecider: 'SYSTEM', guardianAction: 'BLOCK', guardianReason: 'G_UNKNOWN_TOOL' },
-          personaMessage(this.d.prompts, 'error.PERMISSION_DENIED', ctx.language));
-    } else {
-      outcome = this.answerOutput(ctx, decision.output, decision.calls, base);
-    }
-    if (session) outcome = await this.applyClarificationBudget(key, session, outcome, ctx.language);
-    if (prefix) outcome = { ...outcome, text: `${prefix}\n${outcome.text}` };
-    return outcome;
+    if (decision.output.type !== 'tool_call') return this.answerOutput(ctx, decision.output, decision.calls, base);
+    if (this.d.toolStage) return this.d.toolStage.run({ ctx, actor, decision, item, turnRunner: this });
+    return this.finalText(ctx, decision.calls, { ...base, decision: 'BLOCK', reasonCode: 'G_UNKNOWN_TOOL', finalDecider: 'SYSTEM', guardianAction: 'BLOCK', guardianReason: 'G_UNKNOWN_TOOL' },
+      personaMessage(this.d.prompts, 'error.PERMISSION_DENIED', ctx.language));
+  }
+
+  /** Consecutive errors move the session to ERROR_RECOVERY (state manager); a good turn clears them. */
+  private async trackErrors(key: SessionKey, session: SessionView, outcome: TurnOutcome): Promise<void> {
+    const states = this.d.states;
+    if (!states) return;
+    if (outcome.record.decision === 'ERROR') await states.recordError(key, outcome.record.reasonCode);
+    else if (session.errorCount > 0 || session.mode === 'ERROR_RECOVERY') await states.recordSuccess(key, { lastTool: undefined });
   }
 
   /** R-S5: after 3 clarification rounds suggest starting over; after 4 end the flow. */
@@ -171,6 +184,10 @@ export class TurnRunner {
   /** Text and clarification outputs: constitution check, then the reply text check. */
   answerOutput(ctx: TurnContext, output: Exclude<BrainOutput, { type: 'tool_call' }>, calls: LlmCallRecord[], base: Partial<TurnRecordInput>): TurnOutcome {
     const meta = checkBrainOutputMeta(output.reasoning, output.confidence, this.d.guardianConfig);
+    if (meta.action === 'BLOCK' && meta.reasonCode.startsWith('G_CONSTITUTION')) {
+      this.d.metrics?.constitutionViolations.inc({ reason_code: meta.reasonCode });
+      this.d.logger.error({ alert: 'constitution_violation', reasonCode: meta.reasonCode, roomId: ctx.room.roomId }, 'ADMIN ALERT: constitution violation in a brain answer');
+    }
     if (meta.action === 'BLOCK') {
       return this.finalText(ctx, calls, { ...base, decision: 'BLOCK', reasonCode: meta.reasonCode, finalDecider: 'SYSTEM', guardianAction: 'BLOCK', guardianReason: meta.reasonCode, notes: { constitution: meta.reason } },
         personaMessage(this.d.prompts, 'error.LLM_INVALID_OUTPUT', ctx.language, { errorId: '-' }));
@@ -226,7 +243,7 @@ export class TurnRunner {
     }, text);
   }
 
-  private async finish(msg: InboundMessage, item: ClaimedItem, outcome: TurnOutcome, started: number, replyKey: string, log: Logger): Promise<void> {
+  private async finish(msg: InboundMessage, item: ClaimedItem, outcome: TurnOutcome, started: number, replyKey: string, log: Logger, turnId: string): Promise<void> {
     let sent: { text: string; platformMessageId?: string } | null = null;
     const shadow = this.d.shadowMode;
     if (!shadow) {
@@ -238,7 +255,7 @@ export class TurnRunner {
       sent = { text: outcome.text, platformMessageId: res.platformMessageId };
     }
     const turn = this.d.recorder.prepare({
-      orgId: msg.orgId, platform: msg.platform, roomId: msg.roomId, accountId: msg.senderAccountId, memberId: null, workItemId: item.id,
+      id: turnId, orgId: msg.orgId, platform: msg.platform, roomId: msg.roomId, accountId: msg.senderAccountId, memberId: null, workItemId: item.id,
       input: msg.text, finalReply: outcome.text, totalMs: performance.now() - started, calls: outcome.calls,
       ...outcome.record,
       decision: shadow ? `SHADOW_${outcome.record.decision}` : outcome.record.decision,

@@ -54,6 +54,17 @@ describe('nothing is lost: crashes, LLM failures, bad deliveries', () => {
     expect(turn.errorId).toMatch(/^E-/);
   });
 
+  it.each([['an error event', 'error_event'], ['an abrupt end', 'truncated']] as const)('a stream broken by %s is never acted on: friendly reply, nothing executed', async (_n, kind) => {
+    llm.script({ streamBreak: kind });
+    await mention('全員に連絡して');
+    await waitFor(() => cw.posts.length === 1, 8000, 'error reply');
+    expect(cw.posts[0]!.body).toMatch(/E-[A-Z0-9]{7}/);
+    expect(cw.posts[0]!.body).not.toContain('[toall]');
+    const turn = await lastTurn();
+    expect(turn).toMatchObject({ decision: 'ERROR', finalDecider: 'SYSTEM' });
+    expect(turn.proposals).toEqual([]);
+  });
+
   it('unparseable output twice (text without a tool) → one guided retry, then a friendly fallback; the record says why', async () => {
     llm.script({ content: [{ type: 'text', text: 'こんにちは！' }] }, { content: [{ type: 'text', text: 'まだテキストです' }] });
     await mention('ねえねえ');

@@ -4,7 +4,9 @@ import nock from 'nock';
 export type ScriptedAnswer =
   | { content: ScriptedBlock[]; stop_reason?: string; usage?: Partial<{ input_tokens: number; output_tokens: number; cache_creation_input_tokens: number; cache_read_input_tokens: number }> }
   | { status: number; errorType: string; headers?: Record<string, string>; delayMs?: number }
-  | { hangMs: number };
+  | { hangMs: number }
+  /** A stream that starts, then breaks: an `event: error` (e.g. overloaded_error) or an abrupt end. */
+  | { streamBreak: 'error_event' | 'truncated' };
 
 export type ScriptedBlock =
   | { type: 'text'; text: string }
@@ -95,6 +97,13 @@ export class FakeAnthropic {
       const done = (status: number, payload: string, headers: Record<string, string>) => cb(null, [status, payload, headers]);
       if (!a) return done(500, JSON.stringify({ type: 'error', error: { type: 'api_error', message: 'no scripted answer' } }), { 'content-type': 'application/json', 'x-should-retry': 'false' });
       if ('hangMs' in a) return void setTimeout(() => done(500, '{}', { 'x-should-retry': 'false' }), a.hangMs).unref();
+      if ('streamBreak' in a) {
+        const start = `event: message_start\ndata: ${JSON.stringify({ type: 'message_start', message: { id: 'msg_x', type: 'message', role: 'assistant', model: self.model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 1 } } })}\n\n`
+          + `event: content_block_start\ndata: ${JSON.stringify({ type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 'toolu_x', name: 'announce', input: {} } })}\n\n`
+          + `event: content_block_delta\ndata: ${JSON.stringify({ type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: '{"parameters":{"recipients":"all"' } })}\n\n`;
+        const tail = a.streamBreak === 'error_event' ? `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } })}\n\n` : '';
+        return done(200, start + tail, { 'content-type': 'text/event-stream' });
+      }
       if ('status' in a) {
         const payload = JSON.stringify({ type: 'error', error: { type: a.errorType, message: 'scripted' }, request_id: 'req_fake' });
         const send = () => done(a.status, payload, { 'content-type': 'application/json', 'request-id': 'req_fake', ...(a.headers ?? {}) });
