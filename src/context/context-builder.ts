@@ -1,13 +1,14 @@
 import type { InboundMessage } from '../adapters/types';
 import { detectLanguage } from '../brain/language';
 import type { Db } from '../db/prisma';
+import { sqlRunner, type Sql } from '../db/sql';
 import type { Logger } from '../observability/logger';
 import type { ContextSection, HistoryEntry, SenderProfile, TurnContext } from './types';
 
 /** An optional context source (persons, tasks, goals, memories, knowledge). Failure degrades (R-X2). */
 export interface ContextSource {
   name: string;
-  load(input: { db: Db; msg: InboundMessage; sender: SenderProfile; now: Date; timezone: string }): Promise<ContextSection | null>;
+  load(input: { db: Db; msg: InboundMessage; sender: SenderProfile; now: Date; timezone: string; sql?: Sql }): Promise<ContextSection | null>;
 }
 
 export interface ContextBuilderOptions {
@@ -18,6 +19,8 @@ export interface ContextBuilderOptions {
   /** Organisation data (name, values, policies) is reused for this long: it forms the cached prefix. */
   orgCacheMs?: number;
   sources?: ContextSource[];
+  /** Raw SQL for sources that read in one statement (defaults to running through Prisma). */
+  sql?: Sql;
 }
 
 interface OrgInfo {
@@ -39,8 +42,11 @@ export function formatNow(now: Date, timezone: string): string {
  */
 export class ContextBuilder {
   private readonly orgCache = new Map<string, OrgInfo>();
+  private readonly sql: Sql;
 
-  constructor(private readonly o: ContextBuilderOptions) {}
+  constructor(private readonly o: ContextBuilderOptions) {
+    this.sql = o.sql ?? sqlRunner(o.db);
+  }
 
   async build(input: { msg: InboundMessage; sender: SenderProfile; room: TurnContext['room']; now: Date }): Promise<TurnContext> {
     const { msg, sender, now } = input;
@@ -61,7 +67,7 @@ export class ContextBuilder {
     // Sources start at once; the organisation (usually cached) only lends them its time zone.
     const timezone = this.orgCache.get(msg.orgId)?.org.timezone ?? this.o.defaultTimezone;
     const sectionsP = Promise.all((this.o.sources ?? []).map((s) =>
-      soft(s.name, s.load({ db: this.o.db, msg, sender, now, timezone }), null)));
+      soft(s.name, s.load({ db: this.o.db, msg, sender, now, timezone, sql: this.sql }), null)));
     const [org, history, summary, sections] = await Promise.all([orgP, historyP, summaryP, sectionsP]);
     return {
       org: org?.org ?? { id: msg.orgId, name: msg.orgId, timezone, values: '' },
@@ -104,13 +110,13 @@ export class ContextBuilder {
 
   /** The last messages of this room + sender and the stored summary, in one statement. */
   private async conversation(msg: InboundMessage): Promise<{ history: HistoryEntry[]; summary: string | null }> {
-    const rows = await this.o.db.$queryRawUnsafe<{ role: string; text: string; sentAt: Date; kind: string }[]>(
+    const rows = await this.sql<{ role: string; text: string; sentAt: Date; kind: string }>(
       `(SELECT role, text, "sentAt", 'm' AS kind FROM conversation_messages
          WHERE platform = $1 AND "roomId" = $2 AND "accountId" = $3 AND NOT (role = 'user' AND "platformMessageId" = $4)
          ORDER BY id DESC LIMIT $5)
        UNION ALL
        (SELECT 'summary', summary, "updatedAt", 's' FROM conversation_summaries WHERE platform = $1 AND "roomId" = $2 AND "accountId" = $3)`,
-      msg.platform, msg.roomId, msg.senderAccountId, msg.platformMessageId, this.o.historyLimit ?? 10);
+      [msg.platform, msg.roomId, msg.senderAccountId, msg.platformMessageId, this.o.historyLimit ?? 10]);
     const history = rows.filter((r) => r.kind === 'm').reverse()
       .map((r) => ({ role: r.role === 'assistant' ? 'assistant' as const : 'user' as const, text: r.text, at: new Date(r.sentAt).toISOString() }));
     return { history, summary: rows.find((r) => r.kind === 's')?.text ?? null };

@@ -1,6 +1,7 @@
 import type { Db } from '../../db/prisma';
 import { formatYMD, zonedParts } from '../../guardian/zoned-time';
 import type { ContextSource } from '../context-builder';
+import { sqlRunner } from '../../db/sql';
 
 /** Progress of one goal: tasks linked through `Task.goalId` (seed 004: computed on read, never stored). */
 export interface GoalCompletion {
@@ -49,15 +50,22 @@ export function localDate(instant: Date, timezone: string): string {
  */
 export const goalsSource: ContextSource = {
   name: 'goals',
-  async load({ db, msg, sender, timezone }) {
+  async load({ db, msg, sender, timezone, sql }) {
     if (!sender.known || !sender.memberId) return null;
-    const goals = await db.goal.findMany({
-      where: { orgId: msg.orgId, memberId: sender.memberId, status: 'active' },
-      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-      take: MAX_GOALS,
-    });
-    if (goals.length === 0) return null;
-    const progress = await goalCompletions(db, msg.orgId, goals.map((g) => g.id));
+    // One statement: the active goals with their linked tasks counted.
+    const rows = await (sql ?? sqlRunner(db))<{ id: string; title: string; targetDate: Date | null; total: string; done: string }>(
+      `SELECT g.id, g.title, g."targetDate", count(t.id) AS total, count(t.id) FILTER (WHERE t.status = 'done') AS done
+       FROM goals g LEFT JOIN tasks t ON t."orgId" = g."orgId" AND t."goalId" = g.id
+       WHERE g."orgId" = $1 AND g."memberId" = $2 AND g.status = 'active'
+       GROUP BY g.id ORDER BY g."createdAt" ASC, g.id ASC LIMIT $3`,
+      [msg.orgId, sender.memberId, MAX_GOALS]);
+    if (rows.length === 0) return null;
+    const goals = rows.map((r) => ({ id: r.id, title: r.title, targetDate: r.targetDate ? new Date(r.targetDate) : null }));
+    const progress = new Map(rows.map((r) => {
+      const done = Number(r.done);
+      const total = Number(r.total);
+      return [r.id, { doneTasks: done, totalTasks: total, completionRate: completionRate(done, total) }];
+    }));
     const lines = goals.map((g) => {
       const p = progress.get(g.id);
       const rate = p && p.completionRate !== null ? `完了率 ${Math.round(p.completionRate * 100)}% (${p.doneTasks}/${p.totalTasks})` : 'タスク未設定';

@@ -1,4 +1,5 @@
 import type { ContextSource } from '../context-builder';
+import { sqlRunner } from '../../db/sql';
 
 /** Most memories put in the context. */
 const MAX_MEMORIES = 8;
@@ -45,15 +46,17 @@ function overlap(tokens: Set<string>, text: string): number {
  */
 export const memoriesSource: ContextSource = {
   name: 'memories',
-  async load({ db, msg, sender }) {
+  async load({ db, msg, sender, sql }) {
     if (!sender.known || !sender.memberId) return null;
     const tokens = overlapTokens(msg.text);
-    const [about, facts] = await Promise.all([
-      db.memory.findMany({ where: { orgId: msg.orgId, subjectMemberId: sender.memberId }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: 50 }),
-      tokens.size === 0 ? Promise.resolve([]) : db.memory.findMany({
-        where: { orgId: msg.orgId, kind: 'fact', subjectMemberId: null }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: FACT_POOL,
-      }),
-    ]);
+    // One statement: memories about the sender, and (when the message has words to match) recent org facts.
+    const rows = await (sql ?? sqlRunner(db))<{ kind: string; content: string; about: boolean }>(
+      `(SELECT kind, content, true AS about FROM memories WHERE "orgId" = $1 AND "subjectMemberId" = $2 ORDER BY "createdAt" DESC, id DESC LIMIT 50)
+       UNION ALL
+       (SELECT kind, content, false FROM memories WHERE $3::boolean AND "orgId" = $1 AND kind = 'fact' AND "subjectMemberId" IS NULL ORDER BY "createdAt" DESC, id DESC LIMIT $4)`,
+      [msg.orgId, sender.memberId, tokens.size > 0, FACT_POOL]);
+    const about = rows.filter((r) => r.about);
+    const facts = rows.filter((r) => !r.about);
     const rank = <T extends { content: string }>(rows: T[]) => rows
       .map((r, i) => ({ r, score: overlap(tokens, r.content), i }))
       .sort((a, b) => b.score - a.score || a.i - b.i);

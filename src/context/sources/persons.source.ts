@@ -1,5 +1,6 @@
 import type { ContextSource } from '../context-builder';
 import { normaliseName } from '../../tools/person-resolver';
+import { sqlRunner } from '../../db/sql';
 
 /** Shortest name or alias that is looked for in a message. */
 const MIN_TERM_LENGTH = 2;
@@ -53,14 +54,14 @@ function matchedTerms(text: string, terms: Term[]): Term[] {
  */
 export const personsSource: ContextSource = {
   name: 'persons',
-  async load({ db, msg }) {
+  async load({ db, msg, sql }) {
     const text = plain(msg.text);
     if (text.length < MIN_TERM_LENGTH) return null;
-    const members = await db.member.findMany({
-      where: { orgId: msg.orgId, active: true },
-      select: { id: true, name: true, aliases: true, departmentId: true },
-      orderBy: { id: 'asc' },
-    });
+    // One statement: active members with their department names.
+    const members = await (sql ?? sqlRunner(db))<{ id: string; name: string; aliases: string[]; departmentId: string | null; departmentName: string | null }>(
+      `SELECT m.id, m.name, m.aliases, m."departmentId", d.name AS "departmentName"
+       FROM members m LEFT JOIN departments d ON d."orgId" = m."orgId" AND d.id = m."departmentId"
+       WHERE m."orgId" = $1 AND m.active ORDER BY m.id ASC`, [msg.orgId]);
     const terms = new Map<string, Term>();
     for (const m of members) {
       for (const raw of [m.name, ...m.aliases]) {
@@ -76,10 +77,8 @@ export const personsSource: ContextSource = {
     if (hits.length === 0) return null;
     const ids = new Set(hits.flatMap((t) => [...t.memberIds]));
     const listed = members.filter((m) => ids.has(m.id)).slice(0, MAX_PERSONS);
-    const deptIds = [...new Set(members.filter((m) => ids.has(m.id)).map((m) => m.departmentId).filter((d): d is string => d !== null))];
-    const depts = new Map((await db.department.findMany({ where: { orgId: msg.orgId, id: { in: deptIds } }, select: { id: true, name: true } })).map((d) => [d.id, d.name]));
     const label = (m: (typeof members)[number]) => {
-      const dept = m.departmentId ? depts.get(m.departmentId) : undefined;
+      const dept = m.departmentName ?? undefined;
       return `${m.name}（id: ${m.id}${dept ? `、${dept}` : ''}）`;
     };
     const lines = listed.map(label);

@@ -1,4 +1,5 @@
 import type { ContextSource } from '../context-builder';
+import { sqlRunner } from '../../db/sql';
 import { zonedParts } from '../../guardian/zoned-time';
 
 /** At most this many of the sender's own open tasks are listed. */
@@ -21,7 +22,6 @@ export function formatDueJa(due: Date | null, now: Date, timezone: string): stri
   return due.getTime() < now.getTime() ? `${text}、期限切れ` : text;
 }
 
-const dueFirst = [{ dueAt: { sort: 'asc', nulls: 'last' } }, { createdAt: 'asc' }, { id: 'asc' }] as const;
 
 /**
  * Open tasks relevant to the sender (R-X1): their own open tasks (due first, with 期限 / 期限切れ), and
@@ -29,17 +29,24 @@ const dueFirst = [{ dueAt: { sort: 'asc', nulls: 'last' } }, { createdAt: 'asc' 
  */
 export const tasksSource: ContextSource = {
   name: 'open_tasks',
-  async load({ db, msg, sender, now, timezone }) {
+  async load({ db, msg, sender, now, timezone, sql }) {
     if (!sender.known || !sender.memberId) return null;
     const me = sender.memberId;
-    const ownWhere = { orgId: msg.orgId, status: 'open', assigneeMemberId: me };
-    const givenWhere = { orgId: msg.orgId, status: 'open', createdByMemberId: me, assigneeMemberId: { not: me } };
-    const [own, ownCount, given, givenCount] = await Promise.all([
-      db.task.findMany({ where: ownWhere, orderBy: [...dueFirst], take: MAX_OWN, select: { id: true, title: true, dueAt: true } }),
-      db.task.count({ where: ownWhere }),
-      db.task.findMany({ where: givenWhere, orderBy: [...dueFirst], take: MAX_ASSIGNED, select: { id: true, title: true, dueAt: true, assigneeMemberId: true } }),
-      db.task.count({ where: givenWhere }),
-    ]);
+    // One statement: both lists with their totals and the assignees' names.
+    const rows = await (sql ?? sqlRunner(db))<{ id: string; title: string; dueAt: Date | null; assigneeMemberId: string; assignee: string | null; own: boolean; total: string; rn: string }>(
+      `SELECT * FROM (
+         SELECT t.id, t.title, t."dueAt", t."assigneeMemberId", m.name AS assignee, (t."assigneeMemberId" = $2) AS own,
+                count(*) OVER w_all AS total, row_number() OVER w_sorted AS rn
+         FROM tasks t LEFT JOIN members m ON m."orgId" = t."orgId" AND m.id = t."assigneeMemberId"
+         WHERE t."orgId" = $1 AND t.status = 'open' AND (t."assigneeMemberId" = $2 OR t."createdByMemberId" = $2)
+         WINDOW w_all AS (PARTITION BY (t."assigneeMemberId" = $2)),
+                w_sorted AS (PARTITION BY (t."assigneeMemberId" = $2) ORDER BY t."dueAt" ASC NULLS LAST, t."createdAt" ASC, t.id ASC)
+       ) x WHERE (own AND rn <= $3) OR (NOT own AND rn <= $4) ORDER BY own DESC, rn`,
+      [msg.orgId, me, MAX_OWN, MAX_ASSIGNED]);
+    const own = rows.filter((r) => r.own).map((r) => ({ ...r, dueAt: r.dueAt ? new Date(r.dueAt) : null }));
+    const given = rows.filter((r) => !r.own).map((r) => ({ ...r, dueAt: r.dueAt ? new Date(r.dueAt) : null }));
+    const ownCount = Number(own[0]?.total ?? 0);
+    const givenCount = Number(given[0]?.total ?? 0);
     if (own.length === 0 && given.length === 0) return null;
     const lines: string[] = [];
     if (own.length > 0) {
@@ -48,13 +55,9 @@ export const tasksSource: ContextSource = {
       if (ownCount > own.length) lines.push(`（ほか${ownCount - own.length}件）`);
     }
     if (given.length > 0) {
-      const names = new Map((await db.member.findMany({
-        where: { orgId: msg.orgId, id: { in: [...new Set(given.map((t) => t.assigneeMemberId))] } },
-        select: { id: true, name: true },
-      })).map((m) => [m.id, m.name]));
       lines.push(`あなたが依頼した未完了タスク（${givenCount}件）:`);
       for (const t of given) {
-        lines.push(`- ${t.title}（担当: ${names.get(t.assigneeMemberId) ?? t.assigneeMemberId}、id: ${t.id}、${formatDueJa(t.dueAt, now, timezone)}）`);
+        lines.push(`- ${t.title}（担当: ${t.assignee ?? t.assigneeMemberId}、id: ${t.id}、${formatDueJa(t.dueAt, now, timezone)}）`);
       }
       if (givenCount > given.length) lines.push(`（ほか${givenCount - given.length}件）`);
     }
