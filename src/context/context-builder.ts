@@ -101,7 +101,7 @@ export class ContextBuilder {
     if (!org) return null;
     const info: OrgInfo = {
       org: { id: org.id, name: org.name, timezone: org.timezone, values: org.values },
-      policies: policies.map((p) => ({ id: p.id, title: p.title, content: p.content })),
+      policies: policies.map((p) => ({ id: p.id, title: p.title, content: p.content, rule: p.rule ?? undefined })),
       loadedAt: Date.now(),
     };
     this.orgCache.set(orgId, info);

@@ -29,7 +29,7 @@ export interface ContextSection {
 export interface TurnContext {
   org: { id: string; name: string; timezone: string; values: string };
   /** "CEO teachings": highest-priority guidance, stable across turns. */
-  policies: { id: string; title: string; content: string }[];
+  policies: { id: string; title: string; content: string; rule?: unknown }[];
   sender: SenderProfile;
   room: { platform: string; roomId: string; name: string | null; authority: 'member' | 'public' };
   history: HistoryEntry[];

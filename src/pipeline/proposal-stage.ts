@@ -95,7 +95,13 @@ export class ProposalStage implements ToolStage {
     const calls: LlmCallRecord[] = [...input.decision.calls];
     const tools = this.toolsFor(actor);
     const base = () => ({ ...turnRunner.baseRecord(ctx, actor, input.decision), proposals: trail, toolsMs: trail.reduce((a, t) => a + (t.execution?.ms ?? 0), 0) });
-    const [policies, directory] = await Promise.all([this.policies(ctx.org.id), loadDirectory(this.d.db, ctx.org.id)]);
+    if (ctx.degraded.includes('organisation')) {
+      // Without the organisation's policies the Guardian cannot decide: execute nothing (fail-closed).
+      return turnRunner.finalText(ctx, calls, { ...base(), decision: 'BLOCK', reasonCode: 'G_POLICIES_UNAVAILABLE', finalDecider: 'SYSTEM', guardianAction: 'BLOCK', guardianReason: 'G_POLICIES_UNAVAILABLE' },
+        personaMessage(this.d.prompts, 'reply.degraded_db', ctx.language));
+    }
+    const policies = this.policies(ctx);
+    const directory = await loadDirectory(this.d.db, ctx.org.id);
     let continuation: Anthropic.Messages.MessageParam[] = [];
     let current: BrainDecision = input.decision;
 
@@ -174,10 +180,9 @@ export class ProposalStage implements ToolStage {
     return authorize({ actor, tool: this.d.registry.meta(proposal.toolName), proposal, directory });
   }
 
-  /** The organisation's policies that carry a machine rule (CEO teachings, Guardian priority 4). */
-  private async policies(orgId: string): Promise<GuardianPolicy[]> {
-    const rows = await this.d.db.policy.findMany({ where: { orgId }, orderBy: [{ priority: 'desc' }, { id: 'asc' }] });
-    return rows.filter((r) => r.rule !== null).map((r) => ({ id: r.id, title: r.title, rule: r.rule as GuardianPolicy['rule'] }));
+  /** The organisation's policies that carry a machine rule (CEO teachings, Guardian priority 4), from the turn's context. */
+  private policies(ctx: TurnContext): GuardianPolicy[] {
+    return ctx.policies.filter((p) => p.rule !== undefined && p.rule !== null).map((p) => ({ id: p.id, title: p.title, rule: p.rule as GuardianPolicy['rule'] }));
   }
 
   private async askConfirmation(ctx: TurnContext, actor: Actor, out: Extract<BrainOutput, { type: 'tool_call' }>, proposal: ToolProposal, verdict: GuardianVerdict,
