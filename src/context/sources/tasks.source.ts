@@ -32,16 +32,18 @@ export const tasksSource: ContextSource = {
   async load({ db, msg, sender, now, timezone, sql }) {
     if (!sender.known || !sender.memberId) return null;
     const me = sender.memberId;
-    // One statement: both lists with their totals and the assignees' names.
-    const rows = await (sql ?? sqlRunner(db))<{ id: string; title: string; dueAt: Date | null; assigneeMemberId: string; assignee: string | null; own: boolean; total: string; rn: string }>(
-      `SELECT * FROM (
-         SELECT t.id, t.title, t."dueAt", t."assigneeMemberId", m.name AS assignee, (t."assigneeMemberId" = $2) AS own,
-                count(*) OVER w_all AS total, row_number() OVER w_sorted AS rn
-         FROM tasks t LEFT JOIN members m ON m."orgId" = t."orgId" AND m.id = t."assigneeMemberId"
-         WHERE t."orgId" = $1 AND t.status = 'open' AND (t."assigneeMemberId" = $2 OR t."createdByMemberId" = $2)
-         WINDOW w_all AS (PARTITION BY (t."assigneeMemberId" = $2)),
-                w_sorted AS (PARTITION BY (t."assigneeMemberId" = $2) ORDER BY t."dueAt" ASC NULLS LAST, t."createdAt" ASC, t.id ASC)
-       ) x WHERE (own AND rn <= $3) OR (NOT own AND rn <= $4) ORDER BY own DESC, rn`,
+    // One statement: both lists (top N by due date) with their totals and the assignees' names.
+    const rows = await (sql ?? sqlRunner(db))<{ id: string; title: string; dueAt: Date | null; assigneeMemberId: string; assignee: string | null; own: boolean; total: string }>(
+      `(SELECT t.id, t.title, t."dueAt", t."assigneeMemberId", NULL AS assignee, true AS own,
+               (SELECT count(*) FROM tasks c WHERE c."orgId" = $1 AND c.status = 'open' AND c."assigneeMemberId" = $2) AS total
+        FROM tasks t WHERE t."orgId" = $1 AND t.status = 'open' AND t."assigneeMemberId" = $2
+        ORDER BY t."dueAt" ASC NULLS LAST, t."createdAt" ASC, t.id ASC LIMIT $3)
+       UNION ALL
+       (SELECT t.id, t.title, t."dueAt", t."assigneeMemberId", m.name, false,
+               (SELECT count(*) FROM tasks c WHERE c."orgId" = $1 AND c.status = 'open' AND c."createdByMemberId" = $2 AND c."assigneeMemberId" <> $2)
+        FROM tasks t LEFT JOIN members m ON m."orgId" = t."orgId" AND m.id = t."assigneeMemberId"
+        WHERE t."orgId" = $1 AND t.status = 'open' AND t."createdByMemberId" = $2 AND t."assigneeMemberId" <> $2
+        ORDER BY t."dueAt" ASC NULLS LAST, t."createdAt" ASC, t.id ASC LIMIT $4)`,
       [msg.orgId, me, MAX_OWN, MAX_ASSIGNED]);
     const own = rows.filter((r) => r.own).map((r) => ({ ...r, dueAt: r.dueAt ? new Date(r.dueAt) : null }));
     const given = rows.filter((r) => !r.own).map((r) => ({ ...r, dueAt: r.dueAt ? new Date(r.dueAt) : null }));
