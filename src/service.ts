@@ -32,7 +32,9 @@ import { formatImportSummary, importDirectoryFile } from './org/import-directory
 import { Outbox } from './pipeline/outbox';
 import { createButtonAnswers } from './pipeline/button-answers';
 import { ConfirmationFlow } from './pipeline/confirmation-flow';
+import { NoticeRunner } from './pipeline/notice-runner';
 import { ProposalStage } from './pipeline/proposal-stage';
+import { enqueueDueReminders } from './scheduler/reminders';
 import { BrainStateManager } from './state/brain-state-manager';
 import { TurnRunner } from './pipeline/turn-runner';
 import { ToolExecutor } from './tools/executor';
@@ -54,6 +56,8 @@ export interface ServiceOverrides {
   workerPollMs?: number;
   startWorkers?: boolean;
   instanceId?: string;
+  /** How often due reminders are turned into notifications (default 15 s). */
+  reminderSweepMs?: number;
 }
 
 export interface Service {
@@ -159,6 +163,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     defaultUserLevel: config.DEFAULT_USER_LEVEL, defaultTimezone: config.BOT_TIMEZONE, shadowMode: config.SHADOW_MODE, llmConfigured: llm !== null, now: o.now,
   });
 
+  const notices = new NoticeRunner({ db, brain, contextBuilder, prompts, outbox, recorder, guardianConfig, logger, llmConfigured: llm !== null, now: o.now });
   const buttonAnswer = createButtonAnswers({ states, intake, logger, now: o.now });
 
   // Adapters.
@@ -210,7 +215,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
 
   pool = new WorkerPool({
     queue, concurrency: config.WORKER_CONCURRENCY, logger, pollMs: o.workerPollMs, claimTtlMs: config.WORK_CLAIM_TTL_MS,
-    handlers: { user_request: (item) => runner.handleUserRequest(item) },
+    handlers: { user_request: (item) => runner.handleUserRequest(item), notification: (item) => notices.handle(item) },
     describeError: (err) => {
       const app = asAppError(err);
       return { text: safeRedactText(`${app.code}: ${app.message}`) ?? app.code, retryable: (err as { retryable?: boolean }).retryable !== false };
@@ -230,6 +235,13 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.PORT;
   if (o.startWorkers !== false) pool.start();
+  // Due reminders → notification work items (once across instances: the item's dedupe key).
+  const sweep = setInterval(() => {
+    enqueueDueReminders(sql, o.now?.() ?? new Date())
+      .then((n) => { for (let i = 0; i < n; i++) pool?.wake(); })
+      .catch((err: Error) => logger.warn({ err: err.name }, 'reminder sweep failed; retrying on the next tick'));
+  }, o.reminderSweepMs ?? 15000);
+  sweep.unref();
   const maintenance = config.NODE_ENV === 'test' ? null : scheduleMaintenance({ db, logger, timezone: config.BOT_TIMEZONE, policy: { auditDays: config.RETENTION_AUDIT_DAYS, historyDays: config.RETENTION_HISTORY_DAYS } });
   const startupMs = Math.round(performance.now() - t0);
   logger.info({ port, startupMs, chatwork: chatworkOn, discord: discordOn, console: consoleOn, llm: llm !== null, embedded: embedded !== null }, 'Hisho is up');
@@ -238,6 +250,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   const stop = () => (stopping ??= (async () => {
     await new Promise<void>((r) => server.close(() => r()));
     server.closeAllConnections?.();
+    clearInterval(sweep);
     await maintenance?.stop();
     await pool!.stop(7000);
     for (const s of stoppers) await s().catch(() => undefined);

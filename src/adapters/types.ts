@@ -62,6 +62,8 @@ export interface OutboundReply {
   options?: ReplyOption[];
   /** Proactive notice (no reply tag) rather than an answer. */
   kind?: 'reply' | 'notice';
+  /** Platform accounts a notice mentions (added by the adapter; never taken from model text). */
+  mentionAccountIds?: string[];
 }
 
 export interface SendResult {

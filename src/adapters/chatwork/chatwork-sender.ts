@@ -21,7 +21,11 @@ function safeSlice(text: string, length: number): string {
  */
 function replyPrefix(reply: OutboundReply): string | undefined {
   const to = reply.inReplyTo;
-  if (reply.kind === 'notice' || !to) return '';
+  if (reply.kind === 'notice') {
+    const ids = (reply.mentionAccountIds ?? []).filter((id) => /^\d+$/.test(id));
+    return ids.length > 0 ? `${ids.map((id) => `[To:${id}]`).join('')}\n` : '';
+  }
+  if (!to) return '';
   if (!/^\d+$/.test(to.accountId) || !/^\d+$/.test(reply.roomId) || !/^[A-Za-z0-9_-]+$/.test(to.platformMessageId)) {
     return undefined;
   }

@@ -1,0 +1,85 @@
+import type { InboundMessage } from '../adapters/types';
+import type { Brain, LlmCallRecord } from '../brain/brain';
+import { detectLanguage } from '../brain/language';
+import { personaMessage, type PromptSet } from '../brain/prompts';
+import type { ContextBuilder } from '../context/context-builder';
+import type { Db } from '../db/prisma';
+import { checkReplyText, type GuardianConfig } from '../guardian';
+import type { ClaimedItem } from '../intake/work-queue';
+import type { Logger } from '../observability/logger';
+import type { TurnRecorder } from '../observability/turn-recorder';
+import type { Outbox } from './outbox';
+
+export interface NoticeRunnerDeps {
+  db: Db;
+  brain: Brain;
+  contextBuilder: ContextBuilder;
+  prompts: PromptSet;
+  outbox: Outbox;
+  recorder: TurnRecorder;
+  guardianConfig: GuardianConfig;
+  logger: Logger;
+  llmConfigured: boolean;
+  now?: () => Date;
+}
+
+/**
+ * Delivers `notification` work items (R-P2). A due reminder is written by the brain in the persona
+ * (R-C4), checked by the Guardian's reply check, sent once (outbox key per reminder), kept in the room's
+ * history and recorded as a turn. If the brain cannot write it, a persona template is used.
+ */
+export class NoticeRunner {
+  constructor(private readonly d: NoticeRunnerDeps) {}
+
+  async handle(item: ClaimedItem): Promise<void> {
+    const payload = item.payload as { kind?: string; reminderId?: string };
+    if (payload.kind !== 'reminder' || !payload.reminderId) {
+      this.d.logger.warn({ workItemId: String(item.id) }, 'unknown notification kind: ignored');
+      return;
+    }
+    const started = performance.now();
+    const r = await this.d.db.reminder.findUnique({ where: { id: payload.reminderId } });
+    if (!r || r.status === 'sent' || r.status === 'cancelled') return;
+    const member = await this.d.db.member.findUnique({ where: { orgId_id: { orgId: r.orgId, id: r.memberId } }, include: { accounts: { where: { platform: r.platform } } } });
+    if (!member || !member.active) {
+      await this.d.db.reminder.update({ where: { id: r.id }, data: { status: 'cancelled' } });
+      return;
+    }
+    const account = member.accounts[0]?.accountId ?? member.id;
+    const now = this.d.now?.() ?? new Date();
+    const lang = detectLanguage(r.text);
+    const vars = { name: member.name, text: r.text };
+    const msg: InboundMessage = {
+      platform: r.platform as InboundMessage['platform'], orgId: r.orgId, roomId: r.roomId, senderAccountId: account, senderName: member.name,
+      text: personaMessage(this.d.prompts, 'notice.reminder_task', lang, vars), rawText: '', mentions: [], platformMessageId: `reminder:${r.id}`, sentAt: now.toISOString(),
+    };
+    let text = personaMessage(this.d.prompts, 'notice.reminder_fallback', lang, vars);
+    let calls: LlmCallRecord[] = [];
+    let decider: 'LLM' | 'SYSTEM' = 'SYSTEM';
+    if (this.d.llmConfigured) {
+      try {
+        const ctx = await this.d.contextBuilder.build({
+          msg, now, room: { platform: r.platform, roomId: r.roomId, name: null, authority: 'member' },
+          sender: { known: true, memberId: member.id, name: member.name, level: member.level, departmentId: member.departmentId, departmentName: null, title: member.title, preferences: {} },
+        });
+        const decision = await this.d.brain.decide({ ctx, tools: [], purpose: 'notice' });
+        calls = decision.calls;
+        if (decision.output.type === 'text_response') { text = decision.output.text; decider = 'LLM'; }
+      } catch (err) {
+        this.d.logger.warn({ reminderId: r.id, err: (err as Error).name }, 'reminder written from the template (brain unavailable)');
+      }
+    }
+    const check = checkReplyText(text, this.d.guardianConfig);
+    const finalText = check.action === 'BLOCK' ? personaMessage(this.d.prompts, 'reply.blocked_confidential', lang) : check.text;
+    const sent = await this.d.outbox.send(`notice:reminder:${r.id}`, { platform: msg.platform, roomId: r.roomId, text: finalText, kind: 'notice', mentionAccountIds: [account] });
+    await Promise.all([
+      this.d.db.reminder.update({ where: { id: r.id }, data: { status: 'sent' } }),
+      sent.skipped ? Promise.resolve() : this.d.db.conversationMessage.create({ data: { orgId: r.orgId, platform: r.platform, roomId: r.roomId, accountId: account, role: 'assistant', text: finalText, platformMessageId: sent.platformMessageId ?? null, sentAt: now } }),
+      this.d.recorder.record({
+        orgId: r.orgId, platform: r.platform, roomId: r.roomId, accountId: account, memberId: member.id, workItemId: item.id, kind: 'notification',
+        input: null, finalReply: finalText, decision: 'NOTICE', reasonCode: check.action === 'BLOCK' ? check.reasonCode : 'P_REMINDER', finalDecider: decider,
+        totalMs: performance.now() - started, calls, guardianAction: check.action, guardianReason: check.reasonCode,
+      }),
+    ]);
+  }
+}

@@ -1,0 +1,39 @@
+import { enqueueDueReminders } from '../../src/scheduler/reminders';
+import { sqlRunner } from '../../src/db/sql';
+import { FakeAnthropic, replyCall, toolCall } from '../fakes/fake-anthropic';
+import { startTestService, waitFor, type TestService } from '../helpers/service';
+
+describe('one-off reminders are delivered (console)', () => {
+  let svc: TestService;
+  const llm = new FakeAnthropic();
+
+  beforeAll(async () => { svc = await startTestService({}, { reminderSweepMs: 100 }); });
+  afterAll(async () => { await svc.close(); });
+  afterEach(() => { llm.stop(); });
+
+  const messages = (room: string) => svc.db.conversationMessage.findMany({ where: { platform: 'console', roomId: room, role: 'assistant' }, orderBy: { id: 'asc' } });
+
+  it('a reminder asked for in chat is written by the brain at its time and sent once to the person', async () => {
+    const soon = new Date(Date.now() + 1500).toISOString();
+    llm.script(
+      toolCall('create_reminder', { when: soon, text: '経費精算を出す' }),
+      replyCall('了解ウル、時間になったら知らせるウル🐺'),
+      replyCall('田中さん、経費精算を出す時間ウル！終わったら教えてほしいウル🐺'),
+    );
+    await fetch(`${svc.url}/console/api/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ memberId: 'tanaka-taro', text: 'あとで経費精算を出すってリマインドして', roomId: 'c-remind' }) });
+    await waitFor(async () => (await messages('c-remind')).length === 1, 8000, 'acknowledgement');
+    const reminder = await waitFor(() => svc.db.reminder.findFirst({ where: { text: '経費精算を出す' } }), 5000, 'reminder row');
+    expect(reminder.status).toBe('scheduled');
+
+    const sent = await waitFor(async () => { const m = await messages('c-remind'); return m.length === 2 ? m : null; }, 10000, 'reminder notice');
+    expect(sent[1]!.text).toContain('経費精算');
+    await waitFor(async () => (await svc.db.reminder.findUnique({ where: { id: reminder.id } }))?.status === 'sent', 5000, 'marked sent');
+    const turn = await waitFor(() => svc.db.turnRecord.findFirst({ where: { kind: 'notification' } }), 5000, 'notice record');
+    expect(turn).toMatchObject({ decision: 'NOTICE', reasonCode: 'P_REMINDER', finalDecider: 'LLM', memberId: 'tanaka-taro' });
+
+    // Sweeping again (another instance, a restart) never sends it twice.
+    expect(await enqueueDueReminders(sqlRunner(svc.db))).toBe(0);
+    await new Promise((r) => setTimeout(r, 400));
+    expect(await messages('c-remind')).toHaveLength(2);
+  });
+});
