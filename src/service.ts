@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import path from 'node:path';
-import type { Router } from 'express';
+import express, { type Router } from 'express';
 import { ChatworkClient, ChatworkSender, createChatworkWebhookRouter } from './adapters/chatwork';
 import { ConsoleSender } from './adapters/console/console-sender';
 import { createConsoleRouter } from './adapters/console/console.route';
@@ -183,6 +183,11 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
       }
     }
     outbox.register(new ChatworkSender({ client, logger }));
+    // Count webhook answers by status (401/400/413/503 show up here, not in turn records).
+    routers.push(express.Router().use('/webhooks/chatwork', (_req, res, next) => {
+      res.on('finish', () => metrics.webhookAcks.inc({ platform: 'chatwork', status: String(res.statusCode) }));
+      next();
+    }));
     routers.push(createChatworkWebhookRouter({
       webhookToken: config.CHATWORK_WEBHOOK_TOKEN!, getBotAccountId: () => botAccountId, intake,
       resolveOrgId: (roomId) => resolveOrgId('chatwork', roomId), defaultOrgId, maxEventAgeSeconds: config.CHATWORK_EVENT_MAX_AGE_SECONDS, now: o.now, logger,
