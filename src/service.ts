@@ -33,14 +33,13 @@ import { Outbox } from './pipeline/outbox';
 import { createButtonAnswers } from './pipeline/button-answers';
 import { ConfirmationFlow } from './pipeline/confirmation-flow';
 import { NoticeRunner } from './pipeline/notice-runner';
+import { toolServicesFactory } from './pipeline/tool-services';
 import { ProposalStage } from './pipeline/proposal-stage';
 import { enqueueDueReminders } from './scheduler/reminders';
 import { BrainStateManager } from './state/brain-state-manager';
 import { TurnRunner } from './pipeline/turn-runner';
 import { ToolExecutor } from './tools/executor';
 import { ToolRegistry } from './tools/registry';
-import type { ToolServices } from './tools/types';
-import { neutralizeForChatwork } from './adapters/chatwork';
 import { createApp } from './server/app';
 import { scheduleMaintenance } from './scheduler/maintenance';
 
@@ -133,24 +132,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   const recorder = new TurnRecorder(db, metrics);
   const registry = ToolRegistry.fromDirectory();
   let chatworkClient: ChatworkClient | null = null;
-  const services = (ctx: { message: { platform: string; roomId: string } }, idempotencyKey: string): ToolServices => {
-    const { platform, roomId } = ctx.message;
-    const s: ToolServices = { db };
-    if (platform === 'chatwork' && chatworkClient) {
-      const client = chatworkClient;
-      s.chatwork = { createTask: (r, t) => client.createTask(r, t), updateTaskStatus: (r, id, st) => client.updateTaskStatus(r, id, st) };
-      // Mentions come only from the handler's resolved accounts; the text itself is neutralised.
-      s.postToRoom = async (text, opts) => {
-        const tags = `${opts?.toAll ? '[toall]\n' : ''}${(opts?.mentionAccountIds ?? []).filter((a) => /^\d+$/.test(a)).map((a) => `[To:${a}]`).join('')}`;
-        const body = `${tags}${tags ? '\n' : ''}${neutralizeForChatwork(text)}`;
-        return outbox.once(`post:${idempotencyKey}`, { platform, roomId, body }, async () => ({ platformMessageId: (await client.postMessage(roomId, body)).messageId }))
-          .then((r) => ({ messageId: r.platformMessageId }));
-      };
-    } else if (outbox.hasSender(platform as 'console' | 'discord')) {
-      s.postToRoom = async (text) => ({ messageId: (await outbox.send(`post:${idempotencyKey}`, { platform: platform as 'console' | 'discord', roomId, text, kind: 'notice' })).platformMessageId });
-    }
-    return s;
-  };
+  const services = toolServicesFactory({ db, outbox, chatwork: () => chatworkClient });
   const states = new BrainStateManager(db, { now: o.now });
   const executor = new ToolExecutor(registry);
   const toolStage = new ProposalStage({
@@ -264,8 +246,4 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     if (embedded) await embedded.stop();
   })());
   return { config, db, logger, metrics, queue, pool, intake, server, port, databaseUrl, startupMs, stop };
-}
-
-export function orgRefresher(db: Db): () => Promise<string | undefined> {
-  return async () => (await db.organization.findFirst({ orderBy: { createdAt: 'asc' }, select: { id: true } }))?.id;
 }

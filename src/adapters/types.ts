@@ -64,6 +64,8 @@ export interface OutboundReply {
   kind?: 'reply' | 'notice';
   /** Platform accounts a notice mentions (added by the adapter; never taken from model text). */
   mentionAccountIds?: string[];
+  /** A notice to the whole room ([toall] on ChatWork); set only by a confirmed handler, never by model text. */
+  mentionAll?: boolean;
 }
 
 export interface SendResult {

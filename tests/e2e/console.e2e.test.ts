@@ -72,3 +72,26 @@ describe('console without ANTHROPIC_API_KEY', () => {
     }
   });
 });
+
+describe('console announcements', () => {
+  let svc: TestService;
+  const llm = new FakeAnthropic();
+  beforeAll(async () => { svc = await startTestService(); });
+  afterAll(async () => { await svc.close(); llm.stop(); });
+
+  it('an approved announcement appears in the console room once', async () => {
+    const room = 'c-announce';
+    const send = (text: string) => fetch(`${svc.url}/console/api/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ memberId: 'yamada-ichiro', text, roomId: room }) });
+    const bot = () => svc.db.conversationMessage.findMany({ where: { platform: 'console', roomId: room, role: 'assistant' }, orderBy: { id: 'asc' } });
+    llm.script(toolCall('announce', { recipients: ['田中太郎', '佐藤美咲', '鈴木健二'], message: '金曜は全社会議です' }));
+    await send('3人に金曜は全社会議って知らせて');
+    await waitFor(async () => (await bot()).length === 1, 8000, 'first confirmation');
+    await send('はい');
+    await waitFor(async () => (await bot()).length === 2, 8000, 'second confirmation');
+    llm.script(replyCall('3人に知らせたウル！🐺'));
+    await send('はい');
+    const msgs = await waitFor(async () => { const m = await bot(); return m.length === 4 ? m : null; }, 8000, 'announcement and report');
+    expect(msgs.filter((m) => m.text === '金曜は全社会議です')).toHaveLength(1);
+    expect(msgs.at(-1)!.text).toContain('知らせた');
+  });
+});

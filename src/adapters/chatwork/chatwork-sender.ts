@@ -23,7 +23,8 @@ function replyPrefix(reply: OutboundReply): string | undefined {
   const to = reply.inReplyTo;
   if (reply.kind === 'notice') {
     const ids = (reply.mentionAccountIds ?? []).filter((id) => /^\d+$/.test(id));
-    return ids.length > 0 ? `${ids.map((id) => `[To:${id}]`).join('')}\n` : '';
+    const tags = `${reply.mentionAll ? '[toall]' : ''}${ids.map((id) => `[To:${id}]`).join('')}`;
+    return tags ? `${tags}\n` : '';
   }
   if (!to) return '';
   if (!/^\d+$/.test(to.accountId) || !/^\d+$/.test(reply.roomId) || !/^[A-Za-z0-9_-]+$/.test(to.platformMessageId)) {
