@@ -2,12 +2,16 @@ import type { InboundMessage } from '../adapters/types';
 import { detectLanguage } from '../brain/language';
 import type { Db } from '../db/prisma';
 import { sqlRunner, type Sql } from '../db/sql';
+import { standardParams, type SqlContextSource } from './sql-source';
 import type { Logger } from '../observability/logger';
 import type { ContextSection, HistoryEntry, SenderProfile, TurnContext } from './types';
 
 /** An optional context source (persons, tasks, goals, memories, knowledge). Failure degrades (R-X2). */
 export interface ContextSource {
   name: string;
+  /** SQL sources (see sql-source.ts) also give their query and renderer, so a turn reads them all at once. */
+  query?: string;
+  render?: (data: never, input: { msg: InboundMessage; sender: SenderProfile; now: Date; timezone: string }) => ContextSection | null;
   load(input: { db: Db; msg: InboundMessage; sender: SenderProfile; now: Date; timezone: string; sql?: Sql }): Promise<ContextSection | null>;
 }
 
@@ -61,14 +65,10 @@ export class ContextBuilder {
       }
     };
     const orgP = soft('organisation', this.orgInfo(msg.orgId), null);
-    const convP = soft('history', this.conversation(msg), { history: [] as HistoryEntry[], summary: null as string | null });
-    const historyP = convP.then((c) => c.history);
-    const summaryP = convP.then((c) => c.summary);
     // Sources start at once; the organisation (usually cached) only lends them its time zone.
     const timezone = this.orgCache.get(msg.orgId)?.org.timezone ?? this.o.defaultTimezone;
-    const sectionsP = Promise.all((this.o.sources ?? []).map((s) =>
-      soft(s.name, s.load({ db: this.o.db, msg, sender, now, timezone, sql: this.sql }), null)));
-    const [org, history, summary, sections] = await Promise.all([orgP, historyP, summaryP, sectionsP]);
+    const [org, gathered] = await Promise.all([orgP, this.gather(msg, sender, now, timezone, soft)]);
+    const { history, summary, sections } = gathered;
     return {
       org: org?.org ?? { id: msg.orgId, name: msg.orgId, timezone, values: '' },
       policies: org?.policies ?? [],
@@ -108,17 +108,63 @@ export class ContextBuilder {
     return info;
   }
 
-  /** The last messages of this room + sender and the stored summary, in one statement. */
-  private async conversation(msg: InboundMessage): Promise<{ history: HistoryEntry[]; summary: string | null }> {
-    const rows = await this.sql<{ role: string; text: string; sentAt: Date; kind: string }>(
-      `(SELECT role, text, "sentAt", 'm' AS kind FROM conversation_messages
-         WHERE platform = $1 AND "roomId" = $2 AND "accountId" = $3 AND NOT (role = 'user' AND "platformMessageId" = $4)
-         ORDER BY id DESC LIMIT $5)
-       UNION ALL
-       (SELECT 'summary', summary, "updatedAt", 's' FROM conversation_summaries WHERE platform = $1 AND "roomId" = $2 AND "accountId" = $3)`,
-      [msg.platform, msg.roomId, msg.senderAccountId, msg.platformMessageId, this.o.historyLimit ?? 10]);
-    const history = rows.filter((r) => r.kind === 'm').reverse()
-      .map((r) => ({ role: r.role === 'assistant' ? 'assistant' as const : 'user' as const, text: r.text, at: new Date(r.sentAt).toISOString() }));
-    return { history, summary: rows.find((r) => r.kind === 's')?.text ?? null };
+  /**
+   * History, summary and every source in ONE statement when the sources are SQL sources (the usual
+   * case); if that statement fails, each part is read on its own so one failing source only degrades
+   * itself (R-X2).
+   */
+  private async gather(msg: InboundMessage, sender: SenderProfile, now: Date, timezone: string,
+    soft: <T>(name: string, p: Promise<T>, fallback: T) => Promise<T>): Promise<{ history: HistoryEntry[]; summary: string | null; sections: ContextSection[] }> {
+    const sources = this.o.sources ?? [];
+    const folded = sources.every(isSqlSource);
+    const render = (src: ContextSource, data: unknown): ContextSection | null => {
+      try {
+        return (src as SqlContextSource<unknown>).render(data, { msg, sender, now, timezone });
+      } catch (err) {
+        void soft(src.name, Promise.reject(err), null);
+        return null;
+      }
+    };
+    if (folded) {
+      try {
+        const cols = sources.map((src, i) => `${src.query!} AS s${i}`);
+        const rows = await this.sql<Record<string, unknown>>(`SELECT ${ALL_PARAMS}, ${HISTORY_SQL} AS history, ${SUMMARY_SQL} AS summary${cols.length ? ', ' : ''}${cols.join(', ')}`, standardParams(msg, sender));
+        const row = rows[0]!;
+        const sections = sources.map((src, i) => render(src, row[`s${i}`])).filter((x): x is ContextSection => x !== null);
+        return { history: toHistory(row.history as HistoryRow[]), summary: (row.summary as string | null) ?? null, sections };
+      } catch (err) {
+        this.o.logger.warn({ err: (err as Error).name }, 'combined context read failed; reading each part on its own');
+      }
+    }
+    const [conv, sections] = await Promise.all([
+      soft('history', this.conversation(msg, sender), { history: [] as HistoryEntry[], summary: null as string | null }),
+      Promise.all(sources.map((src) => soft(src.name, src.load({ db: this.o.db, msg, sender, now, timezone, sql: this.sql }), null))),
+    ]);
+    return { ...conv, sections: sections.filter((x): x is ContextSection => x !== null) };
   }
+
+  /** The last messages of this room + sender and the stored summary, in one statement. */
+  private async conversation(msg: InboundMessage, sender: SenderProfile): Promise<{ history: HistoryEntry[]; summary: string | null }> {
+    const rows = await this.sql<{ history: HistoryRow[]; summary: string | null }>(`SELECT ${ALL_PARAMS}, ${HISTORY_SQL} AS history, ${SUMMARY_SQL} AS summary`, standardParams(msg, sender));
+    return { history: toHistory(rows[0]!.history), summary: rows[0]!.summary ?? null };
+  }
+}
+
+interface HistoryRow { role: string; text: string; sentAt: string }
+
+/** The last 10 messages of this room + sender, without the current one (standard parameters $3–$6). */
+const HISTORY_SQL = `(SELECT coalesce(json_agg(h ORDER BY h.id), '[]') FROM (
+    SELECT id, role, text, "sentAt" FROM conversation_messages
+    WHERE platform = $3 AND "roomId" = $4 AND "accountId" = $5 AND NOT (role = 'user' AND "platformMessageId" = $6)
+    ORDER BY id DESC LIMIT 10) h)`;
+const SUMMARY_SQL = `(SELECT summary FROM conversation_summaries WHERE platform = $3 AND "roomId" = $4 AND "accountId" = $5)`;
+/** Names every standard parameter once (Postgres needs a type for each parameter a statement receives). */
+const ALL_PARAMS = '$1::text AS p_org, $2::text AS p_member';
+
+function toHistory(rows: HistoryRow[]): HistoryEntry[] {
+  return rows.map((r) => ({ role: r.role === 'assistant' ? 'assistant' as const : 'user' as const, text: r.text, at: new Date(r.sentAt).toISOString() }));
+}
+
+function isSqlSource(src: ContextSource): boolean {
+  return typeof src.query === 'string' && typeof src.render === 'function';
 }

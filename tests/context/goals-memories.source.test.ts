@@ -1,3 +1,4 @@
+import type { ContextSource } from '../../src/context/context-builder';
 import path from 'node:path';
 import type { InboundMessage } from '../../src/adapters/types';
 import { goalsSource } from '../../src/context/sources/goals.source';
@@ -20,7 +21,7 @@ function sender(memberId: string | null, level = 2): SenderProfile {
 describe('goals and memories context sources', () => {
   let t: TestDatabase;
   let db: Db;
-  const load = (src: typeof goalsSource, who: SenderProfile, text = 'こんにちは') => src.load({ db, msg: msg(text), sender: who, now: NOW, timezone: 'Asia/Tokyo' });
+  const load = (src: ContextSource, who: SenderProfile, text = 'こんにちは') => src.load({ db, msg: msg(text), sender: who, now: NOW, timezone: 'Asia/Tokyo' });
 
   beforeAll(async () => {
     t = await createTestDatabase();

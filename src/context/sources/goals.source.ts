@@ -1,7 +1,6 @@
 import type { Db } from '../../db/prisma';
 import { formatYMD, zonedParts } from '../../guardian/zoned-time';
-import type { ContextSource } from '../context-builder';
-import { sqlRunner } from '../../db/sql';
+import { defineSqlSource } from '../sql-source';
 
 /** Progress of one goal: tasks linked through `Task.goalId` (seed 004: computed on read, never stored). */
 export interface GoalCompletion {
@@ -48,30 +47,25 @@ export function localDate(instant: Date, timezone: string): string {
  * Context source "goals" (R-X1): the sender's active goals, oldest first (seed 004), each with its
  * completion rate and target date. Null for unknown senders or when there are none.
  */
-export const goalsSource: ContextSource = {
+interface GoalRow { id: string; title: string; targetDate: string | null; total: number; done: number }
+
+export const goalsSource = defineSqlSource<GoalRow[]>({
   name: 'goals',
-  async load({ db, msg, sender, timezone, sql }) {
-    if (!sender.known || !sender.memberId) return null;
-    // One statement: the active goals with their linked tasks counted.
-    const rows = await (sql ?? sqlRunner(db))<{ id: string; title: string; targetDate: Date | null; total: string; done: string }>(
-      `SELECT g.id, g.title, g."targetDate", count(t.id) AS total, count(t.id) FILTER (WHERE t.status = 'done') AS done
-       FROM goals g LEFT JOIN tasks t ON t."orgId" = g."orgId" AND t."goalId" = g.id
-       WHERE g."orgId" = $1 AND g."memberId" = $2 AND g.status = 'active'
-       GROUP BY g.id ORDER BY g."createdAt" ASC, g.id ASC LIMIT $3`,
-      [msg.orgId, sender.memberId, MAX_GOALS]);
-    if (rows.length === 0) return null;
-    const goals = rows.map((r) => ({ id: r.id, title: r.title, targetDate: r.targetDate ? new Date(r.targetDate) : null }));
-    const progress = new Map(rows.map((r) => {
-      const done = Number(r.done);
-      const total = Number(r.total);
-      return [r.id, { doneTasks: done, totalTasks: total, completionRate: completionRate(done, total) }];
-    }));
-    const lines = goals.map((g) => {
-      const p = progress.get(g.id);
-      const rate = p && p.completionRate !== null ? `完了率 ${Math.round(p.completionRate * 100)}% (${p.doneTasks}/${p.totalTasks})` : 'タスク未設定';
-      const target = g.targetDate ? `、期限 ${localDate(g.targetDate, timezone)}` : '';
-      return `[${g.id}] ${g.title} — ${rate}${target}`;
+  // The active goals with their linked tasks counted.
+  query: `(SELECT coalesce(json_agg(x ORDER BY x.created, x.id), '[]') FROM (
+      SELECT g.id, g.title, g."targetDate", g."createdAt" AS created, count(t.id) AS total, count(t.id) FILTER (WHERE t.status = 'done') AS done
+      FROM goals g LEFT JOIN tasks t ON t."orgId" = g."orgId" AND t."goalId" = g.id
+      WHERE g."orgId" = $1 AND g."memberId" = $2 AND g.status = 'active'
+      GROUP BY g.id ORDER BY g."createdAt" ASC, g.id ASC LIMIT ${MAX_GOALS}) x)`,
+  render(rows, { sender, timezone }) {
+    if (!sender.known || !sender.memberId || rows.length === 0) return null;
+    const lines = rows.map((g) => {
+      const rate = completionRate(Number(g.done), Number(g.total));
+      const shown = rate !== null ? `完了率 ${Math.round(rate * 100)}% (${Number(g.done)}/${Number(g.total)})` : 'タスク未設定';
+      const target = g.targetDate ? `、期限 ${localDate(new Date(g.targetDate), timezone)}` : '';
+      return `[${g.id}] ${g.title} — ${shown}${target}`;
     });
     return { title: 'この人の目標 (active goals)', lines };
   },
-};
+});
+

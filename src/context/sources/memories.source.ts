@@ -1,5 +1,4 @@
-import type { ContextSource } from '../context-builder';
-import { sqlRunner } from '../../db/sql';
+import { defineSqlSource } from '../sql-source';
 
 /** Most memories put in the context. */
 const MAX_MEMORIES = 8;
@@ -44,20 +43,21 @@ function overlap(tokens: Set<string>, text: string): number {
  * (relevant first, then newest) and organisation facts sharing a word or bigram with the message
  * (best overlap first). Memories about other people are never included. Null when there are none.
  */
-export const memoriesSource: ContextSource = {
+interface MemoryRow { kind: string; content: string; about: boolean }
+
+export const memoriesSource = defineSqlSource<MemoryRow[]>({
   name: 'memories',
-  async load({ db, msg, sender, sql }) {
+  // Memories about the sender, and recent organisation facts (ranked against the message here).
+  query: `(SELECT coalesce(json_agg(x), '[]') FROM (
+      (SELECT kind, content, true AS about FROM memories WHERE "orgId" = $1 AND "subjectMemberId" = $2 ORDER BY "createdAt" DESC, id DESC LIMIT 50)
+      UNION ALL
+      (SELECT kind, content, false FROM memories WHERE "orgId" = $1 AND kind = 'fact' AND "subjectMemberId" IS NULL ORDER BY "createdAt" DESC, id DESC LIMIT ${FACT_POOL})) x)`,
+  render(rows, { msg, sender }) {
     if (!sender.known || !sender.memberId) return null;
     const tokens = overlapTokens(msg.text);
-    // One statement: memories about the sender, and (when the message has words to match) recent org facts.
-    const rows = await (sql ?? sqlRunner(db))<{ kind: string; content: string; about: boolean }>(
-      `(SELECT kind, content, true AS about FROM memories WHERE "orgId" = $1 AND "subjectMemberId" = $2 ORDER BY "createdAt" DESC, id DESC LIMIT 50)
-       UNION ALL
-       (SELECT kind, content, false FROM memories WHERE $3::boolean AND "orgId" = $1 AND kind = 'fact' AND "subjectMemberId" IS NULL ORDER BY "createdAt" DESC, id DESC LIMIT $4)`,
-      [msg.orgId, sender.memberId, tokens.size > 0, FACT_POOL]);
     const about = rows.filter((r) => r.about);
-    const facts = rows.filter((r) => !r.about);
-    const rank = <T extends { content: string }>(rows: T[]) => rows
+    const facts = tokens.size === 0 ? [] : rows.filter((r) => !r.about);
+    const rank = <T extends { content: string }>(list: T[]) => list
       .map((r, i) => ({ r, score: overlap(tokens, r.content), i }))
       .sort((a, b) => b.score - a.score || a.i - b.i);
     const self = rank(about).slice(0, MAX_ABOUT_SENDER).map((x) => x.r);
@@ -66,4 +66,5 @@ export const memoriesSource: ContextSource = {
     if (chosen.length === 0) return null;
     return { title: '関連する記憶 (memories)', lines: chosen.map((m) => `(${KIND_LABEL[m.kind] ?? m.kind}) ${m.content}`) };
   },
-};
+});
+

@@ -1,6 +1,5 @@
-import type { ContextSource } from '../context-builder';
 import { normaliseName } from '../../tools/person-resolver';
-import { sqlRunner } from '../../db/sql';
+import { defineSqlSource } from '../sql-source';
 
 /** Shortest name or alias that is looked for in a message. */
 const MIN_TERM_LENGTH = 2;
@@ -52,16 +51,18 @@ function matchedTerms(text: string, terms: Term[]): Term[] {
  * 「田中太郎（id: tanaka-taro、東京営業課）」, plus a note when a reference (e.g. 田中さん) fits several
  * members. Only directory fields every member may see (no levels, preferences or accounts).
  */
-export const personsSource: ContextSource = {
+interface MemberRow { id: string; name: string; aliases: string[]; departmentId: string | null; departmentName: string | null }
+
+export const personsSource = defineSqlSource<MemberRow[]>({
   name: 'persons',
-  async load({ db, msg, sql }) {
+  // Active members with their department names.
+  query: `(SELECT coalesce(json_agg(x ORDER BY x.id), '[]') FROM (
+      SELECT m.id, m.name, m.aliases, m."departmentId", d.name AS "departmentName"
+      FROM members m LEFT JOIN departments d ON d."orgId" = m."orgId" AND d.id = m."departmentId"
+      WHERE m."orgId" = $1 AND m.active) x)`,
+  render(members, { msg }) {
     const text = plain(msg.text);
     if (text.length < MIN_TERM_LENGTH) return null;
-    // One statement: active members with their department names.
-    const members = await (sql ?? sqlRunner(db))<{ id: string; name: string; aliases: string[]; departmentId: string | null; departmentName: string | null }>(
-      `SELECT m.id, m.name, m.aliases, m."departmentId", d.name AS "departmentName"
-       FROM members m LEFT JOIN departments d ON d."orgId" = m."orgId" AND d.id = m."departmentId"
-       WHERE m."orgId" = $1 AND m.active ORDER BY m.id ASC`, [msg.orgId]);
     const terms = new Map<string, Term>();
     for (const m of members) {
       for (const raw of [m.name, ...m.aliases]) {
@@ -95,4 +96,5 @@ export const personsSource: ContextSource = {
     }
     return { title: 'メッセージに出てくる人物（組織名簿）', lines };
   },
-};
+});
+

@@ -1,5 +1,4 @@
-import type { ContextSource } from '../context-builder';
-import { sqlRunner } from '../../db/sql';
+import { defineSqlSource } from '../sql-source';
 import { zonedParts } from '../../guardian/zoned-time';
 
 /** At most this many of the sender's own open tasks are listed. */
@@ -27,24 +26,24 @@ export function formatDueJa(due: Date | null, now: Date, timezone: string): stri
  * Open tasks relevant to the sender (R-X1): their own open tasks (due first, with 期限 / 期限切れ), and
  * open tasks they gave to others. Only the sender's own tasks are read; ids let the model complete them.
  */
-export const tasksSource: ContextSource = {
+interface TaskRow { id: string; title: string; dueAt: string | null; assigneeMemberId: string; assignee: string | null; own: boolean; total: number }
+
+export const tasksSource = defineSqlSource<TaskRow[]>({
   name: 'open_tasks',
-  async load({ db, msg, sender, now, timezone, sql }) {
+  // Both lists (top N by due date) with their totals and the assignees' names.
+  query: `(SELECT coalesce(json_agg(x), '[]') FROM (
+      (SELECT t.id, t.title, t."dueAt", t."assigneeMemberId", NULL AS assignee, true AS own,
+              (SELECT count(*) FROM tasks c WHERE c."orgId" = $1 AND c.status = 'open' AND c."assigneeMemberId" = $2) AS total
+       FROM tasks t WHERE t."orgId" = $1 AND t.status = 'open' AND t."assigneeMemberId" = $2
+       ORDER BY t."dueAt" ASC NULLS LAST, t."createdAt" ASC, t.id ASC LIMIT ${MAX_OWN})
+      UNION ALL
+      (SELECT t.id, t.title, t."dueAt", t."assigneeMemberId", m.name, false,
+              (SELECT count(*) FROM tasks c WHERE c."orgId" = $1 AND c.status = 'open' AND c."createdByMemberId" = $2 AND c."assigneeMemberId" <> $2)
+       FROM tasks t LEFT JOIN members m ON m."orgId" = t."orgId" AND m.id = t."assigneeMemberId"
+       WHERE t."orgId" = $1 AND t.status = 'open' AND t."createdByMemberId" = $2 AND t."assigneeMemberId" <> $2
+       ORDER BY t."dueAt" ASC NULLS LAST, t."createdAt" ASC, t.id ASC LIMIT ${MAX_ASSIGNED})) x)`,
+  render(rows, { sender, now, timezone }) {
     if (!sender.known || !sender.memberId) return null;
-    const me = sender.memberId;
-    // One statement: both lists (top N by due date) with their totals and the assignees' names.
-    const rows = await (sql ?? sqlRunner(db))<{ id: string; title: string; dueAt: Date | null; assigneeMemberId: string; assignee: string | null; own: boolean; total: string }>(
-      `(SELECT t.id, t.title, t."dueAt", t."assigneeMemberId", NULL AS assignee, true AS own,
-               (SELECT count(*) FROM tasks c WHERE c."orgId" = $1 AND c.status = 'open' AND c."assigneeMemberId" = $2) AS total
-        FROM tasks t WHERE t."orgId" = $1 AND t.status = 'open' AND t."assigneeMemberId" = $2
-        ORDER BY t."dueAt" ASC NULLS LAST, t."createdAt" ASC, t.id ASC LIMIT $3)
-       UNION ALL
-       (SELECT t.id, t.title, t."dueAt", t."assigneeMemberId", m.name, false,
-               (SELECT count(*) FROM tasks c WHERE c."orgId" = $1 AND c.status = 'open' AND c."createdByMemberId" = $2 AND c."assigneeMemberId" <> $2)
-        FROM tasks t LEFT JOIN members m ON m."orgId" = t."orgId" AND m.id = t."assigneeMemberId"
-        WHERE t."orgId" = $1 AND t.status = 'open' AND t."createdByMemberId" = $2 AND t."assigneeMemberId" <> $2
-        ORDER BY t."dueAt" ASC NULLS LAST, t."createdAt" ASC, t.id ASC LIMIT $4)`,
-      [msg.orgId, me, MAX_OWN, MAX_ASSIGNED]);
     const own = rows.filter((r) => r.own).map((r) => ({ ...r, dueAt: r.dueAt ? new Date(r.dueAt) : null }));
     const given = rows.filter((r) => !r.own).map((r) => ({ ...r, dueAt: r.dueAt ? new Date(r.dueAt) : null }));
     const ownCount = Number(own[0]?.total ?? 0);
@@ -65,4 +64,5 @@ export const tasksSource: ContextSource = {
     }
     return { title: '未完了のタスク', lines };
   },
-};
+});
+
