@@ -48,13 +48,14 @@ async function main(): Promise<void> {
   child.send({ port: svc.port, turns: Number(process.env.BENCH_TURNS ?? 1000), acks: Number(process.env.BENCH_ACKS ?? 1000), load: Number(process.env.BENCH_LOAD ?? 3000) });
 
   let rss = 0;
+  let heap = 0;
   let sampler: NodeJS.Timeout | undefined;
   let results: Record<string, unknown> = {};
   for (;;) {
     const m = await next();
     if (m.type === 'pause-workers') { await svc.pool.stop(5000); child.send('ok'); }
     else if (m.type === 'resume-workers') { svc.pool.start(); child.send('ok'); }
-    else if (m.type === 'load-start') { rss = process.memoryUsage().rss; sampler = setInterval(() => { rss = Math.max(rss, process.memoryUsage().rss); }, 50); }
+    else if (m.type === 'load-start') { rss = process.memoryUsage().rss; sampler = setInterval(() => { const m = process.memoryUsage(); rss = Math.max(rss, m.rss); heap = Math.max(heap, m.heapTotal); }, 50); }
     else if (m.type === 'load-end') clearInterval(sampler);
     else if (m.type === 'results') { results = m.results as Record<string, unknown>; break; }
   }
@@ -74,7 +75,7 @@ async function main(): Promise<void> {
   console.log(`webhook acknowledgement, workers answering in the same process (n=${busy.n}): p50 ${f(busy.p50)} ms, p99 ${f(busy.p99)} ms`);
   const load = results.load as { n: number; acceptedPerS: number; answeredPerS: number };
   console.log(`throughput (n=${load.n}, 64 concurrent senders, 20% one-tool turns): accepted ${f(load.acceptedPerS)} msg/s, fully answered ${f(load.answeredPerS)} msg/s`);
-  console.log(`service process peak RSS during the load: ${(rss / 1024 / 1024).toFixed(0)} MB`);
+  console.log(`service process peak RSS during the load: ${(rss / 1024 / 1024).toFixed(0)} MB (peak V8 heap ${(heap / 1024 / 1024).toFixed(0)} MB; the process runs under tsx)`);
 
   const req = llm.lastRequest!;
   const prefixChars = JSON.stringify(req.tools).length + req.system[0]!.text.length;
