@@ -1,11 +1,11 @@
-import { ConfigError, loadConfig } from './config/env';
+import { ConfigError, environment, loadConfig } from './config/env';
 import { startService } from './service';
 
 /** `npm start`: validate the environment, start the service, stop cleanly on SIGTERM/SIGINT (≤ 10 s). */
 async function main(): Promise<void> {
   let config;
   try {
-    config = loadConfig();
+    config = loadConfig(environment());
   } catch (err) {
     if (err instanceof ConfigError) {
       console.error(err.message);

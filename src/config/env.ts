@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseEnv } from 'node:util';
 import { z } from 'zod';
 import { isTimeZone } from './time-zone';
 
@@ -73,6 +76,16 @@ export class ConfigError extends Error {
     super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}\nSee .env.example for every variable.`);
     this.name = 'ConfigError';
   }
+}
+
+/**
+ * The process environment, with `.env` in the working directory (if present) underneath: variables
+ * already set in the environment win over the file.
+ */
+export function environment(dotEnvPath = path.resolve('.env')): Record<string, string | undefined> {
+  let file: Record<string, string> = {};
+  if (fs.existsSync(dotEnvPath)) file = parseEnv(fs.readFileSync(dotEnvPath, 'utf8')) as Record<string, string>;
+  return { ...file, ...process.env };
 }
 
 /** Parses an environment (defaults to `process.env`). Empty strings count as unset. */

@@ -33,3 +33,19 @@ describe('loadConfig', () => {
     expect(loadConfig({ ANTHROPIC_API_KEY: '  ' }).ANTHROPIC_API_KEY).toBeUndefined();
   });
 });
+
+describe('environment()', () => {
+  it('reads .env underneath the real environment', () => {
+    const fs = require('node:fs') as typeof import('node:fs');
+    const os = require('node:os') as typeof import('node:os');
+    const path = require('node:path') as typeof import('node:path');
+    const { environment } = require('../../src/config/env') as typeof import('../../src/config/env');
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'hisho-env-')), '.env');
+    fs.writeFileSync(file, 'PERSONA=polite\nHISHO_TEST_ONLY_VAR=from-file\nPATH=/should/not/win\n');
+    const env = environment(file);
+    expect(env.PERSONA).toBe(process.env.PERSONA ?? 'polite');
+    expect(env.HISHO_TEST_ONLY_VAR).toBe('from-file');
+    expect(env.PATH).toBe(process.env.PATH);
+    expect(loadConfig(environment(path.join(path.dirname(file), 'missing.env'))).PORT).toBeGreaterThanOrEqual(0);
+  });
+});
