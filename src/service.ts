@@ -139,13 +139,13 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     db, brain, registry, executor, prompts, guardianConfig, stepBudget: config.STEP_BUDGET,
     shadowMode: config.SHADOW_MODE, logger, services, now: o.now, pending: states, metrics,
   });
-  const confirmations = new ConfirmationFlow({ db, states, brain, registry, executor, stage: toolStage, prompts, logger, defaultUserLevel: config.DEFAULT_USER_LEVEL });
+  const confirmations = new ConfirmationFlow({ db, states, brain, registry, executor, stage: toolStage, prompts, logger, defaultUserLevel: config.DEFAULT_USER_LEVEL, shadowMode: config.SHADOW_MODE });
   const runner = new TurnRunner({
     db, brain, contextBuilder, recorder, outbox, prompts, logger, metrics, guardianConfig, toolStage, states, confirmations, sql,
     defaultUserLevel: config.DEFAULT_USER_LEVEL, defaultTimezone: config.BOT_TIMEZONE, shadowMode: config.SHADOW_MODE, llmConfigured: llm !== null, now: o.now,
   });
 
-  const notices = new NoticeRunner({ db, brain, contextBuilder, prompts, outbox, recorder, guardianConfig, logger, llmConfigured: llm !== null, now: o.now });
+  const notices = new NoticeRunner({ db, brain, contextBuilder, prompts, outbox, recorder, guardianConfig, logger, llmConfigured: llm !== null, shadowMode: config.SHADOW_MODE, now: o.now });
   const buttonAnswer = createButtonAnswers({ states, intake, logger, now: o.now });
 
   // Adapters.

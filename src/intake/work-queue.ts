@@ -89,7 +89,8 @@ export class WorkQueue {
        WHERE id = (
          SELECT w.id FROM work_items w
          WHERE w.type = ANY($3::text[])
-           AND ((w.state = 'queued' AND w."runAt" <= now()) OR (w.state = 'running' AND w."claimExpiresAt" < now()))
+           AND ((w.state = 'queued' AND w."runAt" <= now())
+                OR (w.state = 'running' AND w."claimExpiresAt" < now() AND w.attempts <= w."maxAttempts"))
            AND NOT EXISTS (
              SELECT 1 FROM work_items p
              WHERE p."orderingKey" = w."orderingKey" AND p.id < w.id AND p.state IN ('queued', 'running'))
@@ -136,6 +137,17 @@ export class WorkQueue {
     await this.db.$executeRaw`
       UPDATE work_items SET state = 'queued', attempts = GREATEST(attempts - 1, 0), "claimExpiresAt" = NULL, "updatedAt" = now()
       WHERE id = ${item.id} AND "claimedBy" = ${item.claimToken} AND state = 'running'`;
+  }
+
+  /**
+   * Items whose worker died on every allowed attempt (and once more, for the failure reply) are failed,
+   * so a message that crashes the process cannot loop or block its conversation forever.
+   */
+  async failAbandoned(): Promise<number> {
+    const rows = await this.sql(
+      `UPDATE work_items SET state = 'failed', "lastError" = 'abandoned: the worker stopped on every attempt', "finishedAt" = now(), "updatedAt" = now()
+       WHERE state = 'running' AND "claimExpiresAt" < now() AND attempts > "maxAttempts" RETURNING 1`);
+    return rows.length;
   }
 
   /** Extends a claim for long work. */

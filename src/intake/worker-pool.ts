@@ -30,6 +30,7 @@ export class WorkerPool {
   private readonly inFlight = new Set<ClaimedItem>();
   private readonly types: WorkType[];
   private lastAlertAt = 0;
+  private lastSweepAt = 0;
 
   constructor(private readonly opts: WorkerPoolOptions) {
     this.types = Object.keys(opts.handlers) as WorkType[];
@@ -95,6 +96,11 @@ export class WorkerPool {
         continue;
       }
       if (!item) {
+        if (Date.now() - this.lastSweepAt > 10000) {
+          this.lastSweepAt = Date.now();
+          const n = await this.opts.queue.failAbandoned().catch(() => 0);
+          if (n > 0) this.opts.logger.error({ alert: 'work_abandoned', count: n }, 'ADMIN ALERT: work items failed after repeated worker crashes');
+        }
         await new Promise<void>((resolve) => {
           // Jitter keeps idle loops (and instances) from polling in step.
           const t = setTimeout(() => { this.waiters = this.waiters.filter((w) => w !== wake); resolve(); }, pollMs * (0.75 + Math.random() * 0.5));

@@ -25,6 +25,8 @@ export interface ConfirmationFlowDeps {
   prompts: PromptSet;
   logger: Logger;
   defaultUserLevel: number;
+  /** Shadow mode: answers are recorded, nothing approved is executed. */
+  shadowMode?: boolean;
 }
 
 /** What the confirmation layer decided for this message. */
@@ -51,6 +53,14 @@ export class ConfirmationFlow {
     const pending = session.pending;
     const stale = msg.answerTo && (!pending || pending.id !== msg.answerTo);
 
+    if (!pending && !stale && answer === 'approve') {
+      const recent = await this.recentlyApproved(msg);
+      if (recent) {
+        // A 「はい」 again (a duplicate, or this turn retried after a crash): report instead of asking the model.
+        if (recent.status === 'approved') return this.execute(input, recent, String(recent.proposal.summary ?? recent.proposal.toolName));
+        return this.handled(turnRunner, ctx, { decision: 'IGNORED', reasonCode: 'S_ALREADY_DECIDED', finalDecider: 'SYSTEM' }, personaMessage(p, 'confirm.already', lang));
+      }
+    }
     if (!pending || stale) {
       if ((session.expiredPending || stale) && (answer === 'approve' || answer === 'deny')) {
         return this.handled(turnRunner, ctx, { decision: 'EXPIRED', reasonCode: 'S_PENDING_EXPIRED', finalDecider: 'SYSTEM' }, personaMessage(p, 'confirm.expired', lang));
@@ -82,11 +92,34 @@ export class ConfirmationFlow {
     const lang = ctx.language;
     const r = await this.d.states.approve({ pendingId: pending.id, key, expectedConfirmations: pending.confirmationsGiven });
     if (r.outcome === 'needs_second') {
-      const note = typeof pending.proposal.guardianNote === 'string' && lang === 'ja' ? `（${pending.proposal.guardianNote}）\n` : '';
+      const ja = pending.proposal.guardianNote;
+      const en = pending.proposal.guardianNoteEn;
+      const note = lang === 'ja' ? (typeof ja === 'string' ? `（${ja}）\n` : '') : (typeof en === 'string' ? `(Note: ${en}.)\n` : '');
       return this.handled(turnRunner, ctx, { decision: 'CONFIRM', reasonCode: 'S_SECOND_CONFIRMATION', finalDecider: 'SYSTEM', guardianAction: 'CONFIRM' },
         personaMessage(p, 'confirm.second', lang, { summary, note }), confirmationOptions(p, lang, pending.id));
     }
     if (r.outcome !== 'approved') return this.noDecision(turnRunner, ctx, r.outcome);
+    return this.execute(input, pending, summary);
+  }
+
+  /** The session's action approved or executed in the last two minutes (duplicate or retried answers). */
+  private async recentlyApproved(msg: InboundMessage): Promise<PendingActionView | null> {
+    const row = await this.d.db.pendingAction.findFirst({
+      where: { platform: msg.platform, roomId: msg.roomId, accountId: msg.senderAccountId, status: { in: ['approved', 'executed'] }, decidedAt: { gte: new Date(Date.now() - 120_000) } },
+      orderBy: { decidedAt: 'desc' }, select: { id: true },
+    });
+    return row ? this.d.states.findPendingById(row.id) : null;
+  }
+
+  /** Runs an approved action: the gate decides again, the handler runs once, the brain reports. */
+  private async execute(input: { msg: InboundMessage; ctx: TurnContext; turnRunner: TurnRunner }, pending: PendingActionView, summary: string): Promise<ConfirmationStep> {
+    const { ctx, turnRunner, msg } = input;
+    const p = this.d.prompts;
+    const lang = ctx.language;
+    if (this.d.shadowMode) {
+      await this.d.states.markFailed(pending.id, 'shadow mode: not executed');
+      return this.handled(turnRunner, ctx, { decision: 'CANCELLED', reasonCode: 'S_SHADOW_NOT_EXECUTED', finalDecider: 'SYSTEM' }, personaMessage(p, 'confirm.cancelled', lang));
+    }
 
     // Permissions may have changed since the question was asked: the gate decides again, from the database.
     const proposal = pending.proposal;
@@ -105,7 +138,8 @@ export class ConfirmationFlow {
     else await this.d.states.markFailed(pending.id, exec.status === 'error' ? exec.code : exec.status);
     const execution = { status: exec.status, ms: exec.ms, ...(exec.status === 'internal_error' ? { errorId: exec.errorId } : {}) };
     if (exec.status === 'clarify') {
-      return this.handled(turnRunner, ctx, { ...record, decision: 'CLARIFY', reasonCode: 'T_CLARIFICATION', finalDecider: 'USER', execution }, exec.question, exec.options.map((label, i) => ({ answer: String(i + 1), label })));
+      const question = lang === 'en' && exec.questionEn ? exec.questionEn : exec.question;
+      return this.handled(turnRunner, ctx, { ...record, decision: 'CLARIFY', reasonCode: 'T_CLARIFICATION', finalDecider: 'USER', execution }, question, exec.options.map((label, i) => ({ answer: String(i + 1), label })));
     }
     // The brain writes the report from the sanitised result (R-C4); a template if it cannot.
     const toolUse = { type: 'tool_use', id: proposal.id, name: proposal.toolName, input: {

@@ -20,6 +20,8 @@ export interface NoticeRunnerDeps {
   guardianConfig: GuardianConfig;
   logger: Logger;
   llmConfigured: boolean;
+  /** Shadow mode: the notice is written and recorded, not sent. */
+  shadowMode?: boolean;
   now?: () => Date;
 }
 
@@ -71,13 +73,15 @@ export class NoticeRunner {
     }
     const check = checkReplyText(text, this.d.guardianConfig);
     const finalText = check.action === 'BLOCK' ? personaMessage(this.d.prompts, 'reply.blocked_confidential', lang) : check.text;
-    const sent = await this.d.outbox.send(`notice:reminder:${r.id}`, { platform: msg.platform, roomId: r.roomId, text: finalText, kind: 'notice', mentionAccountIds: [account] });
+    const sent = this.d.shadowMode
+      ? { skipped: true, platformMessageId: undefined }
+      : await this.d.outbox.send(`notice:reminder:${r.id}`, { platform: msg.platform, roomId: r.roomId, text: finalText, kind: 'notice', mentionAccountIds: [account] });
     await Promise.all([
-      this.d.db.reminder.update({ where: { id: r.id }, data: { status: 'sent' } }),
+      this.d.db.reminder.update({ where: { id: r.id }, data: { status: this.d.shadowMode ? 'shadow' : 'sent' } }),
       sent.skipped ? Promise.resolve() : this.d.db.conversationMessage.create({ data: { orgId: r.orgId, platform: r.platform, roomId: r.roomId, accountId: account, role: 'assistant', text: finalText, platformMessageId: sent.platformMessageId ?? null, sentAt: now } }),
       this.d.recorder.record({
         orgId: r.orgId, platform: r.platform, roomId: r.roomId, accountId: account, memberId: member.id, workItemId: item.id, kind: 'notification',
-        input: null, finalReply: finalText, decision: 'NOTICE', reasonCode: check.action === 'BLOCK' ? check.reasonCode : 'P_REMINDER', finalDecider: decider,
+        input: null, finalReply: finalText, decision: this.d.shadowMode ? 'SHADOW_NOTICE' : 'NOTICE', reasonCode: check.action === 'BLOCK' ? check.reasonCode : 'P_REMINDER', finalDecider: decider,
         totalMs: performance.now() - started, calls, guardianAction: check.action, guardianReason: check.reasonCode,
       }),
     ]);

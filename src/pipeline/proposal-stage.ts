@@ -12,7 +12,7 @@ import type { ClaimedItem } from '../intake/work-queue';
 import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
 import type { SessionKey } from '../state/session-key';
-import type { ExecutionResult, ToolExecutor } from '../tools/executor';
+import { proposalKey, type ExecutionResult, type ToolExecutor } from '../tools/executor';
 import type { ToolRegistry } from '../tools/registry';
 import type { ToolContext, ToolMeta, ToolServices } from '../tools/types';
 import type { ToolStage } from './tool-stage';
@@ -54,18 +54,19 @@ export interface ProposalStageDeps {
 }
 
 /** 「3人に送ります」「全員に送ります」「5件を削除します」 from the tool's declared parameter roles. */
-export function effectNote(proposal: ToolProposal, tool: ToolMeta | undefined): string {
+export function effectNote(proposal: ToolProposal, tool: ToolMeta | undefined, lang: 'ja' | 'en' = 'ja'): string {
   const notes: string[] = [];
   for (const [name, role] of Object.entries(tool?.paramRoles ?? {})) {
     const v = proposal.parameters[name];
     if (role === 'recipients') {
       const all = (x: unknown) => typeof x === 'string' && /^(all|全員|みんな|everyone)$/i.test(x.trim());
-      if (all(v) || (Array.isArray(v) && v.some(all))) notes.push('ルームの全員に送ります');
-      else if (Array.isArray(v)) notes.push(`${new Set(v.map(String)).size}人に送ります`);
+      const n = Array.isArray(v) ? new Set(v.map(String)).size : 0;
+      if (all(v) || (Array.isArray(v) && v.some(all))) notes.push(lang === 'en' ? 'it goes to everyone in the room' : 'ルームの全員に送ります');
+      else if (Array.isArray(v)) notes.push(lang === 'en' ? `it goes to ${n} people` : `${n}人に送ります`);
     }
-    if (role === 'deletion' && Array.isArray(v)) notes.push(`${v.length}件を削除します`);
+    if (role === 'deletion' && Array.isArray(v)) notes.push(lang === 'en' ? `${v.length} item(s) will be deleted` : `${v.length}件を削除します`);
   }
-  return notes.join('／');
+  return notes.join(lang === 'en' ? '; ' : '／');
 }
 
 /** Button keys for a pending action (Discord/console); text answers "1"/"2" work everywhere. */
@@ -142,7 +143,7 @@ export class ProposalStage implements ToolStage {
           results.push(this.errorResult(proposal, 'SHADOW MODE: not executed. Tell the person this is a trial run.'));
           continue;
         }
-        const exec = await this.d.executor.run(proposal.toolName, params, this.toolContext(ctx, actor, `${item.dedupeKey}:${step}:${index}`));
+        const exec = await this.d.executor.run(proposal.toolName, params, this.toolContext(ctx, actor, proposalKey(item.dedupeKey, proposal.toolName, params)));
         t.execution = this.execTrail(exec);
         if (exec.status === 'clarify') {
           const q = ctx.language === 'en' && exec.questionEn ? exec.questionEn : exec.question;
@@ -191,18 +192,19 @@ export class ProposalStage implements ToolStage {
     const lang = ctx.language;
     const summary = this.describe(proposal, lang);
     // The effect in numbers (recipients, deletions), restated again in the second confirmation.
-    const effect = effectNote(proposal, this.d.registry.meta(proposal.toolName));
-    const noteJa = [verdict.userNoteJa, effect].filter(Boolean).join('／');
-    const note = noteJa && lang === 'ja' ? `（${noteJa}）\n` : '';
+    const tool = this.d.registry.meta(proposal.toolName);
+    const noteJa = [verdict.userNoteJa, effectNote(proposal, tool, 'ja')].filter(Boolean).join('／');
+    const noteEn = effectNote(proposal, tool, 'en');
+    const note = lang === 'ja' ? (noteJa ? `（${noteJa}）\n` : '') : (noteEn ? `(Note: ${noteEn}.)\n` : '');
     const question = personaMessage(p, 'confirm.question', lang, { summary, note });
     const record = { ...base, decision: 'CONFIRM', reasonCode: verdict.reasonCode, finalDecider: 'SYSTEM' as const, guardianAction: 'CONFIRM', guardianReason: verdict.reasonCode, authResult: 'ALLOWED', notes: { dropped, confirmationType: verdict.confirmationType ?? 'single' } };
-    if (!this.d.pending) {
-      // Without a state manager nothing can be approved later: ask, record, execute nothing.
+    if (!this.d.pending || this.d.shadowMode) {
+      // Without a state manager (or in shadow mode) nothing can be approved later: ask, record, execute nothing.
       return { text: question, title: personaMessage(p, 'confirm.title', lang), calls, record: { ...record, execution: { status: 'not_executed', reason: 'confirmation required' } } };
     }
     const key: SessionKey = { platform: ctx.message.platform, roomId: ctx.message.roomId, accountId: ctx.message.senderAccountId };
     const pending = await this.d.pending.createPending(key, {
-      orgId: ctx.org.id, memberId: actor.memberId, proposal: { ...proposal, summary, guardianNote: noteJa || null } as ToolProposal & Record<string, unknown>,
+      orgId: ctx.org.id, memberId: actor.memberId, proposal: { ...proposal, summary, guardianNote: noteJa || null, guardianNoteEn: noteEn || null } as ToolProposal & Record<string, unknown>,
       question, confirmationType: verdict.confirmationType ?? 'single', originalMessage: ctx.message.text,
       reasoning: reasoningText(out.reasoning), confidence: out.confidence.overall, reasonCode: verdict.reasonCode,
     });

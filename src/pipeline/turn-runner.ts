@@ -82,6 +82,11 @@ export class TurnRunner {
     const log = this.d.logger.child({ turnId, workItemId: String(item.id), platform: msg.platform, roomId: msg.roomId });
     try {
       // A retry after a crash that happened after the reply went out: nothing more to do.
+      if (item.attempts > item.maxAttempts) {
+        // Every allowed attempt died mid-turn (a crash, not an error): only tell the person, do not think again.
+        await this.answerFailure(msg, replyKey, new AppError('INTERNAL', 'turn abandoned after repeated worker crashes'), log);
+        return;
+      }
       const prelude = await turnPrelude(this.sql, msg, replyKey, { defaultLevel: this.d.defaultUserLevel, now: this.now() });
       // A retry after a crash that happened after the reply went out: nothing more to do.
       if (prelude.alreadySent) return;
@@ -252,6 +257,8 @@ export class TurnRunner {
         inReplyTo: { platformMessageId: msg.platformMessageId, accountId: msg.senderAccountId, accountName: msg.senderName },
       };
       const res = await this.d.outbox.deliver(replyKey, reply);
+      // Recorded at once: if anything after this fails, a retry must not post the answer again.
+      await this.d.outbox.markSent(replyKey, outcome.text, res);
       sent = { text: outcome.text, platformMessageId: res.platformMessageId };
     }
     const turn = this.d.recorder.prepare({
@@ -261,7 +268,7 @@ export class TurnRunner {
       decision: shadow ? `SHADOW_${outcome.record.decision}` : outcome.record.decision,
     });
     // The turn's writes and the work item's completion go out as one statement.
-    const { completed } = await turnFinish(this.sql, { msg, replyKey, sent, history: { text: outcome.text, options: outcome.options, at: this.now() }, turn, item });
+    const { completed } = await turnFinish(this.sql, { msg, sent, history: { text: outcome.text, options: outcome.options, at: this.now() }, turn, item });
     item.completed = completed;
     turn.observe();
     log.info({ decision: outcome.record.decision, reasonCode: outcome.record.reasonCode, ms: Math.round(performance.now() - started) }, 'turn done');
@@ -270,8 +277,7 @@ export class TurnRunner {
   /** Last-attempt failure: tell the user (best effort), so a message is never silently dropped. */
   private async answerFailure(msg: InboundMessage, replyKey: string, app: AppError, log: Logger): Promise<void> {
     const lang = detectLanguage(msg.text);
-    const code = app.code === 'INTERNAL' ? 'DB_UNAVAILABLE' : app.code;
-    const text = personaMessage(this.d.prompts, `error.${code}`, lang, { errorId: app.errorId });
+    const text = personaMessage(this.d.prompts, `error.${app.code}`, lang, { errorId: app.errorId });
     const reply: OutboundReply = { platform: msg.platform, roomId: msg.roomId, text, kind: 'reply', inReplyTo: { platformMessageId: msg.platformMessageId, accountId: msg.senderAccountId, accountName: msg.senderName } };
     try {
       await this.d.outbox.send(replyKey, reply);

@@ -79,21 +79,17 @@ export async function turnPrelude(sql: Sql, msg: InboundMessage, replyKey: strin
 const TURN_JSON = new Set(['contextSummary', 'reasoning', 'confidence', 'proposals', 'execution', 'selfCritique']);
 
 /**
- * One statement at the end of a turn: mark the reply sent, append the bot message to the history, write
+ * One statement at the end of a turn (the reply is already marked sent): append the bot message to the history, write
  * the turn record and its LLM usage, and complete the work item (only if this worker still holds it).
  */
 export async function turnFinish(sql: Sql, input: {
-  msg: InboundMessage; replyKey: string; sent: { text: string; platformMessageId?: string } | null;
+  msg: InboundMessage; sent: { text: string; platformMessageId?: string } | null;
   history: { text: string; options?: ReplyOption[]; at: Date }; turn: PreparedTurn; item: ClaimedItem;
 }): Promise<{ completed: boolean }> {
   const p: unknown[] = [];
   const v = (x: unknown) => { p.push(x); return `$${p.length}`; };
   const { msg, turn } = input;
   const parts: string[] = [];
-  if (input.sent) {
-    parts.push(`o AS (UPDATE outbound_messages SET status = 'sent', body = ${v(input.sent.text)}, "sentAt" = now(), "platformMessageId" = ${v(input.sent.platformMessageId ?? null)}, error = NULL
-      WHERE "dedupeKey" = ${v(input.replyKey)} RETURNING 1)`);
-  }
   parts.push(`h AS (INSERT INTO conversation_messages ("orgId", platform, "roomId", "accountId", role, text, "platformMessageId", options, "sentAt")
     VALUES (${v(msg.orgId)}, ${v(msg.platform)}, ${v(msg.roomId)}, ${v(msg.senderAccountId)}, 'assistant', ${v(input.history.text)}, ${v(input.sent?.platformMessageId ?? null)},
             ${v(input.history.options ? JSON.stringify(input.history.options) : null)}::jsonb, ${v(input.history.at)}) RETURNING 1)`);

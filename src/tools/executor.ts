@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { newErrorId } from '../errors/app-error';
 import { ClarificationNeeded } from './clarification';
@@ -16,6 +17,24 @@ export type ExecutionResult =
 
 const DEFAULT_TIMEOUT_MS = 15000;
 
+/** JSON with sorted object keys: equal values give equal text. */
+export function canonicalJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+  if (v && typeof v === 'object') {
+    return `{${Object.keys(v as Record<string, unknown>).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson((v as Record<string, unknown>)[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(v) ?? 'null';
+}
+
+/**
+ * The idempotency key of one proposal within a turn: the work item, the tool and a hash of its exact
+ * parameters. A retried turn that proposes the same call gets the same key (handlers then do nothing
+ * twice); a different call never inherits another's key.
+ */
+export function proposalKey(scope: string, toolName: string, params: unknown): string {
+  return `${scope}:${toolName}:${createHash('sha256').update(canonicalJson(params)).digest('hex').slice(0, 16)}`;
+}
+
 /**
  * Runs a capability: validates input (after any Guardian MODIFY), runs with a timeout, validates output,
  * and maps failures to two channels — messages for the model, and internal errors (logged by id only).
@@ -27,12 +46,16 @@ export class ToolExecutor {
   constructor(private readonly registry: ToolRegistry) {}
 
   async run(name: string, params: unknown, ctx: ToolContext): Promise<ExecutionResult> {
-    const key = `${ctx.idempotencyKey}`;
+    // The key names the tool and its exact parameters (see proposalKey); only successes are reused,
+    // so a failed or timed-out call can run again on a retry.
+    const key = `${name}|${ctx.idempotencyKey}|${canonicalJson(params)}`;
     const cached = this.memo.get(key);
     if (cached) return cached;
     const result = await this.runOnce(name, params, ctx);
-    if (this.memo.size > 5000) this.memo.clear();
-    this.memo.set(key, result);
+    if (result.status === 'ok') {
+      if (this.memo.size > 5000) this.memo.clear();
+      this.memo.set(key, result);
+    }
     return result;
   }
 

@@ -113,3 +113,17 @@ describe('the Anthropic request body', () => {
     }
   });
 });
+
+describe('reply language', () => {
+  const { detectLanguage } = require('../../src/brain/language') as typeof import('../../src/brain/language');
+  it.each([
+    ['こんにちは', undefined, 'ja'],
+    ['Please create a task for Tanaka', undefined, 'en'],
+    ['1', 'Please create a task for Tanaka', 'en'],
+    ['ok', 'Please create a task for Tanaka', 'en'],
+    ['1', '田中さんにお願い', 'ja'],
+    ['👍', undefined, 'ja'],
+  ] as const)('%s (after %s) → %s', (text, previous, lang) => {
+    expect(detectLanguage(text, previous)).toBe(lang);
+  });
+});

@@ -41,8 +41,10 @@ describe('confirmation sessions (end to end, ChatWork)', () => {
     const pending = await svc.db.pendingAction.findFirst({ where: { roomId: String(room) } });
     expect(pending).toMatchObject({ status: 'executed' });
 
-    llm.script(replyCall('どういたしましてウル！ほかにも手伝えることがあれば言ってほしいウル🐺'));
-    await say(1003, 'はい', 3);
+    // A second 「はい」 (or the same turn retried) is answered without asking the model, and runs nothing.
+    const again = await say(1003, 'はい', 3);
+    expect(again).toMatch(/もう受け付けている/);
+    expect(llm.requests).toHaveLength(2);
     expect(await tasks('議事録の作成')).toBe(1);
   });
 

@@ -132,3 +132,28 @@ describe('nothing is lost: crashes, LLM failures, bad deliveries', () => {
     expect(await svc.db.workItem.count()).toBe(before);
   });
 });
+
+describe('abandoned work', () => {
+  let svc: TestService;
+  const cw = new FakeChatwork();
+  beforeAll(async () => { svc = await startTestService({ ...chatworkEnv(), WORK_CLAIM_TTL_MS: '1000', WORK_MAX_ATTEMPTS: '2' }); });
+  afterAll(async () => { await svc.close(); });
+
+  it('a message whose worker died on every attempt gets one failure reply, and the conversation moves on', async () => {
+    cw.install();
+    await svc.pool.stop(1000);
+    const d = mentionDelivery({ from: 1004, room: 6900, body: '[To:9999] 落ちる質問' });
+    expect((await postWebhook(svc.url, d.raw, d.signature)).status).toBe(200);
+    const crashed = new WorkQueue(svc.db, { instanceId: 'crashy', claimTtlMs: 200, defaultMaxAttempts: 2 });
+    for (let i = 0; i < 2; i++) {
+      await waitFor(() => crashed.claim(), 3000, `crash claim ${i + 1}`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    svc.pool.start();
+    await waitFor(() => cw.posts.length === 1, 8000, 'failure reply');
+    expect(cw.posts[0]!.body).toMatch(/E-[A-Z0-9]{7}/);
+    const item = await waitFor(() => svc.db.workItem.findFirst({ where: { dedupeKey: `msg:chatwork:6900:${d.messageId}`, state: 'done' } }), 5000, 'item done');
+    expect(item.attempts).toBe(3);
+    expect(await svc.queue.failAbandoned()).toBe(0);
+  });
+});

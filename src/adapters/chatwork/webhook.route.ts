@@ -99,7 +99,8 @@ export function createChatworkWebhookRouter(deps: ChatworkWebhookDeps): Router {
 
     const ev = hook.event;
     try {
-      const orgId = (await deps.resolveOrgId(msgIds.roomId)) ?? deps.defaultOrgId();
+      const roomOrg = await deps.resolveOrgId(msgIds.roomId);
+      const orgId = roomOrg ?? deps.defaultOrgId();
       if (!orgId) return ignore(msgIds, 'no_organisation', 'warn');
       const msg: InboundMessage = {
         platform: 'chatwork',
@@ -112,6 +113,8 @@ export function createChatworkWebhookRouter(deps: ChatworkWebhookDeps): Router {
         replyTo: parseReplyTo(ev.body)?.messageId,
         platformMessageId: ev.message_id,
         sentAt: new Date(ev.send_time * 1000).toISOString(),
+        // A room that is not in the directory (a guest room, an outside contact's DM) is public (R-A5).
+        ...(roomOrg ? {} : { roomAuthority: 'public' as const }),
       };
       const { status } = await deps.intake.accept(msg);
       log.info({ ...msgIds, orgId, status }, 'chatwork.webhook.accepted');

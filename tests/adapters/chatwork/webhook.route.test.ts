@@ -123,8 +123,16 @@ describe('POST /webhooks/chatwork', () => {
         replyTo: undefined,
         platformMessageId: '789012345',
         sentAt: new Date((NOW_S - 6) * 1000).toISOString(),
+        // The room is not in the directory: public authority (unknown senders get no tools with effects).
+        roomAuthority: 'public',
       },
     ]);
+  });
+
+  it('takes a directory room\'s organisation and leaves its authority to the directory', async () => {
+    await post(mentionEvent({}, { room_id: 777 }));
+    expect(accepted[0]).toMatchObject({ orgId: 'org-room', roomId: '777' });
+    expect(accepted[0]).not.toHaveProperty('roomAuthority');
   });
 
   it('verifies the signature on the raw bytes of the official sample payload', async () => {
