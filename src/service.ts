@@ -53,7 +53,6 @@ export interface ServiceOverrides {
   /** Skip GET /me at start (tests pass the bot account id directly). */
   chatworkBotAccountId?: string;
   workerPollMs?: number;
-  startWorkers?: boolean;
   instanceId?: string;
   /** How often due reminders are turned into notifications (default 15 s). */
   reminderSweepMs?: number;
@@ -142,7 +141,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   const confirmations = new ConfirmationFlow({ db, states, brain, registry, executor, stage: toolStage, prompts, logger, defaultUserLevel: config.DEFAULT_USER_LEVEL, shadowMode: config.SHADOW_MODE });
   const runner = new TurnRunner({
     db, brain, contextBuilder, recorder, outbox, prompts, logger, metrics, guardianConfig, toolStage, states, confirmations, sql,
-    defaultUserLevel: config.DEFAULT_USER_LEVEL, defaultTimezone: config.BOT_TIMEZONE, shadowMode: config.SHADOW_MODE, llmConfigured: llm !== null, now: o.now,
+    defaultUserLevel: config.DEFAULT_USER_LEVEL, shadowMode: config.SHADOW_MODE, llmConfigured: llm !== null, now: o.now,
   });
 
   const notices = new NoticeRunner({ db, brain, contextBuilder, prompts, outbox, recorder, guardianConfig, logger, llmConfigured: llm !== null, shadowMode: config.SHADOW_MODE, now: o.now });
@@ -221,7 +220,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   const server = await new Promise<Server>((resolve) => { const s = app.listen(config.PORT, () => resolve(s)); });
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.PORT;
-  if (o.startWorkers !== false) pool.start();
+  pool.start();
   // Due reminders → notification work items (once across instances: the item's dedupe key).
   const sweep = setInterval(() => {
     enqueueDueReminders(sql, o.now?.() ?? new Date())

@@ -1,4 +1,5 @@
 import type { Db } from '../db/prisma';
+import { localDate } from '../guardian/zoned-time';
 import type { Logger } from '../observability/logger';
 import type { ModelSelector } from './brain';
 
@@ -38,7 +39,7 @@ export class CostGuard implements ModelSelector {
   }
 
   private dayKey(): string {
-    return new Intl.DateTimeFormat('en-CA', { timeZone: this.o.timezone }).format(this.now());
+    return localDate(this.now(), this.o.timezone);
   }
 
   private now(): Date {

@@ -55,19 +55,22 @@ export class ContextBuilder {
   async build(input: { msg: InboundMessage; sender: SenderProfile; room: TurnContext['room']; now: Date }): Promise<TurnContext> {
     const { msg, sender, now } = input;
     const degraded: string[] = [];
+    const degrade = (name: string, err: unknown): void => {
+      degraded.push(name);
+      this.o.logger.warn({ source: name, err: (err as Error).name }, 'context source failed; continuing without it');
+    };
     const soft = async <T>(name: string, p: Promise<T>, fallback: T): Promise<T> => {
       try {
         return await p;
       } catch (err) {
-        degraded.push(name);
-        this.o.logger.warn({ source: name, err: (err as Error).name }, 'context source failed; continuing without it');
+        degrade(name, err);
         return fallback;
       }
     };
     const orgP = soft('organisation', this.orgInfo(msg.orgId), null);
     // Sources start at once; the organisation (usually cached) only lends them its time zone.
     const timezone = this.orgCache.get(msg.orgId)?.org.timezone ?? this.o.defaultTimezone;
-    const [org, gathered] = await Promise.all([orgP, this.gather(msg, sender, now, timezone, soft)]);
+    const [org, gathered] = await Promise.all([orgP, this.gather(msg, sender, now, timezone, soft, degrade)]);
     const { history, summary, sections } = gathered;
     return {
       org: org?.org ?? { id: msg.orgId, name: msg.orgId, timezone, values: '' },
@@ -114,14 +117,14 @@ export class ContextBuilder {
    * itself (R-X2).
    */
   private async gather(msg: InboundMessage, sender: SenderProfile, now: Date, timezone: string,
-    soft: <T>(name: string, p: Promise<T>, fallback: T) => Promise<T>): Promise<{ history: HistoryEntry[]; summary: string | null; sections: ContextSection[] }> {
+    soft: <T>(name: string, p: Promise<T>, fallback: T) => Promise<T>, degrade: (name: string, err: unknown) => void): Promise<{ history: HistoryEntry[]; summary: string | null; sections: ContextSection[] }> {
     const sources = this.o.sources ?? [];
     const folded = sources.every(isSqlSource);
     const render = (src: ContextSource, data: unknown): ContextSection | null => {
       try {
         return (src as SqlContextSource<unknown>).render(data, { msg, sender, now, timezone });
       } catch (err) {
-        void soft(src.name, Promise.reject(err), null);
+        degrade(src.name, err);
         return null;
       }
     };

@@ -15,7 +15,7 @@ import {
 import { APPROVAL_MODE_RULES, CONSISTENCY_RULES, PARAMETER_RULES } from './rules-params';
 import { collectStrings } from './text-scan';
 import type { GuardianVerdict, RuleTrace } from './verdict';
-import { formatYMD, zonedParts } from './zoned-time';
+import { localDate } from './zoned-time';
 
 /** Facts about the turn the rules may use. */
 export interface GuardianTurnContext {
@@ -52,7 +52,7 @@ export function proposalRules(policies: readonly GuardianPolicy[]): Rule<Proposa
 
 function todayIn(now: Date, timezone: string): string | undefined {
   try {
-    return formatYMD(zonedParts(now, timezone));
+    return localDate(now, timezone);
   } catch {
     return undefined;
   }

@@ -78,6 +78,11 @@ export function formatYMD({ y, m, d }: YMD): string {
   return `${pad(y, 4)}-${pad(m)}-${pad(d)}`;
 }
 
+/** `YYYY-MM-DD` of an instant in a time zone. */
+export function localDate(instant: Date, timezone: string): string {
+  return formatYMD(zonedParts(instant, timezone));
+}
+
 /** Parses `YYYY-MM-DD` (strict) into a valid date, or undefined. */
 export function parseYMD(s: string): YMD | undefined {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s);

@@ -35,7 +35,6 @@ export interface TurnRunnerDeps {
   metrics?: Metrics;
   guardianConfig: GuardianConfig;
   defaultUserLevel: number;
-  defaultTimezone: string;
   shadowMode: boolean;
   /** False when no ANTHROPIC_API_KEY: the bot answers with a setup hint instead of thinking. */
   llmConfigured: boolean;

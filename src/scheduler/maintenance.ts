@@ -2,6 +2,7 @@ import cron, { type ScheduledTask } from 'node-cron';
 import type { Db } from '../db/prisma';
 import type { Logger } from '../observability/logger';
 import { purgeExpired, type RetentionPolicy } from '../observability/retention';
+import { localDate } from '../guardian/zoned-time';
 import { claimFireKey } from './run-once';
 
 /**
@@ -10,7 +11,7 @@ import { claimFireKey } from './run-once';
  */
 export function scheduleMaintenance(opts: { db: Db; logger: Logger; timezone: string; policy: RetentionPolicy }): ScheduledTask {
   return cron.schedule('30 3 * * *', async () => {
-    const day = new Intl.DateTimeFormat('en-CA', { timeZone: opts.timezone }).format(new Date());
+    const day = localDate(new Date(), opts.timezone);
     try {
       if (!(await claimFireKey(opts.db, 'system:retention', `system:retention:${day}`))) return;
       const result = await purgeExpired(opts.db, opts.policy);

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/prisma';
-import { formatYMD, zonedParts } from '../../guardian/zoned-time';
+import { localDate } from '../../guardian/zoned-time';
 import { defineSqlSource } from '../sql-source';
 
 /** Progress of one goal: tasks linked through `Task.goalId` (seed 004: computed on read, never stored). */
@@ -38,10 +38,7 @@ export async function goalCompletions(db: Db, orgId: string, goalIds: readonly s
   return out;
 }
 
-/** `YYYY-MM-DD` of an instant in the organisation's time zone. */
-export function localDate(instant: Date, timezone: string): string {
-  return formatYMD(zonedParts(instant, timezone));
-}
+export { localDate };
 
 /**
  * Context source "goals" (R-X1): the sender's active goals, oldest first (seed 004), each with its
