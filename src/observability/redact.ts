@@ -1,22 +1,28 @@
 /**
  * PII redaction (R-O2, seed 001): applied to everything before it reaches turn records, audit rows or logs.
  * Values and keys are both redacted; a key that names a secret has its whole value replaced.
+ *
+ * Detection reads Japanese the way people type it: patterns run on a normalised copy of the text (NFKC,
+ * so full-width digits, letters, `＠` and `（）` read as ASCII; `−` `―` and other dashes, and `ー` next to
+ * a digit, read as `-`), and each match replaces the matching span of the ORIGINAL text. Rules run in
+ * order and a span taken by one rule is masked for the next, so every span gets exactly one label.
  * Fail-closed: if redaction throws, the caller gets a placeholder, never the raw text.
  */
 
 interface Rule {
   name: string;
+  /** Run on the normalised copy; global. A named group `v` limits the redacted span to that group. */
   pattern: RegExp;
-  /** Extra check on a match (e.g. Luhn for card numbers). */
-  accept?: (match: string) => boolean;
+  /** Extra check on a match (Luhn for card numbers, check digit for My Number). */
+  accept?: (match: string, scan: string, index: number) => boolean;
+  /** Matched only to protect the span from later rules (ids, dates); the text is kept. */
+  keep?: boolean;
 }
 
 function luhn(digits: string): boolean {
-  const d = digits.replace(/\D/g, '');
-  if (d.length < 13 || d.length > 19) return false;
   let sum = 0;
-  for (let i = 0; i < d.length; i++) {
-    let n = Number(d[d.length - 1 - i]);
+  for (let i = 0; i < digits.length; i++) {
+    let n = Number(digits[digits.length - 1 - i]);
     if (i % 2 === 1) {
       n *= 2;
       if (n > 9) n -= 9;
@@ -26,34 +32,134 @@ function luhn(digits: string): boolean {
   return sum % 10 === 0;
 }
 
-/** Order matters: the most specific patterns first. */
-const RULES: Rule[] = [
-  { name: 'API_KEY', pattern: /\b(?:sk|pk|rk|xox[abpr])[-_][A-Za-z0-9_\-]{16,}\b/g },
-  { name: 'API_KEY', pattern: /\b(?:Bearer|Basic)\s+[A-Za-z0-9._~+/=\-]{16,}/g },
-  { name: 'URL_CREDENTIALS', pattern: /\b[a-z][a-z0-9+.-]*:\/\/[^\s:@/]+:[^\s@/]+@[^\s]+/gi },
-  { name: 'EMAIL', pattern: /[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]+\.[A-Za-z]{2,}/g },
-  { name: 'CARD', pattern: /\b(?:\d[ \-]?){12,18}\d\b/g, accept: luhn },
-  { name: 'MY_NUMBER', pattern: /(?<!\d)\d{4}[ \-]?\d{4}[ \-]?\d{4}(?!\d)/g },
-  { name: 'PHONE', pattern: /(?<![\d\-])(?:\+81[ \-]?|0)\d{1,4}[ \-]?\d{1,4}[ \-]?\d{3,4}(?![\d\-])/g },
-  { name: 'POSTAL', pattern: /〒\s?\d{3}[-－]?\d{4}|(?<!\d)\d{3}[-－]\d{4}(?!\d)/g },
-  {
-    name: 'ADDRESS',
-    pattern: /(?:東京都|北海道|(?:京都|大阪)府|[^\s、。]{2,3}県)[^\s、。]{1,12}?[市区町村郡][^\s、。]{0,20}?\d+(?:[-－丁目番地号の]\d*)*/g,
-  },
+/** Card numbers: 13–19 digits, an issuer prefix 2–6 (so timestamps and order numbers pass), Luhn valid. */
+function isCard(match: string): boolean {
+  const d = match.replace(/\D/g, '');
+  return d.length >= 13 && d.length <= 19 && /^[2-6]/.test(d) && luhn(d);
+}
+
+/** The check digit of a 12-digit My Number (individual number) is valid. */
+export function isMyNumber(digits: string): boolean {
+  if (!/^\d{12}$/.test(digits)) return false;
+  let sum = 0;
+  for (let n = 1; n <= 11; n++) {
+    const p = Number(digits[11 - n]);
+    sum += p * (n <= 6 ? n + 1 : n - 5);
+  }
+  const r = sum % 11;
+  return Number(digits[11]) === (r <= 1 ? 0 : 11 - r);
+}
+
+const MY_NUMBER_LABEL = /(?:マイナンバー|個人番号|my\s*number)\D{0,8}$/i;
+
+/** 4-4-4 with separators, a valid check digit, or a label such as 「マイナンバー」 just before it. */
+function isMyNumberMatch(match: string, scan: string, index: number): boolean {
+  if (/^\d{4}[ -]\d{4}[ -]\d{4}$/.test(match)) return true;
+  const labelled = MY_NUMBER_LABEL.test(scan.slice(Math.max(0, index - 16), index));
+  return labelled || isMyNumber(match.replace(/\D/g, ''));
+}
+
+const SECRET_LABEL = '(?<![A-Za-z])(?:password|passwd|passphrase|passcode|pwd|pin|token|secret|api[_ -]?key'
+  + '|access[_ -]?token|パスワード|暗証番号|トークン|シークレット)';
+const SECRET_VALUE = '(?<v>[^\\s、。,]*[\\x21-\\x7e][^\\s、。,]*)';
+const ISO_TIME = /\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?(?!\d)/g;
+const TOKENS = new RegExp(['\\b(?:sk|pk|rk)[-_][A-Za-z0-9_-]{16,}', '\\bxox[abpr]-[A-Za-z0-9-]{10,}',
+  '\\bgh[pousr]_[A-Za-z0-9]{20,}', '\\bAKIA[0-9A-Z]{16}\\b'].join('|'), 'g');
+/** +81 90-…, (03)1234-5678, 03(1234)5678, 0120-123-456, 0312345678. */
+const PHONE = new RegExp('(?<![\\d+-])(?:\\+81[ -]?(?:\\(0\\)|0)?\\d{1,4}|\\(0\\d{1,4}\\)|0\\d{1,4})'
+  + '[ -]?\\(?\\d{1,4}\\)?[ -]?\\d{3,4}(?![\\d-])', 'g');
+const PLACE = '[\\p{Script=Han}\\p{Script=Katakana}ヶケ]';
+const TOWN = '[\\p{Script=Han}\\p{Script=Katakana}ヶケのノ-]';
+const BLOCK = '(?:\\d+丁目(?:\\d+番地?(?:\\d+号?)?)?|\\d+番地?(?:\\d+号?)?|\\d+-\\d+(?:-\\d+)?)';
+
+/** Order matters: protected forms first, then the most specific patterns. */
+const RULES: readonly Rule[] = [
+  // Not PII, and must never be cut up by the number rules below: UUIDs (task ids…) and ISO timestamps.
+  { name: 'KEEP', keep: true, pattern: /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi },
+  { name: 'KEEP', keep: true, pattern: ISO_TIME },
+  { name: 'URL_CREDENTIALS', pattern: /\b[a-z][a-z0-9+.-]*:\/\/[^\s:@/]+:[^\s@/]+@\S+/gi },
+  { name: 'API_KEY', pattern: TOKENS },
+  { name: 'API_KEY', pattern: /\b(?:Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{16,}/g },
+  // 「パスワード: hunter2」「password is hunter2」: only the value goes (it must contain an ASCII character,
+  // so 「パスワードは後で送ります」 stays readable).
+  { name: 'SECRET', pattern: new RegExp(`${SECRET_LABEL}\\s*(?:[:=]|は|\\bis\\b)\\s*${SECRET_VALUE}`, 'giu') },
+  { name: 'EMAIL', pattern: /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/g },
+  { name: 'CARD', pattern: /(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])/g, accept: isCard },
+  { name: 'MY_NUMBER', pattern: /(?<![\d-])\d{4}[ -]?\d{4}[ -]?\d{4}(?![\d-])/g, accept: isMyNumberMatch },
+  { name: 'PHONE', pattern: PHONE },
+  { name: 'POSTAL', pattern: /〒\s?\d{3}-?\d{4}(?!\d)|(?<![\d-])\d{3}-\d{4}(?![\d-])/g },
+  // 「東京都渋谷区渋谷2-21-1」「大阪市北区梅田1-1-1」「千代田区丸の内1丁目2番3号」: a place ending in 市区町村郡
+  // followed by a town and a block number (a bare 「品川区で会議」 or a date is not an address).
+  { name: 'ADDRESS', pattern: new RegExp(`${PLACE}{1,8}[市区町村郡]${TOWN}{0,14}?${BLOCK}`, 'gu') },
   // Long random-looking tokens (hex / base64) that are not plain words or numbers.
-  { name: 'SECRET', pattern: /\b(?=[A-Za-z0-9+/_\-]*\d)(?=[A-Za-z0-9+/_\-]*[A-Za-z])[A-Za-z0-9+/_\-]{32,}={0,2}/g },
+  { name: 'SECRET', pattern: /\b(?=[A-Za-z0-9+/_-]*\d)(?=[A-Za-z0-9+/_-]*[A-Za-z])[A-Za-z0-9+/_-]{32,}={0,2}/g },
 ];
 
-/** Keys whose values are secrets whatever they look like. */
-const SECRET_KEY = /pass(word)?|secret|token|api[-_]?key|authorization|cookie|credential|database_?url|signature/i;
+/** Dashes people type between digits (after NFKC): minus, bars, en/em dashes, full-width hyphen. */
+const DASHES = new Set(['−', '―', '‐', '‑', '‒', '–', '—', '﹣', '－']);
+/** The katakana long vowel mark is a dash only next to a digit (「090ー1234」, not 「パスワード」). */
+const LONG_VOWEL = 'ー';
+/** Masks a taken span in the scan copy (never part of any pattern). */
+const MASK = '\u0000';
+
+/** The normalised copy and, per UTF-16 unit of it, the span of the original it came from. */
+interface ScanCopy {
+  scan: string;
+  from: number[];
+  to: number[];
+}
+
+/** NFKC per code point (dashes → `-`), remembering where each normalised unit came from. */
+function scanCopy(text: string): ScanCopy {
+  const units: string[] = [];
+  const from: number[] = [];
+  const to: number[] = [];
+  for (let i = 0; i < text.length;) {
+    const ch = String.fromCodePoint(text.codePointAt(i)!);
+    let n = ch.normalize('NFKC');
+    if (DASHES.has(n)) n = '-';
+    for (const unit of n.split('')) {
+      units.push(unit);
+      from.push(i);
+      to.push(i + ch.length);
+    }
+    i += ch.length;
+  }
+  const digit = (k: number) => k >= 0 && k < units.length && units[k]! >= '0' && units[k]! <= '9';
+  for (let k = 0; k < units.length; k++) if (units[k] === LONG_VOWEL && (digit(k - 1) || digit(k + 1))) units[k] = '-';
+  return { scan: units.join(''), from, to };
+}
 
 /** Redacts PII in one string. Throws only on a programming error (see `safeRedactText`). */
 export function redactText(text: string): string {
-  let out = text;
+  if (text.length === 0) return text;
+  const copy = scanCopy(text);
+  let scan = copy.scan;
+  const spans: { start: number; end: number; label: string }[] = [];
   for (const rule of RULES) {
-    out = out.replace(rule.pattern, (m) => (rule.accept && !rule.accept(m) ? m : `[${rule.name}]`));
+    const taken: [number, number][] = [];
+    for (const m of scan.matchAll(rule.pattern)) {
+      if (m[0].length === 0 || m[0].includes(MASK)) continue;
+      if (rule.accept && !rule.accept(m[0], scan, m.index)) continue;
+      const value = m.groups?.v;
+      const start = value !== undefined ? m.index + m[0].lastIndexOf(value) : m.index;
+      const end = value !== undefined ? start + value.length : m.index + m[0].length;
+      if (end <= start) continue;
+      taken.push([start, end]);
+      if (!rule.keep) spans.push({ start: copy.from[start]!, end: copy.to[end - 1]!, label: `[${rule.name}]` });
+    }
+    for (const [s, e] of taken) scan = scan.slice(0, s) + MASK.repeat(e - s) + scan.slice(e);
   }
-  return out;
+  if (spans.length === 0) return text;
+  spans.sort((a, b) => a.start - b.start);
+  let out = '';
+  let at = 0;
+  for (const s of spans) {
+    if (s.start < at) continue;
+    out += text.slice(at, s.start) + s.label;
+    at = s.end;
+  }
+  return out + text.slice(at);
 }
 
 export const REDACTION_FAILED = '[REDACTION_FAILED]';
@@ -68,20 +174,64 @@ export function safeRedactText(text: string | null | undefined): string | null {
   }
 }
 
+/** Words of a key: `accessToken` → access, token; `DATABASE_URL` → database, url. */
+function keyWords(key: string): string[] {
+  return key
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .split(/[^\p{L}\p{N}]+/u)
+    .map((w) => w.toLowerCase())
+    .filter((w) => w.length > 0);
+}
+
+const SECRET_WORDS = new Set([
+  'password', 'passwd', 'passphrase', 'passcode', 'pwd', 'pin', 'secret', 'token', 'apikey', 'authorization', 'cookie',
+  'credential', 'credentials', 'signature', 'databaseurl', 'privatekey', 'パスワード', '暗証番号',
+]);
+const SECRET_PAIRS = new Set(['api key', 'private key', 'secret key', 'access key', 'database url', 'session id']);
+/** Compound words such as `chatworktoken`, `webhooksecret`. */
+const SECRET_SUFFIX = /(?:token|secret|password|passwd|apikey)$/;
+/** A key ending in one of these counts or describes a secret, it is not one (`tokenCount`, `passwordLength`). */
+const DESCRIPTIVE_TAIL = new Set([
+  'count', 'counts', 'total', 'limit', 'limits', 'length', 'usage', 'type', 'kind', 'policy',
+]);
+
+/**
+ * True for keys that name a secret (`password`, `api_key`, `accessToken`, `DATABASE_URL`,
+ * `パスワード`); false for keys that merely mention one (`inputTokens`, `tokenCount`, `authResult`).
+ */
+export function isSecretKey(key: string): boolean {
+  const words = keyWords(key);
+  if (words.length === 0 || DESCRIPTIVE_TAIL.has(words.at(-1)!)) return false;
+  if (words.some((w) => SECRET_WORDS.has(w) || SECRET_SUFFIX.test(w))) return true;
+  return words.some((w, i) => i > 0 && SECRET_PAIRS.has(`${words[i - 1]} ${w}`));
+}
+
+/**
+ * A number as PII would be typed: card and My Number rules apply to its digits, and a 10-digit
+ * 70/80/90… number is a mobile number that lost its leading zero in JSON.
+ */
+function redactNumber(value: number): number | string {
+  if (!Number.isSafeInteger(value) || Math.abs(value) < 1_000_000_000) return value;
+  const digits = String(Math.abs(value));
+  if (/^[789]0\d{8}$/.test(digits)) return '[PHONE]';
+  const text = redactText(digits);
+  return text === digits ? value : text;
+}
+
 /** Deep-redacts a JSON-like value: keys and values; secret-named keys lose their value. */
 export function redactValue(value: unknown, depth = 0): unknown {
   if (depth > 20) return '[TOO_DEEP]';
   if (value === null || value === undefined) return value;
   if (typeof value === 'string') return redactText(value);
-  if (typeof value === 'number' || typeof value === 'boolean') return value;
-  if (typeof value === 'bigint') return value.toString();
+  if (typeof value === 'number') return redactNumber(value);
+  if (typeof value === 'boolean') return value;
+  if (typeof value === 'bigint') return redactText(value.toString());
   if (Array.isArray(value)) return value.map((v) => redactValue(v, depth + 1));
   if (value instanceof Date) return value.toISOString();
   if (typeof value === 'object') {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-      const key = redactText(k);
-      out[key] = SECRET_KEY.test(k) ? '[SECRET]' : redactValue(v, depth + 1);
+      out[redactText(k)] = isSecretKey(k) ? '[SECRET]' : redactValue(v, depth + 1);
     }
     return out;
   }

@@ -7,7 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/prisma';
 import { clarificationStep, END_FLOW_AT, SUGGEST_RESTART_AT, type ClarificationStep } from './clarification-budget';
-import { isOwner, jsonText, pgText, toPendingView, type PendingRow } from './pending-rows';
+import { safeRedactValue } from '../observability/redact';
+import { isOwner, jsonText, pgText, redactedCopy, toPendingView, type PendingRow } from './pending-rows';
 import type { SessionKey } from './session-key';
 import { clearSessionPending, expireOne, lockSession, sweepSession, touchSession, type Client } from './session-store';
 import type {
@@ -238,6 +239,8 @@ export class BrainStateManager {
           proposal: JSON.parse(jsonText(input.proposal)), question: pgText(input.question), confirmationType: input.confirmationType,
           originalMessage: pgText(input.originalMessage), reasoning: pgText(input.reasoning), confidence: input.confidence,
           reasonCode: input.reasonCode, expiresAt: new Date(now.getTime() + this.pendingTtlMs),
+          // Put in place of the raw texts by a database trigger once the action is decided (R-O2).
+          redactedCopy: JSON.parse(jsonText(redactedCopy(input))),
         },
       });
       const pointer = { mode: 'CONFIRMATION_PENDING', pendingActionId: id };
@@ -259,7 +262,7 @@ export class BrainStateManager {
   private async finish(pendingId: string, status: 'executed' | 'failed', result: unknown, error?: string): Promise<boolean> {
     return this.db.$transaction(async (tx) => {
       const rows = await tx.$queryRaw<PendingRow[]>`
-        UPDATE pending_actions SET status = ${status}, "executedAt" = ${this.now()}, result = ${jsonText(result)}::jsonb
+        UPDATE pending_actions SET status = ${status}, "executedAt" = ${this.now()}, result = ${jsonText(safeRedactValue(result))}::jsonb
         WHERE id = ${pendingId} AND status = 'approved'
         RETURNING *`;
       const row = rows[0];

@@ -1,7 +1,8 @@
 /** Mapping between stored rows and the plain views of `./types` (internal to src/state). */
 import type { PendingAction } from '../generated/prisma/client';
+import { safeRedactText, safeRedactValue } from '../observability/redact';
 import type { SessionKey } from './session-key';
-import type { PendingActionView, PendingStatus, StoredProposal } from './types';
+import type { CreatePendingInput, PendingActionView, PendingStatus, StoredProposal } from './types';
 
 /** A pending_actions row as Prisma (or `RETURNING *`) gives it. */
 export type PendingRow = PendingAction;
@@ -49,4 +50,19 @@ export function jsonText(value: unknown): string {
   } catch {
     return JSON.stringify(pgText(String(value)));
   }
+}
+
+/**
+ * The PII-redacted copies of a new pending action's texts. The raw values are needed until the action
+ * is decided; then a database trigger replaces them with these (see prisma/schema.prisma, redactedCopy).
+ */
+export function redactedCopy(
+  input: Pick<CreatePendingInput, 'proposal' | 'originalMessage' | 'question' | 'reasoning'>,
+): Record<string, unknown> {
+  return {
+    proposal: safeRedactValue(input.proposal),
+    originalMessage: safeRedactText(input.originalMessage),
+    question: safeRedactText(input.question),
+    reasoning: safeRedactText(input.reasoning),
+  };
 }

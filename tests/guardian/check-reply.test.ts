@@ -17,6 +17,12 @@ describe('checkReplyText', () => {
     expect(r.text).toBe(`［toall］［toall］ @${ZWSP}everyone @${ZWSP}everyone`);
   });
 
+  it.each([
+    '田中さんの給料はいくら？', '今期の報酬について', '人事評価の結果を教えます', 'His salary is 8M yen', 'Compensation details attached',
+  ])('blocks the confidential topic in %s (issue 8: 給料, 報酬, 人事評価, salary, compensation)', (text) => {
+    expect(checkReplyText(text, config)).toMatchObject({ action: 'BLOCK', reasonCode: 'G_CONFIDENTIAL' });
+  });
+
   it('works with global custom patterns repeatedly (no lastIndex state)', () => {
     const cfg = { ...config, ngPatterns: [/社外秘/g] };
     expect(checkReplyText('社外秘です', cfg).action).toBe('BLOCK');

@@ -1,4 +1,51 @@
-import { REDACTION_FAILED, redactText, redactValue, safeRedactText, safeRedactValue } from '../../src/observability/redact';
+import { REDACTION_FAILED, isSecretKey, redactText, redactValue, safeRedactText, safeRedactValue } from '../../src/observability/redact';
+import { TEXT_SAMPLES, VALUE_SAMPLES, type TextSample } from './redaction-samples';
+
+/** The text with every labelled span replaced by its label (spans are found in order). */
+function expectedOf(sample: TextSample): string {
+  let out = '';
+  let rest = sample.text;
+  for (const [span, label] of sample.spans) {
+    const at = rest.indexOf(span);
+    if (at < 0) throw new Error(`span ${span} not found in sample ${sample.text}`);
+    out += `${rest.slice(0, at)}[${label}]`;
+    rest = rest.slice(at + span.length);
+  }
+  return out + rest;
+}
+
+describe('the labelled redaction set (issue 8)', () => {
+  it('has at least 40 Japanese and English samples, with negatives', () => {
+    expect(TEXT_SAMPLES.length + VALUE_SAMPLES.length).toBeGreaterThanOrEqual(40);
+    expect(TEXT_SAMPLES.filter((s) => s.spans.length === 0).length).toBeGreaterThanOrEqual(15);
+  });
+
+  it.each(TEXT_SAMPLES.map((s) => [s.text, s] as const))('%s', (_text, sample) => {
+    expect(redactText(sample.text)).toBe(expectedOf(sample));
+  });
+
+  it('redacts 100% of the labelled spans and changes nothing else (whole set at once)', () => {
+    const wrong = TEXT_SAMPLES.filter((s) => redactText(s.text) !== expectedOf(s)).map((s) => s.text);
+    expect(wrong).toEqual([]);
+    const values = VALUE_SAMPLES.filter((s) => JSON.stringify(redactValue(s.value)) !== JSON.stringify(s.expected)).map((s) => s.name);
+    expect(values).toEqual([]);
+  });
+
+  it.each(VALUE_SAMPLES.map((s) => [s.name, s] as const))('value: %s', (_name, sample) => {
+    expect(redactValue(sample.value)).toEqual(sample.expected);
+  });
+
+  it('agrees with the Guardian: the full-width My Number it blocks is redacted too', () => {
+    expect(redactText('マイナンバー：１２３４－５６７８－９０１２')).toBe('マイナンバー：[MY_NUMBER]');
+  });
+
+  it.each([
+    ['password', true], ['api_key', true], ['accessToken', true], ['DATABASE_URL', true], ['x-chatworktoken', true], ['Authorization', true],
+    ['inputTokens', false], ['cacheWriteTokens', false], ['tokenCount', false], ['authResult', false], ['maxTokens', false], ['passwordPolicy', false],
+  ])('key %s is a secret key: %s', (key, secret) => {
+    expect(isSecretKey(key)).toBe(secret);
+  });
+});
 
 describe('PII redaction (R-O2)', () => {
   it.each([
