@@ -2,6 +2,7 @@
  * Shared helpers of the tasks, reminders and directory capabilities: the turn's database, the asking
  * member, department names, and person references resolved to one member (ambiguous → clarification).
  */
+import { HONORIFICS } from '../src/authorization/directory';
 import type { Db } from '../src/db/prisma';
 import { isSenderAlias } from '../src/guardian/param-values';
 import { ClarificationNeeded } from '../src/tools/clarification';
@@ -38,12 +39,10 @@ export function personLabel(name: string, departmentName: string | null | undefi
   return departmentName ? `${name}（${departmentName}）` : name;
 }
 
-const HONORIFIC_END = /(さん|様|さま|くん|君|ちゃん|氏|殿|先輩|部長|課長|社長)$/;
-
 /** 「田中」 → 「田中さん」; a reference that already ends in an honorific stays as it is. */
 function politeRef(ref: string): string {
   const r = ref.trim();
-  return HONORIFIC_END.test(r) ? r : `${r}さん`;
+  return HONORIFICS.test(r) ? r : `${r}さん`;
 }
 
 /**

@@ -4,17 +4,12 @@
  */
 import { z } from 'zod';
 import { defineTool } from '../src/tools/define-tool';
-import { normaliseName } from '../src/tools/person-resolver';
+import { normaliseName, plainName as plain } from '../src/authorization/directory';
 import { ToolError } from '../src/tools/types';
 import { dbOf, departmentNames } from './_people';
 
 /** Maximum number of members one lookup returns. */
 export const LOOKUP_LIMIT = 10;
-
-/** Plain normalisation (width, spaces, case) keeping honorifics, so that 「社長」 still matches. */
-function plain(s: string): string {
-  return s.normalize('NFKC').replace(/[\s\u3000]+/g, '').toLowerCase();
-}
 
 /** Match rank of one text against the query (lower is better), or undefined. */
 function rank(text: string, q: string, qPlain: string): number | undefined {

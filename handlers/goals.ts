@@ -121,7 +121,7 @@ export const viewGoals = defineTool({
     const db = dbOf(ctx);
     const person = input.member ? await resolvePersonOrAsk(ctx, input.member) : { memberId: sender.id, name: sender.name, departmentId: sender.departmentId };
     if (person.memberId !== sender.id) {
-      const departments = await db.department.findMany({ where: { orgId: ctx.orgId }, select: { id: true, parentId: true } });
+      const departments = await db.department.findMany({ where: { orgId: ctx.orgId }, select: { id: true, parentId: true, topSecret: true } });
       if (!isDepartmentVisible(visibleDepartments(sender, departments), person.departmentId)) {
         throw new ToolError('That member\'s goals are outside your scope.', 'OUT_OF_SCOPE');
       }

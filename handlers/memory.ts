@@ -2,10 +2,12 @@
  * Memory capabilities (R-T4): save what a person asks Hisho to remember about someone (person /
  * preference) or about the organisation (fact), look it up, and delete it. Visibility: the sender's own
  * memories and those about them, organisation facts, and — from level 3 — memories about members of the
- * departments in the sender's scope.
+ * departments in the sender's scope (top-secret departments only at level 6). Whom a new memory may be
+ * about is the AuthorizationGate's table: someone else → asked first; an organisation fact below level 3
+ * → asked first.
  */
 import { z } from 'zod';
-import { visibleDepartments } from '../src/authorization/scope';
+import { NO_DEPARTMENT, visibleDepartments } from '../src/authorization/scope';
 import type { Db, Prisma } from '../src/db/prisma';
 import { defineTool } from '../src/tools/define-tool';
 import { ToolError } from '../src/tools/types';
@@ -31,11 +33,13 @@ export async function visibleMemoryWhere(db: Db, orgId: string, sender: Sender):
     { kind: 'fact', subjectMemberId: null },
   ];
   if (sender.level >= OTHERS_LEVEL) {
-    const departments = await db.department.findMany({ where: { orgId }, select: { id: true, parentId: true } });
+    const departments = await db.department.findMany({ where: { orgId }, select: { id: true, parentId: true, topSecret: true } });
     const visible = visibleDepartments(sender, departments);
     if (visible === 'ALL') or.push({ subjectMemberId: { not: null } });
     else if (visible.size > 0) {
-      const members = await db.member.findMany({ where: { orgId, departmentId: { in: [...visible] } }, select: { id: true } });
+      const inScope: Prisma.MemberWhereInput[] = [{ departmentId: { in: [...visible] } }];
+      if (visible.has(NO_DEPARTMENT)) inScope.push({ departmentId: null });
+      const members = await db.member.findMany({ where: { orgId, OR: inScope }, select: { id: true } });
       or.push({ subjectMemberId: { in: members.map((m) => m.id) } });
     }
   }
@@ -64,7 +68,9 @@ export const saveMemory = defineTool({
   effects: ['db.memory_create'],
   risk: 'none',
   requiredLevel: 1,
-  paramRoles: { subject: 'person', content: 'text' },
+  // About someone else: asked first; an organisation fact: level 3+ or asked first (the gate's table).
+  paramRoles: { subject: 'memory_subject', content: 'text' },
+  organisationWide: (p) => p.kind === 'fact' && (p.subject === undefined || p.subject === null || p.subject === ''),
   handler: async (input, ctx) => {
     const sender = requireSender(ctx);
     const db = dbOf(ctx);
@@ -105,7 +111,7 @@ export const queryMemory = defineTool({
   effects: [],
   risk: 'none',
   requiredLevel: 1,
-  paramRoles: { subject: 'person' },
+  paramRoles: { subject: 'target_user' },
   handler: async (input, ctx) => {
     const sender = requireSender(ctx);
     const db = dbOf(ctx);

@@ -26,7 +26,7 @@ export const createReminder = defineTool({
   effects: ['db.reminder_create'],
   risk: 'none',
   requiredLevel: 1,
-  paramRoles: { when: 'date', person: 'person', text: 'text' },
+  paramRoles: { when: 'date', person: 'reminder_target', text: 'text' },
   input: z.object({
     when: z.string().trim().min(1).max(40).describe('When: ISO date-time with offset (e.g. 2026-12-01T15:00:00+09:00), or YYYY-MM-DD meaning 09:00 that day.'),
     text: z.string().trim().min(1).max(1000).describe('What to remind about.'),

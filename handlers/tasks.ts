@@ -33,7 +33,7 @@ export const createTask = defineTool({
   effects: ['db.task_create', 'chatwork.task_create'],
   risk: 'none',
   requiredLevel: 2,
-  paramRoles: { assignee: 'person', due: 'date', title: 'text' },
+  paramRoles: { assignee: 'assignee', due: 'date', title: 'text' },
   input: z.object({
     assignee: z.string().trim().min(1).max(200).describe('Who does the task: name, alias (e.g. 田中さん), member id, or "me".'),
     title: z.string().trim().min(1).max(500).describe('What is to be done, short.'),
@@ -85,6 +85,7 @@ export const completeTask = defineTool({
   effects: ['db.task_update'],
   risk: 'none',
   requiredLevel: 2,
+  paramRoles: { task_id: 'task' },
   input: z.object({ task_id: z.string().trim().min(1).max(100).describe('The task id.') }),
   output: z.object({
     taskId: z.string(),

@@ -3,6 +3,7 @@
  * overdue task counts and active goal counts. Never shows preferences or levels.
  */
 import { z } from 'zod';
+import { plainName } from '../src/authorization/directory';
 import { descendants, visibleDepartments } from '../src/authorization/scope';
 import { defineTool } from '../src/tools/define-tool';
 import { ToolError } from '../src/tools/types';
@@ -11,7 +12,6 @@ import { dbOf, requireSender } from './_people';
 /** From this level the view also covers the department's descendants. */
 const SUBTREE_LEVEL = 4;
 
-const norm = (s: string): string => s.normalize('NFKC').replace(/[\s\u3000]+/g, '').toLowerCase();
 
 /** `team_overview`: workload of a department (default the sender's) for managers. */
 export const teamOverview = defineTool({
@@ -39,10 +39,10 @@ export const teamOverview = defineTool({
   handler: async (input, ctx) => {
     const sender = requireSender(ctx);
     const db = dbOf(ctx);
-    const departments = await db.department.findMany({ where: { orgId: ctx.orgId }, select: { id: true, name: true, parentId: true } });
+    const departments = await db.department.findMany({ where: { orgId: ctx.orgId }, select: { id: true, name: true, parentId: true, topSecret: true } });
     const ref = input.department ?? sender.departmentId;
     if (!ref) throw new ToolError('You have no department in the directory; name the department to show.', 'NO_DEPARTMENT');
-    const target = departments.find((d) => d.id === ref.trim()) ?? departments.find((d) => norm(d.name) === norm(ref));
+    const target = departments.find((d) => d.id === ref.trim()) ?? departments.find((d) => plainName(d.name) === plainName(ref));
     const visible = visibleDepartments(sender, departments);
     // Unknown and out-of-scope departments get the same answer, so nothing about them leaks.
     if (!target || (visible !== 'ALL' && !visible.has(target.id))) {

@@ -16,8 +16,13 @@ export interface Actor {
   level: number;
   departmentId: string | null;
   roomAuthority: RoomAuthority;
-  /** Where `level` came from: the member directory, the configured default, or the public-room rule. */
-  source: 'directory' | 'default' | 'public_unknown';
+  /**
+   * Where `level` came from: the member directory; the configured default (an unknown sender in a room
+   * the directory lists as a member room, R-Z2); the public-room rule (an unknown sender in a listed
+   * public room, R-A5); or `stranger` — an unknown sender in a DM or a room the directory does not list,
+   * who gets public authority and is told politely that the bot serves members (issue 8).
+   */
+  source: 'directory' | 'default' | 'public_unknown' | 'stranger';
 }
 
 /** What {@link loadActor} needs to identify the sender. */
@@ -42,8 +47,9 @@ export const PUBLIC_LEVEL = 0;
 
 /**
  * Loads the sender: PlatformAccount → Member (active, same organisation) and the room's authority.
- * A missing room takes `fallbackAuthority` (default member); a room of another organisation or with an unrecognised
- * authority counts as public (the stricter reading). Database errors are NOT caught: callers must treat
+ * A missing room takes `fallbackAuthority` (default member); a room of another organisation or with an
+ * unrecognised authority counts as public (the stricter reading). An unknown sender gets the default
+ * level only in a listed member room; elsewhere public authority (level 0). Database errors are NOT caught: callers must treat
  * a throw as DENIED (fail-closed, R-Z2).
  */
 export async function loadActor(db: Pick<Db, 'platformAccount' | 'room'>, input: LoadActorInput): Promise<Actor> {
@@ -82,15 +88,16 @@ export function actorFromRows({ account, room }: ActorRows, input: Pick<LoadActo
       source: 'directory',
     };
   }
-  const isPublic = roomAuthority === 'public';
+  const listedMemberRoom = room !== null && room.orgId === orgId && roomAuthority === 'member';
+  const source = listedMemberRoom ? 'default' : room !== null && roomAuthority === 'public' ? 'public_unknown' : 'stranger';
   return {
     known: false,
     memberId: null,
     name: null,
-    level: isPublic ? PUBLIC_LEVEL : defaultLevel,
+    level: listedMemberRoom ? defaultLevel : PUBLIC_LEVEL,
     departmentId: null,
     roomAuthority,
-    source: isPublic ? 'public_unknown' : 'default',
+    source,
   };
 }
 

@@ -1,11 +1,11 @@
 import type { ToolProposal } from '../brain/types';
 import type { Db } from '../db/prisma';
-import { hasEffects, type ToolMeta } from '../tools/types';
+import type { ToolMeta } from '../tools/types';
 import { loadActor, type Actor, type LoadActorInput } from './actor';
 import { allow, deny, type AuthDecision } from './decision';
-import { loadDirectory, type Directory } from './directory';
+import { loadDirectory, withReferencedTasks, type Directory } from './directory';
 import { isValidLevel } from './scope';
-import { checkedParams, checkTargets } from './targets';
+import { checkTargets, referencedTaskIds } from './targets';
 
 /** Required level of a tool that declares none (R-Z1). */
 export const DEFAULT_REQUIRED_LEVEL = 2;
@@ -33,17 +33,17 @@ export function requiredLevelOf(tool: Pick<ToolMeta, 'requiredLevel'>): number {
 
 /**
  * Decides whether the actor may run the proposed tool on the data it names (R-Z1..R-Z3). Pure and
- * deterministic; independent of the Guardian's verdict. Order: actor level, tool, public-room rule,
- * required level, top secret, then `target_user` / `target_department` / `recipients` parameters.
+ * deterministic; independent of the Guardian's verdict. Order: actor level, tool, audience (strangers,
+ * public rooms), required level, top secret, then every person and department parameter through the
+ * outcome table (person-scope.ts) — which may also answer CONFIRM (ask the person first).
  */
 export function authorize(input: AuthorizeInput): AuthDecision {
   const { actor, tool, proposal, directory, topSecret = false } = input;
   if (!isValidLevel(actor.level)) return deny('Z_UNKNOWN_LEVEL', `actor level ${String(actor.level)} is not an integer 0..6`);
   if (!tool || tool.name !== proposal.toolName) return deny('Z_UNKNOWN_TOOL', `no tool is declared as "${proposal.toolName}"`);
   if (!tool.enabled) return deny('Z_UNKNOWN_TOOL', `tool "${tool.name}" is disabled`);
-  if (actor.level === 0 && hasEffects(tool)) {
-    return deny('Z_PUBLIC_NO_EFFECTS', `level 0 (public) may not use "${tool.name}", which has effects`);
-  }
+  const audience = audienceDenial(actor, tool);
+  if (audience) return audience;
   const required = requiredLevelOf(tool);
   if (actor.level < required) {
     const need = Number.isFinite(required) ? `level ${required}` : 'a valid required level';
@@ -51,18 +51,30 @@ export function authorize(input: AuthorizeInput): AuthDecision {
   }
   if (topSecret && actor.level < 6) return deny('Z_TOP_SECRET', `top-secret data needs level 6; actor has level ${actor.level}`);
   const parameters = isRecord(proposal.parameters) ? proposal.parameters : {};
-  const denial = checkTargets(actor, checkedParams(tool, parameters), directory);
-  return denial ?? allow(`level ${actor.level} may use "${tool.name}" on the named data`);
+  const decision = checkTargets(actor, tool, parameters, directory);
+  return decision ?? allow(`level ${actor.level} may use "${tool.name}" on the named data`);
 }
 
 /**
- * The tools offered to the LLM for this actor: enabled, required level ≤ actor level, and at level 0
- * only tools without effects. An invalid actor level gets none.
+ * Who gets no tools at all (issue 8, R-A5): a stranger (not in the directory, in a DM or an unlisted
+ * room), anyone at level 0, and everyone in a public room — a tool's result would put organisation data
+ * into the room.
  */
-export function filterToolsForActor<T extends ToolMeta>(actor: Pick<Actor, 'level'>, tools: readonly T[]): T[] {
-  if (!isValidLevel(actor.level)) return [];
+function audienceDenial(actor: Actor, tool: ToolMeta): AuthDecision | null {
+  if (actor.source === 'stranger') return deny('Z_STRANGER', `the sender is not in the directory; "${tool.name}" is for members`);
+  if (actor.roomAuthority === 'public') return deny('Z_PUBLIC_ROOM', `"${tool.name}" is not used in a public room`);
+  if (actor.level === 0) return deny('Z_PUBLIC_NO_EFFECTS', `level 0 (public) may not use "${tool.name}"`);
+  return null;
+}
+
+/**
+ * The tools offered to the LLM for this actor: enabled and required level ≤ actor level; none for
+ * strangers, level 0 or public rooms (see audienceDenial). An invalid actor level gets none.
+ */
+export function filterToolsForActor<T extends ToolMeta>(actor: Pick<Actor, 'level' | 'roomAuthority' | 'source'>, tools: readonly T[]): T[] {
+  if (!isValidLevel(actor.level) || actor.level === 0 || actor.roomAuthority === 'public' || actor.source === 'stranger') return [];
   const level = actor.level;
-  return tools.filter((t) => t.enabled && requiredLevelOf(t) <= level && (level > 0 || !hasEffects(t)));
+  return tools.filter((t) => t.enabled && requiredLevelOf(t) <= level);
 }
 
 /** Input of {@link authorizeWithLookup}: who is asking, where, and what. */
@@ -79,11 +91,12 @@ export interface AuthorizeWithLookupInput extends LoadActorInput {
  * (database down, bad data) yields DENIED `Z_LOOKUP_ERROR` (fail-closed, R-Z2).
  */
 export async function authorizeWithLookup(
-  db: Pick<Db, 'platformAccount' | 'room' | 'department' | 'member'>,
+  db: Pick<Db, 'platformAccount' | 'room' | 'department' | 'member' | 'task'>,
   input: AuthorizeWithLookupInput,
 ): Promise<AuthDecision> {
   try {
-    const [actor, directory] = await Promise.all([loadActor(db, input), loadDirectory(db, input.orgId)]);
+    const [actor, base] = await Promise.all([loadActor(db, input), loadDirectory(db, input.orgId)]);
+    const directory = await directoryFor(db, input.orgId, base, input.tool, input.proposal);
     return authorize({ actor, tool: input.tool, proposal: input.proposal, directory, topSecret: input.topSecret });
   } catch (err) {
     try {
@@ -94,6 +107,13 @@ export async function authorizeWithLookup(
     const name = err instanceof Error ? err.name : typeof err;
     return deny('Z_LOOKUP_ERROR', `authorization lookup failed (${name}); denied fail-closed`);
   }
+}
+
+/** The directory with what this proposal's `task` parameters need (their owners). Errors propagate. */
+export async function directoryFor(db: Pick<Db, 'task'>, orgId: string, directory: Directory, tool: ToolMeta | undefined,
+  proposal: ToolProposal): Promise<Directory> {
+  if (!tool || !isRecord(proposal.parameters)) return directory;
+  return withReferencedTasks(db, orgId, directory, referencedTaskIds(tool, proposal.parameters));
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {

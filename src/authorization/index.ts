@@ -1,12 +1,18 @@
 /** AuthorizationGate (SPEC §3.6, seed 003 §6.4): the database, not the LLM, decides who may do what. */
 export { loadActor, actorFromRows, type ActorRows, DEFAULT_UNKNOWN_LEVEL, PUBLIC_LEVEL, type Actor, type LoadActorInput, type RoomAuthority } from './actor';
-export { visibleDepartments, isDepartmentVisible, isValidLevel, descendants, MIN_LEVEL, MAX_LEVEL, type DepartmentNode } from './scope';
-export { loadDirectory, resolveMemberRef, type Directory, type DirectoryMember } from './directory';
+export {
+  visibleDepartments, isDepartmentVisible, isValidLevel, descendants, hiddenTopSecret, MIN_LEVEL, MAX_LEVEL, NO_DEPARTMENT, type DepartmentNode,
+} from './scope';
+export {
+  loadDirectory, matchMembers, normaliseName, plainName, resolveMemberRef, withReferencedTasks, type Directory, type DirectoryMember,
+} from './directory';
 export { SCOPE_DENIED_MESSAGE_JA, type AuthDecision, type AuthReasonCode } from './decision';
-export { checkedParams, type CheckedParam, type CheckedRole } from './targets';
+export { checkedParams, isPersonRole, referencedTaskIds, type CheckedParam, type CheckedRole } from './targets';
+export { PERSON_SCOPE_TABLE, ORGANISATION_WIDE, personScopeMarkdown, type PersonRole, type Relation, type Outcome } from './person-scope';
 export {
   authorize,
   authorizeWithLookup,
+  directoryFor,
   filterToolsForActor,
   requiredLevelOf,
   DEFAULT_REQUIRED_LEVEL,

@@ -1,11 +1,14 @@
 import type { ToolMeta } from '../tools/types';
 import type { Actor } from './actor';
-import { deny, type AuthDecision } from './decision';
-import { resolveMemberRef, type Directory } from './directory';
-import { isDepartmentVisible, visibleDepartments } from './scope';
+import { confirmBy, deny, type AuthDecision, type DenyReasonCode } from './decision';
+import { resolveMemberRef, type Directory, type DirectoryMember } from './directory';
+import {
+  mostPermissive, ORGANISATION_WIDE, outcomeAt, PERSON_ROLES, personOutcome, type Outcome, type PersonRole, type Relation,
+} from './person-scope';
+import { hiddenTopSecret, isDepartmentVisible, visibleDepartments } from './scope';
 
-/** Parameter roles the gate checks against the directory. */
-export type CheckedRole = 'target_user' | 'target_department' | 'recipients';
+/** Parameter roles the gate checks against the directory: every person role, and departments. */
+export type CheckedRole = PersonRole | 'target_department';
 
 /** One parameter value the gate must check. */
 export interface CheckedParam {
@@ -28,7 +31,12 @@ const CONVENTIONAL_ROLES: Readonly<Record<string, CheckedRole>> = {
   target_department_ids: 'target_department',
 };
 
-const CHECKED: ReadonlySet<string> = new Set<CheckedRole>(['target_user', 'target_department', 'recipients']);
+const CHECKED: ReadonlySet<string> = new Set<string>([...PERSON_ROLES, 'target_department']);
+
+/** True for a parameter role that names a person (the Guardian rewrites 「自分」 in these too). */
+export function isPersonRole(role: string): role is PersonRole {
+  return (PERSON_ROLES as readonly string[]).includes(role);
+}
 
 /** The proposal's parameters that need a directory check (absent / null values are skipped). */
 export function checkedParams(tool: Pick<ToolMeta, 'paramRoles'>, parameters: Record<string, unknown>): CheckedParam[] {
@@ -45,7 +53,16 @@ export function checkedParams(tool: Pick<ToolMeta, 'paramRoles'>, parameters: Re
   return out;
 }
 
-/** A member reference: `id` must be an exact member id; `text` may also be a name or alias. */
+/** Task ids named by `task` parameters (their owners are loaded before the gate decides). */
+export function referencedTaskIds(tool: Pick<ToolMeta, 'paramRoles'>, parameters: Record<string, unknown>): string[] {
+  return checkedParams(tool, parameters)
+    .filter((p) => p.role === 'task')
+    .flatMap((p) => (Array.isArray(p.value) ? p.value : [p.value]))
+    .filter((v): v is string => typeof v === 'string')
+    .map((v) => v.trim());
+}
+
+/** A member reference: `id` must be an exact member id; `text` may also be a name, alias or 「自分」. */
 type MemberRef = { kind: 'id' | 'text'; value: string };
 
 /** Splits a parameter value into member references; null when its shape is not understood. */
@@ -64,49 +81,116 @@ function memberRefs(value: unknown): MemberRef[] | null {
   return refs;
 }
 
-/** An ASCII token without spaces is read as a member id, not as a natural-language name. */
-const ID_LIKE = /^[\x21-\x7e]+$/;
+/** What the gate knows about the actor's scope, computed once per decision. */
+interface Scope {
+  actor: Actor;
+  visible: Set<string> | 'ALL';
+  hidden: Set<string>;
+  directory: Directory;
+}
+
+function relationOf(scope: Scope, member: DirectoryMember): Relation {
+  if (member.id === scope.actor.memberId) return 'self';
+  if (member.departmentId !== null && scope.hidden.has(member.departmentId)) return 'top_secret';
+  return isDepartmentVisible(scope.visible, member.departmentId) ? 'in_scope' : 'out_of_scope';
+}
+
+/** Who a `task` parameter touches: the sender's own task (assignee or creator), else its assignee. */
+function taskRelation(scope: Scope, taskId: string): Relation {
+  const task = scope.directory.tasks?.get(taskId);
+  if (!task) return 'unknown';
+  const me = scope.actor.memberId;
+  if (me !== null && (task.assigneeMemberId === me || task.createdByMemberId === me)) return 'self';
+  const assignee = scope.directory.members.find((m) => m.id === task.assigneeMemberId);
+  return assignee ? relationOf(scope, assignee) : 'unknown';
+}
+
+/** One judged reference: its outcome and, for the audit reason, the relation that decided it. */
+interface Judged {
+  outcome: Outcome;
+  relation: Relation;
+}
 
 /**
- * Checks every scoped parameter. `target_user` / `target_department` must exist and be in the actor's
- * department scope (the actor themself is always in scope). `recipients` are not scope-checked, but a
- * recipient given as a member id (an object `{memberId}`/`{id}` or an ASCII token) must be a known member;
- * natural-language names that do not resolve are left to the handler's resolver. Returns the first
- * denial, or null when all pass.
+ * The outcome for one reference. A name that fits several members is judged for each: if any of them
+ * may be touched the handler asks which one is meant (it touches nobody until one is named, and the
+ * named one is checked again); if none may, it is denied.
  */
-export function checkTargets(actor: Actor, params: readonly CheckedParam[], directory: Directory): AuthDecision | null {
-  const visible = visibleDepartments(actor, directory.departments);
-  const knownDepartments = new Set(directory.departments.map((d) => d.id));
-  for (const { param, role, value } of params) {
+function judgeRef(scope: Scope, role: PersonRole, ref: MemberRef): Judged {
+  const level = scope.actor.level;
+  if (role === 'task') {
+    const relation = taskRelation(scope, ref.value.trim());
+    return { outcome: personOutcome(role, relation, level), relation };
+  }
+  const members = scope.directory.members;
+  const matches = ref.kind === 'id'
+    ? members.filter((m) => m.id === ref.value.trim())
+    : resolveMemberRef(ref.value, members, scope.actor.memberId);
+  if (matches.length === 0) return { outcome: personOutcome(role, 'unknown', level), relation: 'unknown' };
+  const judged = matches.map((m) => {
+    const relation = relationOf(scope, m);
+    return { outcome: personOutcome(role, relation, level), relation };
+  });
+  const outcome = mostPermissive(judged.map((j) => j.outcome));
+  return judged.find((j) => j.outcome === outcome) ?? judged[0]!;
+}
+
+const DENY_CODES: Record<Relation, DenyReasonCode> = {
+  self: 'Z_LEVEL_TOO_LOW',
+  in_scope: 'Z_LEVEL_TOO_LOW',
+  out_of_scope: 'Z_OUT_OF_SCOPE_USER',
+  top_secret: 'Z_TOP_SECRET',
+  unknown: 'Z_UNKNOWN_TARGET',
+};
+
+/** Checks a `target_department` value: known, not top secret, in scope. */
+function checkDepartment(scope: Scope, param: string, value: unknown): AuthDecision | null {
+  const known = new Set(scope.directory.departments.map((d) => d.id));
+  for (const raw of Array.isArray(value) ? value : [value]) {
+    const id = typeof raw === 'string' ? raw.trim() : null;
+    if (id === null || !known.has(id)) {
+      return deny('Z_UNKNOWN_TARGET', `parameter "${param}" names a department that is not in the directory`);
+    }
+    if (scope.hidden.has(id)) return deny('Z_TOP_SECRET', `parameter "${param}": department ${id} is top secret`);
+    if (!isDepartmentVisible(scope.visible, id)) {
+      return deny('Z_OUT_OF_SCOPE_DEPARTMENT', `parameter "${param}": department ${id} is outside the scope of level ${scope.actor.level}`);
+    }
+  }
+  return null;
+}
+
+/**
+ * Checks every person and department parameter against the sender's data scope with the outcome table
+ * (person-scope.ts), plus the organisation-wide rule. Returns the first denial; otherwise a CONFIRM when
+ * any parameter needs one; otherwise null (all allowed).
+ */
+export function checkTargets(actor: Actor, tool: Pick<ToolMeta, 'paramRoles' | 'organisationWide'>,
+  parameters: Record<string, unknown>, directory: Directory): AuthDecision | null {
+  const scope: Scope = {
+    actor, directory, visible: visibleDepartments(actor, directory.departments), hidden: hiddenTopSecret(actor, directory.departments),
+  };
+  let confirm: AuthDecision | null = null;
+  for (const { param, role, value } of checkedParams(tool, parameters)) {
     if (role === 'target_department') {
-      const ids = Array.isArray(value) ? value : [value];
-      for (const id of ids) {
-        if (typeof id !== 'string' || !knownDepartments.has(id.trim())) {
-          return deny('Z_UNKNOWN_TARGET', `parameter "${param}" names a department that is not in the directory`);
-        }
-        if (!isDepartmentVisible(visible, id.trim())) {
-          return deny('Z_OUT_OF_SCOPE_DEPARTMENT', `parameter "${param}": department ${id.trim()} is outside the scope of level ${actor.level}`);
-        }
-      }
+      const denial = checkDepartment(scope, param, value);
+      if (denial) return denial;
       continue;
     }
     if (role === 'recipients' && typeof value === 'string' && value.trim().toLowerCase() === 'all') continue;
     const refs = memberRefs(value);
     if (refs === null) return deny('Z_UNKNOWN_TARGET', `parameter "${param}" has a value the gate cannot resolve`);
     for (const ref of refs) {
-      const matches = ref.kind === 'id'
-        ? directory.members.filter((m) => m.id === ref.value.trim())
-        : resolveMemberRef(ref.value, directory.members);
-      if (matches.length === 0) {
-        if (role === 'recipients' && ref.kind === 'text' && !ID_LIKE.test(ref.value.trim())) continue;
-        return deny('Z_UNKNOWN_TARGET', `parameter "${param}" names a member that is not in the directory`);
-      }
-      if (role !== 'target_user') continue;
-      const outside = matches.find((m) => m.id !== actor.memberId && !isDepartmentVisible(visible, m.departmentId));
-      if (outside) {
-        return deny('Z_OUT_OF_SCOPE_USER', `parameter "${param}": member ${outside.id} is outside the scope of level ${actor.level}`);
-      }
+      const { outcome, relation } = judgeRef(scope, role, ref);
+      const why = `parameter "${param}" (${role}) names a person who is ${relation} for level ${actor.level}`;
+      if (outcome === 'deny') return deny(DENY_CODES[relation], why);
+      if (outcome === 'confirm') confirm ??= confirmBy('Z_CONFIRM_PERSON', why);
     }
   }
-  return null;
+  if (tool.organisationWide?.(parameters) === true) {
+    const outcome = outcomeAt(ORGANISATION_WIDE, actor.level);
+    const why = `the call speaks for the whole organisation; level ${actor.level}`;
+    if (outcome === 'deny') return deny('Z_LEVEL_TOO_LOW', why);
+    if (outcome === 'confirm') confirm ??= confirmBy('Z_CONFIRM_ORG_WIDE', why);
+  }
+  return confirm;
 }

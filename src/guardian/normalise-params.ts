@@ -4,7 +4,7 @@
  * Never mutates its input.
  */
 import type { ToolMeta } from '../tools/types';
-import { isSenderAlias, paramsWithRole, parseAmount } from './param-values';
+import { isSenderAlias, paramsWithRole, parseAmount, personParams } from './param-values';
 import { resolveDate } from './resolve-date';
 import { formatZonedDateTime, parseYMD } from './zoned-time';
 
@@ -70,7 +70,7 @@ export function normaliseParameters(
     return ctx.senderMemberId;
   };
 
-  for (const name of [...paramsWithRole(tool, 'person'), ...paramsWithRole(tool, 'target_user')]) {
+  for (const name of personParams(tool)) {
     if (name in params) params[name] = toSender(name, params[name]);
   }
   for (const name of paramsWithRole(tool, 'recipients')) {

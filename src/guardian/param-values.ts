@@ -17,6 +17,14 @@ export function paramsWithRole(tool: Pick<ToolMeta, 'paramRoles'>, role: ParamRo
   return Object.entries(tool.paramRoles ?? {}).filter(([, r]) => r === role).map(([name]) => name);
 }
 
+/** Roles whose value is one person reference (「自分」 there means the sender). */
+const SINGLE_PERSON_ROLES: ReadonlySet<ParamRole> = new Set<ParamRole>(['person', 'target_user', 'assignee', 'reminder_target', 'memory_subject']);
+
+/** Names of the parameters holding one person reference, in the tool's declaration order. */
+export function personParams(tool: Pick<ToolMeta, 'paramRoles'>): string[] {
+  return Object.entries(tool.paramRoles ?? {}).filter(([, r]) => SINGLE_PERSON_ROLES.has(r)).map(([name]) => name);
+}
+
 /** True when a string means the asker (「自分」, "me" …). */
 export function isSenderAlias(value: unknown): boolean {
   return typeof value === 'string' && SENDER_ALIASES.includes(key(value));

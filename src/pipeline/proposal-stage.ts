@@ -1,6 +1,6 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { ReplyOption } from '../adapters/types';
-import { authorize, filterToolsForActor, loadDirectory, type Actor, type AuthDecision, type Directory } from '../authorization';
+import { authorize, directoryFor, filterToolsForActor, loadDirectory, type Actor, type AuthDecision, type Directory } from '../authorization';
 import { BrainFailure, type Brain, type BrainDecision, type LlmCallRecord } from '../brain/brain';
 import { personaMessage, type PromptSet } from '../brain/prompts';
 import { reasoningText, type BrainOutput, type ToolProposal } from '../brain/types';
@@ -129,14 +129,15 @@ export class ProposalStage implements ToolStage {
           continue;
         }
         const params = verdict.modifiedParameters ?? proposal.parameters;
-        const auth = this.authorize(actor, { ...proposal, parameters: params }, directory);
+        const auth = await this.authorize(ctx, actor, { ...proposal, parameters: params }, directory);
         t.auth = { result: auth.result, reasonCode: auth.reasonCode };
         if (auth.result === 'DENIED') {
           results.push(this.errorResult(proposal, `DENIED (${auth.reasonCode}): the person is not permitted to do this. Do not retry; tell them politely without revealing any data.`));
           continue;
         }
-        if (verdict.action === 'CONFIRM') {
-          return this.askConfirmation(ctx, actor, out, { ...proposal, parameters: params }, verdict, calls, base(), out.proposals.length - index - 1);
+        if (verdict.action === 'CONFIRM' || auth.result === 'CONFIRM') {
+          const dropped = out.proposals.length - index - 1;
+          return this.askConfirmation(ctx, actor, out, { ...proposal, parameters: params }, { verdict, auth }, calls, base(), dropped);
         }
         if (this.d.shadowMode) {
           t.execution = { status: 'shadow', ms: 0 };
@@ -177,8 +178,12 @@ export class ProposalStage implements ToolStage {
     });
   }
 
-  private authorize(actor: Actor, proposal: ToolProposal, directory: Directory): AuthDecision {
-    return authorize({ actor, tool: this.d.registry.meta(proposal.toolName), proposal, directory });
+  /** The gate's decision, with the owners of any task the proposal names (a failed lookup denies). */
+  private async authorize(ctx: TurnContext, actor: Actor, proposal: ToolProposal, directory: Directory): Promise<AuthDecision> {
+    const tool = this.d.registry.meta(proposal.toolName);
+    const full = await directoryFor(this.d.db, ctx.org.id, directory, tool, proposal).catch(() => null);
+    if (!full) return { result: 'DENIED', reasonCode: 'Z_LOOKUP_ERROR', reason: 'task owner lookup failed; denied fail-closed' };
+    return authorize({ actor, tool, proposal, directory: full });
   }
 
   /** The organisation's policies that carry a machine rule (CEO teachings, Guardian priority 4), from the turn's context. */
@@ -186,18 +191,24 @@ export class ProposalStage implements ToolStage {
     return ctx.policies.filter((p) => p.rule !== undefined && p.rule !== null).map((p) => ({ id: p.id, title: p.title, rule: p.rule as GuardianPolicy['rule'] }));
   }
 
-  private async askConfirmation(ctx: TurnContext, actor: Actor, out: Extract<BrainOutput, { type: 'tool_call' }>, proposal: ToolProposal, verdict: GuardianVerdict,
-    calls: LlmCallRecord[], base: ReturnType<TurnRunner['baseRecord']>, dropped: number): Promise<TurnOutcome> {
+  /** Asks before running: the Guardian said CONFIRM, or the gate did (a person or organisation-wide rule). */
+  private async askConfirmation(ctx: TurnContext, actor: Actor, out: Extract<BrainOutput, { type: 'tool_call' }>, proposal: ToolProposal,
+    why: { verdict: GuardianVerdict; auth: AuthDecision }, calls: LlmCallRecord[], base: ReturnType<TurnRunner['baseRecord']>, dropped: number): Promise<TurnOutcome> {
+    const { verdict, auth } = why;
+    const reasonCode = verdict.action === 'CONFIRM' ? verdict.reasonCode : auth.reasonCode;
     const p = this.d.prompts;
     const lang = ctx.language;
     const summary = this.describe(proposal, lang);
     // The effect in numbers (recipients, deletions), restated again in the second confirmation.
     const tool = this.d.registry.meta(proposal.toolName);
-    const noteJa = [verdict.userNoteJa, effectNote(proposal, tool, 'ja')].filter(Boolean).join('／');
-    const noteEn = effectNote(proposal, tool, 'en');
+    const noteJa = [verdict.userNoteJa, auth.noteJa, effectNote(proposal, tool, 'ja')].filter(Boolean).join('／');
+    const noteEn = [auth.noteEn, effectNote(proposal, tool, 'en')].filter(Boolean).join('; ');
     const note = lang === 'ja' ? (noteJa ? `（${noteJa}）\n` : '') : (noteEn ? `(Note: ${noteEn}.)\n` : '');
     const question = personaMessage(p, 'confirm.question', lang, { summary, note });
-    const record = { ...base, decision: 'CONFIRM', reasonCode: verdict.reasonCode, finalDecider: 'SYSTEM' as const, guardianAction: 'CONFIRM', guardianReason: verdict.reasonCode, authResult: 'ALLOWED', notes: { dropped, confirmationType: verdict.confirmationType ?? 'single' } };
+    const record = {
+      ...base, decision: 'CONFIRM', reasonCode, finalDecider: 'SYSTEM' as const, guardianAction: verdict.action, guardianReason: verdict.reasonCode,
+      authResult: auth.result, authReason: auth.reasonCode, notes: { dropped, confirmationType: verdict.confirmationType ?? 'single' },
+    };
     if (!this.d.pending || this.d.shadowMode) {
       // Without a state manager (or in shadow mode) nothing can be approved later: ask, record, execute nothing.
       return { text: question, title: personaMessage(p, 'confirm.title', lang), calls, record: { ...record, execution: { status: 'not_executed', reason: 'confirmation required' } } };
@@ -206,7 +217,7 @@ export class ProposalStage implements ToolStage {
     const pending = await this.d.pending.createPending(key, {
       orgId: ctx.org.id, memberId: actor.memberId, proposal: { ...proposal, summary, guardianNote: noteJa || null, guardianNoteEn: noteEn || null } as ToolProposal & Record<string, unknown>,
       question, confirmationType: verdict.confirmationType ?? 'single', originalMessage: ctx.message.text,
-      reasoning: reasoningText(out.reasoning), confidence: out.confidence.overall, reasonCode: verdict.reasonCode,
+      reasoning: reasoningText(out.reasoning), confidence: out.confidence.overall, reasonCode,
     });
     return { text: question, title: personaMessage(p, 'confirm.title', lang), options: confirmationOptions(p, lang, pending.id), calls, record: { ...record, execution: { status: 'pending_confirmation', pendingActionId: pending.id } } };
   }

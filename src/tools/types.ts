@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { PersonRole } from '../authorization/person-scope';
 
 /** How dangerous a capability is (Guardian priority 3). */
 export type Risk = 'none' | 'medium' | 'high' | 'critical';
@@ -20,14 +21,21 @@ export interface ToolMeta {
   /**
    * Parameter roles the rule layers understand, by parameter name:
    * `amount` (money, yen), `recipients` (array of person refs, or the string "all"), `date` (ISO date or
-   * date-time or a relative Japanese expression), `target_user` (member ref checked against scope),
-   * `target_department`, `deletion` (the ids being deleted), `person` (a person reference resolved
-   * to a member), `text` (free text posted or stored).
+   * date-time or a relative Japanese expression), `target_department`, `deletion` (the ids being
+   * deleted), `text` (free text posted or stored), and the person roles the AuthorizationGate checks
+   * against the sender's scope with its outcome table (src/authorization/person-scope.ts): `target_user`
+   * (whose data is read), `assignee`, `reminder_target`, `memory_subject`, `task` (a task id: its owner),
+   * `person` (any other person reference).
    */
   paramRoles?: Readonly<Record<string, ParamRole>>;
+  /**
+   * True when a call speaks for the whole organisation (e.g. saving an organisation fact): the gate then
+   * applies the organisation-wide rule (level 3+, else confirm).
+   */
+  organisationWide?: (parameters: Readonly<Record<string, unknown>>) => boolean;
 }
 
-export type ParamRole = 'amount' | 'recipients' | 'date' | 'target_user' | 'target_department' | 'deletion' | 'person' | 'text';
+export type ParamRole = PersonRole | 'amount' | 'date' | 'target_department' | 'deletion' | 'text';
 
 /** True when the tool changes something outside the conversation. */
 export function hasEffects(meta: Pick<ToolMeta, 'effects'>): boolean {

@@ -26,13 +26,15 @@ describe('authorize: level × scope table', () => {
 
   it.each(rows)('level $level, $name: target_user allowed=$allowed', ({ level, user, allowed }) => {
     const d = run(level, { user });
-    if (allowed) expect(d).toMatchObject({ result: 'ALLOWED', reasonCode: 'Z_OK' });
+    if (level === 0) expect(d).toMatchObject({ result: 'DENIED', reasonCode: 'Z_PUBLIC_NO_EFFECTS' });
+    else if (allowed) expect(d).toMatchObject({ result: 'ALLOWED', reasonCode: 'Z_OK' });
     else expectScopeDenial(d, 'Z_OUT_OF_SCOPE_USER');
   });
 
   it.each(rows)('level $level, $name: target_department allowed=$allowed', ({ level, department, allowed }) => {
     const d = run(level, { department });
-    if (allowed) expect(d).toMatchObject({ result: 'ALLOWED', reasonCode: 'Z_OK' });
+    if (level === 0) expect(d).toMatchObject({ result: 'DENIED', reasonCode: 'Z_PUBLIC_NO_EFFECTS' });
+    else if (allowed) expect(d).toMatchObject({ result: 'ALLOWED', reasonCode: 'Z_OK' });
     else expectScopeDenial(d, 'Z_OUT_OF_SCOPE_DEPARTMENT');
   });
 
@@ -100,26 +102,28 @@ describe('authorize: unknown targets do not leak existence', () => {
   });
 });
 
-describe('authorize: recipients and person are not scope-checked', () => {
+describe('authorize: recipients and other person parameters are scope-checked too (issue 8)', () => {
   const assign = tool({ name: 'create_task', effects: ['db.task_create'], requiredLevel: 1, risk: 'medium' });
-  const go = (parameters: Record<string, unknown>) =>
-    authorize({ actor: actorAt(1), tool: assign, proposal: proposal(parameters, 'create_task'), directory });
+  const go = (parameters: Record<string, unknown>, level = 1) =>
+    authorize({ actor: actorAt(level), tool: assign, proposal: proposal(parameters, 'create_task'), directory });
 
-  it('allows asking colleagues in other departments', () => {
-    expect(go({ to: ['m-other', 'm-ceo'] }).result).toBe('ALLOWED');
-    expect(go({ who: 'm-other' }).result).toBe('ALLOWED');
+  it('mentions colleagues in scope, asks first for people outside it, and lets "all" to the Guardian', () => {
+    expect(go({ to: ['m-own', '田中さん'] }).result).toBe('ALLOWED');
+    expect(go({ to: ['m-other', 'm-ceo'] })).toMatchObject({ result: 'CONFIRM', reasonCode: 'Z_CONFIRM_PERSON' });
     expect(go({ to: 'all' }).result).toBe('ALLOWED');
-    expect(go({ to: ['鈴木さん'] }).result).toBe('ALLOWED');
+    expect(go({ to: ['m-other'] }, 5).result).toBe('ALLOWED');
   });
 
-  it('denies recipients given as unknown member ids', () => {
-    expectScopeDenial(go({ to: ['m-other', 'm-ghost'] }), 'Z_UNKNOWN_TARGET');
+  it('denies a generic person parameter outside the scope', () => {
+    expectScopeDenial(go({ who: 'm-other' }), 'Z_OUT_OF_SCOPE_USER');
+    expect(go({ who: 'm-own' }).result).toBe('ALLOWED');
+  });
+
+  it('denies recipients given as unknown member ids or names, with the same reply as out of scope', () => {
+    expectScopeDenial(go({ to: ['m-own', 'm-ghost'] }), 'Z_UNKNOWN_TARGET');
     expectScopeDenial(go({ to: [{ memberId: 'outsider' }] }), 'Z_UNKNOWN_TARGET');
     expectScopeDenial(go({ to: [12345] }), 'Z_UNKNOWN_TARGET');
-  });
-
-  it('leaves unresolved natural-language names to the handler', () => {
-    expect(go({ to: ['営業の新人さん'] }).result).toBe('ALLOWED');
+    expectScopeDenial(go({ to: ['営業の新人さん'] }), 'Z_UNKNOWN_TARGET');
   });
 });
 
@@ -163,17 +167,24 @@ describe('authorize: levels, tools and actors', () => {
     expect(run(6, {}, readTool, true).result).toBe('ALLOWED');
   });
 
-  it('an unknown sender in a public room (level 0) may converse but not use tools with effects', () => {
+  it('an unknown sender in a public room (level 0) may converse but use no tool at all', () => {
     const publicActor = actorAt(0, { known: false, memberId: null, name: null, departmentId: null, roomAuthority: 'public', source: 'public_unknown' });
-    const effect = tool({ name: 'create_task', effects: ['db.task_create'], requiredLevel: 0 });
-    const d = authorize({ actor: publicActor, tool: effect, proposal: proposal({}, 'create_task'), directory });
-    expect(d).toMatchObject({ result: 'DENIED', reasonCode: 'Z_PUBLIC_NO_EFFECTS' });
-    expect(d.userMessageJa).toBeTruthy();
-    const normal = authorize({ actor: publicActor, tool: tool({ effects: ['db.task_create'] }), proposal: proposal({}), directory });
-    expect(normal.reasonCode).toBe('Z_PUBLIC_NO_EFFECTS');
-    expect(authorize({ actor: publicActor, tool: tool({ requiredLevel: 1 }), proposal: proposal({}), directory }).reasonCode).toBe('Z_LEVEL_TOO_LOW');
-    expect(authorize({ actor: publicActor, tool: readTool, proposal: proposal({}), directory }).result).toBe('ALLOWED');
-    expectScopeDenial(authorize({ actor: publicActor, tool: readTool, proposal: proposal({ user: 'm-own' }), directory }), 'Z_OUT_OF_SCOPE_USER');
+    for (const t of [tool({ name: 'create_task', effects: ['db.task_create'], requiredLevel: 0 }), readTool, tool({ requiredLevel: 1 })]) {
+      const d = authorize({ actor: publicActor, tool: t, proposal: proposal({}, t.name), directory });
+      expect(d).toMatchObject({ result: 'DENIED', reasonCode: 'Z_PUBLIC_ROOM' });
+      expect(d.userMessageJa).toBeTruthy();
+    }
+  });
+
+  it('a stranger (not in the directory, DM or unlisted room) uses no tool, whatever the room says', () => {
+    const stranger = actorAt(0, { known: false, memberId: null, name: null, departmentId: null, roomAuthority: 'member', source: 'stranger' });
+    const d = authorize({ actor: stranger, tool: readTool, proposal: proposal({ user: 'm-own' }), directory });
+    expect(d).toMatchObject({ result: 'DENIED', reasonCode: 'Z_STRANGER' });
+  });
+
+  it('a known member in a public room uses no tool: results would put internal data into the room', () => {
+    const d = authorize({ actor: actorAt(6, { roomAuthority: 'public' }), tool: readTool, proposal: proposal({ user: 'm-own' }), directory });
+    expect(d).toMatchObject({ result: 'DENIED', reasonCode: 'Z_PUBLIC_ROOM' });
   });
 
   it('ignores what the LLM says about levels in parameters', () => {
@@ -191,10 +202,15 @@ describe('filterToolsForActor', () => {
     tool({ name: 'salary', requiredLevel: 6 }),
     tool({ name: 'off', requiredLevel: 1, enabled: false }),
   ];
-  const names = (level: number) => filterToolsForActor({ level }, tools).map((t) => t.name);
+  const names = (level: number) => filterToolsForActor({ level, roomAuthority: 'member', source: 'directory' }, tools).map((t) => t.name);
+
+  it('offers nothing in a public room or to a stranger', () => {
+    expect(filterToolsForActor({ level: 6, roomAuthority: 'public', source: 'directory' }, tools)).toEqual([]);
+    expect(filterToolsForActor({ level: 1, roomAuthority: 'member', source: 'stranger' }, tools)).toEqual([]);
+  });
 
   it.each([
-    [0, ['chat_lookup']],
+    [0, []],
     [1, ['chat_lookup', 'public_effect', 'create_task']],
     [2, ['chat_lookup', 'public_effect', 'create_task', 'goal']],
     [3, ['chat_lookup', 'public_effect', 'create_task', 'goal', 'team']],

@@ -27,8 +27,11 @@ describe('memory capabilities', () => {
   afterAll(async () => { await t.close(); });
 
   it('declares its meta', () => {
-    expect(saveMemory).toMatchObject({ effects: ['db.memory_create'], risk: 'none', requiredLevel: 1, paramRoles: { subject: 'person', content: 'text' } });
-    expect(queryMemory).toMatchObject({ effects: [], requiredLevel: 1 });
+    expect(saveMemory).toMatchObject({ effects: ['db.memory_create'], risk: 'none', requiredLevel: 1, paramRoles: { subject: 'memory_subject', content: 'text' } });
+    expect(saveMemory.organisationWide?.({ kind: 'fact' })).toBe(true);
+    expect(saveMemory.organisationWide?.({ kind: 'fact', subject: '田中さん' })).toBe(false);
+    expect(saveMemory.organisationWide?.({ kind: 'preference' })).toBe(false);
+    expect(queryMemory).toMatchObject({ effects: [], requiredLevel: 1, paramRoles: { subject: 'target_user' } });
     expect(deleteMemory).toMatchObject({ effects: ['db.memory_delete'], risk: 'high', requiredLevel: 1, paramRoles: { memory_ids: 'deletion' } });
   });
 

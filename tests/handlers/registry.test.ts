@@ -2,10 +2,10 @@ import { ToolRegistry } from '../../src/tools/registry';
 
 /** Other engineers' handler files may sit in handlers/ too: only ours are asserted. */
 const OURS = {
-  create_task: { risk: 'none', requiredLevel: 2, effects: ['db.task_create', 'chatwork.task_create'], paramRoles: { assignee: 'person', due: 'date', title: 'text' } },
-  complete_task: { risk: 'none', requiredLevel: 2, effects: ['db.task_update'] },
+  create_task: { risk: 'none', requiredLevel: 2, effects: ['db.task_create', 'chatwork.task_create'], paramRoles: { assignee: 'assignee', due: 'date', title: 'text' } },
+  complete_task: { risk: 'none', requiredLevel: 2, effects: ['db.task_update'], paramRoles: { task_id: 'task' } },
   search_tasks: { risk: 'none', requiredLevel: 1, effects: [], paramRoles: { assignee: 'target_user' } },
-  create_reminder: { risk: 'none', requiredLevel: 1, effects: ['db.reminder_create'], paramRoles: { when: 'date', person: 'person', text: 'text' } },
+  create_reminder: { risk: 'none', requiredLevel: 1, effects: ['db.reminder_create'], paramRoles: { when: 'date', person: 'reminder_target', text: 'text' } },
   list_reminders: { risk: 'none', requiredLevel: 1, effects: [] },
   cancel_reminder: { risk: 'none', requiredLevel: 1, effects: ['db.reminder_update'] },
   lookup_person: { risk: 'none', requiredLevel: 1, effects: [] },

@@ -1,15 +1,10 @@
-import { normaliseName } from '../../tools/person-resolver';
+import { normaliseName, plainName as plain } from '../../authorization/directory';
 import { defineSqlSource } from '../sql-source';
 
 /** Shortest name or alias that is looked for in a message. */
 const MIN_TERM_LENGTH = 2;
 /** At most this many members are listed. */
 const MAX_PERSONS = 10;
-
-/** Width, spaces and case normalised; honorifics kept (so 「社長」 stays findable). */
-function plain(s: string): string {
-  return s.normalize('NFKC').replace(/[\s\u3000]+/g, '').toLowerCase();
-}
 
 interface Term {
   /** Normalised form looked for in the text. */

@@ -1,0 +1,105 @@
+/**
+ * THE table of what a tool may do with a person (issue 8, R-Z1): for each kind of person parameter, the
+ * outcome by where the named person stands relative to the sender's data scope. The AuthorizationGate
+ * is driven from it (targets.ts); README.md "Security model" shows the same table (a test keeps them equal).
+ * Tools declare which parameters name a person with a role in `paramRoles` (handlers/), so a new tool is
+ * covered without editing the gate.
+ */
+
+/** What a parameter that names a person does with that person. */
+export type PersonRole = 'target_user' | 'assignee' | 'reminder_target' | 'memory_subject' | 'task' | 'recipients' | 'person';
+
+/** Every person role, in table order. */
+export const PERSON_ROLES: readonly PersonRole[] = [
+  'target_user', 'assignee', 'reminder_target', 'memory_subject', 'task', 'recipients', 'person',
+];
+
+/**
+ * Where the named person stands. `self`: the sender (or the sender's own task); `in_scope`: in a
+ * department the sender may see (R-Z1); `out_of_scope`: an existing member outside it; `top_secret`: in a
+ * top-secret department the sender may not see; `unknown`: no active member (or task) matches.
+ */
+export type Relation = 'self' | 'in_scope' | 'out_of_scope' | 'top_secret' | 'unknown';
+
+export const RELATIONS: readonly Relation[] = ['self', 'in_scope', 'out_of_scope', 'top_secret', 'unknown'];
+
+export type Outcome = 'allow' | 'confirm' | 'deny';
+
+/** One cell: allowed from level `allowFrom`, else asked first from level `confirmFrom`, else denied. */
+export interface Cell {
+  allowFrom?: number;
+  confirmFrom?: number;
+}
+
+const ALLOW: Cell = { allowFrom: 0 };
+const CONFIRM: Cell = { confirmFrom: 0 };
+const DENY: Cell = {};
+
+/** What each role means, for the README and the audit reasons. */
+export const ROLE_LABELS: Readonly<Record<PersonRole, string>> = {
+  target_user: 'whose data is read (search_tasks assignee, view_goals member, query_memory subject)',
+  assignee: 'who gets the task (create_task assignee)',
+  reminder_target: 'who is reminded (create_reminder person)',
+  memory_subject: 'who a memory is about (save_memory subject)',
+  task: 'whose task is completed (complete_task task_id: its assignee or creator)',
+  recipients: 'who is mentioned (announce recipients)',
+  person: 'any other person parameter',
+};
+
+/** Person parameter × relation → outcome. */
+export const PERSON_SCOPE_TABLE: Readonly<Record<PersonRole, Readonly<Record<Relation, Cell>>>> = {
+  target_user: { self: ALLOW, in_scope: ALLOW, out_of_scope: DENY, top_secret: DENY, unknown: DENY },
+  assignee: { self: ALLOW, in_scope: ALLOW, out_of_scope: DENY, top_secret: DENY, unknown: DENY },
+  reminder_target: { self: ALLOW, in_scope: ALLOW, out_of_scope: DENY, top_secret: DENY, unknown: DENY },
+  memory_subject: { self: ALLOW, in_scope: CONFIRM, out_of_scope: DENY, top_secret: DENY, unknown: DENY },
+  task: { self: ALLOW, in_scope: { allowFrom: 3 }, out_of_scope: DENY, top_secret: DENY, unknown: DENY },
+  recipients: { self: ALLOW, in_scope: ALLOW, out_of_scope: CONFIRM, top_secret: DENY, unknown: DENY },
+  person: { self: ALLOW, in_scope: ALLOW, out_of_scope: DENY, top_secret: DENY, unknown: DENY },
+};
+
+/**
+ * A call that speaks for the whole organisation (save_memory of an organisation fact, declared by the
+ * tool's `organisationWide`): allowed from level 3, asked first below.
+ */
+export const ORGANISATION_WIDE: Cell = { allowFrom: 3, confirmFrom: 0 };
+
+/** The outcome of a cell at a level. */
+export function outcomeAt(cell: Cell, level: number): Outcome {
+  if (cell.allowFrom !== undefined && level >= cell.allowFrom) return 'allow';
+  if (cell.confirmFrom !== undefined && level >= cell.confirmFrom) return 'confirm';
+  return 'deny';
+}
+
+/** The outcome for a role and relation at a level. */
+export function personOutcome(role: PersonRole, relation: Relation, level: number): Outcome {
+  return outcomeAt(PERSON_SCOPE_TABLE[role][relation], level);
+}
+
+/** The strictest of several outcomes (deny > confirm > allow). */
+export function strictest(outcomes: readonly Outcome[]): Outcome {
+  if (outcomes.includes('deny')) return 'deny';
+  return outcomes.includes('confirm') ? 'confirm' : 'allow';
+}
+
+/** The most permissive of several outcomes (allow > confirm > deny). */
+export function mostPermissive(outcomes: readonly Outcome[]): Outcome {
+  if (outcomes.includes('allow')) return 'allow';
+  return outcomes.includes('confirm') ? 'confirm' : 'deny';
+}
+
+/** 「allow」「confirm」「deny」「allow (level 3+), else deny」… */
+export function describeCell(cell: Cell): string {
+  const { allowFrom, confirmFrom } = cell;
+  if (allowFrom === 0) return 'allow';
+  if (allowFrom === undefined) return confirmFrom === 0 ? 'confirm' : confirmFrom === undefined ? 'deny' : `confirm (level ${confirmFrom}+), else deny`;
+  const below = confirmFrom === undefined ? 'deny' : confirmFrom === 0 ? 'confirm' : `confirm (level ${confirmFrom}+), else deny`;
+  return `allow (level ${allowFrom}+), else ${below}`;
+}
+
+/** The table as Markdown (README "Security model"). */
+export function personScopeMarkdown(): string {
+  const head = `| person parameter | ${RELATIONS.join(' | ')} |`;
+  const rule = `|---|${RELATIONS.map(() => '---').join('|')}|`;
+  const rows = PERSON_ROLES.map((role) => `| \`${role}\` — ${ROLE_LABELS[role]} | ${RELATIONS.map((r) => describeCell(PERSON_SCOPE_TABLE[role][r])).join(' | ')} |`);
+  return [head, rule, ...rows, `| organisation-wide (no person: an organisation fact) | ${describeCell(ORGANISATION_WIDE)} | | | | |`].join('\n');
+}
