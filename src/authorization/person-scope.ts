@@ -7,7 +7,8 @@
  */
 
 /** What a parameter that names a person does with that person. */
-export type PersonRole = 'target_user' | 'assignee' | 'reminder_target' | 'memory_subject' | 'task' | 'recipients' | 'person';
+export type PersonRole =
+  | 'target_user' | 'assignee' | 'reminder_target' | 'memory_subject' | 'task' | 'recipients' | 'person';
 
 /** Every person role, in table order. */
 export const PERSON_ROLES: readonly PersonRole[] = [
@@ -75,12 +76,6 @@ export function personOutcome(role: PersonRole, relation: Relation, level: numbe
   return outcomeAt(PERSON_SCOPE_TABLE[role][relation], level);
 }
 
-/** The strictest of several outcomes (deny > confirm > allow). */
-export function strictest(outcomes: readonly Outcome[]): Outcome {
-  if (outcomes.includes('deny')) return 'deny';
-  return outcomes.includes('confirm') ? 'confirm' : 'allow';
-}
-
 /** The most permissive of several outcomes (allow > confirm > deny). */
 export function mostPermissive(outcomes: readonly Outcome[]): Outcome {
   if (outcomes.includes('allow')) return 'allow';
@@ -90,16 +85,19 @@ export function mostPermissive(outcomes: readonly Outcome[]): Outcome {
 /** 「allow」「confirm」「deny」「allow (level 3+), else deny」… */
 export function describeCell(cell: Cell): string {
   const { allowFrom, confirmFrom } = cell;
+  const confirm = confirmFrom === undefined ? 'deny' : confirmFrom === 0 ? 'confirm' : `confirm (level ${confirmFrom}+), else deny`;
   if (allowFrom === 0) return 'allow';
-  if (allowFrom === undefined) return confirmFrom === 0 ? 'confirm' : confirmFrom === undefined ? 'deny' : `confirm (level ${confirmFrom}+), else deny`;
-  const below = confirmFrom === undefined ? 'deny' : confirmFrom === 0 ? 'confirm' : `confirm (level ${confirmFrom}+), else deny`;
-  return `allow (level ${allowFrom}+), else ${below}`;
+  return allowFrom === undefined ? confirm : `allow (level ${allowFrom}+), else ${confirm}`;
 }
 
-/** The table as Markdown (README "Security model"). */
+/** The table as Markdown (README "Security model"), with the organisation-wide rule under it. */
 export function personScopeMarkdown(): string {
   const head = `| person parameter | ${RELATIONS.join(' | ')} |`;
   const rule = `|---|${RELATIONS.map(() => '---').join('|')}|`;
-  const rows = PERSON_ROLES.map((role) => `| \`${role}\` — ${ROLE_LABELS[role]} | ${RELATIONS.map((r) => describeCell(PERSON_SCOPE_TABLE[role][r])).join(' | ')} |`);
-  return [head, rule, ...rows, `| organisation-wide (no person: an organisation fact) | ${describeCell(ORGANISATION_WIDE)} | | | | |`].join('\n');
+  const rows = PERSON_ROLES.map((role) => {
+    const cells = RELATIONS.map((r) => describeCell(PERSON_SCOPE_TABLE[role][r]));
+    return `| \`${role}\` — ${ROLE_LABELS[role]} | ${cells.join(' | ')} |`;
+  });
+  const orgWide = `Organisation-wide calls (an organisation fact saved with \`save_memory\`; tools declare \`organisationWide\`): ${describeCell(ORGANISATION_WIDE)}.`;
+  return [head, rule, ...rows, '', orgWide].join('\n');
 }
