@@ -40,6 +40,8 @@ async function main(): Promise<void> {
   const config = loadConfig({
     NODE_ENV: 'production', PORT: '0', LOG_LEVEL: 'silent', DATABASE_URL: u.toString(), ANTHROPIC_API_KEY: 'sk-bench-not-a-real-key-000000',
     CHATWORK_API_TOKEN: 'bench-token', CHATWORK_WEBHOOK_TOKEN: TOKEN, CHATWORK_API_BASE_URL: cwUrl, LLM_DAILY_COST_LIMIT_USD: '0',
+    // One sending account drives the whole load: budgets stay on (their check is measured) but out of reach.
+    SENDER_TURNS_PER_MINUTE: '100000000', SENDER_TURNS_PER_DAY: '100000000', SENDER_DAILY_COST_LIMIT_USD: '100000000',
     WORKER_CONCURRENCY: process.env.BENCH_WORKERS ?? '8', DATABASE_POOL_MAX: '20',
   });
   const started = performance.now();

@@ -8,6 +8,7 @@ import { createConsoleRouter } from './adapters/console/console.route';
 import type { Env } from './config/env';
 import { Brain } from './brain/brain';
 import { CostGuard } from './brain/cost-guard';
+import { SenderBudget } from './brain/sender-budget';
 import { AnthropicLlmClient, type LlmClient } from './brain/llm-client';
 import { loadPrompts, personaMessage } from './brain/prompts';
 import { ContextBuilder } from './context/context-builder';
@@ -56,6 +57,8 @@ export interface ServiceOverrides {
   instanceId?: string;
   /** How often due reminders are turned into notifications (default 15 s). */
   reminderSweepMs?: number;
+  /** A discord.js client to use instead of a new one (tests drive the Discord adapter through it). */
+  discordClient?: import('discord.js').Client;
 }
 
 export interface Service {
@@ -139,8 +142,12 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     shadowMode: config.SHADOW_MODE, logger, services, now: o.now, pending: states, metrics,
   });
   const confirmations = new ConfirmationFlow({ db, states, brain, registry, executor, stage: toolStage, prompts, logger, defaultUserLevel: config.DEFAULT_USER_LEVEL, shadowMode: config.SHADOW_MODE });
+  const senderBudget = new SenderBudget({
+    sql, timezone: config.BOT_TIMEZONE,
+    limits: { turnsPerMinute: config.SENDER_TURNS_PER_MINUTE, turnsPerDay: config.SENDER_TURNS_PER_DAY, dailyCostUsd: config.SENDER_DAILY_COST_LIMIT_USD },
+  });
   const runner = new TurnRunner({
-    db, brain, contextBuilder, recorder, outbox, prompts, logger, metrics, guardianConfig, toolStage, states, confirmations, sql,
+    db, brain, contextBuilder, recorder, outbox, prompts, logger, metrics, guardianConfig, toolStage, states, confirmations, sql, senderBudget,
     defaultUserLevel: config.DEFAULT_USER_LEVEL, shadowMode: config.SHADOW_MODE, llmConfigured: llm !== null, now: o.now,
   });
 
@@ -178,10 +185,19 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   if (discordOn) {
     const { DiscordGateway } = await import('./adapters/discord');
     const gateway = new DiscordGateway({
-      token: config.DISCORD_BOT_TOKEN!, intake, logger, defaultOrgId,
+      token: config.DISCORD_BOT_TOKEN!, intake, logger, defaultOrgId, client: o.discordClient,
       resolveRoom: async (channelId) => {
         const room = await db.room.findUnique({ where: { platform_externalId: { platform: 'discord', externalId: channelId } } });
         return room ? { orgId: room.orgId, authority: room.authority === 'member' ? 'member' : 'public' } : null;
+      },
+      // Guild allow-list (directory `organization.discord_guilds`); rooms change only on import (30 s cache).
+      resolveGuild: async (guildId) => {
+        const k = `discord-guild:${guildId}`;
+        const hit = roomOrg.get(k);
+        if (hit && Date.now() - hit.at < 30000) return hit.orgId;
+        const orgId = (await db.organization.findFirst({ where: { discordGuildIds: { has: guildId } }, select: { id: true } }))?.id ?? null;
+        roomOrg.set(k, { orgId, at: Date.now() });
+        return orgId;
       },
       onButton: (click) => buttonAnswer({ platform: 'discord', roomId: click.roomId, accountId: click.accountId, key: click.key, clickId: click.interactionId }),
     });

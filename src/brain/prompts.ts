@@ -5,6 +5,8 @@ import path from 'node:path';
 export interface PromptSet {
   persona: string;
   rules: string;
+  /** Rules for a public audience (public rooms, strangers): no organisation data (issue 8). */
+  publicRules: string;
   guidance: Record<string, string>;
   messages: Record<'ja' | 'en', Record<string, string>>;
   personaName: 'soul' | 'polite';
@@ -34,6 +36,7 @@ export function loadPrompts(persona: 'soul' | 'polite', dir = PROMPTS_DIR): Prom
   return {
     persona: read(`persona.${persona}.md`),
     rules: read('system.md'),
+    publicRules: read('public.md'),
     guidance: sections(read('guidance.md')),
     messages: JSON.parse(read(`messages.${persona}.json`)) as PromptSet['messages'],
     personaName: persona,

@@ -70,13 +70,17 @@ export class ContextBuilder {
     const orgP = soft('organisation', this.orgInfo(msg.orgId), null);
     // Sources start at once; the organisation (usually cached) only lends them its time zone.
     const timezone = this.orgCache.get(msg.orgId)?.org.timezone ?? this.o.defaultTimezone;
-    const [org, gathered] = await Promise.all([orgP, this.gather(msg, sender, now, timezone, soft, degrade)]);
+    const audience = audienceOf(input.room.authority, sender);
+    // A public audience reads no organisation data: the sources are not even queried (issue 8).
+    const sources = audience === 'member' ? this.o.sources ?? [] : [];
+    const [org, gathered] = await Promise.all([orgP, this.gather(sources, msg, sender, now, timezone, soft, degrade)]);
     const { history, summary, sections } = gathered;
     return {
       org: org?.org ?? { id: msg.orgId, name: msg.orgId, timezone, values: '' },
       policies: org?.policies ?? [],
       sender,
       room: input.room,
+      audience,
       history,
       summary,
       now,
@@ -116,9 +120,8 @@ export class ContextBuilder {
    * case); if that statement fails, each part is read on its own so one failing source only degrades
    * itself (R-X2).
    */
-  private async gather(msg: InboundMessage, sender: SenderProfile, now: Date, timezone: string,
+  private async gather(sources: ContextSource[], msg: InboundMessage, sender: SenderProfile, now: Date, timezone: string,
     soft: <T>(name: string, p: Promise<T>, fallback: T) => Promise<T>, degrade: (name: string, err: unknown) => void): Promise<{ history: HistoryEntry[]; summary: string | null; sections: ContextSection[] }> {
-    const sources = this.o.sources ?? [];
     const folded = sources.every(isSqlSource);
     const render = (src: ContextSource, data: unknown): ContextSection | null => {
       try {
@@ -166,6 +169,11 @@ const ALL_PARAMS = '$1::text AS p_org, $2::text AS p_member';
 
 function toHistory(rows: HistoryRow[]): HistoryEntry[] {
   return rows.map((r) => ({ role: r.role === 'assistant' ? 'assistant' as const : 'user' as const, text: r.text, at: new Date(r.sentAt).toISOString() }));
+}
+
+/** Public rooms and senders at level 0 (strangers, unknown senders in public rooms) are a public audience. */
+export function audienceOf(authority: TurnContext['room']['authority'], sender: Pick<SenderProfile, 'level'>): TurnContext['audience'] {
+  return authority === 'public' || sender.level === 0 ? 'public' : 'member';
 }
 
 function isSqlSource(src: ContextSource): boolean {

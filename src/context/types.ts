@@ -32,6 +32,11 @@ export interface TurnContext {
   policies: { id: string; title: string; content: string; rule?: unknown }[];
   sender: SenderProfile;
   room: { platform: string; roomId: string; name: string | null; authority: 'member' | 'public' };
+  /**
+   * Who may read the reply: `member` (a member room or a member's DM) or `public` (a public room, or a
+   * sender at level 0). A public audience gets no organisation data in context or prompt (issue 8).
+   */
+  audience: 'member' | 'public';
   history: HistoryEntry[];
   summary: string | null;
   now: Date;

@@ -13,6 +13,10 @@ export interface Metrics {
   queueDepth: Gauge<'state'>;
   webhookAcks: Counter<'platform' | 'status'>;
   constitutionViolations: Counter<'reason_code'>;
+  /** Turns refused by a per-sender budget, by limit (minute, day, cost). */
+  senderBudgetRefusals: Counter<'limit'>;
+  /** Messages from senders not in the directory (DMs, unlisted rooms), answered without the model. */
+  strangerTurns: Counter<'platform'>;
 }
 
 export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Metrics {
@@ -31,5 +35,11 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Metrics 
     queueDepth: new Gauge({ name: 'hisho_queue_depth', help: 'Work items by state', labelNames: ['state'], registers: r }),
     webhookAcks: new Counter({ name: 'hisho_webhook_requests_total', help: 'Webhook requests by status', labelNames: ['platform', 'status'], registers: r }),
     constitutionViolations: new Counter({ name: 'hisho_constitution_violations_total', help: 'Constitution violations detected', labelNames: ['reason_code'], registers: r }),
+    senderBudgetRefusals: new Counter({
+      name: 'hisho_sender_budget_refusals_total', help: 'Turns refused by a per-sender budget', labelNames: ['limit'], registers: r,
+    }),
+    strangerTurns: new Counter({
+      name: 'hisho_stranger_turns_total', help: 'Messages from senders not in the directory', labelNames: ['platform'], registers: r,
+    }),
   };
 }

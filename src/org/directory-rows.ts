@@ -5,8 +5,8 @@ export const DEFAULT_TIMEZONE = 'Asia/Tokyo';
 
 /** The rows a directory should leave in the database, in the column shapes of the Prisma models. */
 export interface DirectoryRows {
-  org: { id: string; name: string; timezone: string; values: string };
-  departments: Array<{ orgId: string; id: string; name: string; parentId: string | null }>;
+  org: { id: string; name: string; timezone: string; values: string; discordGuildIds: string[] };
+  departments: Array<{ orgId: string; id: string; name: string; parentId: string | null; topSecret: boolean }>;
   members: Array<{
     orgId: string;
     id: string;
@@ -43,8 +43,11 @@ export function directoryRows(dir: Directory): DirectoryRows {
   const orgId = dir.organization.id;
   const timezone = dir.organization.timezone ?? DEFAULT_TIMEZONE;
   return {
-    org: { id: orgId, name: dir.organization.name, timezone, values: dir.organization.values ?? '' },
-    departments: dir.departments.map((d) => ({ orgId, id: d.id, name: d.name, parentId: d.parent ?? null })),
+    org: {
+      id: orgId, name: dir.organization.name, timezone, values: dir.organization.values ?? '',
+      discordGuildIds: [...new Set(dir.organization.discord_guilds ?? [])].sort(),
+    },
+    departments: dir.departments.map((d) => ({ orgId, id: d.id, name: d.name, parentId: d.parent ?? null, topSecret: d.top_secret ?? false })),
     members: dir.members.map((m) => ({
       orgId,
       id: m.id,

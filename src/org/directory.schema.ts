@@ -49,17 +49,26 @@ const ZAccounts = z.strictObject({
 const LEVEL_RANGE = 'must be between 1 and 6';
 const LEVEL_TYPE = 'must be a whole number between 1 and 6';
 
+/** A Discord guild (server) id: a snowflake, in quotes. */
+const ZGuildId = z
+  .string({ error: 'must be a Discord guild id in quotes, e.g. "1122334455667788"' })
+  .regex(/^[0-9]+$/, { error: 'must be a Discord guild id (digits)' });
+
 const ZOrganization = z.strictObject({
   id: ZId.regex(/^[^:]+$/, { error: 'must not contain ":"' }),
   name: ZText,
   timezone: ZTimeZone.optional(),
   values: z.string().optional(),
+  /** Discord guilds (servers) the bot answers in; messages from any other guild are ignored (issue 8). */
+  discord_guilds: z.array(ZGuildId).optional(),
 });
 
 const ZDepartment = z.strictObject({
   id: ZId,
   name: ZText,
   parent: ZId.optional(),
+  /** Top secret: it and its sub-departments are outside everyone's scope below level 6 (R-Z1). */
+  top_secret: z.boolean().optional(),
 });
 
 const ZMember = z.strictObject({

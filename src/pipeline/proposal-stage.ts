@@ -4,6 +4,7 @@ import { authorize, directoryFor, filterToolsForActor, loadDirectory, type Actor
 import { BrainFailure, type Brain, type BrainDecision, type LlmCallRecord } from '../brain/brain';
 import { personaMessage, type PromptSet } from '../brain/prompts';
 import { reasoningText, type BrainOutput, type ToolProposal } from '../brain/types';
+import { neutraliseValue } from '../context/quote';
 import type { TurnContext } from '../context/types';
 import type { Db } from '../db/prisma';
 import { asAppError } from '../errors/app-error';
@@ -249,9 +250,12 @@ export class ProposalStage implements ToolStage {
     }
   }
 
-  /** Sanitised result for the model: outputs and model-safe errors; internal errors only as an id. */
+  /**
+   * Sanitised result for the model: outputs (stored text in them neutralised: data, never instructions) and
+   * model-safe errors; internal errors only as an id.
+   */
   resultBlock(proposal: ToolProposal, exec: ExecutionResult): Anthropic.Messages.ToolResultBlockParam {
-    if (exec.status === 'ok') return { type: 'tool_result', tool_use_id: proposal.id, content: JSON.stringify(exec.output) };
+    if (exec.status === 'ok') return { type: 'tool_result', tool_use_id: proposal.id, content: JSON.stringify(neutraliseValue(exec.output)) };
     if (exec.status === 'error') return this.errorResult(proposal, `${exec.code}: ${exec.modelMessage}`);
     if (exec.status === 'internal_error') return this.errorResult(proposal, `The tool failed (error id ${exec.errorId}). Apologise and suggest trying again later.`);
     return this.errorResult(proposal, 'Needs clarification.');

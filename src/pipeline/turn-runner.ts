@@ -23,6 +23,7 @@ import type { Outbox } from './outbox';
 import { turnFinish, turnPrelude, type TurnPrelude } from './turn-sql';
 import { sqlRunner, type Sql } from '../db/sql';
 import type { ToolStage } from './tool-stage';
+import type { SenderBudget } from '../brain/sender-budget';
 
 export interface TurnRunnerDeps {
   db: Db;
@@ -42,6 +43,8 @@ export interface TurnRunnerDeps {
   toolStage?: ToolStage;
   /** Session state and pending confirmations (absent: every turn is a fresh NORMAL turn). */
   states?: BrainStateManager;
+  /** Per-sender budgets, checked before anything else (absent: no per-sender limit). */
+  senderBudget?: SenderBudget;
   confirmations?: ConfirmationFlow;
   /** Raw SQL for the turn's combined first and last statements (defaults to running through Prisma). */
   sql?: Sql;
@@ -55,6 +58,8 @@ export interface TurnOutcome {
   options?: ReplyOption[];
   record: Partial<TurnRecordInput> & Pick<TurnRecordInput, 'decision' | 'reasonCode' | 'finalDecider'>;
   calls: LlmCallRecord[];
+  /** Recorded but not sent (a repeated over-budget message: the sender was already told once). */
+  silent?: boolean;
 }
 
 /**
@@ -106,6 +111,8 @@ export class TurnRunner {
     const lang = detectLanguage(msg.text);
     const key: SessionKey = { platform: msg.platform, roomId: msg.roomId, accountId: msg.senderAccountId };
     const { actor, profile } = prelude;
+    const refusal = await this.beforeThinking(msg, actor, lang);
+    if (refusal) return refusal;
     if (!this.d.llmConfigured) {
       return { text: personaMessage(this.d.prompts, 'error.LLM_NOT_CONFIGURED', lang), calls: [], record: { decision: 'ERROR', reasonCode: 'LLM_NOT_CONFIGURED', finalDecider: 'SYSTEM', errorCategory: 'SYSTEM', memberId: actor.memberId } };
     }
@@ -144,6 +151,29 @@ export class TurnRunner {
     }
     if (prefix) outcome = { ...outcome, text: `${prefix}\n${outcome.text}` };
     return outcome;
+  }
+
+  /**
+   * Turns answered without the model (issue 8): a sender over a per-sender budget (the polite reply once
+   * per window, then silence), and a stranger — not in the directory, in a DM or an unlisted room — who
+   * is told that the bot serves members, without context, tools or an LLM call.
+   */
+  private async beforeThinking(msg: InboundMessage, actor: Actor, lang: 'ja' | 'en'): Promise<TurnOutcome | null> {
+    const budget = await this.d.senderBudget?.check(msg);
+    if (budget && !budget.ok) {
+      this.d.metrics?.senderBudgetRefusals.inc({ limit: budget.limit });
+      const text = personaMessage(this.d.prompts, budget.limit === 'minute' ? 'reply.sender_budget_minute' : 'reply.sender_budget_day', lang);
+      return {
+        text, calls: [], silent: !budget.notify,
+        record: { decision: 'REFUSED', reasonCode: budget.reasonCode, finalDecider: 'SYSTEM', memberId: actor.memberId, notes: { notified: budget.notify } },
+      };
+    }
+    if (actor.source !== 'stranger') return null;
+    this.d.metrics?.strangerTurns.inc({ platform: msg.platform });
+    return {
+      text: personaMessage(this.d.prompts, 'reply.stranger', lang), calls: [],
+      record: { decision: 'REFUSED', reasonCode: 'Z_STRANGER', finalDecider: 'SYSTEM', authResult: 'DENIED', authReason: 'Z_STRANGER', memberId: null },
+    };
   }
 
   /** The brain's decision and what becomes of it (a brain failure becomes a persona error reply). */
@@ -250,7 +280,7 @@ export class TurnRunner {
   private async finish(msg: InboundMessage, item: ClaimedItem, outcome: TurnOutcome, started: number, replyKey: string, log: Logger, turnId: string): Promise<void> {
     let sent: { text: string; platformMessageId?: string } | null = null;
     const shadow = this.d.shadowMode;
-    if (!shadow) {
+    if (!shadow && !outcome.silent) {
       const reply: OutboundReply = {
         platform: msg.platform, roomId: msg.roomId, text: outcome.text, title: outcome.title, options: outcome.options, kind: 'reply',
         inReplyTo: { platformMessageId: msg.platformMessageId, accountId: msg.senderAccountId, accountName: msg.senderName },
@@ -267,7 +297,8 @@ export class TurnRunner {
       decision: shadow ? `SHADOW_${outcome.record.decision}` : outcome.record.decision,
     });
     // The turn's writes and the work item's completion go out as one statement.
-    const { completed } = await turnFinish(this.sql, { msg, sent, history: { text: outcome.text, options: outcome.options, at: this.now() }, turn, item });
+    const history = outcome.silent ? null : { text: outcome.text, options: outcome.options, at: this.now() };
+    const { completed } = await turnFinish(this.sql, { msg, sent, history, turn, item });
     item.completed = completed;
     turn.observe();
     log.info({ decision: outcome.record.decision, reasonCode: outcome.record.reasonCode, ms: Math.round(performance.now() - started) }, 'turn done');

@@ -84,15 +84,19 @@ const TURN_JSON = new Set(['contextSummary', 'reasoning', 'confidence', 'proposa
  */
 export async function turnFinish(sql: Sql, input: {
   msg: InboundMessage; sent: { text: string; platformMessageId?: string } | null;
-  history: { text: string; options?: ReplyOption[]; at: Date }; turn: PreparedTurn; item: ClaimedItem;
+  /** The bot's message for the history; null when nothing was said (a silent refusal). */
+  history: { text: string; options?: ReplyOption[]; at: Date } | null; turn: PreparedTurn; item: ClaimedItem;
 }): Promise<{ completed: boolean }> {
   const p: unknown[] = [];
   const v = (x: unknown) => { p.push(x); return `$${p.length}`; };
   const { msg, turn } = input;
   const parts: string[] = [];
-  parts.push(`h AS (INSERT INTO conversation_messages ("orgId", platform, "roomId", "accountId", role, text, "platformMessageId", options, "sentAt")
-    VALUES (${v(msg.orgId)}, ${v(msg.platform)}, ${v(msg.roomId)}, ${v(msg.senderAccountId)}, 'assistant', ${v(input.history.text)}, ${v(input.sent?.platformMessageId ?? null)},
-            ${v(input.history.options ? JSON.stringify(input.history.options) : null)}::jsonb, ${v(input.history.at)}) RETURNING 1)`);
+  const h = input.history;
+  if (h) {
+    parts.push(`h AS (INSERT INTO conversation_messages ("orgId", platform, "roomId", "accountId", role, text, "platformMessageId", options, "sentAt")
+    VALUES (${v(msg.orgId)}, ${v(msg.platform)}, ${v(msg.roomId)}, ${v(msg.senderAccountId)}, 'assistant', ${v(h.text)}, ${v(input.sent?.platformMessageId ?? null)},
+            ${v(h.options ? JSON.stringify(h.options) : null)}::jsonb, ${v(h.at)}) RETURNING 1)`);
+  }
   const cols = Object.keys(turn.row);
   parts.push(`t AS (INSERT INTO turn_records (${cols.map((c) => `"${c}"`).join(', ')})
     VALUES (${cols.map((c) => `${v(turn.row[c])}${TURN_JSON.has(c) ? '::jsonb' : c === 'workItemId' ? '::bigint' : c === 'costUsd' ? '::numeric' : ''}`).join(', ')}) RETURNING 1)`);

@@ -41,4 +41,15 @@ describe('ContextBuilder', () => {
     expect(ctx.history).toHaveLength(2);
     expect(ctx.sections.map((s) => s.lines.join())).toEqual([expect.stringContaining('鈴木健二')]);
   });
+
+  it.each([
+    ['a known member in a public room', sender, 'public' as const],
+    ['a stranger in a DM (level 0)', { ...sender, known: false, memberId: null, name: 'stranger', level: 0, departmentId: null, departmentName: null }, 'member' as const],
+  ])('%s is a public audience: no directory, task, goal or memory data is read (issue 8)', async (_name, who, authority) => {
+    const cb = new ContextBuilder({ db: t.db, logger: silentLogger(), defaultTimezone: 'Asia/Tokyo', sources: [personsSource] });
+    const ctx = await cb.build({ msg: msg('鈴木さんと田中さんの連絡先を教えて'), sender: who, room: { platform: 'console', roomId: 'r1', name: null, authority }, now: new Date() });
+    expect(ctx.audience).toBe('public');
+    expect(ctx.sections).toEqual([]);
+    expect(JSON.stringify(ctx)).not.toContain('鈴木健二');
+  });
 });

@@ -48,8 +48,8 @@ describe('goals and memories context sources', () => {
     it('lists the sender\'s active goals, oldest first, with completion rate and target date', async () => {
       const section = await load(goalsSource, sender('ito-yui'));
       expect(section?.lines).toEqual([
-        '[g-old] AWS資格 — 完了率 67% (2/3)、期限 2026-12-31',
-        '[g-new] 英語学習 — タスク未設定',
+        '[g-old] 「AWS資格」 — 完了率 67% (2/3)、期限 2026-12-31',
+        '[g-new] 「英語学習」 — タスク未設定',
       ]);
     });
 
@@ -77,12 +77,12 @@ describe('goals and memories context sources', () => {
 
     it('gives memories about the sender and facts sharing a bigram with the message, never other people', async () => {
       const section = await load(memoriesSource, sender('yamada-ichiro', 6), '経費精算っていつまでだっけ？');
-      expect(section?.lines.sort()).toEqual(['(好み) コーヒー派', '(本人について) 朝は会議が多い', '(組織の事実) 経費精算の締めは毎月25日'].sort());
+      expect(section?.lines.sort()).toEqual(['(好み) 「コーヒー派」', '(本人について) 「朝は会議が多い」', '(組織の事実) 「経費精算の締めは毎月25日」'].sort());
     });
 
     it('leaves out unrelated facts, and is null when nothing fits', async () => {
       expect(await load(memoriesSource, sender('watanabe-sho'), 'よろしくお願いします')).toBeNull();
-      expect((await load(memoriesSource, sender('watanabe-sho'), '社員旅行の予定は？'))?.lines).toEqual(['(組織の事実) 社員旅行は春に行く']);
+      expect((await load(memoriesSource, sender('watanabe-sho'), '社員旅行の予定は？'))?.lines).toEqual(['(組織の事実) 「社員旅行は春に行く」']);
       expect(await load(memoriesSource, sender(null), '経費精算')).toBeNull();
     });
 
@@ -90,7 +90,7 @@ describe('goals and memories context sources', () => {
       await db.memory.createMany({ data: Array.from({ length: 12 }, (_, i) => ({ orgId: 'acme', kind: 'fact', content: `締め切り情報${i}` })) });
       const section = await load(memoriesSource, sender('yamada-ichiro', 6), '締め切りはいつ？');
       expect(section?.lines).toHaveLength(8);
-      expect(section?.lines.slice(0, 2).sort()).toEqual(['(好み) コーヒー派', '(本人について) 朝は会議が多い'].sort());
+      expect(section?.lines.slice(0, 2).sort()).toEqual(['(好み) 「コーヒー派」', '(本人について) 「朝は会議が多い」'].sort());
     });
 
     it('tokenises Japanese into bigrams without hiragana-only pairs, and Latin into words', () => {

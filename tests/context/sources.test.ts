@@ -88,11 +88,11 @@ describe('context sources', () => {
       const s = await load('suzuki-kenji');
       expect(s?.lines).toEqual([
         'あなたが担当する未完了タスク（3件）:',
-        '- 請求書の確認（id: own-late、期限 11/18(水)、期限切れ）',
-        '- 会議資料（id: own-soon、期限 11/24(火) 15:00）',
-        '- 期限なしの作業（id: own-nodue、期限なし）',
+        '- 「請求書の確認」（id: own-late、期限 11/18(水)、期限切れ）',
+        '- 「会議資料」（id: own-soon、期限 11/24(火) 15:00）',
+        '- 「期限なしの作業」（id: own-nodue、期限なし）',
         'あなたが依頼した未完了タスク（1件）:',
-        '- 見積書を送る（担当: 田中太郎、id: given-1、期限 11/25(水)）',
+        '- 「見積書を送る」（担当: 田中太郎、id: given-1、期限 11/25(水)）',
       ]);
       expect(JSON.stringify(s)).not.toContain('他人のタスク');
     });

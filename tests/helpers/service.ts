@@ -22,7 +22,9 @@ export async function startTestService(env: Record<string, string> = {}, o: Serv
   const config = loadConfig({
     NODE_ENV: 'test', PORT: '0', LOG_LEVEL: 'silent', DATABASE_URL: testDb.url,
     ANTHROPIC_API_KEY: TEST_API_KEY, ANTHROPIC_BASE_URL: FAKE_ANTHROPIC_URL, LLM_MAX_RETRIES: '0', LLM_TIMEOUT_MS: '5000',
-    WORKER_CONCURRENCY: '4', LLM_DAILY_COST_LIMIT_USD: '0', ...env,
+    WORKER_CONCURRENCY: '4', LLM_DAILY_COST_LIMIT_USD: '0',
+    // Tests talk fast from few accounts: per-sender budgets are on but roomy (the budget test sets its own).
+    SENDER_TURNS_PER_MINUTE: '1000', SENDER_TURNS_PER_DAY: '100000', ...env,
   });
   await testDb.close();
   const svc = await startService(config, { logger: silentLogger(), workerPollMs: 50, chatworkBotAccountId: BOT_ACCOUNT, ...o });

@@ -54,8 +54,13 @@ export interface DiscordGatewayOptions {
   intake: { accept(msg: InboundMessage): Promise<{ status: 'accepted' | 'duplicate' }> };
   /** The room directory's entry for a channel, or null when the channel is not listed. */
   resolveRoom: (channelId: string, guildId: string | null) => Promise<DiscordRoomContext | null>;
-  /** Organisation for rooms not in the directory (DMs: authority member; guild channels: public). */
+  /** Organisation for DMs (authority member; a sender not in the directory is a stranger there). */
   defaultOrgId: () => string | undefined;
+  /**
+   * The organisation that allow-lists this guild in its directory, or null. Unlisted channels of an
+   * allow-listed guild are public rooms; messages from any other guild are ignored (issue 8).
+   */
+  resolveGuild?: (guildId: string) => Promise<string | null>;
   onButton: (click: ButtonClick) => Promise<ButtonOutcome>;
   logger: Logger;
   /** Injectable for tests; by default a client with the intents below is created. */
@@ -192,7 +197,7 @@ export class DiscordGateway {
       if (!isAddressedToBot(message, addressing)) return;
       const room = await this.roomFor(message);
       if (!room) {
-        this.log.warn({ ...ids, guildId: message.guildId }, 'discord message in a room with no organisation: ignored');
+        this.log.warn({ ...ids, guildId: message.guildId }, 'discord message from a guild not allow-listed (or no organisation): ignored');
         return;
       }
       const inbound = toInbound(message, { ...addressing, room });
@@ -258,11 +263,12 @@ export class DiscordGateway {
   }
 
   /**
-   * The room context for a message: the directory entry for its channel (or a thread's parent), else
-   * the default organisation — authority member for DMs, public for unlisted guild channels (R-A5).
+   * The room context for a message: the directory entry for its channel (or a thread's parent); else a
+   * DM belongs to the default organisation (authority member), and an unlisted channel of a guild the
+   * directory allow-lists is a public room of that organisation (R-A5). Anything else: null (ignored).
    *
    * @param message - The message whose room to resolve.
-   * @returns The room, or null when neither the directory nor a default organisation applies.
+   * @returns The room, or null when neither the directory nor an allow-listed guild applies.
    */
   async roomFor(message: GatewayMessage): Promise<DiscordRoomContext | null> {
     const direct = await this.opts.resolveRoom(message.channelId, message.guildId);
@@ -272,9 +278,12 @@ export class DiscordGateway {
       const parent = await this.opts.resolveRoom(parentId, message.guildId);
       if (parent) return parent;
     }
+    if (message.guildId !== null) {
+      const orgId = (await this.opts.resolveGuild?.(message.guildId)) ?? null;
+      return orgId ? { orgId, authority: 'public' } : null;
+    }
     const orgId = this.opts.defaultOrgId();
-    if (!orgId) return null;
-    return { orgId, authority: message.guildId === null ? 'member' : 'public' };
+    return orgId ? { orgId, authority: 'member' } : null;
   }
 
   private async sendToChannel(channelId: string, payload: DiscordSendPayload): Promise<{ id: string }> {

@@ -1,5 +1,6 @@
 import type { Db } from '../../db/prisma';
 import { localDate } from '../../guardian/zoned-time';
+import { quoted } from '../quote';
 import { defineSqlSource } from '../sql-source';
 
 /** Progress of one goal: tasks linked through `Task.goalId` (seed 004: computed on read, never stored). */
@@ -60,7 +61,7 @@ export const goalsSource = defineSqlSource<GoalRow[]>({
       const rate = completionRate(Number(g.done), Number(g.total));
       const shown = rate !== null ? `完了率 ${Math.round(rate * 100)}% (${Number(g.done)}/${Number(g.total)})` : 'タスク未設定';
       const target = g.targetDate ? `、期限 ${localDate(new Date(g.targetDate), timezone)}` : '';
-      return `[${g.id}] ${g.title} — ${shown}${target}`;
+      return `[${g.id}] ${quoted(g.title)} — ${shown}${target}`;
     });
     return { title: 'この人の目標 (active goals)', lines };
   },

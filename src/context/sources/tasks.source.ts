@@ -1,3 +1,4 @@
+import { quoted } from '../quote';
 import { defineSqlSource } from '../sql-source';
 import { zonedParts } from '../../guardian/zoned-time';
 
@@ -52,13 +53,13 @@ export const tasksSource = defineSqlSource<TaskRow[]>({
     const lines: string[] = [];
     if (own.length > 0) {
       lines.push(`あなたが担当する未完了タスク（${ownCount}件）:`);
-      for (const t of own) lines.push(`- ${t.title}（id: ${t.id}、${formatDueJa(t.dueAt, now, timezone)}）`);
+      for (const t of own) lines.push(`- ${quoted(t.title)}（id: ${t.id}、${formatDueJa(t.dueAt, now, timezone)}）`);
       if (ownCount > own.length) lines.push(`（ほか${ownCount - own.length}件）`);
     }
     if (given.length > 0) {
       lines.push(`あなたが依頼した未完了タスク（${givenCount}件）:`);
       for (const t of given) {
-        lines.push(`- ${t.title}（担当: ${t.assignee ?? t.assigneeMemberId}、id: ${t.id}、${formatDueJa(t.dueAt, now, timezone)}）`);
+        lines.push(`- ${quoted(t.title)}（担当: ${t.assignee ?? t.assigneeMemberId}、id: ${t.id}、${formatDueJa(t.dueAt, now, timezone)}）`);
       }
       if (givenCount > given.length) lines.push(`（ほか${givenCount - given.length}件）`);
     }

@@ -121,17 +121,28 @@ describe('DiscordGateway', () => {
       expect(accepted).toHaveLength(1);
     });
 
-    it('uses the default organisation for unlisted rooms: DM as member, guild channel as public', async () => {
+    it('DMs belong to the default organisation; an unlisted channel only counts in an allow-listed guild, as public', async () => {
+      await gateway.stop();
+      gateway = makeGateway({ resolveGuild: async (guildId) => (guildId === GUILD_ID ? 'org-guild' : null) });
       const dm = fakeMessage({ guildId: null, channelId: '810000000000000000', content: 'hi' });
       const guild = fakeMessage({ channelId: '820000000000000000', content: `<@${BOT_ID}> hi`, mentioned: [BOT] });
+      const foreign = fakeMessage({ guildId: '910000000000000000', channelId: '840000000000000000', content: `<@${BOT_ID}> hi`, mentioned: [BOT] });
       await expect(gateway.roomFor(dm)).resolves.toEqual({ orgId: 'org-default', authority: 'member' });
-      await expect(gateway.roomFor(guild)).resolves.toEqual({ orgId: 'org-default', authority: 'public' });
+      await expect(gateway.roomFor(guild)).resolves.toEqual({ orgId: 'org-guild', authority: 'public' });
+      await expect(gateway.roomFor(foreign)).resolves.toBeNull();
       await gateway.handleMessage(dm);
       await gateway.handleMessage(guild);
+      await gateway.handleMessage(foreign);
       expect(accepted.map((m) => [m.orgId, m.roomId, m.isDirect])).toEqual([
         ['org-default', '810000000000000000', true],
-        ['org-default', '820000000000000000', false],
+        ['org-guild', '820000000000000000', false],
       ]);
+      expect(log.text()).toContain('not allow-listed');
+    });
+
+    it('ignores every unlisted guild channel when no guild is allow-listed (fail-closed)', async () => {
+      await gateway.handleMessage(fakeMessage({ channelId: '820000000000000000', content: `<@${BOT_ID}> hi`, mentioned: [BOT] }));
+      expect(accepted).toHaveLength(0);
     });
 
     it("resolves a thread through its parent channel's directory entry", async () => {
