@@ -17,6 +17,11 @@ export interface Actor {
   departmentId: string | null;
   roomAuthority: RoomAuthority;
   /**
+   * True when the directory lists the room (for this organisation). Only a listed room marked `public`
+   * is a public room for members; an unlisted room's authority is the adapter's guess (issue 8).
+   */
+  roomListed: boolean;
+  /**
    * Where `level` came from: the member directory; the configured default (an unknown sender in a room
    * the directory lists as a member room, R-Z2); the public-room rule (an unknown sender in a listed
    * public room, R-A5); or `stranger` — an unknown sender in a DM or a room the directory does not list,
@@ -74,6 +79,7 @@ export interface ActorRows {
 export function actorFromRows({ account, room }: ActorRows, input: Pick<LoadActorInput, 'orgId' | 'defaultLevel' | 'fallbackAuthority'>): Actor {
   const { orgId, defaultLevel = DEFAULT_UNKNOWN_LEVEL, fallbackAuthority = 'member' } = input;
   const roomAuthority = toRoomAuthority(room, orgId, fallbackAuthority);
+  const roomListed = room !== null && room.orgId === orgId;
   const member = account && account.orgId === orgId && account.member.orgId === orgId && account.member.active
     ? account.member
     : null;
@@ -85,20 +91,34 @@ export function actorFromRows({ account, room }: ActorRows, input: Pick<LoadActo
       level: member.level,
       departmentId: member.departmentId,
       roomAuthority,
+      roomListed,
       source: 'directory',
     };
   }
-  const listedMemberRoom = room !== null && room.orgId === orgId && roomAuthority === 'member';
-  const source = listedMemberRoom ? 'default' : room !== null && roomAuthority === 'public' ? 'public_unknown' : 'stranger';
+  const source = !roomListed ? 'stranger' : roomAuthority === 'member' ? 'default' : 'public_unknown';
   return {
     known: false,
     memberId: null,
     name: null,
-    level: listedMemberRoom ? defaultLevel : PUBLIC_LEVEL,
+    level: source === 'default' ? defaultLevel : PUBLIC_LEVEL,
     departmentId: null,
     roomAuthority,
+    roomListed,
     source,
   };
+}
+
+/** A room the directory lists as `public`: nobody is offered tools there and replies carry no internal data. */
+export function isPublicRoom(actor: Pick<Actor, 'roomAuthority' | 'roomListed'>): boolean {
+  return actor.roomListed && actor.roomAuthority === 'public';
+}
+
+/**
+ * Who may read the reply: `public` in a listed public room or for a sender at level 0 (strangers,
+ * unknown senders in public rooms) — no organisation data in context or prompt — else `member`.
+ */
+export function audienceOf(actor: Pick<Actor, 'roomAuthority' | 'roomListed' | 'level'>): 'member' | 'public' {
+  return actor.level === 0 || isPublicRoom(actor) ? 'public' : 'member';
 }
 
 function toRoomAuthority(room: { orgId: string; authority: string } | null, orgId: string, fallback: RoomAuthority): RoomAuthority {

@@ -1,7 +1,7 @@
 import type { ToolProposal } from '../brain/types';
 import type { Db } from '../db/prisma';
 import type { ToolMeta } from '../tools/types';
-import { loadActor, type Actor, type LoadActorInput } from './actor';
+import { isPublicRoom, loadActor, type Actor, type LoadActorInput } from './actor';
 import { allow, deny, type AuthDecision } from './decision';
 import { loadDirectory, withReferencedTasks, type Directory } from './directory';
 import { isValidLevel } from './scope';
@@ -57,12 +57,12 @@ export function authorize(input: AuthorizeInput): AuthDecision {
 
 /**
  * Who gets no tools at all (issue 8, R-A5): a stranger (not in the directory, in a DM or an unlisted
- * room), anyone at level 0, and everyone in a public room — a tool's result would put organisation data
- * into the room.
+ * room), anyone at level 0, and everyone in a room the directory marks public — a tool's result would
+ * put organisation data into the room.
  */
 function audienceDenial(actor: Actor, tool: ToolMeta): AuthDecision | null {
   if (actor.source === 'stranger') return deny('Z_STRANGER', `the sender is not in the directory; "${tool.name}" is for members`);
-  if (actor.roomAuthority === 'public') return deny('Z_PUBLIC_ROOM', `"${tool.name}" is not used in a public room`);
+  if (isPublicRoom(actor)) return deny('Z_PUBLIC_ROOM', `"${tool.name}" is not used in a public room`);
   if (actor.level === 0) return deny('Z_PUBLIC_NO_EFFECTS', `level 0 (public) may not use "${tool.name}"`);
   return null;
 }
@@ -71,8 +71,10 @@ function audienceDenial(actor: Actor, tool: ToolMeta): AuthDecision | null {
  * The tools offered to the LLM for this actor: enabled and required level ≤ actor level; none for
  * strangers, level 0 or public rooms (see audienceDenial). An invalid actor level gets none.
  */
-export function filterToolsForActor<T extends ToolMeta>(actor: Pick<Actor, 'level' | 'roomAuthority' | 'source'>, tools: readonly T[]): T[] {
-  if (!isValidLevel(actor.level) || actor.level === 0 || actor.roomAuthority === 'public' || actor.source === 'stranger') return [];
+export function filterToolsForActor<T extends ToolMeta>(
+  actor: Pick<Actor, 'level' | 'roomAuthority' | 'roomListed' | 'source'>, tools: readonly T[],
+): T[] {
+  if (!isValidLevel(actor.level) || actor.level === 0 || isPublicRoom(actor) || actor.source === 'stranger') return [];
   const level = actor.level;
   return tools.filter((t) => t.enabled && requiredLevelOf(t) <= level);
 }

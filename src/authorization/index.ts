@@ -1,5 +1,5 @@
 /** AuthorizationGate (SPEC §3.6, seed 003 §6.4): the database, not the LLM, decides who may do what. */
-export { loadActor, actorFromRows, type ActorRows, DEFAULT_UNKNOWN_LEVEL, PUBLIC_LEVEL, type Actor, type LoadActorInput, type RoomAuthority } from './actor';
+export { loadActor, actorFromRows, audienceOf, isPublicRoom, type ActorRows, DEFAULT_UNKNOWN_LEVEL, PUBLIC_LEVEL, type Actor, type LoadActorInput, type RoomAuthority } from './actor';
 export {
   visibleDepartments, isDepartmentVisible, isValidLevel, descendants, hiddenTopSecret, MIN_LEVEL, MAX_LEVEL, NO_DEPARTMENT, type DepartmentNode,
 } from './scope';

@@ -36,7 +36,7 @@ export const ZEnv = z.object({
   LLM_DAILY_COST_LIMIT_USD: z.coerce.number().min(0).default(50),
   LLM_COST_LIMIT_ACTION: z.enum(['fallback_model', 'refuse']).default('fallback_model'),
   /** Per-sender budgets (issue 8); 0 turns a limit off. */
-  SENDER_TURNS_PER_MINUTE: z.coerce.number().int().min(0).default(12),
+  SENDER_TURNS_PER_MINUTE: z.coerce.number().int().min(0).default(20),
   SENDER_TURNS_PER_DAY: z.coerce.number().int().min(0).default(400),
   SENDER_DAILY_COST_LIMIT_USD: z.coerce.number().min(0).default(10),
   PERSONA: z.enum(['soul', 'polite']).default('soul'),

@@ -52,7 +52,8 @@ export class ContextBuilder {
     this.sql = o.sql ?? sqlRunner(o.db);
   }
 
-  async build(input: { msg: InboundMessage; sender: SenderProfile; room: TurnContext['room']; now: Date }): Promise<TurnContext> {
+  /** `audience` defaults to {@link defaultAudience} the room's authority and the sender's level. */
+  async build(input: { msg: InboundMessage; sender: SenderProfile; room: TurnContext['room']; now: Date; audience?: TurnContext['audience'] }): Promise<TurnContext> {
     const { msg, sender, now } = input;
     const degraded: string[] = [];
     const degrade = (name: string, err: unknown): void => {
@@ -70,7 +71,7 @@ export class ContextBuilder {
     const orgP = soft('organisation', this.orgInfo(msg.orgId), null);
     // Sources start at once; the organisation (usually cached) only lends them its time zone.
     const timezone = this.orgCache.get(msg.orgId)?.org.timezone ?? this.o.defaultTimezone;
-    const audience = audienceOf(input.room.authority, sender);
+    const audience = input.audience ?? defaultAudience(input.room.authority, sender);
     // A public audience reads no organisation data: the sources are not even queried (issue 8).
     const sources = audience === 'member' ? this.o.sources ?? [] : [];
     const [org, gathered] = await Promise.all([orgP, this.gather(sources, msg, sender, now, timezone, soft, degrade)]);
@@ -172,7 +173,7 @@ function toHistory(rows: HistoryRow[]): HistoryEntry[] {
 }
 
 /** Public rooms and senders at level 0 (strangers, unknown senders in public rooms) are a public audience. */
-export function audienceOf(authority: TurnContext['room']['authority'], sender: Pick<SenderProfile, 'level'>): TurnContext['audience'] {
+export function defaultAudience(authority: TurnContext['room']['authority'], sender: Pick<SenderProfile, 'level'>): TurnContext['audience'] {
   return authority === 'public' || sender.level === 0 ? 'public' : 'member';
 }
 

@@ -1,5 +1,5 @@
 import type { InboundMessage, OutboundReply, ReplyOption } from '../adapters/types';
-import type { Actor } from '../authorization';
+import { audienceOf, type Actor } from '../authorization';
 import { BrainFailure, type Brain, type BrainDecision, type LlmCallRecord } from '../brain/brain';
 import { detectLanguage } from '../brain/language';
 import { personaMessage, type PromptSet } from '../brain/prompts';
@@ -129,7 +129,8 @@ export class TurnRunner {
       }
     }
     const sender = this.senderProfile(msg, actor, profile);
-    const ctx = await this.d.contextBuilder.build({ msg, sender, room: { platform: msg.platform, roomId: msg.roomId, name: null, authority: actor.roomAuthority }, now: this.now() });
+    const room = { platform: msg.platform, roomId: msg.roomId, name: null, authority: actor.roomAuthority };
+    const ctx = await this.d.contextBuilder.build({ msg, sender, room, audience: audienceOf(actor), now: this.now() });
     let prefix: string | undefined;
     if (session && this.d.confirmations) {
       const step = await this.d.confirmations.step({ msg, session, ctx, actor, turnRunner: this });

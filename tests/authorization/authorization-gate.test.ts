@@ -182,9 +182,11 @@ describe('authorize: levels, tools and actors', () => {
     expect(d).toMatchObject({ result: 'DENIED', reasonCode: 'Z_STRANGER' });
   });
 
-  it('a known member in a public room uses no tool: results would put internal data into the room', () => {
+  it('a known member in a room marked public uses no tool: results would put internal data into the room', () => {
     const d = authorize({ actor: actorAt(6, { roomAuthority: 'public' }), tool: readTool, proposal: proposal({ user: 'm-own' }), directory });
     expect(d).toMatchObject({ result: 'DENIED', reasonCode: 'Z_PUBLIC_ROOM' });
+    const unlisted = authorize({ actor: actorAt(6, { roomAuthority: 'public', roomListed: false }), tool: readTool, proposal: proposal({ user: 'm-own' }), directory });
+    expect(unlisted.result).toBe('ALLOWED');
   });
 
   it('ignores what the LLM says about levels in parameters', () => {
@@ -202,11 +204,15 @@ describe('filterToolsForActor', () => {
     tool({ name: 'salary', requiredLevel: 6 }),
     tool({ name: 'off', requiredLevel: 1, enabled: false }),
   ];
-  const names = (level: number) => filterToolsForActor({ level, roomAuthority: 'member', source: 'directory' }, tools).map((t) => t.name);
+  const names = (level: number) => filterToolsForActor({ level, roomAuthority: 'member', roomListed: true, source: 'directory' }, tools).map((t) => t.name);
 
-  it('offers nothing in a public room or to a stranger', () => {
-    expect(filterToolsForActor({ level: 6, roomAuthority: 'public', source: 'directory' }, tools)).toEqual([]);
-    expect(filterToolsForActor({ level: 1, roomAuthority: 'member', source: 'stranger' }, tools)).toEqual([]);
+  it('offers nothing in a room the directory marks public, or to a stranger', () => {
+    expect(filterToolsForActor({ level: 6, roomAuthority: 'public', roomListed: true, source: 'directory' }, tools)).toEqual([]);
+    expect(filterToolsForActor({ level: 1, roomAuthority: 'member', roomListed: false, source: 'stranger' }, tools)).toEqual([]);
+  });
+
+  it('a member in an unlisted room (the adapter guessed public) keeps their tools', () => {
+    expect(filterToolsForActor({ level: 3, roomAuthority: 'public', roomListed: false, source: 'directory' }, tools).map((t) => t.name)).toContain('team');
   });
 
   it.each([

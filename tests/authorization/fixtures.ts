@@ -39,7 +39,7 @@ export const directory: Directory = {
 export function actorAt(level: number, over: Partial<Actor> = {}): Actor {
   return {
     known: true, memberId: 'm-actor', name: '佐藤 花子', level, departmentId: 'sales',
-    roomAuthority: 'member', source: 'directory', ...over,
+    roomAuthority: 'member', roomListed: true, source: 'directory', ...over,
   };
 }
 

@@ -49,7 +49,7 @@ describe('loadActor / authorizeWithLookup against PostgreSQL', () => {
 
   it('loads a known, active member with level and department from the directory', async () => {
     expect(await loadActor(t.db, base)).toEqual({
-      known: true, memberId: 'm-tanaka', name: '田中 太郎', level: 3, departmentId: 'sales', roomAuthority: 'member', source: 'directory',
+      known: true, memberId: 'm-tanaka', name: '田中 太郎', level: 3, departmentId: 'sales', roomAuthority: 'member', roomListed: true, source: 'directory',
     });
   });
 
@@ -60,7 +60,7 @@ describe('loadActor / authorizeWithLookup against PostgreSQL', () => {
   it('an unknown sender in a member room gets the default level (1 unless configured)', async () => {
     const unknown = { ...base, accountId: 'a-nobody' };
     expect(await loadActor(t.db, unknown)).toEqual({
-      known: false, memberId: null, name: null, level: 1, departmentId: null, roomAuthority: 'member', source: 'default',
+      known: false, memberId: null, name: null, level: 1, departmentId: null, roomAuthority: 'member', roomListed: true, source: 'default',
     });
     expect((await loadActor(t.db, { ...unknown, defaultLevel: 2 })).level).toBe(2);
   });
@@ -73,6 +73,15 @@ describe('loadActor / authorizeWithLookup against PostgreSQL', () => {
   it('inactive members and accounts of another organisation count as unknown', async () => {
     expect(await loadActor(t.db, { ...base, accountId: 'a-gone' })).toMatchObject({ known: false, level: 1, memberId: null });
     expect(await loadActor(t.db, { ...base, accountId: 'a-outsider' })).toMatchObject({ known: false, level: 1, memberId: null });
+  });
+
+  it('an unknown sender in a DM or an unlisted room is a stranger with level 0, whatever the default level (issue 8)', async () => {
+    for (const over of [{ roomId: 'dm-channel', fallbackAuthority: 'member' as const }, { roomId: 'r-unlisted', fallbackAuthority: 'public' as const }]) {
+      expect(await loadActor(t.db, { ...base, accountId: 'a-nobody', defaultLevel: 3, ...over }))
+        .toMatchObject({ known: false, level: 0, roomListed: false, source: 'stranger' });
+    }
+    expect(await loadActor(t.db, { ...base, roomId: 'r-unlisted', fallbackAuthority: 'public' }))
+      .toMatchObject({ known: true, level: 3, roomAuthority: 'public', roomListed: false, source: 'directory' });
   });
 
   it('a missing room is a member room; an unrecognised or foreign room is public', async () => {

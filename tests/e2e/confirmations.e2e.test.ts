@@ -73,7 +73,7 @@ describe('confirmation sessions (end to end, ChatWork)', () => {
     const again = await say(1003, 'はい、でも期限は金曜にして', 2);
     expect(again).toMatch(/実行してよい/);
     // The model saw the pending action it was asked to change.
-    expect(JSON.stringify(llm.requests.at(-1)!.system)).toContain('変更を求めています');
+    expect(JSON.stringify(llm.requests.at(-1)!.messages)).toContain('変更を求めています');
     expect(await tasks('提案書の作成')).toBe(0);
     llm.script(replyCall('金曜までで、提案書の作成をお願いしたウル！🐺'));
     await say(1003, 'はい', 3);

@@ -30,7 +30,7 @@ describe('local console (a real adapter through the same pipeline)', () => {
     const msgs = await waitFor(async () => { const m = await messages('c-round'); return m.length === 2 ? m : null; }, 8000, 'reply');
     expect(msgs[0]).toMatchObject({ role: 'user', name: '田中太郎', text: 'おはよう' });
     expect(msgs[1]).toMatchObject({ role: 'assistant', text: expect.stringContaining('おはようウル') });
-    expect(JSON.stringify(llm.requests[0]!.system)).toContain('田中太郎');
+    expect(JSON.stringify(llm.requests[0]!.messages)).toContain('田中太郎');
   });
 
   it('confirmation buttons: the console shows them and a click executes once; a stale click does not', async () => {
