@@ -1,12 +1,14 @@
 /**
  * Directory lookups (R-T4): who is who — names, aliases, departments and titles of active members.
- * Levels, preferences and platform accounts are never returned.
+ * Levels, preferences and platform accounts are never returned, nor members of top-secret departments
+ * the sender may not see.
  */
 import { z } from 'zod';
 import { defineTool } from '../src/tools/define-tool';
 import { normaliseName, plainName as plain } from '../src/authorization/directory';
+import { hiddenTopSecret } from '../src/authorization/scope';
 import { ToolError } from '../src/tools/types';
-import { dbOf, departmentNames } from './_people';
+import { dbOf } from './_people';
 
 /** Maximum number of members one lookup returns. */
 export const LOOKUP_LIMIT = 10;
@@ -43,15 +45,19 @@ export const lookupPerson = defineTool({
     const q = normaliseName(input.query);
     const qPlain = plain(input.query);
     if (!q && !qPlain) throw new ToolError('Give a name, alias, member id or department to look up.', 'EMPTY_QUERY');
-    const [members, depts] = await Promise.all([
+    const [members, departments] = await Promise.all([
       db.member.findMany({
         where: { orgId: ctx.orgId, active: true },
         select: { id: true, name: true, aliases: true, departmentId: true, title: true },
         orderBy: { id: 'asc' },
       }),
-      departmentNames(db, ctx.orgId),
+      db.department.findMany({ where: { orgId: ctx.orgId }, select: { id: true, name: true, parentId: true, topSecret: true } }),
     ]);
-    const scored = members.flatMap((m) => {
+    // Members of a top-secret department the sender may not see do not exist for this lookup (R-Z1).
+    const hidden = hiddenTopSecret(ctx.member ?? { level: 0, departmentId: null }, departments);
+    const depts = new Map(departments.map((d) => [d.id, d.name]));
+    const visible = members.filter((m) => m.departmentId === null || !hidden.has(m.departmentId));
+    const scored = visible.flatMap((m) => {
       const dept = m.departmentId ? depts.get(m.departmentId) ?? null : null;
       const ranks = [
         m.id.toLowerCase() === qPlain ? 0 : m.id.toLowerCase().includes(qPlain) ? 2 : undefined,

@@ -54,6 +54,20 @@ describe('context sources', () => {
       ]);
     });
 
+    it('never lists members of a top-secret department the sender may not see', async () => {
+      await t.db.department.create({ data: { orgId: 'acme', id: 'ma-office', name: 'M&A準備室', parentId: 'exec', topSecret: true } });
+      await t.db.member.create({ data: { orgId: 'acme', id: 'kimura-ken', name: '木村健', aliases: ['木村さん'], level: 4, departmentId: 'ma-office' } });
+      try {
+        expect(await load('木村さんと田中太郎さんに共有')).toMatchObject({ lines: ['田中太郎（id: tanaka-taro、東京営業課）'] });
+        const ceo = { ...sender('yamada-ichiro', '山田一郎'), level: 6, departmentId: 'exec' };
+        const s = await personsSource.load({ db: t.db, msg: message('木村さんに共有'), sender: ceo, now: NOW, timezone: TZ });
+        expect(s?.lines).toEqual(['木村健（id: kimura-ken、M&A準備室）']);
+      } finally {
+        await t.db.member.delete({ where: { orgId_id: { orgId: 'acme', id: 'kimura-ken' } } });
+        await t.db.department.delete({ where: { orgId_id: { orgId: 'acme', id: 'ma-office' } } });
+      }
+    });
+
     it('never shows levels or accounts, and returns null when nobody is named', async () => {
       const s = await load('鈴木さんと伊藤さん');
       expect(JSON.stringify(s)).not.toMatch(/level|1003|1007|chatwork/i);

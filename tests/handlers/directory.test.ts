@@ -30,6 +30,24 @@ describe('lookup_person', () => {
     expect(JSON.stringify(found)).not.toMatch(/level|preferences|chatwork|1004/);
   });
 
+  it('does not show members of a top-secret department below level 6 (except to its own members)', async () => {
+    await t.db.department.create({ data: { orgId: 'acme', id: 'ma-office', name: 'M&A準備室', parentId: 'exec', topSecret: true } });
+    await t.db.member.create({ data: { orgId: 'acme', id: 'kimura-ken', name: '木村健', aliases: ['木村さん'], level: 4, departmentId: 'ma-office' } });
+    const as = async (memberId: string, query: string) => {
+      const r = await exec().run('lookup_person', { query }, await toolContext(t.db, memberId));
+      return (r.status === 'ok' ? (r.output as { members: Found[] }).members : []).map((m) => m.memberId);
+    };
+    try {
+      expect(await as('sato-misaki', '木村')).toEqual([]);
+      expect(await as('sato-misaki', 'M&A準備室')).toEqual([]);
+      expect(await as('yamada-ichiro', '木村')).toEqual(['kimura-ken']);
+      expect(await as('kimura-ken', '木村')).toEqual(['kimura-ken']);
+    } finally {
+      await t.db.member.delete({ where: { orgId_id: { orgId: 'acme', id: 'kimura-ken' } } });
+      await t.db.department.delete({ where: { orgId_id: { orgId: 'acme', id: 'ma-office' } } });
+    }
+  });
+
   it('finds by member id, full name, alias with honorific, and full-width input', async () => {
     expect((await lookup('sato-misaki')).map((m) => m.memberId)).toEqual(['sato-misaki']);
     expect((await lookup('田中太郎')).map((m) => m.memberId)).toEqual(['tanaka-taro']);

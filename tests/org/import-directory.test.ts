@@ -79,6 +79,26 @@ describe('importDirectory', () => {
       .toMatchObject({ orgId: 'acme', kind: 'daily_digest', platform: 'console', roomId: 'console-general', timezone: 'Asia/Tokyo', enabled: true });
   });
 
+  it('imports the Discord guild allow-list and top-secret departments, idempotently (issue 8)', async () => {
+    const withTrust = sample
+      .replace('  timezone: Asia/Tokyo\n', '  timezone: Asia/Tokyo\n  discord_guilds: ["222222222222222222", "111111111111111111"]\n')
+      .replace('  - { id: dev, name: 開発部, parent: exec }\n', '  - { id: dev, name: 開発部, parent: exec }\n  - { id: ma-office, name: M&A準備室, parent: exec, top_secret: true }\n');
+    const file = path.join(tmp, 'trust.yaml');
+    fs.writeFileSync(file, withTrust);
+    await importDirectoryFile(t.db, file);
+    expect((await t.db.organization.findUniqueOrThrow({ where: { id: 'acme' } })).discordGuildIds).toEqual(['111111111111111111', '222222222222222222']);
+    expect(await t.db.department.findUniqueOrThrow({ where: { orgId_id: { orgId: 'acme', id: 'ma-office' } } })).toMatchObject({ topSecret: true });
+    expect(await t.db.department.findUniqueOrThrow({ where: { orgId_id: { orgId: 'acme', id: 'dev' } } })).toMatchObject({ topSecret: false });
+    const before = await snapshot(t.db);
+    expect((await importDirectoryFile(t.db, file)).changed).toBe(false);
+    expect(await snapshot(t.db)).toEqual(before);
+    const bad = parseDirectory(withTrust.replace('"111111111111111111"', '111111111111111111'), 'bad.yaml');
+    expect(bad.ok).toBe(false);
+    if (!bad.ok) expect(bad.errors.join('\n')).toMatch(/organization\.discord_guilds\[1\]: must be a Discord guild id in quotes/);
+    await importDirectoryFile(t.db, SAMPLE_PATH);
+    expect((await t.db.organization.findUniqueOrThrow({ where: { id: 'acme' } })).discordGuildIds).toEqual([]);
+  });
+
   it('is idempotent: a second import writes nothing and reports the same state', async () => {
     const first = await importDirectoryFile(t.db, SAMPLE_PATH);
     const before = await snapshot(t.db);

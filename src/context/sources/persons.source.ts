@@ -1,4 +1,5 @@
 import { normaliseName, plainName as plain } from '../../authorization/directory';
+import { hiddenTopSecret, type DepartmentNode } from '../../authorization/scope';
 import { defineSqlSource } from '../sql-source';
 
 /** Shortest name or alias that is looked for in a message. */
@@ -44,18 +45,25 @@ function matchedTerms(text: string, terms: Term[]): Term[] {
 /**
  * Known persons (R-X1): members of the organisation whose name or alias appears in the message, as
  * 「田中太郎（id: tanaka-taro、東京営業課）」, plus a note when a reference (e.g. 田中さん) fits several
- * members. Only directory fields every member may see (no levels, preferences or accounts).
+ * members. Only directory fields every member may see (no levels, preferences or accounts), and never
+ * members of a top-secret department the sender may not see (R-Z1).
  */
 interface MemberRow { id: string; name: string; aliases: string[]; departmentId: string | null; departmentName: string | null }
+interface PersonsData { members: MemberRow[]; departments: DepartmentNode[] }
 
-export const personsSource = defineSqlSource<MemberRow[]>({
+export const personsSource = defineSqlSource<PersonsData>({
   name: 'persons',
-  // Active members with their department names.
-  query: `(SELECT coalesce(json_agg(x ORDER BY x.id), '[]') FROM (
-      SELECT m.id, m.name, m.aliases, m."departmentId", d.name AS "departmentName"
-      FROM members m LEFT JOIN departments d ON d."orgId" = m."orgId" AND d.id = m."departmentId"
-      WHERE m."orgId" = $1 AND m.active) x)`,
-  render(members, { msg }) {
+  // Active members with their department names, and the department tree (for top-secret departments).
+  query: `json_build_object(
+      'members', (SELECT coalesce(json_agg(x ORDER BY x.id), '[]') FROM (
+        SELECT m.id, m.name, m.aliases, m."departmentId", d.name AS "departmentName"
+        FROM members m LEFT JOIN departments d ON d."orgId" = m."orgId" AND d.id = m."departmentId"
+        WHERE m."orgId" = $1 AND m.active) x),
+      'departments', (SELECT coalesce(json_agg(json_build_object('id', id, 'parentId', "parentId", 'topSecret', "topSecret")), '[]')
+        FROM departments WHERE "orgId" = $1))`,
+  render(data, { msg, sender }) {
+    const hidden = hiddenTopSecret(sender, data.departments);
+    const members = data.members.filter((m) => m.departmentId === null || !hidden.has(m.departmentId));
     const text = plain(msg.text);
     if (text.length < MIN_TERM_LENGTH) return null;
     const terms = new Map<string, Term>();
