@@ -51,7 +51,9 @@ export const lookupPerson = defineTool({
         select: { id: true, name: true, aliases: true, departmentId: true, title: true },
         orderBy: { id: 'asc' },
       }),
-      db.department.findMany({ where: { orgId: ctx.orgId }, select: { id: true, name: true, parentId: true, topSecret: true } }),
+      db.department.findMany({
+        where: { orgId: ctx.orgId }, select: { id: true, name: true, parentId: true, topSecret: true },
+      }),
     ]);
     // Members of a top-secret department the sender may not see do not exist for this lookup (R-Z1).
     const hidden = hiddenTopSecret(ctx.member ?? { level: 0, departmentId: null }, departments);

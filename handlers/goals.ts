@@ -4,7 +4,7 @@
  * Members change only their own goals; viewing someone else's needs them in the sender's scope.
  */
 import { z } from 'zod';
-import { isDepartmentVisible, visibleDepartments } from '../src/authorization/scope';
+import { isDepartmentVisible, SCOPE_FIELDS, visibleDepartments } from '../src/authorization/scope';
 import { goalCompletions, localDate } from '../src/context/sources/goals.source';
 import type { Db } from '../src/db/prisma';
 import type { Goal } from '../src/generated/prisma/client';
@@ -121,7 +121,7 @@ export const viewGoals = defineTool({
     const db = dbOf(ctx);
     const person = input.member ? await resolvePersonOrAsk(ctx, input.member) : { memberId: sender.id, name: sender.name, departmentId: sender.departmentId };
     if (person.memberId !== sender.id) {
-      const departments = await db.department.findMany({ where: { orgId: ctx.orgId }, select: { id: true, parentId: true, topSecret: true } });
+      const departments = await db.department.findMany({ where: { orgId: ctx.orgId }, select: SCOPE_FIELDS });
       if (!isDepartmentVisible(visibleDepartments(sender, departments), person.departmentId)) {
         throw new ToolError('That member\'s goals are outside your scope.', 'OUT_OF_SCOPE');
       }

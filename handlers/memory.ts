@@ -7,7 +7,7 @@
  * → asked first.
  */
 import { z } from 'zod';
-import { NO_DEPARTMENT, visibleDepartments } from '../src/authorization/scope';
+import { NO_DEPARTMENT, SCOPE_FIELDS, visibleDepartments } from '../src/authorization/scope';
 import type { Db, Prisma } from '../src/db/prisma';
 import { defineTool } from '../src/tools/define-tool';
 import { ToolError } from '../src/tools/types';
@@ -33,7 +33,7 @@ export async function visibleMemoryWhere(db: Db, orgId: string, sender: Sender):
     { kind: 'fact', subjectMemberId: null },
   ];
   if (sender.level >= OTHERS_LEVEL) {
-    const departments = await db.department.findMany({ where: { orgId }, select: { id: true, parentId: true, topSecret: true } });
+    const departments = await db.department.findMany({ where: { orgId }, select: SCOPE_FIELDS });
     const visible = visibleDepartments(sender, departments);
     if (visible === 'ALL') or.push({ subjectMemberId: { not: null } });
     else if (visible.size > 0) {

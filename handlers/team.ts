@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { plainName } from '../src/authorization/directory';
-import { descendants, visibleDepartments } from '../src/authorization/scope';
+import { descendants, SCOPE_FIELDS, visibleDepartments } from '../src/authorization/scope';
 import { defineTool } from '../src/tools/define-tool';
 import { ToolError } from '../src/tools/types';
 import { dbOf, requireSender } from './_people';
@@ -39,10 +39,12 @@ export const teamOverview = defineTool({
   handler: async (input, ctx) => {
     const sender = requireSender(ctx);
     const db = dbOf(ctx);
-    const departments = await db.department.findMany({ where: { orgId: ctx.orgId }, select: { id: true, name: true, parentId: true, topSecret: true } });
+    const select = { ...SCOPE_FIELDS, name: true };
+    const departments = await db.department.findMany({ where: { orgId: ctx.orgId }, select });
     const ref = input.department ?? sender.departmentId;
     if (!ref) throw new ToolError('You have no department in the directory; name the department to show.', 'NO_DEPARTMENT');
-    const target = departments.find((d) => d.id === ref.trim()) ?? departments.find((d) => plainName(d.name) === plainName(ref));
+    const target = departments.find((d) => d.id === ref.trim())
+      ?? departments.find((d) => plainName(d.name) === plainName(ref));
     const visible = visibleDepartments(sender, departments);
     // Unknown and out-of-scope departments get the same answer, so nothing about them leaks.
     if (!target || (visible !== 'ALL' && !visible.has(target.id))) {

@@ -144,10 +144,14 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   const confirmations = new ConfirmationFlow({ db, states, brain, registry, executor, stage: toolStage, prompts, logger, defaultUserLevel: config.DEFAULT_USER_LEVEL, shadowMode: config.SHADOW_MODE });
   const senderBudget = new SenderBudget({
     sql, timezone: config.BOT_TIMEZONE,
-    limits: { turnsPerMinute: config.SENDER_TURNS_PER_MINUTE, turnsPerDay: config.SENDER_TURNS_PER_DAY, dailyCostUsd: config.SENDER_DAILY_COST_LIMIT_USD },
+    limits: {
+      turnsPerMinute: config.SENDER_TURNS_PER_MINUTE, turnsPerDay: config.SENDER_TURNS_PER_DAY,
+      dailyCostUsd: config.SENDER_DAILY_COST_LIMIT_USD,
+    },
   });
   const runner = new TurnRunner({
-    db, brain, contextBuilder, recorder, outbox, prompts, logger, metrics, guardianConfig, toolStage, states, confirmations, sql, senderBudget,
+    db, brain, contextBuilder, recorder, outbox, prompts, logger, metrics, guardianConfig, toolStage, states, confirmations,
+    sql, senderBudget,
     defaultUserLevel: config.DEFAULT_USER_LEVEL, shadowMode: config.SHADOW_MODE, llmConfigured: llm !== null, now: o.now,
   });
 
@@ -195,7 +199,9 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
         const k = `discord-guild:${guildId}`;
         const hit = roomOrg.get(k);
         if (hit && Date.now() - hit.at < 30000) return hit.orgId;
-        const orgId = (await db.organization.findFirst({ where: { discordGuildIds: { has: guildId } }, select: { id: true } }))?.id ?? null;
+        const where = { discordGuildIds: { has: guildId } };
+        const org = await db.organization.findFirst({ where, select: { id: true } });
+        const orgId = org?.id ?? null;
         roomOrg.set(k, { orgId, at: Date.now() });
         return orgId;
       },

@@ -54,8 +54,8 @@ export const PUBLIC_LEVEL = 0;
  * Loads the sender: PlatformAccount → Member (active, same organisation) and the room's authority.
  * A missing room takes `fallbackAuthority` (default member); a room of another organisation or with an
  * unrecognised authority counts as public (the stricter reading). An unknown sender gets the default
- * level only in a listed member room; elsewhere public authority (level 0). Database errors are NOT caught: callers must treat
- * a throw as DENIED (fail-closed, R-Z2).
+ * level only in a listed member room; elsewhere public authority (level 0).
+ * Database errors are NOT caught: callers must treat a throw as DENIED (fail-closed, R-Z2).
  */
 export async function loadActor(db: Pick<Db, 'platformAccount' | 'room'>, input: LoadActorInput): Promise<Actor> {
   const { platform, roomId, accountId } = input;

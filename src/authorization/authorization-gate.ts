@@ -61,7 +61,9 @@ export function authorize(input: AuthorizeInput): AuthDecision {
  * put organisation data into the room.
  */
 function audienceDenial(actor: Actor, tool: ToolMeta): AuthDecision | null {
-  if (actor.source === 'stranger') return deny('Z_STRANGER', `the sender is not in the directory; "${tool.name}" is for members`);
+  if (actor.source === 'stranger') {
+    return deny('Z_STRANGER', `the sender is not in the directory; "${tool.name}" is for members only`);
+  }
   if (isPublicRoom(actor)) return deny('Z_PUBLIC_ROOM', `"${tool.name}" is not used in a public room`);
   if (actor.level === 0) return deny('Z_PUBLIC_NO_EFFECTS', `level 0 (public) may not use "${tool.name}"`);
   return null;
@@ -112,8 +114,9 @@ export async function authorizeWithLookup(
 }
 
 /** The directory with what this proposal's `task` parameters need (their owners). Errors propagate. */
-export async function directoryFor(db: Pick<Db, 'task'>, orgId: string, directory: Directory, tool: ToolMeta | undefined,
-  proposal: ToolProposal): Promise<Directory> {
+export async function directoryFor(
+  db: Pick<Db, 'task'>, orgId: string, directory: Directory, tool: ToolMeta | undefined, proposal: ToolProposal,
+): Promise<Directory> {
   if (!tool || !isRecord(proposal.parameters)) return directory;
   return withReferencedTasks(db, orgId, directory, referencedTaskIds(tool, proposal.parameters));
 }

@@ -66,7 +66,8 @@ export function allow(reason: string): AuthDecision {
 
 /** A CONFIRM decision: allowed after the person confirms, with the note the question shows. */
 export function confirmBy(code: ConfirmReasonCode, reason: string): AuthDecision {
-  return { result: 'CONFIRM', reasonCode: code, reason, noteJa: CONFIRM_NOTES[code].ja, noteEn: CONFIRM_NOTES[code].en };
+  const note = CONFIRM_NOTES[code];
+  return { result: 'CONFIRM', reasonCode: code, reason, noteJa: note.ja, noteEn: note.en };
 }
 
 /** A DENIED decision with the standard user message for `code`. */

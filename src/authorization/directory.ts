@@ -1,6 +1,6 @@
 import type { Db } from '../db/prisma';
 import { isSenderAlias } from '../guardian/param-values';
-import type { DepartmentNode } from './scope';
+import { SCOPE_FIELDS, type DepartmentNode } from './scope';
 
 /** A member as the gate needs it to resolve and scope-check references. */
 export interface DirectoryMember {
@@ -27,7 +27,7 @@ export interface Directory {
 /** Loads the departments and active members of one organisation. Errors propagate (fail-closed). */
 export async function loadDirectory(db: Pick<Db, 'department' | 'member'>, orgId: string): Promise<Directory> {
   const [departments, members] = await Promise.all([
-    db.department.findMany({ where: { orgId }, select: { id: true, parentId: true, topSecret: true } }),
+    db.department.findMany({ where: { orgId }, select: SCOPE_FIELDS }),
     db.member.findMany({
       where: { orgId, active: true },
       select: { id: true, departmentId: true, name: true, aliases: true },
@@ -91,7 +91,9 @@ export function matchMembers<M extends DirectoryMember>(ref: string, members: re
  * Members a reference points to as a handler would resolve it: a sender alias (「自分」, "me") is the
  * sender, anything else goes through {@link matchMembers}.
  */
-export function resolveMemberRef<M extends DirectoryMember>(ref: string, members: readonly M[], senderId?: string | null): M[] {
+export function resolveMemberRef<M extends DirectoryMember>(
+  ref: string, members: readonly M[], senderId?: string | null,
+): M[] {
   if (isSenderAlias(ref) && senderId) return members.filter((m) => m.id === senderId);
   return matchMembers(ref, members);
 }

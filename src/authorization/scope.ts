@@ -8,6 +8,9 @@ export interface DepartmentNode {
   topSecret?: boolean;
 }
 
+/** The department columns the scope computation reads (a Prisma `select`). */
+export const SCOPE_FIELDS = { id: true, parentId: true, topSecret: true } as const;
+
 /** Lowest and highest valid sender levels (0 = public, conversation only; 6 = CEO/CFO). */
 export const MIN_LEVEL = 0;
 export const MAX_LEVEL = 6;
@@ -30,7 +33,9 @@ export function isValidLevel(level: unknown): level is number {
  * Departments hidden from the actor as top secret: every department marked top secret, with its
  * descendants, except the subtree the actor belongs to. Empty at level 6.
  */
-export function hiddenTopSecret(actor: Pick<Actor, 'level' | 'departmentId'>, departments: readonly DepartmentNode[]): Set<string> {
+export function hiddenTopSecret(
+  actor: Pick<Actor, 'level' | 'departmentId'>, departments: readonly DepartmentNode[],
+): Set<string> {
   const hidden = new Set<string>();
   if (actor.level >= TOP_SECRET_LEVEL) return hidden;
   for (const d of departments) {

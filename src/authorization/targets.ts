@@ -3,7 +3,8 @@ import type { Actor } from './actor';
 import { confirmBy, deny, type AuthDecision, type DenyReasonCode } from './decision';
 import { resolveMemberRef, type Directory, type DirectoryMember } from './directory';
 import {
-  mostPermissive, ORGANISATION_WIDE, outcomeAt, PERSON_ROLES, personOutcome, type Outcome, type PersonRole, type Relation,
+  mostPermissive, ORGANISATION_WIDE, outcomeAt, PERSON_ROLES, personOutcome,
+  type Outcome, type PersonRole, type Relation,
 } from './person-scope';
 import { hiddenTopSecret, isDepartmentVisible, visibleDepartments } from './scope';
 
@@ -153,7 +154,8 @@ function checkDepartment(scope: Scope, param: string, value: unknown): AuthDecis
     }
     if (scope.hidden.has(id)) return deny('Z_TOP_SECRET', `parameter "${param}": department ${id} is top secret`);
     if (!isDepartmentVisible(scope.visible, id)) {
-      return deny('Z_OUT_OF_SCOPE_DEPARTMENT', `parameter "${param}": department ${id} is outside the scope of level ${scope.actor.level}`);
+      const why = `parameter "${param}": department ${id} is outside the scope of level ${scope.actor.level}`;
+      return deny('Z_OUT_OF_SCOPE_DEPARTMENT', why);
     }
   }
   return null;
@@ -166,9 +168,9 @@ function checkDepartment(scope: Scope, param: string, value: unknown): AuthDecis
  */
 export function checkTargets(actor: Actor, tool: Pick<ToolMeta, 'paramRoles' | 'organisationWide'>,
   parameters: Record<string, unknown>, directory: Directory): AuthDecision | null {
-  const scope: Scope = {
-    actor, directory, visible: visibleDepartments(actor, directory.departments), hidden: hiddenTopSecret(actor, directory.departments),
-  };
+  const { departments } = directory;
+  const visible = visibleDepartments(actor, departments);
+  const scope: Scope = { actor, directory, visible, hidden: hiddenTopSecret(actor, departments) };
   let confirm: AuthDecision | null = null;
   for (const { param, role, value } of checkedParams(tool, parameters)) {
     if (role === 'target_department') {

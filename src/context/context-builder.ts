@@ -53,7 +53,10 @@ export class ContextBuilder {
   }
 
   /** `audience` defaults to {@link defaultAudience} the room's authority and the sender's level. */
-  async build(input: { msg: InboundMessage; sender: SenderProfile; room: TurnContext['room']; now: Date; audience?: TurnContext['audience'] }): Promise<TurnContext> {
+  async build(input: {
+    msg: InboundMessage; sender: SenderProfile; room: TurnContext['room']; now: Date;
+    audience?: TurnContext['audience'];
+  }): Promise<TurnContext> {
     const { msg, sender, now } = input;
     const degraded: string[] = [];
     const degrade = (name: string, err: unknown): void => {
@@ -121,8 +124,8 @@ export class ContextBuilder {
    * case); if that statement fails, each part is read on its own so one failing source only degrades
    * itself (R-X2).
    */
-  private async gather(sources: ContextSource[], msg: InboundMessage, sender: SenderProfile, now: Date, timezone: string,
-    soft: <T>(name: string, p: Promise<T>, fallback: T) => Promise<T>, degrade: (name: string, err: unknown) => void): Promise<{ history: HistoryEntry[]; summary: string | null; sections: ContextSection[] }> {
+  private async gather(sources: ContextSource[], msg: InboundMessage, sender: SenderProfile, now: Date,
+    timezone: string, soft: <T>(name: string, p: Promise<T>, fallback: T) => Promise<T>, degrade: (name: string, err: unknown) => void): Promise<{ history: HistoryEntry[]; summary: string | null; sections: ContextSection[] }> {
     const folded = sources.every(isSqlSource);
     const render = (src: ContextSource, data: unknown): ContextSection | null => {
       try {
@@ -173,7 +176,9 @@ function toHistory(rows: HistoryRow[]): HistoryEntry[] {
 }
 
 /** Public rooms and senders at level 0 (strangers, unknown senders in public rooms) are a public audience. */
-export function defaultAudience(authority: TurnContext['room']['authority'], sender: Pick<SenderProfile, 'level'>): TurnContext['audience'] {
+export function defaultAudience(
+  authority: TurnContext['room']['authority'], sender: Pick<SenderProfile, 'level'>,
+): TurnContext['audience'] {
   return authority === 'public' || sender.level === 0 ? 'public' : 'member';
 }
 

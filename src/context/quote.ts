@@ -9,7 +9,8 @@
 /** Line breaks, tabs and Unicode line/paragraph separators. */
 const BREAKS = /[\r\n\t\v\f\u0085\u2028\u2029]+/g;
 /** A role or authority label followed by a colon, as a prompt would write it. */
-const ROLE_PREFIX = /((?:\b(?:system|assistant|human|user|developer|tool|admin(?:istrator)?)\b|システム|アシスタント|ユーザー|管理者|運営)\s*[:：])/giu;
+const ROLE_PREFIX = new RegExp('((?:\\b(?:system|assistant|human|user|developer|tool|admin(?:istrator)?)\\b'
+  + '|システム|アシスタント|ユーザー|管理者|運営)\\s*[:：])', 'giu');
 /** Bracketed pseudo-tags such as [INST], [/system], [SYSTEM PROMPT]. */
 const BRACKET_TAG = /\[(\/?\s*(?:inst|system|assistant|user|sys)\b[^\]]{0,40})\]/gi;
 
@@ -45,5 +46,6 @@ export function neutraliseValue(value: unknown, depth = 0): unknown {
   if (typeof value === 'string') return neutralise(value);
   if (depth > 20 || value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.map((v) => neutraliseValue(v, depth + 1));
-  return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, neutraliseValue(v, depth + 1)]));
+  const entries = Object.entries(value as Record<string, unknown>);
+  return Object.fromEntries(entries.map(([k, v]) => [k, neutraliseValue(v, depth + 1)]));
 }

@@ -18,7 +18,9 @@ export function paramsWithRole(tool: Pick<ToolMeta, 'paramRoles'>, role: ParamRo
 }
 
 /** Roles whose value is one person reference (「自分」 there means the sender). */
-const SINGLE_PERSON_ROLES: ReadonlySet<ParamRole> = new Set<ParamRole>(['person', 'target_user', 'assignee', 'reminder_target', 'memory_subject']);
+const SINGLE_PERSON_ROLES: ReadonlySet<ParamRole> = new Set<ParamRole>([
+  'person', 'target_user', 'assignee', 'reminder_target', 'memory_subject',
+]);
 
 /** Names of the parameters holding one person reference, in the tool's declaration order. */
 export function personParams(tool: Pick<ToolMeta, 'paramRoles'>): string[] {

@@ -36,10 +36,12 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Metrics 
     webhookAcks: new Counter({ name: 'hisho_webhook_requests_total', help: 'Webhook requests by status', labelNames: ['platform', 'status'], registers: r }),
     constitutionViolations: new Counter({ name: 'hisho_constitution_violations_total', help: 'Constitution violations detected', labelNames: ['reason_code'], registers: r }),
     senderBudgetRefusals: new Counter({
-      name: 'hisho_sender_budget_refusals_total', help: 'Turns refused by a per-sender budget', labelNames: ['limit'], registers: r,
+      name: 'hisho_sender_budget_refusals_total', help: 'Turns refused by a per-sender budget',
+      labelNames: ['limit'], registers: r,
     }),
     strangerTurns: new Counter({
-      name: 'hisho_stranger_turns_total', help: 'Messages from senders not in the directory', labelNames: ['platform'], registers: r,
+      name: 'hisho_stranger_turns_total', help: 'Messages from senders not in the directory',
+      labelNames: ['platform'], registers: r,
     }),
   };
 }

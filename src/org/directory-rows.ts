@@ -47,7 +47,9 @@ export function directoryRows(dir: Directory): DirectoryRows {
       id: orgId, name: dir.organization.name, timezone, values: dir.organization.values ?? '',
       discordGuildIds: [...new Set(dir.organization.discord_guilds ?? [])].sort(),
     },
-    departments: dir.departments.map((d) => ({ orgId, id: d.id, name: d.name, parentId: d.parent ?? null, topSecret: d.top_secret ?? false })),
+    departments: dir.departments.map((d) => ({
+      orgId, id: d.id, name: d.name, parentId: d.parent ?? null, topSecret: d.top_secret ?? false,
+    })),
     members: dir.members.map((m) => ({
       orgId,
       id: m.id,

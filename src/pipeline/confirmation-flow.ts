@@ -126,7 +126,8 @@ export class ConfirmationFlow {
     const tool = this.d.registry.meta(proposal.toolName);
     const actor = await loadActor(this.d.db, { orgId: ctx.org.id, platform: msg.platform, roomId: msg.roomId, accountId: msg.senderAccountId, defaultLevel: this.d.defaultUserLevel, fallbackAuthority: msg.roomAuthority })
       .catch(() => null);
-    const directory = actor ? await loadDirectory(this.d.db, ctx.org.id).then((d) => directoryFor(this.d.db, ctx.org.id, d, tool, proposal)).catch(() => null) : null;
+    const load = async () => directoryFor(this.d.db, ctx.org.id, await loadDirectory(this.d.db, ctx.org.id), tool, proposal);
+    const directory = actor ? await load().catch(() => null) : null;
     const auth = actor && directory ? authorize({ actor, tool, proposal, directory }) : { result: 'DENIED' as const, reasonCode: 'Z_LOOKUP_ERROR', reason: 'lookup failed' };
     const record = { guardianAction: 'CONFIRM', guardianReason: pending.reasonCode, authResult: auth.result, authReason: auth.reasonCode, proposals: [{ tool: proposal.toolName, parameters: proposal.parameters, pendingActionId: pending.id }] };
     if (auth.result === 'DENIED' || !actor) {

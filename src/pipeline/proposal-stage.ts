@@ -1,6 +1,8 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { ReplyOption } from '../adapters/types';
-import { authorize, directoryFor, filterToolsForActor, loadDirectory, type Actor, type AuthDecision, type Directory } from '../authorization';
+import {
+  authorize, directoryFor, filterToolsForActor, loadDirectory, type Actor, type AuthDecision, type Directory,
+} from '../authorization';
 import { BrainFailure, type Brain, type BrainDecision, type LlmCallRecord } from '../brain/brain';
 import { personaMessage, type PromptSet } from '../brain/prompts';
 import { reasoningText, type BrainOutput, type ToolProposal } from '../brain/types';
@@ -138,7 +140,8 @@ export class ProposalStage implements ToolStage {
         }
         if (verdict.action === 'CONFIRM' || auth.result === 'CONFIRM') {
           const dropped = out.proposals.length - index - 1;
-          return this.askConfirmation(ctx, actor, out, { ...proposal, parameters: params }, { verdict, auth }, calls, base(), dropped);
+          const asked = { ...proposal, parameters: params };
+          return this.askConfirmation(ctx, actor, out, asked, { verdict, auth }, calls, base(), dropped);
         }
         if (this.d.shadowMode) {
           t.execution = { status: 'shadow', ms: 0 };
@@ -180,9 +183,10 @@ export class ProposalStage implements ToolStage {
   }
 
   /** The gate's decision, with the owners of any task the proposal names (a failed lookup denies). */
-  private async authorize(ctx: TurnContext, actor: Actor, proposal: ToolProposal, directory: Directory): Promise<AuthDecision> {
+  private async authorize(ctx: TurnContext, actor: Actor, proposal: ToolProposal, base: Directory,
+  ): Promise<AuthDecision> {
     const tool = this.d.registry.meta(proposal.toolName);
-    const full = await directoryFor(this.d.db, ctx.org.id, directory, tool, proposal).catch(() => null);
+    const full = await directoryFor(this.d.db, ctx.org.id, base, tool, proposal).catch(() => null);
     if (!full) return { result: 'DENIED', reasonCode: 'Z_LOOKUP_ERROR', reason: 'task owner lookup failed; denied fail-closed' };
     return authorize({ actor, tool, proposal, directory: full });
   }
@@ -193,8 +197,9 @@ export class ProposalStage implements ToolStage {
   }
 
   /** Asks before running: the Guardian said CONFIRM, or the gate did (a person or organisation-wide rule). */
-  private async askConfirmation(ctx: TurnContext, actor: Actor, out: Extract<BrainOutput, { type: 'tool_call' }>, proposal: ToolProposal,
-    why: { verdict: GuardianVerdict; auth: AuthDecision }, calls: LlmCallRecord[], base: ReturnType<TurnRunner['baseRecord']>, dropped: number): Promise<TurnOutcome> {
+  private async askConfirmation(ctx: TurnContext, actor: Actor, out: Extract<BrainOutput, { type: 'tool_call' }>,
+    proposal: ToolProposal, why: { verdict: GuardianVerdict; auth: AuthDecision }, calls: LlmCallRecord[],
+    base: ReturnType<TurnRunner['baseRecord']>, dropped: number): Promise<TurnOutcome> {
     const { verdict, auth } = why;
     const reasonCode = verdict.action === 'CONFIRM' ? verdict.reasonCode : auth.reasonCode;
     const p = this.d.prompts;
@@ -207,8 +212,10 @@ export class ProposalStage implements ToolStage {
     const note = lang === 'ja' ? (noteJa ? `（${noteJa}）\n` : '') : (noteEn ? `(Note: ${noteEn}.)\n` : '');
     const question = personaMessage(p, 'confirm.question', lang, { summary, note });
     const record = {
-      ...base, decision: 'CONFIRM', reasonCode, finalDecider: 'SYSTEM' as const, guardianAction: verdict.action, guardianReason: verdict.reasonCode,
-      authResult: auth.result, authReason: auth.reasonCode, notes: { dropped, confirmationType: verdict.confirmationType ?? 'single' },
+      ...base, decision: 'CONFIRM', reasonCode, finalDecider: 'SYSTEM' as const,
+      guardianAction: verdict.action, guardianReason: verdict.reasonCode,
+      authResult: auth.result, authReason: auth.reasonCode,
+      notes: { dropped, confirmationType: verdict.confirmationType ?? 'single' },
     };
     if (!this.d.pending || this.d.shadowMode) {
       // Without a state manager (or in shadow mode) nothing can be approved later: ask, record, execute nothing.
@@ -255,7 +262,9 @@ export class ProposalStage implements ToolStage {
    * model-safe errors; internal errors only as an id.
    */
   resultBlock(proposal: ToolProposal, exec: ExecutionResult): Anthropic.Messages.ToolResultBlockParam {
-    if (exec.status === 'ok') return { type: 'tool_result', tool_use_id: proposal.id, content: JSON.stringify(neutraliseValue(exec.output)) };
+    if (exec.status === 'ok') {
+      return { type: 'tool_result', tool_use_id: proposal.id, content: JSON.stringify(neutraliseValue(exec.output)) };
+    }
     if (exec.status === 'error') return this.errorResult(proposal, `${exec.code}: ${exec.modelMessage}`);
     if (exec.status === 'internal_error') return this.errorResult(proposal, `The tool failed (error id ${exec.errorId}). Apologise and suggest trying again later.`);
     return this.errorResult(proposal, 'Needs clarification.');

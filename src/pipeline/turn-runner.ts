@@ -163,17 +163,23 @@ export class TurnRunner {
     const budget = await this.d.senderBudget?.check(msg);
     if (budget && !budget.ok) {
       this.d.metrics?.senderBudgetRefusals.inc({ limit: budget.limit });
-      const text = personaMessage(this.d.prompts, budget.limit === 'minute' ? 'reply.sender_budget_minute' : 'reply.sender_budget_day', lang);
+      const key = budget.limit === 'minute' ? 'reply.sender_budget_minute' : 'reply.sender_budget_day';
       return {
-        text, calls: [], silent: !budget.notify,
-        record: { decision: 'REFUSED', reasonCode: budget.reasonCode, finalDecider: 'SYSTEM', memberId: actor.memberId, notes: { notified: budget.notify } },
+        text: personaMessage(this.d.prompts, key, lang), calls: [], silent: !budget.notify,
+        record: {
+          decision: 'REFUSED', reasonCode: budget.reasonCode, finalDecider: 'SYSTEM', memberId: actor.memberId,
+          notes: { notified: budget.notify },
+        },
       };
     }
     if (actor.source !== 'stranger') return null;
     this.d.metrics?.strangerTurns.inc({ platform: msg.platform });
     return {
       text: personaMessage(this.d.prompts, 'reply.stranger', lang), calls: [],
-      record: { decision: 'REFUSED', reasonCode: 'Z_STRANGER', finalDecider: 'SYSTEM', authResult: 'DENIED', authReason: 'Z_STRANGER', memberId: null },
+      record: {
+        decision: 'REFUSED', reasonCode: 'Z_STRANGER', finalDecider: 'SYSTEM', memberId: null,
+        authResult: 'DENIED', authReason: 'Z_STRANGER',
+      },
     };
   }
 

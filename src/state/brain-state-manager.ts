@@ -262,7 +262,8 @@ export class BrainStateManager {
   private async finish(pendingId: string, status: 'executed' | 'failed', result: unknown, error?: string): Promise<boolean> {
     return this.db.$transaction(async (tx) => {
       const rows = await tx.$queryRaw<PendingRow[]>`
-        UPDATE pending_actions SET status = ${status}, "executedAt" = ${this.now()}, result = ${jsonText(safeRedactValue(result))}::jsonb
+        UPDATE pending_actions
+        SET status = ${status}, "executedAt" = ${this.now()}, result = ${jsonText(safeRedactValue(result))}::jsonb
         WHERE id = ${pendingId} AND status = 'approved'
         RETURNING *`;
       const row = rows[0];

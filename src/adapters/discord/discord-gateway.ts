@@ -197,7 +197,8 @@ export class DiscordGateway {
       if (!isAddressedToBot(message, addressing)) return;
       const room = await this.roomFor(message);
       if (!room) {
-        this.log.warn({ ...ids, guildId: message.guildId }, 'discord message from a guild not allow-listed (or no organisation): ignored');
+        const why = 'discord message from a guild not allow-listed (or no organisation): ignored';
+        this.log.warn({ ...ids, guildId: message.guildId }, why);
         return;
       }
       const inbound = toInbound(message, { ...addressing, room });

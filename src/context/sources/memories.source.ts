@@ -65,7 +65,8 @@ export const memoriesSource = defineSqlSource<MemoryRow[]>({
     const relevant = rank(facts).filter((x) => x.score > 0).slice(0, MAX_MEMORIES - self.length).map((x) => x.r);
     const chosen = [...self, ...relevant];
     if (chosen.length === 0) return null;
-    return { title: '関連する記憶 (memories)', lines: chosen.map((m) => `(${KIND_LABEL[m.kind] ?? m.kind}) ${quoted(m.content)}`) };
+    const lines = chosen.map((m) => `(${KIND_LABEL[m.kind] ?? m.kind}) ${quoted(m.content)}`);
+    return { title: '関連する記憶 (memories)', lines };
   },
 });
 

@@ -59,7 +59,8 @@ export const personsSource = defineSqlSource<PersonsData>({
         SELECT m.id, m.name, m.aliases, m."departmentId", d.name AS "departmentName"
         FROM members m LEFT JOIN departments d ON d."orgId" = m."orgId" AND d.id = m."departmentId"
         WHERE m."orgId" = $1 AND m.active) x),
-      'departments', (SELECT coalesce(json_agg(json_build_object('id', id, 'parentId', "parentId", 'topSecret', "topSecret")), '[]')
+      'departments', (SELECT coalesce(json_agg(json_build_object(
+          'id', id, 'parentId', "parentId", 'topSecret', "topSecret")), '[]')
         FROM departments WHERE "orgId" = $1))`,
   render(data, { msg, sender }) {
     const hidden = hiddenTopSecret(sender, data.departments);

@@ -59,7 +59,8 @@ export const tasksSource = defineSqlSource<TaskRow[]>({
     if (given.length > 0) {
       lines.push(`あなたが依頼した未完了タスク（${givenCount}件）:`);
       for (const t of given) {
-        lines.push(`- ${quoted(t.title)}（担当: ${t.assignee ?? t.assigneeMemberId}、id: ${t.id}、${formatDueJa(t.dueAt, now, timezone)}）`);
+        const who = t.assignee ?? t.assigneeMemberId;
+        lines.push(`- ${quoted(t.title)}（担当: ${who}、id: ${t.id}、${formatDueJa(t.dueAt, now, timezone)}）`);
       }
       if (givenCount > given.length) lines.push(`（ほか${givenCount - given.length}件）`);
     }
