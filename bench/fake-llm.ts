@@ -16,7 +16,9 @@ export class ZeroLatencyLlm implements LlmClient {
     this.calls++;
     this.lastRequest = req;
     const last = req.messages.at(-1)!;
-    const text = typeof last.content === 'string' ? last.content : '';
+    // The current message is the last text block of the last user turn (the context block comes before it).
+    const blocks = typeof last.content === 'string' ? [{ type: 'text', text: last.content }] : last.content;
+    const text = blocks.filter((b): b is Anthropic.Messages.TextBlockParam => b.type === 'text').at(-1)?.text ?? '';
     const afterTool = Array.isArray(last.content) && last.content.some((b) => (b as { type: string }).type === 'tool_result');
     let content: Anthropic.Messages.ContentBlock[];
     if (!afterTool && text.includes('タスク')) {

@@ -3,7 +3,8 @@
 // generator runs in a child process (bench/load.ts) so it does not share the service's CPU.
 import { fork } from 'node:child_process';
 import path from 'node:path';
-import { Client } from 'pg';
+import { Client, Pool } from 'pg';
+import { SenderBudget } from '../src/brain/sender-budget';
 import { loadConfig } from '../src/config/env';
 import { startEmbeddedPostgres, tempDataDir } from '../src/db/embedded-postgres';
 import { silentLogger } from '../src/observability/logger';
@@ -40,8 +41,9 @@ async function main(): Promise<void> {
   const config = loadConfig({
     NODE_ENV: 'production', PORT: '0', LOG_LEVEL: 'silent', DATABASE_URL: u.toString(), ANTHROPIC_API_KEY: 'sk-bench-not-a-real-key-000000',
     CHATWORK_API_TOKEN: 'bench-token', CHATWORK_WEBHOOK_TOKEN: TOKEN, CHATWORK_API_BASE_URL: cwUrl, LLM_DAILY_COST_LIMIT_USD: '0',
-    // One sending account drives the whole load: budgets stay on (their check is measured) but out of reach.
-    SENDER_TURNS_PER_MINUTE: '100000000', SENDER_TURNS_PER_DAY: '100000000', SENDER_DAILY_COST_LIMIT_USD: '100000000',
+    // One ChatWork account stands for all 64 senders of the load, with thousands of turns a day: per-sender
+    // budgets are off here; the check itself is measured below on a realistic sender history.
+    SENDER_TURNS_PER_MINUTE: '0', SENDER_TURNS_PER_DAY: '0', SENDER_DAILY_COST_LIMIT_USD: '0',
     WORKER_CONCURRENCY: process.env.BENCH_WORKERS ?? '8', DATABASE_POOL_MAX: '20',
   });
   const started = performance.now();
@@ -84,10 +86,39 @@ async function main(): Promise<void> {
   const totalChars = prefixChars + req.system.slice(1).reduce((a, b) => a + b.text.length, 0) + JSON.stringify(req.messages).length;
   console.log(`cacheable prefix (tools + stable system) share of a typical request: ${((prefixChars / totalChars) * 100).toFixed(1)}% of input characters (${req.tools.length} tools)`);
 
+  await benchSenderBudget(u.toString());
+
   await svc.stop();
   await admin.query(`DROP DATABASE "${dbName}" WITH (FORCE)`);
   await admin.end();
   if (embeddedStop) await embeddedStop();
+}
+
+/**
+ * The per-sender budget check (one statement per turn) for a sender at the default daily limit: 400 turn
+ * records today, 20 of them in the last minute.
+ */
+async function benchSenderBudget(url: string): Promise<void> {
+  const pool = new Pool({ connectionString: url, max: 2 });
+  try {
+    await pool.query(`INSERT INTO turn_records (id, platform, "roomId", "accountId", decision, "reasonCode", "finalDecider", "totalMs", "costUsd", "createdAt")
+      SELECT 'budget-' || g, 'chatwork', '5001', 'budget-sender', 'REPLY', 'B_TEXT_RESPONSE', 'LLM', 10, 0.004,
+             now() - (CASE WHEN g <= 20 THEN g ELSE 60 + g * 30 END) * interval '1 second'
+      FROM generate_series(1, 400) g`);
+    const budget = new SenderBudget({ sql: async (text, params) => (await pool.query(text, params)).rows, timezone: 'Asia/Tokyo',
+      limits: { turnsPerMinute: 20, turnsPerDay: 400, dailyCostUsd: 10 } });
+    const ms: number[] = [];
+    for (let i = 0; i < 500; i++) {
+      const t0 = performance.now();
+      await budget.check({ platform: 'chatwork', senderAccountId: 'budget-sender' });
+      ms.push(performance.now() - t0);
+    }
+    ms.sort((a, b) => a - b);
+    const at = (q: number) => ms[Math.min(ms.length - 1, Math.floor(q * ms.length))]!;
+    console.log(`per-sender budget check (sender with 400 turns today, 20 in the last minute; n=500): p50 ${f(at(0.5))} ms, p99 ${f(at(0.99))} ms`);
+  } finally {
+    await pool.end();
+  }
 }
 
 main().catch((err) => { console.error(err); process.exit(1); });
