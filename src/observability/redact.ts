@@ -32,10 +32,14 @@ function luhn(digits: string): boolean {
   return sum % 10 === 0;
 }
 
-/** Card numbers: 13–19 digits, an issuer prefix 2–6 (so timestamps and order numbers pass), Luhn valid. */
+/**
+ * Card numbers: an issuer prefix 2–6 (so timestamps and order numbers pass), Luhn valid, 13–16 digits
+ * written together or up to 19 in groups (17–19 digits in one run are ids such as Discord snowflakes).
+ */
 function isCard(match: string): boolean {
   const d = match.replace(/\D/g, '');
-  return d.length >= 13 && d.length <= 19 && /^[2-6]/.test(d) && luhn(d);
+  const max = d.length === match.length ? 16 : 19;
+  return d.length >= 13 && d.length <= max && /^[2-6]/.test(d) && luhn(d);
 }
 
 /** The check digit of a 12-digit My Number (individual number) is valid. */

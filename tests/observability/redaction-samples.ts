@@ -79,6 +79,7 @@ export const TEXT_SAMPLES: readonly TextSample[] = [
   { text: '午後3時〜5時、2026年11月24日（火）', spans: [] },
   { text: 'マイナンバーカードの手続きについて', spans: [] },
   { text: '見積 ¥1,200,000（100万円超）', spans: [] },
+  { text: 'Discord の相手 402938475612345602 から（Luhn を満たす18桁のID）', spans: [] },
 ];
 
 export interface ValueSample {
