@@ -9,6 +9,7 @@ import type { ClaimedItem } from '../intake/work-queue';
 import type { Logger } from '../observability/logger';
 import type { TurnRecorder } from '../observability/turn-recorder';
 import type { Outbox } from './outbox';
+import { neutralise } from '../context/quote';
 
 export interface NoticeRunnerDeps {
   db: Db;
@@ -50,7 +51,8 @@ export class NoticeRunner {
     const account = member.accounts[0]?.accountId ?? member.id;
     const now = this.d.now?.() ?? new Date();
     const lang = detectLanguage(r.text);
-    const vars = { name: member.name, text: r.text };
+    // The reminder text is stored text: one inert line inside the template's quotes (data, never instructions).
+    const vars = { name: member.name, text: neutralise(r.text) };
     const msg: InboundMessage = {
       platform: r.platform as InboundMessage['platform'], orgId: r.orgId, roomId: r.roomId, senderAccountId: account, senderName: member.name,
       text: personaMessage(this.d.prompts, 'notice.reminder_task', lang, vars), rawText: '', mentions: [], platformMessageId: `reminder:${r.id}`, sentAt: now.toISOString(),
