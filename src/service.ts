@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import path from 'node:path';
 import express, { type Router } from 'express';
 import { ChatworkClient, ChatworkSender, createChatworkWebhookRouter } from './adapters/chatwork';
+import { ChatworkBotIdentity } from './adapters/chatwork/bot-identity';
 import { ConsoleSender } from './adapters/console/console-sender';
 import { createConsoleRouter } from './adapters/console/console.route';
 import type { Env } from './config/env';
@@ -52,6 +53,8 @@ export interface ServiceOverrides {
   now?: () => Date;
   /** Skip GET /me at start (tests pass the bot account id directly). */
   chatworkBotAccountId?: string;
+  /** First retry delay of GET /me after a failure at start (default 2 s, doubling up to 60 s). */
+  chatworkMeRetryMs?: number;
   workerPollMs?: number;
   instanceId?: string;
   /** How often due reminders are turned into notifications (default 15 s). */
@@ -138,7 +141,13 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     db, brain, registry, executor, prompts, guardianConfig, stepBudget: config.STEP_BUDGET,
     shadowMode: config.SHADOW_MODE, logger, services, now: o.now, pending: states, metrics,
   });
-  const confirmations = new ConfirmationFlow({ db, states, brain, registry, executor, stage: toolStage, prompts, logger, defaultUserLevel: config.DEFAULT_USER_LEVEL, shadowMode: config.SHADOW_MODE });
+  // Names people address the bot by: the persona's, and the ChatWork display name once GET /me answered.
+  let chatworkIdentity: ChatworkBotIdentity | null = null;
+  const personaNames = personaMessage(prompts, 'bot.names', 'ja').split(',');
+  const botNames = () => (chatworkIdentity?.name ? [...personaNames, chatworkIdentity.name] : personaNames);
+  const confirmations = new ConfirmationFlow({
+    db, states, brain, registry, executor, stage: toolStage, prompts, logger, defaultUserLevel: config.DEFAULT_USER_LEVEL, shadowMode: config.SHADOW_MODE, botNames,
+  });
   const runner = new TurnRunner({
     db, brain, contextBuilder, recorder, outbox, prompts, logger, metrics, guardianConfig, toolStage, states, confirmations, sql,
     defaultUserLevel: config.DEFAULT_USER_LEVEL, shadowMode: config.SHADOW_MODE, llmConfigured: llm !== null, now: o.now,
@@ -154,15 +163,13 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   if (chatworkOn) {
     const client = new ChatworkClient({ apiToken: config.CHATWORK_API_TOKEN!, baseUrl: config.CHATWORK_API_BASE_URL, logger });
     chatworkClient = client;
-    let botAccountId = o.chatworkBotAccountId;
-    if (!botAccountId) {
-      try {
-        botAccountId = (await client.getMe()).accountId;
-        logger.info({ botAccountId }, 'ChatWork bot account identified');
-      } catch (err) {
-        logger.error({ err: asAppError(err).message }, 'ChatWork GET /me failed: room mentions are ignored until restart (mention_to_me still works)');
-      }
-    }
+    const known = o.chatworkBotAccountId ? { accountId: o.chatworkBotAccountId } : undefined;
+    const identity = new ChatworkBotIdentity({ getMe: () => client.getMe(), logger, known, retryMs: o.chatworkMeRetryMs });
+    chatworkIdentity = identity;
+    // GET /me runs in the background (retried until it answers): start-up does not wait for ChatWork, and a
+    // room message that arrives first waits briefly for the same request.
+    void identity.start();
+    stoppers.push(async () => identity.stop());
     outbox.register(new ChatworkSender({ client, logger }));
     // Count webhook answers by status (401/400/413/503 show up here, not in turn records).
     routers.push(express.Router().use('/webhooks/chatwork', (_req, res, next) => {
@@ -170,7 +177,8 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
       next();
     }));
     routers.push(createChatworkWebhookRouter({
-      webhookToken: config.CHATWORK_WEBHOOK_TOKEN!, getBotAccountId: () => botAccountId, intake,
+      webhookToken: config.CHATWORK_WEBHOOK_TOKEN!, getBotAccountId: () => identity.accountId, intake,
+      getBotNames: botNames, refreshBotAccount: () => identity.refresh(),
       resolveOrgId: (roomId) => resolveOrgId('chatwork', roomId), defaultOrgId, maxEventAgeSeconds: config.CHATWORK_EVENT_MAX_AGE_SECONDS, now: o.now, logger,
     }));
   }

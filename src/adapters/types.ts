@@ -20,6 +20,12 @@ export interface InboundMessage {
   text: string;
   /** Original text with markup (kept for the adapter's own use, never sent to the LLM). */
   rawText: string;
+  /**
+   * The person's own words for deterministic parsing (confirmation answers): `text` without the mention
+   * tags and the addressee names written after them (ChatWork's TO button: `[To:9999]Hishoさん`), Discord
+   * mentions, or quotes. Absent → `text`. The LLM always sees `text`.
+   */
+  answerText?: string;
   /** Account ids mentioned in the message. */
   mentions: string[];
   /** Platform message id this message replies to, if any. */

@@ -1,4 +1,5 @@
 import type Anthropic from '@anthropic-ai/sdk';
+import { stripLeadingName } from '../adapters/addressee';
 import type { InboundMessage } from '../adapters/types';
 import { authorize, loadActor, loadDirectory, type Actor } from '../authorization';
 import type { Brain } from '../brain/brain';
@@ -27,6 +28,8 @@ export interface ConfirmationFlowDeps {
   defaultUserLevel: number;
   /** Shadow mode: answers are recorded, nothing approved is executed. */
   shadowMode?: boolean;
+  /** Names people address the bot by (persona names, platform display names): dropped before classifying. */
+  botNames?: () => readonly string[];
 }
 
 /** What the confirmation layer decided for this message. */
@@ -48,7 +51,8 @@ export class ConfirmationFlow {
     const { msg, session, ctx, turnRunner } = input;
     const lang = ctx.language;
     const p = this.d.prompts;
-    const answer = classifyAnswer(msg.text);
+    // Only the deterministic classification reads the message without its addressee ("[To:9999]Hishoさん\n").
+    const answer = classifyAnswer(stripLeadingName(msg.answerText ?? msg.text, this.d.botNames?.() ?? []));
     const key: SessionKey = { platform: msg.platform, roomId: msg.roomId, accountId: msg.senderAccountId };
     const pending = session.pending;
     const stale = msg.answerTo && (!pending || pending.id !== msg.answerTo);

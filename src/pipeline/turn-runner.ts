@@ -103,7 +103,7 @@ export class TurnRunner {
 
   /** Everything between "message stored" and "reply ready". */
   private async decide(msg: InboundMessage, item: ClaimedItem, log: Logger, prelude: TurnPrelude): Promise<TurnOutcome> {
-    const lang = detectLanguage(msg.text);
+    const lang = detectLanguage(msg.answerText ?? msg.text);
     const key: SessionKey = { platform: msg.platform, roomId: msg.roomId, accountId: msg.senderAccountId };
     const { actor, profile } = prelude;
     if (!this.d.llmConfigured) {
@@ -275,7 +275,7 @@ export class TurnRunner {
 
   /** Last-attempt failure: tell the user (best effort), so a message is never silently dropped. */
   private async answerFailure(msg: InboundMessage, replyKey: string, app: AppError, log: Logger): Promise<void> {
-    const lang = detectLanguage(msg.text);
+    const lang = detectLanguage(msg.answerText ?? msg.text);
     const text = personaMessage(this.d.prompts, `error.${app.code}`, lang, { errorId: app.errorId });
     const reply: OutboundReply = { platform: msg.platform, roomId: msg.roomId, text, kind: 'reply', inReplyTo: { platformMessageId: msg.platformMessageId, accountId: msg.senderAccountId, accountName: msg.senderName } };
     try {
