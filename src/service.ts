@@ -55,6 +55,8 @@ export interface ServiceOverrides {
   chatworkBotAccountId?: string;
   /** First retry delay of GET /me after a failure at start (default 2 s, doubling up to 60 s). */
   chatworkMeRetryMs?: number;
+  /** Wait before looking for a message whose post timed out (default 2 s). */
+  outboxReconcileDelayMs?: number;
   workerPollMs?: number;
   instanceId?: string;
   /** How often due reminders are turned into notifications (default 15 s). */
@@ -130,7 +132,8 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   const costGuard = new CostGuard({ db, logger, model: config.ANTHROPIC_MODEL, fallbackModel: config.ANTHROPIC_FALLBACK_MODEL, dailyLimitUsd: config.LLM_DAILY_COST_LIMIT_USD, action: config.LLM_COST_LIMIT_ACTION, timezone: config.BOT_TIMEZONE, now: o.now });
   const brain = new Brain({ llm: llm ?? { create: async () => { throw new Error('LLM not configured'); } }, prompts, models: costGuard, maxTokens: config.LLM_MAX_TOKENS });
   const contextBuilder = new ContextBuilder({ db, logger, defaultTimezone: config.BOT_TIMEZONE, sources: [personsSource, tasksSource, goalsSource, memoriesSource], sql });
-  const outbox = new Outbox(db);
+  // A worker posts only while its claim has at least a third of its lifetime left (the heartbeat renews it every third).
+  const outbox = new Outbox(db, { pool: pgPool, claimMarginMs: Math.floor(config.WORK_CLAIM_TTL_MS / 3), reconcileDelayMs: o.outboxReconcileDelayMs });
   const recorder = new TurnRecorder(db, metrics);
   const registry = ToolRegistry.fromDirectory();
   let chatworkClient: ChatworkClient | null = null;
@@ -161,7 +164,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   const stoppers: (() => Promise<void>)[] = [];
   const chatworkOn = Boolean(config.CHATWORK_API_TOKEN && config.CHATWORK_WEBHOOK_TOKEN);
   if (chatworkOn) {
-    const client = new ChatworkClient({ apiToken: config.CHATWORK_API_TOKEN!, baseUrl: config.CHATWORK_API_BASE_URL, logger });
+    const client = new ChatworkClient({ apiToken: config.CHATWORK_API_TOKEN!, baseUrl: config.CHATWORK_API_BASE_URL, logger, timeoutMs: config.CHATWORK_TIMEOUT_MS });
     chatworkClient = client;
     const known = o.chatworkBotAccountId ? { accountId: o.chatworkBotAccountId } : undefined;
     const identity = new ChatworkBotIdentity({ getMe: () => client.getMe(), logger, known, retryMs: o.chatworkMeRetryMs });
@@ -170,7 +173,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     // room message that arrives first waits briefly for the same request.
     void identity.start();
     stoppers.push(async () => identity.stop());
-    outbox.register(new ChatworkSender({ client, logger }));
+    outbox.register(new ChatworkSender({ client, logger, botAccountId: () => identity.accountId }));
     // Count webhook answers by status (401/400/413/503 show up here, not in turn records).
     routers.push(express.Router().use('/webhooks/chatwork', (_req, res, next) => {
       res.on('finish', () => metrics.webhookAcks.inc({ platform: 'chatwork', status: String(res.statusCode) }));

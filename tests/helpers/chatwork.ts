@@ -7,10 +7,18 @@ let nextId = 100000;
 /** The bot's display name on the fake ChatWork (what `GET /me` answers and the TO button writes). */
 export const BOT_NAME = 'Hisho';
 
+/**
+ * ChatWork's `send_time` (whole seconds) of a message a person sends now, after reading what the bot last
+ * posted: people take more than a second to answer, so it is never earlier than that post (rounded up).
+ */
+export function sendTimeNow(offsetMs = 0): number {
+  return Math.ceil((Date.now() + offsetMs) / 1000);
+}
+
 /** A mention_to_me delivery as ChatWork sends it (compact JSON) with its signature. */
 export function mentionDelivery(opts: { from: number; room: number; body: string; messageId?: string; eventTime?: number; sendTime?: number }): { raw: string; signature: string; messageId: string } {
   const messageId = opts.messageId ?? String(nextId++);
-  const now = opts.eventTime ?? Math.floor(Date.now() / 1000);
+  const now = opts.eventTime ?? sendTimeNow();
   const raw = JSON.stringify({
     webhook_setting_id: '12345', webhook_event_type: 'mention_to_me', webhook_event_time: now,
     webhook_event: { from_account_id: opts.from, to_account_id: 9999, room_id: opts.room, message_id: messageId, body: opts.body, send_time: opts.sendTime ?? now, update_time: 0 },
@@ -21,7 +29,7 @@ export function mentionDelivery(opts: { from: number; room: number; body: string
 /** A message_created delivery of a room webhook (the sender's `account_id`, no `to_account_id`). */
 export function roomMessageDelivery(opts: { from: number; room: number; body: string; messageId?: string }): { raw: string; signature: string; messageId: string } {
   const messageId = opts.messageId ?? String(nextId++);
-  const now = Math.floor(Date.now() / 1000);
+  const now = sendTimeNow();
   const raw = JSON.stringify({
     webhook_setting_id: '777', webhook_event_type: 'message_created', webhook_event_time: now,
     webhook_event: { message_id: messageId, room_id: opts.room, account_id: opts.from, body: opts.body, send_time: now, update_time: 0 },

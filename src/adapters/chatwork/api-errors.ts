@@ -27,8 +27,21 @@ export function networkErrorCode(err: unknown): string | undefined {
  * An `EXTERNAL_API_FAILED` error whose message starts with "ChatWork API". The cause keeps a network
  * error's name and code only: its message and cause chain are not ours to log.
  */
-export function chatworkApiError(message: string, apiToken: string, opts: { retryAfterMs?: number; cause?: unknown } = {}): AppError {
+export function chatworkApiError(message: string, apiToken: string, opts: { retryAfterMs?: number; cause?: unknown; uncertain?: boolean } = {}): AppError {
   const safe = apiToken ? message.split(apiToken).join('[SECRET]') : message;
   const cause = opts.cause instanceof Error ? { name: opts.cause.name, code: networkErrorCode(opts.cause) } : undefined;
-  return new AppError('EXTERNAL_API_FAILED', `ChatWork API ${safe}`, { retryAfterMs: opts.retryAfterMs, cause });
+  return new AppError('EXTERNAL_API_FAILED', `ChatWork API ${safe}`, { retryAfterMs: opts.retryAfterMs, cause, uncertain: opts.uncertain });
+}
+
+/**
+ * Network errors after which a request surely never reached ChatWork (nothing to reconcile): the
+ * connection was refused or the host could not be resolved or reached. Timeouts and resets are not
+ * among them — the request may have been processed.
+ */
+const NEVER_ARRIVED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+/** True when `err` (a fetch failure) proves the request was never received. */
+export function surelyNotSent(err: unknown): boolean {
+  const code = networkErrorCode(err);
+  return code !== undefined && NEVER_ARRIVED.has(code);
 }
