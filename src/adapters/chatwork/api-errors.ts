@@ -17,9 +17,10 @@ export async function readChatworkErrors(res: Response): Promise<string[]> {
   }
 }
 
-/** The `code` of a fetch network error's cause (`ECONNRESET`…), if any. */
+/** The `code` of a fetch network error (`ECONNRESET`…): on its cause (undici) or on the error itself. */
 export function networkErrorCode(err: unknown): string | undefined {
-  const code = (err as { cause?: { code?: unknown } } | null)?.cause?.code;
+  const e = err as { code?: unknown; cause?: { code?: unknown } } | null;
+  const code = e?.cause?.code ?? e?.code;
   return typeof code === 'string' ? code : undefined;
 }
 
