@@ -93,7 +93,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   if (!databaseUrl) {
     embedded = await startEmbeddedPostgres({ dataDir: config.EMBEDDED_DATA_DIR, persistent: true, log: (l) => logger.debug({ component: 'embedded-postgres' }, l) });
     databaseUrl = embedded.url;
-    logger.info({ dataDir: config.EMBEDDED_DATA_DIR }, 'DATABASE_URL unset: embedded PostgreSQL started');
+    logger.info({ dataDir: embedded.dataDir }, 'DATABASE_URL unset: embedded PostgreSQL started');
   }
   const migrations = await applyMigrations(databaseUrl);
   if (migrations.applied.length > 0) logger.info({ applied: migrations.applied }, 'migrations applied');
