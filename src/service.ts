@@ -57,6 +57,8 @@ export interface ServiceOverrides {
   chatworkMeRetryMs?: number;
   /** Wait before looking for a message whose post timed out (default 2 s). */
   outboxReconcileDelayMs?: number;
+  /** A discord.js client to use instead of a new one (tests drive it by emitting gateway events). */
+  discordClient?: import('discord.js').Client;
   workerPollMs?: number;
   instanceId?: string;
   /** How often due reminders are turned into notifications (default 15 s). */
@@ -189,7 +191,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   if (discordOn) {
     const { DiscordGateway } = await import('./adapters/discord');
     const gateway = new DiscordGateway({
-      token: config.DISCORD_BOT_TOKEN!, intake, logger, defaultOrgId,
+      token: config.DISCORD_BOT_TOKEN!, intake, logger, defaultOrgId, client: o.discordClient,
       resolveRoom: async (channelId) => {
         const room = await db.room.findUnique({ where: { platform_externalId: { platform: 'discord', externalId: channelId } } });
         return room ? { orgId: room.orgId, authority: room.authority === 'member' ? 'member' : 'public' } : null;
