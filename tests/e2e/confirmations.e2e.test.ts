@@ -137,5 +137,7 @@ describe('confirmation sessions (end to end, ChatWork)', () => {
     await waitFor(async () => (await botMessages()) === 21, 15000, '20 answers');
     expect(await tasks('契約書のレビュー')).toBe(1);
     expect(await svc.db.pendingAction.count({ where: { roomId: consoleRoom, status: 'executed' } })).toBe(1);
+    // The question and the one report: the 19 repeats were answered without the model.
+    expect(llm.requests).toHaveLength(2);
   });
 });
