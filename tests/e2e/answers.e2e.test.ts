@@ -1,5 +1,6 @@
 import { FakeAnthropic, replyCall, toolCall } from '../fakes/fake-anthropic';
 import { FakeChatwork, mentionDelivery, postWebhook, replyButton, toButton } from '../helpers/chatwork';
+import { consoleBotMessages, consoleSay } from '../helpers/console';
 import { chatworkEnv, startTestService, waitFor, type TestService } from '../helpers/service';
 
 /**
@@ -107,10 +108,8 @@ describe('answers as typed (console: the bot\'s name written first)', () => {
   afterAll(async () => { await svc.close(); llm.stop(); });
 
   it('「Hisho、はい」 and 「ソウルくん　はい」 approve', async () => {
-    const post = (text: string, roomId: string) => fetch(`${svc.url}/console/api/messages`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ memberId: 'suzuki-kenji', text, roomId }),
-    });
-    const bot = (roomId: string) => svc.db.conversationMessage.count({ where: { platform: 'console', roomId, role: 'assistant' } });
+    const post = (text: string, roomId: string) => consoleSay(svc, 'suzuki-kenji', roomId, text);
+    const bot = async (roomId: string) => (await consoleBotMessages(svc, roomId)).length;
     for (const [roomId, answer] of [['c-name-1', 'Hisho、はい'], ['c-name-2', 'ソウルくん　はい']] as const) {
       llm.script(toolCall('create_task', { assignee: '田中太郎', title: `名刺の発注 ${roomId}` }, { overall: 0.6 }));
       await post('名刺の発注を田中太郎さんに', roomId);

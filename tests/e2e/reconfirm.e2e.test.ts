@@ -1,5 +1,6 @@
 import { FakeAnthropic, replyCall, toolCall } from '../fakes/fake-anthropic';
 import { FakeChatwork, mentionDelivery, postWebhook, toButton } from '../helpers/chatwork';
+import { consoleBotMessages, consoleSay } from '../helpers/console';
 import { chatworkEnv, startTestService, waitFor, type TestService } from '../helpers/service';
 
 const TZ = 'Asia/Tokyo';
@@ -138,10 +139,8 @@ describe('confirmation buttons bound to their round (console)', () => {
 
   it('a double click on the first question\'s 承認 is still asked the second time; the second question\'s button runs it once', async () => {
     const roomId = 'c-double';
-    const post = (text: string, key?: string) => fetch(`${svc.url}/console/api/messages`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ memberId: 'yamada-ichiro', text, roomId, key }),
-    });
-    const bot = () => svc.db.conversationMessage.findMany({ where: { platform: 'console', roomId, role: 'assistant' }, orderBy: { id: 'asc' } });
+    const post = (text: string, key?: string) => consoleSay(svc, 'yamada-ichiro', roomId, text, key);
+    const bot = () => consoleBotMessages(svc, roomId);
     llm.script(toolCall('announce', { recipients: 'all', message: '来週から新しい勤怠システムです' }));
     await post('全員に来週から新しい勤怠システムと伝えて');
     const [question] = await waitFor(async () => { const m = await bot(); return m.length === 1 ? m : null; }, 8000, 'question');
