@@ -46,7 +46,8 @@ export const createTask = defineTool({
     title: z.string(),
     assignee: personOut,
     due: z.string().nullable(),
-    chatwork: z.enum(['created', 'skipped', 'failed']),
+    /** `unknown`: ChatWork may or may not have created it (timeout or 5xx); tell the person to check, never retry. */
+    chatwork: z.enum(['created', 'skipped', 'failed', 'unknown']),
   }),
   async describe(input, ctx) {
     const due = input.due ? readDate('due', input.due, ctx) : null;
@@ -80,11 +81,11 @@ export const createTask = defineTool({
         dueAt: due?.at ?? null, idempotencyKey: key,
       },
     }));
-    let chatwork: 'created' | 'skipped' | 'failed' = row.chatworkTaskId ? 'created' : 'skipped';
+    let chatwork: 'created' | 'skipped' | 'failed' | 'unknown' = row.chatworkTaskId ? 'created' : 'skipped';
     if (created) {
       const cw = await createChatworkTask(ctx, { title: input.title, note: input.note, accountId: person.accounts.chatwork, dueAt: due?.at ?? null, dateOnly: due?.dateOnly ?? false });
       if (cw.taskId) await db.task.update({ where: { id: row.id }, data: { chatworkTaskId: cw.taskId } });
-      chatwork = cw.sync === 'created' ? 'created' : cw.sync === 'failed' ? 'failed' : 'skipped';
+      chatwork = cw.sync;
     }
     return { taskId: row.id, title: row.title, assignee: { memberId: person.memberId, name: person.name }, due: formatDue(row.dueAt, ctx.timezone), chatwork };
   },
@@ -130,7 +131,7 @@ export const completeTask = defineTool({
     const { count } = await db.task.updateMany({ where: { id: task.id, status: 'open' }, data: { status: 'done', completedAt: ctx.now() } });
     if (count === 0) return { taskId: task.id, title: task.title, status: 'done' as const, alreadyDone: true, chatwork: 'skipped' as const };
     const sync = await completeChatworkTask(ctx, task);
-    return { taskId: task.id, title: task.title, status: 'done' as const, alreadyDone: false, chatwork: sync === 'created' ? 'updated' as const : sync };
+    return { taskId: task.id, title: task.title, status: 'done' as const, alreadyDone: false, chatwork: sync };
   },
 });
 
