@@ -34,6 +34,7 @@ describe('answers as typed (ChatWork buttons, names after the tags)', () => {
     ['TO button, a space instead of the line break', toButton('はい', { separator: ' ' })],
     ['TO button, 様 and a full-width space', toButton('はい', { name: 'Hisho様', separator: '\u3000' })],
     ['TO button, "Hisho さん" with a space', toButton('1', { name: 'Hisho さん' })],
+    ['TO button, the name without さん', toButton('はい', { name: 'Hisho' })],
     ['TO to the bot and a colleague', `[To:9999]Hishoさん\n[To:1004]田中太郎さん\nはい、お願いします`],
     ['a colleague first, then the bot, on one line', `[To:1004]田中太郎さん[To:9999]Hishoさん\nＯＫ`],
   ])('%s → approved, one task', async (_name, body) => {
