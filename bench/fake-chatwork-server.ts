@@ -24,7 +24,9 @@ export interface FakeChatworkOptions {
  * A loopback ChatWork API (benchmarks and process tests): answers at once, timestamps every post, and lists
  * a room's messages (`GET /rooms/{id}/messages?force=1`) from what was posted, as the bot's own account.
  */
-export async function startFakeChatwork(opts: FakeChatworkOptions = {}): Promise<{ url: string; posts: FakeChatworkPost[]; tasks: number; close(): Promise<void> }> {
+export async function startFakeChatwork(
+  opts: FakeChatworkOptions = {},
+): Promise<{ url: string; posts: FakeChatworkPost[]; tasks: number; close(): Promise<void> }> {
   const posts: FakeChatworkPost[] = [];
   const state = { tasks: 0 };
   const bot = opts.botAccountId ?? 9999;
@@ -34,14 +36,20 @@ export async function startFakeChatwork(opts: FakeChatworkOptions = {}): Promise
   const headers = (res: express.Response) => res.set({ 'x-ratelimit-remaining': '299', 'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + 300) });
   app.get('/v2/me', (_req, res) => { headers(res).json({ account_id: bot, name: 'Hisho' }); });
   app.post('/v2/rooms/:room/messages', (req, res) => {
-    const post = { roomId: req.params.room, at: performance.now(), body: String(req.body.body ?? ''), messageId: String(id++), sendTime: Math.floor(Date.now() / 1000) };
+    const post = {
+      roomId: req.params.room, at: performance.now(), body: String(req.body.body ?? ''),
+      messageId: String(id++), sendTime: Math.floor(Date.now() / 1000),
+    };
     posts.push(post);
     if (opts.onPost?.(post) === 'hold') return;
     headers(res).json({ message_id: post.messageId });
   });
   app.get('/v2/rooms/:room/messages', (req, res) => {
     const list = posts.filter((p) => p.roomId === req.params.room).slice(-100)
-      .map((p) => ({ message_id: p.messageId, account: { account_id: bot, name: 'Hisho', avatar_image_url: '' }, body: p.body, send_time: p.sendTime, update_time: 0 }));
+      .map((p) => ({
+        message_id: p.messageId, account: { account_id: bot, name: 'Hisho', avatar_image_url: '' },
+        body: p.body, send_time: p.sendTime, update_time: 0,
+      }));
     if (list.length === 0) return void headers(res).status(204).end();
     headers(res).json(list);
   });

@@ -24,7 +24,9 @@ export interface ChatworkTaskInput {
  * Creates the ChatWork task when the turn is in a ChatWork room, the client is configured and the
  * assignee has a ChatWork account. Returns the new ChatWork task id (or why there is none).
  */
-export async function createChatworkTask(ctx: ToolContext, t: ChatworkTaskInput): Promise<{ sync: Exclude<ChatworkSync, 'updated'>; taskId?: string }> {
+export async function createChatworkTask(
+  ctx: ToolContext, t: ChatworkTaskInput,
+): Promise<{ sync: Exclude<ChatworkSync, 'updated'>; taskId?: string }> {
   const cw = ctx.services.chatwork;
   if (ctx.platform !== 'chatwork' || !cw || !t.accountId) return { sync: 'skipped' };
   try {
@@ -43,7 +45,9 @@ export async function createChatworkTask(ctx: ToolContext, t: ChatworkTaskInput)
 }
 
 /** Marks a mirrored ChatWork task done; tolerated to fail. */
-export async function completeChatworkTask(ctx: ToolContext, task: { platform: string | null; roomId: string | null; chatworkTaskId: string | null }): Promise<'updated' | 'skipped' | 'failed'> {
+export async function completeChatworkTask(
+  ctx: ToolContext, task: { platform: string | null; roomId: string | null; chatworkTaskId: string | null },
+): Promise<'updated' | 'skipped' | 'failed'> {
   const cw = ctx.services.chatwork;
   if (!cw || !task.chatworkTaskId || task.platform !== 'chatwork' || !task.roomId) return 'skipped';
   try {

@@ -53,10 +53,15 @@ export const announce = defineTool({
     const refs = input.recipients;
     const all = refs === 'all' || refs.some(isAllWord);
     const people = all ? [] : await recipientsOf(ctx, refs);
-    const to = all ? (en ? 'everyone in this room' : 'このルームの全員') : `${people.length}${en ? ' people: ' : '人（'}${people.map((p) => p.name).join(en ? ', ' : '、')}${en ? '' : '）'}`;
+    const names = people.map((p) => p.name).join(en ? ', ' : '、');
+    const counted = en ? `${people.length} people: ${names}` : `${people.length}人（${names}）`;
+    const to = all ? (en ? 'everyone in this room' : 'このルームの全員') : counted;
     return {
       summary: en ? 'Post an announcement in this room.' : 'このルームにお知らせを投稿します。',
-      facts: [fact(ctx, 'recipients', { ja: '宛先', en: 'To' }, to), fact(ctx, 'message', { ja: '本文', en: 'Message' }, input.message)],
+      facts: [
+        fact(ctx, 'recipients', { ja: '宛先', en: 'To' }, to),
+        fact(ctx, 'message', { ja: '本文', en: 'Message' }, input.message),
+      ],
     };
   },
   handler: async (input, ctx) => {

@@ -72,7 +72,8 @@ export const startGoalSetting = defineTool({
       summary: ctx.lang === 'en' ? 'Start a new goal for you.' : 'あなたの目標を新しく立てます。',
       facts: [
         fact(ctx, 'title', { ja: '目標', en: 'Goal' }, input.title),
-        fact(ctx, 'target_date', { ja: '期日', en: 'Target date' }, target ? showWhen({ at: target, dateOnly: true }, ctx) : none(ctx)),
+        fact(ctx, 'target_date', { ja: '期日', en: 'Target date' },
+          target ? showWhen({ at: target, dateOnly: true }, ctx) : none(ctx)),
       ],
     };
   },
@@ -108,7 +109,10 @@ export const reportGoalProgress = defineTool({
     const goal = await ownGoal(ctx, input.goal_id);
     return {
       summary: ctx.lang === 'en' ? 'Record progress on your goal.' : '目標の進捗を記録します。',
-      facts: [fact(ctx, 'goal', { ja: '目標', en: 'Goal' }, goal.title), fact(ctx, 'note', { ja: '進捗', en: 'Progress' }, input.note)],
+      facts: [
+        fact(ctx, 'goal', { ja: '目標', en: 'Goal' }, goal.title),
+        fact(ctx, 'note', { ja: '進捗', en: 'Progress' }, input.note),
+      ],
     };
   },
   handler: async (input, ctx) => {
@@ -188,7 +192,10 @@ export const breakGoalIntoTasks = defineTool({
     });
     return {
       summary: en ? `Create ${items.length} task(s) for your goal.` : `目標のタスクを${items.length}件作成します。`,
-      facts: [fact(ctx, 'goal', { ja: '目標', en: 'Goal' }, goal.title), fact(ctx, 'tasks', { ja: 'タスク', en: 'Tasks' }, items)],
+      facts: [
+        fact(ctx, 'goal', { ja: '目標', en: 'Goal' }, goal.title),
+        fact(ctx, 'tasks', { ja: 'タスク', en: 'Tasks' }, items),
+      ],
     };
   },
   handler: async (input, ctx) => {

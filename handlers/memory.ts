@@ -68,8 +68,13 @@ export const saveMemory = defineTool({
   paramRoles: { subject: 'person', content: 'text' },
   describe: async (input, ctx) => {
     const en = ctx.lang === 'en';
-    const subject = input.subject ? (await resolvePersonOrAsk(ctx, input.subject)).name : input.kind === 'fact' ? null : requireSender(ctx).name;
-    const kind = { person: en ? 'about a person' : '人について', preference: en ? 'a preference' : '好み・やり方', fact: en ? 'an organisation fact' : '組織の情報' }[input.kind];
+    const subject = input.subject ? (await resolvePersonOrAsk(ctx, input.subject)).name
+      : input.kind === 'fact' ? null : requireSender(ctx).name;
+    const kind = {
+      person: en ? 'about a person' : '人について',
+      preference: en ? 'a preference' : '好み・やり方',
+      fact: en ? 'an organisation fact' : '組織の情報',
+    }[input.kind];
     return {
       summary: en ? 'Remember this.' : 'この内容を覚えておきます。',
       facts: [
@@ -143,7 +148,8 @@ async function deletable<S extends Prisma.MemorySelect>(ctx: PeopleContext, ids:
   const mayDelete: Prisma.MemoryWhereInput = sender.level >= DELETE_ANY_LEVEL
     ? { orgId: ctx.orgId }
     : { orgId: ctx.orgId, OR: [{ createdByMemberId: sender.id }, { subjectMemberId: sender.id }] };
-  return dbOf(ctx).memory.findMany({ where: { AND: [mayDelete, { id: { in: ids } }] }, select, orderBy: { createdAt: 'asc' } });
+  const where = { AND: [mayDelete, { id: { in: ids } }] };
+  return dbOf(ctx).memory.findMany({ where, select, orderBy: { createdAt: 'asc' } });
 }
 
 /** `delete_memory`: deletes the given memories the sender may delete; the others are only counted. */
@@ -165,12 +171,15 @@ export const deleteMemory = defineTool({
     const en = ctx.lang === 'en';
     const ids = [...new Set(input.memory_ids)];
     const rows = await deletable(ctx, ids, { id: true, content: true });
-    const listed = rows.map((m) => `「${m.content.length > 40 ? `${m.content.slice(0, 39)}…` : m.content}」`).join(en ? ', ' : '、');
+    const short = (text: string) => (text.length > 40 ? `${text.slice(0, 39)}…` : text);
+    const listed = rows.map((m) => `「${short(m.content)}」`).join(en ? ', ' : '、');
     return {
       summary: en ? `Delete ${rows.length} memory item(s).` : `記憶を${rows.length}件削除します。`,
       facts: [
         fact(ctx, 'deleted', { ja: '削除するもの', en: 'Deleted' }, rows.length > 0 ? listed : (en ? 'none' : 'なし')),
-        ...(ids.length > rows.length ? [fact(ctx, 'kept', { ja: '削除できないもの', en: 'Not deletable' }, `${ids.length - rows.length}${en ? '' : '件'}`)] : []),
+        ...(ids.length > rows.length
+          ? [fact(ctx, 'kept', { ja: '削除できないもの', en: 'Not deletable' }, `${ids.length - rows.length}${en ? '' : '件'}`)]
+          : []),
       ],
     };
   },

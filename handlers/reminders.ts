@@ -22,8 +22,18 @@ const personOut = z.object({ memberId: z.string(), name: z.string() });
 /** The reminder's time, or a ToolError asking for one. */
 function readWhen(value: string, ctx: { timezone: string }): ParsedWhen {
   const when = parseWhen(value, ctx.timezone, REMINDER_DEFAULT_TIME);
-  if (!when) throw new ToolError('"when" must be an ISO date-time with offset or a date (YYYY-MM-DD); ask the person for the time.', 'INVALID_DATE');
+  if (!when) {
+    const why = '"when" must be an ISO date-time with offset or a date (YYYY-MM-DD); ask the person for the time.';
+    throw new ToolError(why, 'INVALID_DATE');
+  }
   return when;
+}
+
+/** Refuses a time that has passed. */
+function assertFuture(when: ParsedWhen, ctx: { now: () => Date }): void {
+  if (when.at.getTime() <= ctx.now().getTime()) {
+    throw new ToolError('That time has already passed; ask the person for a future time.', 'PAST_TIME');
+  }
 }
 
 /** Who is reminded (the sender by default); reminding others needs level {@link REMIND_OTHERS_LEVEL}. */
@@ -55,7 +65,7 @@ export const createReminder = defineTool({
   output: z.object({ reminderId: z.string(), remindAt: z.string(), person: personOut, text: z.string() }),
   async describe(input, ctx) {
     const when = readWhen(input.when, ctx);
-    if (when.at.getTime() <= ctx.now().getTime()) throw new ToolError('That time has already passed; ask the person for a future time.', 'PAST_TIME');
+    assertFuture(when, ctx);
     const target = await reminded(ctx, input.person);
     const facts = [
       fact(ctx, 'when', { ja: '日時', en: 'When' }, showWhen({ at: when.at, dateOnly: false }, ctx)),
@@ -75,7 +85,7 @@ export const createReminder = defineTool({
       const name = await memberName(db, earlier.orgId, earlier.memberId);
       return { reminderId: earlier.id, remindAt: formatLocalIso(earlier.remindAt, ctx.timezone), person: { memberId: earlier.memberId, name }, text: earlier.text };
     }
-    if (when.at.getTime() <= ctx.now().getTime()) throw new ToolError('That time has already passed; ask the person for a future time.', 'PAST_TIME');
+    assertFuture(when, ctx);
     const target = await reminded(ctx, input.person);
     const { row } = await createOnce(find, () => db.reminder.create({
       data: { orgId: ctx.orgId, platform: ctx.platform, roomId: ctx.roomId, memberId: target.memberId, text: input.text, remindAt: when.at, idempotencyKey: key },
@@ -123,7 +133,9 @@ async function ownReminder(ctx: PeopleContext, id: string) {
 function tooLate(status: string): ToolError | null {
   if (status === 'sent') return new ToolError('That reminder has already been sent.', 'ALREADY_SENT');
   if (status === 'sending') {
-    return new ToolError('That reminder is being sent right now and can no longer be stopped; tell the person it is already on its way.', 'ALREADY_ON_ITS_WAY');
+    const why = 'That reminder is being sent right now and can no longer be stopped; '
+      + 'tell the person it is already on its way.';
+    return new ToolError(why, 'ALREADY_ON_ITS_WAY');
   }
   return null;
 }
@@ -156,7 +168,9 @@ export const cancelReminder = defineTool({
     const late = tooLate(r.status);
     if (late) throw late;
     // Conditional on the state: the notice runner moves queued → sending in the same way before it posts.
-    const { count } = await db.reminder.updateMany({ where: { id: r.id, status: { in: CANCELLABLE } }, data: { status: 'cancelled' } });
+    const { count } = await db.reminder.updateMany({
+      where: { id: r.id, status: { in: CANCELLABLE } }, data: { status: 'cancelled' },
+    });
     if (count === 0) {
       const now = await db.reminder.findUnique({ where: { id: r.id }, select: { status: true } });
       const lateNow = tooLate(now?.status ?? 'cancelled');

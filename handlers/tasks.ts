@@ -59,7 +59,8 @@ export const createTask = defineTool({
       ...(input.note ? [fact(ctx, 'note', { ja: 'メモ', en: 'Note' }, input.note)] : []),
     ];
     if (ctx.platform === 'chatwork' && person.accounts.chatwork) {
-      facts.push(fact(ctx, 'chatwork', { ja: 'ChatWork', en: 'ChatWork' }, ctx.lang === 'en' ? 'also created as a ChatWork task' : 'ChatWork のタスクにも登録します'));
+      const mirrored = ctx.lang === 'en' ? 'also created as a ChatWork task' : 'ChatWork のタスクにも登録します';
+      facts.push(fact(ctx, 'chatwork', { ja: 'ChatWork', en: 'ChatWork' }, mirrored));
     }
     return { summary: ctx.lang === 'en' ? `Create a task for ${person.name}.` : `${person.name}さんにタスクを作成します。`, facts };
   },
@@ -116,9 +117,11 @@ export const completeTask = defineTool({
     const facts = [
       fact(ctx, 'title', { ja: '内容', en: 'Task' }, task.title),
       fact(ctx, 'assignee', { ja: '担当', en: 'Assignee' }, await memberName(db, task.orgId, task.assigneeMemberId)),
-      fact(ctx, 'due', { ja: '期限', en: 'Due' }, task.dueAt ? showWhen({ at: task.dueAt, dateOnly: isDateOnlyDue(task.dueAt, ctx.timezone) }, ctx) : none(ctx)),
+      fact(ctx, 'due', { ja: '期限', en: 'Due' },
+        task.dueAt ? showWhen({ at: task.dueAt, dateOnly: isDateOnlyDue(task.dueAt, ctx.timezone) }, ctx) : none(ctx)),
     ];
-    return { summary: ctx.lang === 'en' ? `Mark the task "${task.title}" as done.` : `タスク「${task.title}」を完了にします。`, facts };
+    const summary = ctx.lang === 'en' ? `Mark the task "${task.title}" as done.` : `タスク「${task.title}」を完了にします。`;
+    return { summary, facts };
   },
   async handler(input, ctx) {
     const sender = requireSender(ctx);

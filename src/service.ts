@@ -134,8 +134,10 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   const costGuard = new CostGuard({ db, logger, model: config.ANTHROPIC_MODEL, fallbackModel: config.ANTHROPIC_FALLBACK_MODEL, dailyLimitUsd: config.LLM_DAILY_COST_LIMIT_USD, action: config.LLM_COST_LIMIT_ACTION, timezone: config.BOT_TIMEZONE, now: o.now });
   const brain = new Brain({ llm: llm ?? { create: async () => { throw new Error('LLM not configured'); } }, prompts, models: costGuard, maxTokens: config.LLM_MAX_TOKENS });
   const contextBuilder = new ContextBuilder({ db, logger, defaultTimezone: config.BOT_TIMEZONE, sources: [personsSource, tasksSource, goalsSource, memoriesSource], sql });
-  // A worker posts only while its claim has at least a third of its lifetime left (the heartbeat renews it every third).
-  const outbox = new Outbox(db, { pool: pgPool, claimMarginMs: Math.floor(config.WORK_CLAIM_TTL_MS / 3), reconcileDelayMs: o.outboxReconcileDelayMs });
+  // A worker posts only while its claim has a third of its lifetime left (the heartbeat renews it every third).
+  const outbox = new Outbox(db, {
+    pool: pgPool, claimMarginMs: Math.floor(config.WORK_CLAIM_TTL_MS / 3), reconcileDelayMs: o.outboxReconcileDelayMs,
+  });
   const recorder = new TurnRecorder(db, metrics);
   const registry = ToolRegistry.fromDirectory();
   let chatworkClient: ChatworkClient | null = null;
@@ -151,7 +153,8 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   const personaNames = personaMessage(prompts, 'bot.names', 'ja').split(',');
   const botNames = () => (chatworkIdentity?.name ? [...personaNames, chatworkIdentity.name] : personaNames);
   const confirmations = new ConfirmationFlow({
-    db, states, brain, registry, executor, stage: toolStage, prompts, logger, defaultUserLevel: config.DEFAULT_USER_LEVEL, shadowMode: config.SHADOW_MODE, botNames,
+    db, states, brain, registry, executor, stage: toolStage, prompts, logger, botNames,
+    defaultUserLevel: config.DEFAULT_USER_LEVEL, shadowMode: config.SHADOW_MODE,
   });
   const runner = new TurnRunner({
     db, brain, contextBuilder, recorder, outbox, prompts, logger, metrics, guardianConfig, toolStage, states, confirmations, sql,
@@ -166,10 +169,15 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   const stoppers: (() => Promise<void>)[] = [];
   const chatworkOn = Boolean(config.CHATWORK_API_TOKEN && config.CHATWORK_WEBHOOK_TOKEN);
   if (chatworkOn) {
-    const client = new ChatworkClient({ apiToken: config.CHATWORK_API_TOKEN!, baseUrl: config.CHATWORK_API_BASE_URL, logger, timeoutMs: config.CHATWORK_TIMEOUT_MS });
+    const client = new ChatworkClient({
+      apiToken: config.CHATWORK_API_TOKEN!, baseUrl: config.CHATWORK_API_BASE_URL, logger,
+      timeoutMs: config.CHATWORK_TIMEOUT_MS,
+    });
     chatworkClient = client;
     const known = o.chatworkBotAccountId ? { accountId: o.chatworkBotAccountId } : undefined;
-    const identity = new ChatworkBotIdentity({ getMe: () => client.getMe(), logger, known, retryMs: o.chatworkMeRetryMs });
+    const identity = new ChatworkBotIdentity({
+      getMe: () => client.getMe(), logger, known, retryMs: o.chatworkMeRetryMs,
+    });
     chatworkIdentity = identity;
     // GET /me runs in the background (retried until it answers): start-up does not wait for ChatWork, and a
     // room message that arrives first waits briefly for the same request.

@@ -36,11 +36,12 @@ function usableNames(names: readonly string[]): string[] {
  * followed by a blank (「田中さん はい」).
  */
 export function addresseeAfterTag(names: readonly string[]): RegExp {
+  const wordChar = `[^\\s\\[${PUNCTUATION}]`;
   const known = usableNames(names).map(namePattern);
   const alternatives = [
     ...(known.length > 0 ? [`@?(?:${known.join('|')})${BLANK}*${HONORIFIC}?(?=$|[\\s${PUNCTUATION}]|\\[)`] : []),
-    `[^\\s\\[${PUNCTUATION}](?:[^\\n\\[${PUNCTUATION}]{0,40}[^\\s\\[${PUNCTUATION}])?${BLANK}?${HONORIFIC}${BLANK}*(?=\\n|$|\\[)`,
-    `[^\\s\\[${PUNCTUATION}]{1,30}${HONORIFIC}(?=${BLANK}|\\n|$|\\[)`,
+    `${wordChar}(?:[^\\n\\[${PUNCTUATION}]{0,40}${wordChar})?${BLANK}?${HONORIFIC}${BLANK}*(?=\\n|$|\\[)`,
+    `${wordChar}{1,30}${HONORIFIC}(?=${BLANK}|\\n|$|\\[)`,
   ];
   return new RegExp(`^${BLANK}*(?:${alternatives.join('|')})`, 'iu');
 }

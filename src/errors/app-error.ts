@@ -50,7 +50,9 @@ export class AppError extends Error {
   readonly uncertain: boolean;
   override readonly cause?: unknown;
 
-  constructor(code: ErrorCode, message: string, opts: { cause?: unknown; retryAfterMs?: number; uncertain?: boolean } = {}) {
+  constructor(
+    code: ErrorCode, message: string, opts: { cause?: unknown; retryAfterMs?: number; uncertain?: boolean } = {},
+  ) {
     super(message);
     this.name = 'AppError';
     this.code = code;

@@ -43,7 +43,8 @@ export function replyKeyOf(item: Pick<ClaimedItem, 'dedupeKey'>): string {
 
 /** The error a worker stops with when it no longer holds its item (nothing more is done or posted). */
 export function claimLostError(): Error {
-  return Object.assign(new Error('work item claim lost: another worker owns it now'), { name: 'ClaimLostError', retryable: false });
+  const err = new Error('work item claim lost: another worker owns it now');
+  return Object.assign(err, { name: 'ClaimLostError', retryable: false });
 }
 
 export interface WorkQueueOptions {

@@ -125,7 +125,8 @@ export class WorkerPool {
       void this.opts.queue.heartbeat(item).then((held) => {
         if (!held && !item.claimLost && !item.completed && this.inFlight.has(item)) {
           item.claimLost = true;
-          this.opts.logger.warn({ workItemId: String(item.id), worker }, 'claim lost while running: stopping before any further effect');
+          const ids = { workItemId: String(item.id), worker };
+          this.opts.logger.warn(ids, 'claim lost while running: stopping before any further effect');
         }
       }, () => undefined);
     }, Math.max(100, Math.floor(this.opts.claimTtlMs / 3)));

@@ -112,7 +112,8 @@ export class ConfirmationFlow {
   private remind(input: StepInput, pending: PendingActionView, reasonCode: string): ConfirmationStep {
     const { ctx, turnRunner } = input;
     const lang = ctx.language;
-    const text = personaMessage(this.d.prompts, 'confirm.reminder', lang, { summary: renderEffect(pendingEffect(pending, lang)) });
+    const summary = renderEffect(pendingEffect(pending, lang));
+    const text = personaMessage(this.d.prompts, 'confirm.reminder', lang, { summary });
     return this.handled(turnRunner, ctx, { decision: 'REMINDER', reasonCode, finalDecider: 'SYSTEM' }, text,
       confirmationOptions(this.d.prompts, lang, pending.id, pending.confirmationsGiven));
   }
@@ -141,15 +142,23 @@ export class ConfirmationFlow {
     const lang = ctx.language;
     const ja = pending.proposal.guardianNote;
     const en = pending.proposal.guardianNoteEn;
-    const note = lang === 'ja' ? (typeof ja === 'string' ? `（${ja}）\n` : '') : (typeof en === 'string' ? `(Note: ${en}.)\n` : '');
-    return this.handled(turnRunner, ctx, { decision: 'CONFIRM', reasonCode, finalDecider: 'SYSTEM', guardianAction: 'CONFIRM' },
-      personaMessage(p, 'confirm.second', lang, { summary: renderEffect(pendingEffect(pending, lang)), note }), confirmationOptions(p, lang, pending.id, 1));
+    const jaNote = typeof ja === 'string' ? `（${ja}）\n` : '';
+    const note = lang === 'ja' ? jaNote : (typeof en === 'string' ? `(Note: ${en}.)\n` : '');
+    const summary = renderEffect(pendingEffect(pending, lang));
+    const text = personaMessage(p, 'confirm.second', lang, { summary, note });
+    const record = { decision: 'CONFIRM', reasonCode, finalDecider: 'SYSTEM' as const, guardianAction: 'CONFIRM' };
+    return this.handled(turnRunner, ctx, record, text, confirmationOptions(p, lang, pending.id, 1));
   }
 
-  private async approve(input: StepInput, key: SessionKey, pending: PendingActionView, summary: string): Promise<ConfirmationStep> {
+  private async approve(
+    input: StepInput, key: SessionKey, pending: PendingActionView, summary: string,
+  ): Promise<ConfirmationStep> {
     const { ctx, turnRunner } = input;
     // This turn's reply asks the second question (if one is needed): answers count only once it was delivered.
-    const r = await this.d.states.approve({ pendingId: pending.id, key, expectedConfirmations: pending.confirmationsGiven, questionKey: replyKeyOf(input.item) });
+    const r = await this.d.states.approve({
+      pendingId: pending.id, key, expectedConfirmations: pending.confirmationsGiven,
+      questionKey: replyKeyOf(input.item),
+    });
     if (r.outcome === 'needs_second') return this.secondQuestion(input, r.action ?? pending, 'S_SECOND_CONFIRMATION');
     if (r.outcome !== 'approved') return this.noDecision(turnRunner, ctx, r.outcome);
     return this.execute(input, pending, summary);
@@ -188,7 +197,8 @@ export class ConfirmationFlow {
     }
     if (item.claimLost) throw claimLostError();
     // Keyed by the pending action: a retried turn, or another worker that took the item over, does it once.
-    const exec = await this.d.executor.run(proposal.toolName, proposal.parameters, this.d.stage.toolContext(ctx, actor, `pending:${pending.id}`, item));
+    const toolCtx = this.d.stage.toolContext(ctx, actor, `pending:${pending.id}`, item);
+    const exec = await this.d.executor.run(proposal.toolName, proposal.parameters, toolCtx);
     if (exec.status === 'ok') await this.d.states.markExecuted(pending.id, exec.output);
     else await this.d.states.markFailed(pending.id, exec.status === 'error' ? exec.code : exec.status);
     const execution = { status: exec.status, ms: exec.ms, ...(exec.status === 'internal_error' ? { errorId: exec.errorId } : {}) };

@@ -35,7 +35,9 @@ export class NoticeRunner {
 
   /** True when this notice may go out: moved queued → sending now, or left `sending` by an earlier attempt. */
   private async claimReminder(id: string): Promise<boolean> {
-    const { count } = await this.d.db.reminder.updateMany({ where: { id, status: 'queued' }, data: { status: 'sending' } });
+    const { count } = await this.d.db.reminder.updateMany({
+      where: { id, status: 'queued' }, data: { status: 'sending' },
+    });
     if (count === 1) return true;
     const now = await this.d.db.reminder.findUnique({ where: { id }, select: { status: true } });
     return now?.status === 'sending';
@@ -86,7 +88,9 @@ export class NoticeRunner {
     if (!(await this.claimReminder(r.id))) return;
     const sent = this.d.shadowMode
       ? { skipped: true, platformMessageId: undefined }
-      : await this.d.outbox.send(`notice:reminder:${r.id}`, { platform: msg.platform, roomId: r.roomId, text: finalText, kind: 'notice', mentionAccountIds: [account] }, item);
+      : await this.d.outbox.send(`notice:reminder:${r.id}`, {
+        platform: msg.platform, roomId: r.roomId, text: finalText, kind: 'notice', mentionAccountIds: [account],
+      }, item);
     await Promise.all([
       this.d.db.reminder.update({ where: { id: r.id }, data: { status: this.d.shadowMode ? 'shadow' : 'sent' } }),
       sent.skipped ? Promise.resolve() : this.d.db.conversationMessage.create({ data: { orgId: r.orgId, platform: r.platform, roomId: r.roomId, accountId: account, role: 'assistant', text: finalText, platformMessageId: sent.platformMessageId ?? null, sentAt: now } }),

@@ -65,13 +65,17 @@ export class Outbox {
   }
 
   /** Reserves a key. Returns null when newly reserved, otherwise what an earlier attempt left. */
-  async reserve(dedupeKey: string, meta: { platform: string; roomId: string; body?: string }): Promise<PriorPost | null> {
+  async reserve(
+    dedupeKey: string, meta: { platform: string; roomId: string; body?: string },
+  ): Promise<PriorPost | null> {
     const inserted = await this.db.outboundMessage.createMany({
       data: [{ dedupeKey, platform: meta.platform, roomId: meta.roomId, body: meta.body ?? '', status: 'sending' }],
       skipDuplicates: true,
     });
     if (inserted.count === 1) return null;
-    return this.db.outboundMessage.findUnique({ where: { dedupeKey }, select: { status: true, claimedBy: true, createdAt: true, platformMessageId: true } });
+    return this.db.outboundMessage.findUnique({
+      where: { dedupeKey }, select: { status: true, claimedBy: true, createdAt: true, platformMessageId: true },
+    });
   }
 
   /**
@@ -101,7 +105,8 @@ export class Outbox {
     try {
       res = await sender.send(marked);
     } catch (err) {
-      const app = err instanceof AppError ? err : new AppError('EXTERNAL_API_FAILED', `send failed on ${reply.platform}`, { cause: err });
+      const app = err instanceof AppError
+        ? err : new AppError('EXTERNAL_API_FAILED', `send failed on ${reply.platform}`, { cause: err });
       await this.record(dedupeKey, app.uncertain ? 'uncertain' : 'failed', `${app.code}: ${app.message}`);
       if (!app.uncertain) throw app;
       await this.sleep(this.reconcileDelayMs);
@@ -127,7 +132,8 @@ export class Outbox {
   /** Marks a key as delivered (on the hot path: one statement on the pool). */
   private markSent(dedupeKey: string, body: string, res: SendResult): Promise<unknown> {
     return this.sql(
-      `UPDATE outbound_messages SET status = 'sent', body = $2, "sentAt" = $3, "platformMessageId" = $4, error = NULL WHERE "dedupeKey" = $1`,
+      `UPDATE outbound_messages SET status = 'sent', body = $2, "sentAt" = $3, "platformMessageId" = $4, error = NULL
+       WHERE "dedupeKey" = $1`,
       [dedupeKey, body.replace(/\u0000/g, ''), new Date(), res.platformMessageId ?? null]);
   }
 
@@ -149,6 +155,7 @@ export class Outbox {
   }
 
   private async record(dedupeKey: string, status: 'failed' | 'uncertain', error: string): Promise<void> {
-    await this.db.outboundMessage.update({ where: { dedupeKey }, data: { status, error: error.slice(0, 500) } }).catch(() => undefined);
+    await this.db.outboundMessage.update({ where: { dedupeKey }, data: { status, error: error.slice(0, 500) } })
+      .catch(() => undefined);
   }
 }

@@ -17,7 +17,9 @@ import type { PendingActionView } from '../state/types';
 import { diffEffects, genericEffect, isEffectDescription, renderEffect } from '../tools/describe';
 import { originKey, type CallFailure, type ExecutionResult, type ToolExecutor } from '../tools/executor';
 import type { ToolRegistry } from '../tools/registry';
-import { hasEffects, type DescribeContext, type EffectDescription, type ToolContext, type ToolMeta, type ToolServices } from '../tools/types';
+import {
+  hasEffects, type DescribeContext, type EffectDescription, type ToolContext, type ToolMeta, type ToolServices,
+} from '../tools/types';
 import type { ToolStage } from './tool-stage';
 import type { TurnOutcome, TurnRunner } from './turn-runner';
 
@@ -79,8 +81,10 @@ export function effectNote(proposal: ToolProposal, tool: ToolMeta | undefined, l
  */
 export function confirmationOptions(p: PromptSet, lang: 'ja' | 'en', pendingId: string, round = 0): ReplyOption[] {
   return [
-    { answer: '1', label: personaMessage(p, 'confirm.yes', lang), key: buttonKey(pendingId, 'approve', round), style: 'primary' },
-    { answer: '2', label: personaMessage(p, 'confirm.no', lang), key: buttonKey(pendingId, 'deny', round), style: 'secondary' },
+    { answer: '1', label: personaMessage(p, 'confirm.yes', lang), key: buttonKey(pendingId, 'approve', round),
+      style: 'primary' },
+    { answer: '2', label: personaMessage(p, 'confirm.no', lang), key: buttonKey(pendingId, 'deny', round),
+      style: 'secondary' },
   ];
 }
 
@@ -120,7 +124,8 @@ export class ProposalStage implements ToolStage {
   }
 
   async run(input: {
-    ctx: TurnContext; actor: Actor; decision: BrainDecision; item: ClaimedItem; turnRunner: TurnRunner; modifying?: PendingActionView;
+    ctx: TurnContext; actor: Actor; decision: BrainDecision; item: ClaimedItem; turnRunner: TurnRunner;
+    modifying?: PendingActionView;
   }): Promise<TurnOutcome> {
     const { ctx, actor, item, turnRunner, modifying } = input;
     const calledBefore = new Map<string, number>();
@@ -168,11 +173,14 @@ export class ProposalStage implements ToolStage {
           continue;
         }
         const clarify = (c: Extract<CallFailure, { status: 'clarify' }>) => turnRunner.finalText(ctx, calls, {
-          ...base(), decision: 'CLARIFY', reasonCode: 'T_CLARIFICATION', finalDecider: 'SYSTEM', guardianAction: verdict.action, guardianReason: verdict.reasonCode,
+          ...base(), decision: 'CLARIFY', reasonCode: 'T_CLARIFICATION', finalDecider: 'SYSTEM',
+          guardianAction: verdict.action, guardianReason: verdict.reasonCode,
           authResult: auth.result, authReason: auth.reasonCode,
-        }, ctx.language === 'en' && c.questionEn ? c.questionEn : c.question, c.options.slice(0, 9).map((label, i) => ({ answer: String(i + 1), label })));
+        }, ctx.language === 'en' && c.questionEn ? c.questionEn : c.question,
+        c.options.slice(0, 9).map((label, i) => ({ answer: String(i + 1), label })));
         // A changed proposal is always asked again, whatever the Guardian says: nothing runs on that turn.
-        const reconfirm = modifying !== undefined && hasEffects(this.d.registry.meta(proposal.toolName) ?? { effects: [] });
+        const tool = this.d.registry.meta(proposal.toolName);
+        const reconfirm = modifying !== undefined && hasEffects(tool ?? { effects: [] });
         if (verdict.action === 'CONFIRM' || reconfirm) {
           const described = await this.d.executor.describe(proposal.toolName, params, this.describeContext(ctx, actor));
           if (described.status === 'clarify') return clarify(described);
@@ -183,9 +191,13 @@ export class ProposalStage implements ToolStage {
             continue;
           }
           const asked = verdict.action === 'CONFIRM' ? verdict
-            : { ...verdict, action: 'CONFIRM' as const, reasonCode: 'S_CHANGE_RECONFIRM', confirmationType: 'single' as const, userNoteJa: undefined };
+            : {
+              ...verdict, action: 'CONFIRM' as const, reasonCode: 'S_CHANGE_RECONFIRM',
+              confirmationType: 'single' as const, userNoteJa: undefined,
+            };
           return this.askConfirmation({
-            ctx, actor, out, proposal: { ...proposal, parameters: params }, verdict: asked, effect: described.effect, calls, base: base(),
+            ctx, actor, out, proposal: { ...proposal, parameters: params }, verdict: asked, effect: described.effect,
+            calls, base: base(),
             dropped: out.proposals.length - index - 1, item, modifying,
           }, turnRunner);
         }
@@ -199,7 +211,8 @@ export class ProposalStage implements ToolStage {
         // rewords the title gets the same key, so the handler returns what the first attempt created.
         const nth = calledBefore.get(proposal.toolName) ?? 0;
         calledBefore.set(proposal.toolName, nth + 1);
-        const exec = await this.d.executor.run(proposal.toolName, params, this.toolContext(ctx, actor, originKey(item.dedupeKey, proposal.toolName, nth), item));
+        const toolCtx = this.toolContext(ctx, actor, originKey(item.dedupeKey, proposal.toolName, nth), item);
+        const exec = await this.d.executor.run(proposal.toolName, params, toolCtx);
         t.execution = this.execTrail(exec);
         if (exec.status === 'clarify') return clarify(exec);
         if (exec.status === 'internal_error') this.d.logger.error({ errorId: exec.errorId, tool: proposal.toolName, err: exec.internal }, 'tool failed');
@@ -254,29 +267,44 @@ export class ProposalStage implements ToolStage {
     const parts = [renderEffect(effect)];
     if (c.modifying) {
       const before = pendingEffect(c.modifying, lang);
-      const diff = c.modifying.proposal.toolName === proposal.toolName ? diffEffects(before, effect, lang) : [`${before.summary} → ${effect.summary}`];
-      parts.push(personaMessage(p, diff.length > 0 ? 'confirm.changes' : 'confirm.no_changes', lang, { lines: diff.join('\n') }));
+      const diff = c.modifying.proposal.toolName === proposal.toolName
+        ? diffEffects(before, effect, lang) : [`${before.summary} → ${effect.summary}`];
+      const key = diff.length > 0 ? 'confirm.changes' : 'confirm.no_changes';
+      parts.push(personaMessage(p, key, lang, { lines: diff.join('\n') }));
     }
     const modelSummary = proposal.summary?.trim();
-    if (modelSummary && modelSummary !== effect.summary) parts.push(personaMessage(p, 'confirm.model_summary', lang, { text: modelSummary }));
+    if (modelSummary && modelSummary !== effect.summary) {
+      parts.push(personaMessage(p, 'confirm.model_summary', lang, { text: modelSummary }));
+    }
     const question = personaMessage(p, 'confirm.question', lang, { summary: parts.join('\n'), note });
     const record = {
-      ...base, decision: 'CONFIRM', reasonCode: verdict.reasonCode, finalDecider: 'SYSTEM' as const, guardianAction: 'CONFIRM', guardianReason: verdict.reasonCode,
-      authResult: 'ALLOWED', notes: { dropped: c.dropped, confirmationType: verdict.confirmationType ?? 'single', ...(c.modifying ? { modifies: c.modifying.id } : {}) },
+      ...base, decision: 'CONFIRM', reasonCode: verdict.reasonCode, finalDecider: 'SYSTEM' as const,
+      guardianAction: 'CONFIRM', guardianReason: verdict.reasonCode, authResult: 'ALLOWED',
+      notes: {
+        dropped: c.dropped, confirmationType: verdict.confirmationType ?? 'single',
+        ...(c.modifying ? { modifies: c.modifying.id } : {}),
+      },
     };
-    const checked = turnRunner.finalText(ctx, calls, record, question, undefined, personaMessage(p, 'confirm.title', lang));
+    const title = personaMessage(p, 'confirm.title', lang);
+    const checked = turnRunner.finalText(ctx, calls, record, question, undefined, title);
     if (checked.record.decision === 'BLOCK' || !this.d.pending || this.d.shadowMode) {
       // A question the reply check blocks, no state manager, or shadow mode: nothing can be approved later.
-      return { ...checked, record: { ...checked.record, execution: { status: 'not_executed', reason: 'confirmation required' } } };
+      const execution = { status: 'not_executed', reason: 'confirmation required' };
+      return { ...checked, record: { ...checked.record, execution } };
     }
     const key: SessionKey = { platform: ctx.message.platform, roomId: ctx.message.roomId, accountId: ctx.message.senderAccountId };
-    const stored = { ...proposal, summary: effect.summary, effect, modelSummary: modelSummary ?? null, guardianNote: noteJa || null, guardianNoteEn: noteEn || null };
+    const stored = {
+      ...proposal, summary: effect.summary, effect, modelSummary: modelSummary ?? null,
+      guardianNote: noteJa || null, guardianNoteEn: noteEn || null,
+    };
     const pending = await this.d.pending.createPending(key, {
       orgId: ctx.org.id, memberId: actor.memberId, proposal: stored as ToolProposal & Record<string, unknown>,
       question: checked.text, confirmationType: verdict.confirmationType ?? 'single', originalMessage: ctx.message.text,
-      reasoning: reasoningText(out.reasoning), confidence: out.confidence.overall, reasonCode: verdict.reasonCode, questionKey: replyKeyOf(c.item),
+      reasoning: reasoningText(out.reasoning), confidence: out.confidence.overall, reasonCode: verdict.reasonCode,
+      questionKey: replyKeyOf(c.item),
     });
-    return { ...checked, options: confirmationOptions(p, lang, pending.id), record: { ...checked.record, execution: { status: 'pending_confirmation', pendingActionId: pending.id } } };
+    const execution = { status: 'pending_confirmation', pendingActionId: pending.id };
+    return { ...checked, options: confirmationOptions(p, lang, pending.id), record: { ...checked.record, execution } };
   }
 
   /** What a tool's `describe` may use: the turn's facts and the database, nothing with effects. */

@@ -15,7 +15,11 @@ export interface ChatworkTasksApi {
  * claim is held; mentions only from the handler's resolved accounts, the text neutralised by the adapter).
  */
 export function toolServicesFactory(deps: { db: Db; outbox: Outbox; chatwork: () => ChatworkTasksApi | null }) {
-  return (ctx: { org: { id: string }; message: { platform: string; roomId: string } }, idempotencyKey: string, claim?: WorkClaim): ToolServices => {
+  return (
+    ctx: { org: { id: string }; message: { platform: string; roomId: string } },
+    idempotencyKey: string,
+    claim?: WorkClaim,
+  ): ToolServices => {
     const platform = ctx.message.platform as Platform;
     const { roomId } = ctx.message;
     const services: ToolServices = { db: deps.db };

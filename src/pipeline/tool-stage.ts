@@ -11,5 +11,8 @@ export interface ToolStage {
   /** Anthropic tool definitions this sender may be offered (filtered by level). */
   toolsFor(actor: Actor): Anthropic.Messages.Tool[];
   /** `modifying`: the pending action this turn changes; any proposal with effects is then asked again, never run. */
-  run(input: { ctx: TurnContext; actor: Actor; decision: BrainDecision; item: ClaimedItem; turnRunner: TurnRunner; modifying?: PendingActionView }): Promise<TurnOutcome>;
+  run(input: {
+    ctx: TurnContext; actor: Actor; decision: BrainDecision; item: ClaimedItem; turnRunner: TurnRunner;
+    modifying?: PendingActionView;
+  }): Promise<TurnOutcome>;
 }

@@ -83,7 +83,8 @@ export class TurnRunner {
       // A retry after a crash that happened after the reply went out: nothing more to do.
       if (item.attempts > item.maxAttempts) {
         // Every allowed attempt died mid-turn (a crash, not an error): only tell the person, do not think again.
-        await this.answerFailure(msg, replyKey, new AppError('INTERNAL', 'turn abandoned after repeated worker crashes'), log, item);
+        const abandoned = new AppError('INTERNAL', 'turn abandoned after repeated worker crashes');
+        await this.answerFailure(msg, replyKey, abandoned, log, item);
         return;
       }
       const prelude = await turnPrelude(this.sql, msg, replyKey, { defaultLevel: this.d.defaultUserLevel, now: this.now() });
@@ -92,10 +93,15 @@ export class TurnRunner {
       if (mayHavePosted(prelude.prior)) {
         // An earlier attempt may have posted the answer (a crash between posting and recording it, or a post that
         // timed out): look for it in the room before thinking, let alone posting, again.
-        const found = await this.d.outbox.reconcile(replyKey, this.replyTo(msg, ''), prelude.prior!.createdAt);
+        const since = prelude.prior!.createdAt;
+        const found = await this.d.outbox.reconcile(replyKey, this.replyTo(msg, ''), since);
         if (found) {
-          log.warn({ platformMessageId: found.platformMessageId }, 'the answer of an earlier attempt was found in the room: not posted again');
-          const outcome: TurnOutcome = { text: found.text ?? '', calls: [], record: { decision: 'DELIVERED_EARLIER', reasonCode: 'O_RECONCILED', finalDecider: 'SYSTEM', memberId: prelude.actor.memberId } };
+          log.warn({ platformMessageId: found.platformMessageId }, 'earlier answer found in the room: not posted');
+          const record = {
+            decision: 'DELIVERED_EARLIER', reasonCode: 'O_RECONCILED', finalDecider: 'SYSTEM' as const,
+            memberId: prelude.actor.memberId,
+          };
+          const outcome: TurnOutcome = { text: found.text ?? '', calls: [], record };
           await this.finish(msg, item, outcome, started, replyKey, log, turnId, found);
           return;
         }
@@ -161,7 +167,9 @@ export class TurnRunner {
   }
 
   /** The brain's decision and what becomes of it (a brain failure becomes a persona error reply). */
-  private async think(ctx: TurnContext, actor: Actor, item: ClaimedItem, log: Logger, modifying?: PendingActionView): Promise<TurnOutcome> {
+  private async think(
+    ctx: TurnContext, actor: Actor, item: ClaimedItem, log: Logger, modifying?: PendingActionView,
+  ): Promise<TurnOutcome> {
     let decision: BrainDecision;
     try {
       decision = await this.d.brain.decide({ ctx, tools: this.d.toolStage?.toolsFor(actor) ?? [] });
@@ -261,13 +269,16 @@ export class TurnRunner {
     }, text);
   }
 
-  private async finish(msg: InboundMessage, item: ClaimedItem, outcome: TurnOutcome, started: number, replyKey: string, log: Logger, turnId: string,
-    delivered?: FoundMessage): Promise<void> {
+  private async finish(
+    msg: InboundMessage, item: ClaimedItem, outcome: TurnOutcome, started: number, replyKey: string, log: Logger,
+    turnId: string, delivered?: FoundMessage,
+  ): Promise<void> {
     let sent: { text: string; platformMessageId?: string } | null = null;
     const shadow = this.d.shadowMode;
     if (!shadow) {
       // Posted (or found posted by an earlier attempt) and marked sent at once: a retry must not post the answer again.
-      const res = delivered ?? await this.d.outbox.deliver(replyKey, { ...this.replyTo(msg, outcome.text), title: outcome.title, options: outcome.options }, item);
+      const reply = { ...this.replyTo(msg, outcome.text), title: outcome.title, options: outcome.options };
+      const res = delivered ?? await this.d.outbox.deliver(replyKey, reply, item);
       sent = { text: outcome.text, platformMessageId: res.platformMessageId };
     }
     const turn = this.d.recorder.prepare({
@@ -287,12 +298,16 @@ export class TurnRunner {
   private replyTo(msg: InboundMessage, text: string): OutboundReply {
     return {
       platform: msg.platform, roomId: msg.roomId, text, kind: 'reply',
-      inReplyTo: { platformMessageId: msg.platformMessageId, accountId: msg.senderAccountId, accountName: msg.senderName },
+      inReplyTo: {
+        platformMessageId: msg.platformMessageId, accountId: msg.senderAccountId, accountName: msg.senderName,
+      },
     };
   }
 
   /** Last-attempt failure: tell the user (best effort), so a message is never silently dropped. */
-  private async answerFailure(msg: InboundMessage, replyKey: string, app: AppError, log: Logger, item: ClaimedItem): Promise<void> {
+  private async answerFailure(
+    msg: InboundMessage, replyKey: string, app: AppError, log: Logger, item: ClaimedItem,
+  ): Promise<void> {
     const lang = detectLanguage(msg.answerText ?? msg.text);
     const text = personaMessage(this.d.prompts, `error.${app.code}`, lang, { errorId: app.errorId });
     try {

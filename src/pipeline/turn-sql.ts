@@ -75,7 +75,10 @@ export async function turnPrelude(sql: Sql, msg: InboundMessage, replyKey: strin
   return {
     alreadySent: r.reserved === 0 && r.prior_status === 'sent',
     prior: r.reserved === 0 && r.prior_status !== null
-      ? { status: r.prior_status, claimedBy: r.prior_owner, createdAt: new Date(r.prior_created!), platformMessageId: null }
+      ? {
+        status: r.prior_status, claimedBy: r.prior_owner, createdAt: new Date(r.prior_created!),
+        platformMessageId: null,
+      }
       : null,
     actor,
     profile: actor.memberId ? { title: r.m_title, preferences: r.m_prefs ?? {}, departmentName: r.d_name } : null,

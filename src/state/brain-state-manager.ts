@@ -108,7 +108,8 @@ export class BrainStateManager {
       UPDATE pending_actions SET
         "confirmationsGiven" = "confirmationsGiven" + 1,
         status = CASE WHEN "confirmationType" = 'double' AND "confirmationsGiven" + 1 < 2 THEN 'pending' ELSE 'approved' END,
-        "decidedAt" = CASE WHEN "confirmationType" = 'double' AND "confirmationsGiven" + 1 < 2 THEN "decidedAt" ELSE ${now} END,
+        "decidedAt" = CASE WHEN "confirmationType" = 'double' AND "confirmationsGiven" + 1 < 2
+          THEN "decidedAt" ELSE ${now} END,
         "questionKey" = CASE WHEN "confirmationType" = 'double' AND "confirmationsGiven" + 1 < 2
           THEN COALESCE(${input.questionKey ?? null}, "questionKey") ELSE "questionKey" END
       WHERE id = ${input.pendingId} AND status = 'pending' AND "expiresAt" > ${now}
@@ -167,7 +168,9 @@ export class BrainStateManager {
    * while it has not been delivered.
    */
   async questionShownAt(questionKey: string): Promise<Date | null> {
-    const row = await this.db.outboundMessage.findUnique({ where: { dedupeKey: questionKey }, select: { status: true, sentAt: true } });
+    const row = await this.db.outboundMessage.findUnique({
+      where: { dedupeKey: questionKey }, select: { status: true, sentAt: true },
+    });
     return row?.status === 'sent' ? row.sentAt : null;
   }
 
@@ -249,7 +252,8 @@ export class BrainStateManager {
         data: {
           id, ...key, orgId: input.orgId, memberId: input.memberId, turnId: input.turnId ?? null, status: 'pending',
           proposal: JSON.parse(jsonText(input.proposal)), question: pgText(input.question), confirmationType: input.confirmationType,
-          originalMessage: pgText(input.originalMessage), reasoning: pgText(input.reasoning), confidence: input.confidence, questionKey: input.questionKey ?? null,
+          originalMessage: pgText(input.originalMessage), reasoning: pgText(input.reasoning), confidence: input.confidence,
+          questionKey: input.questionKey ?? null,
           reasonCode: input.reasonCode, expiresAt: new Date(now.getTime() + this.pendingTtlMs),
         },
       });

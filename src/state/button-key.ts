@@ -43,7 +43,9 @@ function decodeId(body: string): string | null {
 export function buttonKey(pendingId: string, answer: 'approve' | 'deny', round?: number): string {
   const body = encodeId(pendingId);
   if (pendingId.length === 0 || body.length > MAX_BODY) throw new Error('pending id does not fit in a button key');
-  if (round !== undefined && !(Number.isInteger(round) && round >= 0 && round <= 9)) throw new Error('round must be 0..9');
+  if (round !== undefined && !(Number.isInteger(round) && round >= 0 && round <= 9)) {
+    throw new Error('round must be 0..9');
+  }
   return `h1:${body}_${answer === 'approve' ? 'a' : 'd'}${round ?? ''}`;
 }
 
@@ -54,5 +56,6 @@ export function parseButtonKey(key: unknown): ButtonAnswer | null {
   if (!m) return null;
   const pendingId = decodeId(m[1]!);
   if (pendingId === null) return null;
-  return { pendingId, answer: m[2] === 'a' ? 'approve' : 'deny', ...(m[3] !== undefined ? { round: Number(m[3]) } : {}) };
+  const round = m[3] !== undefined ? { round: Number(m[3]) } : {};
+  return { pendingId, answer: m[2] === 'a' ? 'approve' : 'deny', ...round };
 }

@@ -69,5 +69,6 @@ export function diffEffects(before: EffectDescription, after: EffectDescription,
 export function isEffectDescription(v: unknown): v is EffectDescription {
   const e = v as Partial<EffectDescription> | null;
   return !!e && typeof e === 'object' && typeof e.summary === 'string' && Array.isArray(e.facts)
-    && e.facts.every((f: Partial<EffectFact>) => typeof f?.key === 'string' && typeof f.label === 'string' && typeof f.value === 'string');
+    && e.facts.every((f: Partial<EffectFact>) =>
+      typeof f?.key === 'string' && typeof f.label === 'string' && typeof f.value === 'string');
 }

@@ -3,7 +3,9 @@ import { newErrorId } from '../errors/app-error';
 import { ClarificationNeeded } from './clarification';
 import { genericEffect } from './describe';
 import type { ToolRegistry } from './registry';
-import { ToolError, type DescribeContext, type EffectDescription, type ToolContext, type ToolDefinition } from './types';
+import {
+  ToolError, type DescribeContext, type EffectDescription, type ToolContext, type ToolDefinition,
+} from './types';
 
 /** Why a call did not (or could not) run; the same for running and for describing it. */
 export type CallFailure =
@@ -18,7 +20,9 @@ export type CallFailure =
 export type ExecutionResult = { status: 'ok'; output: unknown; ms: number } | CallFailure;
 
 /** What describing a proposal produced: the effect to confirm, or why it cannot be confirmed. */
-export type DescribeResult = { status: 'ok'; effect: EffectDescription; params: Record<string, unknown>; ms: number } | CallFailure;
+export type DescribeResult =
+  | { status: 'ok'; effect: EffectDescription; params: Record<string, unknown>; ms: number }
+  | CallFailure;
 
 const DEFAULT_TIMEOUT_MS = 15000;
 
@@ -76,28 +80,35 @@ export class ToolExecutor {
     if ('status' in checked) return checked;
     const { def, input } = checked;
     try {
-      const effect = def.describe ? await def.describe(input, ctx) : genericEffect(name, input as Record<string, unknown>, ctx.lang);
+      const effect = def.describe
+        ? await def.describe(input, ctx) : genericEffect(name, input as Record<string, unknown>, ctx.lang);
       return { status: 'ok', effect, params: input as Record<string, unknown>, ms: ms() };
     } catch (err) {
       return this.failure(name, err, ms());
     }
   }
 
-  private validate(name: string, params: unknown, ms: () => number): { def: ToolDefinition; input: unknown } | CallFailure {
+  private validate(
+    name: string, params: unknown, ms: () => number,
+  ): { def: ToolDefinition; input: unknown } | CallFailure {
     const def = this.registry.get(name);
     if (!def || !def.enabled) return { status: 'error', code: 'UNKNOWN_TOOL', modelMessage: `Unknown tool "${name}".`, ms: ms() };
     const input = def.input.safeParse(params);
     if (!input.success) {
-      const issues = input.error.issues.slice(0, 3).map((i) => `${i.path.join('.') || '(root)'} ${i.message}`).join('; ');
+      const issues = input.error.issues.slice(0, 3)
+        .map((i) => `${i.path.join('.') || '(root)'} ${i.message}`).join('; ');
       return { status: 'error', code: 'INVALID_INPUT', modelMessage: `Invalid parameters: ${issues}`, ms: ms() };
     }
     return { def, input: input.data };
   }
 
   private failure(name: string, err: unknown, ms: number): CallFailure {
-    if (err instanceof ClarificationNeeded) return { status: 'clarify', question: err.questionJa, questionEn: err.questionEn, options: err.options, ms };
+    if (err instanceof ClarificationNeeded) {
+      return { status: 'clarify', question: err.questionJa, questionEn: err.questionEn, options: err.options, ms };
+    }
     if (err instanceof ToolError) return { status: 'error', code: err.code, modelMessage: err.message, ms };
-    return { status: 'internal_error', errorId: newErrorId(), internal: `${name}: ${err instanceof Error ? err.name : 'error'}`, ms };
+    const internal = `${name}: ${err instanceof Error ? err.name : 'error'}`;
+    return { status: 'internal_error', errorId: newErrorId(), internal, ms };
   }
 
   private async runOnce(name: string, params: unknown, ctx: ToolContext): Promise<ExecutionResult> {

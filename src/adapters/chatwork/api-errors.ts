@@ -28,10 +28,13 @@ export function networkErrorCode(err: unknown): string | undefined {
  * An `EXTERNAL_API_FAILED` error whose message starts with "ChatWork API". The cause keeps a network
  * error's name and code only: its message and cause chain are not ours to log.
  */
-export function chatworkApiError(message: string, apiToken: string, opts: { retryAfterMs?: number; cause?: unknown; uncertain?: boolean } = {}): AppError {
+export function chatworkApiError(
+  message: string, apiToken: string, opts: { retryAfterMs?: number; cause?: unknown; uncertain?: boolean } = {},
+): AppError {
   const safe = apiToken ? message.split(apiToken).join('[SECRET]') : message;
   const cause = opts.cause instanceof Error ? { name: opts.cause.name, code: networkErrorCode(opts.cause) } : undefined;
-  return new AppError('EXTERNAL_API_FAILED', `ChatWork API ${safe}`, { retryAfterMs: opts.retryAfterMs, cause, uncertain: opts.uncertain });
+  const { retryAfterMs, uncertain } = opts;
+  return new AppError('EXTERNAL_API_FAILED', `ChatWork API ${safe}`, { retryAfterMs, cause, uncertain });
 }
 
 /**

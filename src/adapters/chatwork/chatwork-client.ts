@@ -60,7 +60,9 @@ export interface ChatworkMessage {
 /** The answer in the expected shape. An unexpected answer to a POST is `uncertain`: the POST itself succeeded. */
 function shaped<T>(schema: z.ZodType<T>, json: unknown, what: string, uncertain = false): T {
   const parsed = schema.safeParse(json);
-  if (!parsed.success) throw new AppError('EXTERNAL_API_FAILED', `ChatWork API ${what} returned an unexpected shape`, { uncertain });
+  if (!parsed.success) {
+    throw new AppError('EXTERNAL_API_FAILED', `ChatWork API ${what} returned an unexpected shape`, { uncertain });
+  }
   return parsed.data;
 }
 

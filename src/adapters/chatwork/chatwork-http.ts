@@ -76,7 +76,9 @@ export class ChatworkHttp {
    * @param idempotent - Whether sending the call twice is harmless (default: everything but POST).
    * @throws AppError `EXTERNAL_API_FAILED` on a non-retryable status or when retries are exhausted.
    */
-  async request(method: string, path: string, form?: Record<string, string>, roomLimited?: string, idempotent = method !== 'POST'): Promise<ChatworkResponse> {
+  async request(
+    method: string, path: string, form?: Record<string, string>, roomLimited?: string, idempotent = method !== 'POST',
+  ): Promise<ChatworkResponse> {
     const log = this.opts.logger;
     for (let attempt = 0; ; attempt++) {
       const canRetry = attempt < this.maxRetries;
@@ -100,7 +102,8 @@ export class ChatworkHttp {
         const what = `${(err as Error | null)?.name ?? 'Error'}${code ? ` ${code}` : ''}`;
         if (!idempotent && !surelyNotSent(err)) {
           log.warn({ method, path, attempt, error: what }, 'chatwork.api.outcome_unknown');
-          throw this.fail(`${method} ${path} network error (${what}); it may have been processed, not retried`, { cause: err, uncertain: true });
+          const message = `${method} ${path} network error (${what}); it may have been processed, not retried`;
+          throw this.fail(message, { cause: err, uncertain: true });
         }
         if (!canRetry) throw this.fail(`${method} ${path} network error (${what}) after ${attempt + 1} attempts`, { cause: err });
         const waitMs = this.backoff(attempt);
@@ -117,7 +120,8 @@ export class ChatworkHttp {
         try {
           text = await res.text();
         } catch (err) {
-          throw this.fail(`${method} ${path} answer was cut off (HTTP ${res.status})`, { cause: err, uncertain: !idempotent });
+          const message = `${method} ${path} answer was cut off (HTTP ${res.status})`;
+          throw this.fail(message, { cause: err, uncertain: !idempotent });
         }
         try {
           return { status: res.status, json: text ? JSON.parse(text) : undefined };

@@ -132,8 +132,10 @@ export class ChatworkSender implements ChatSender {
       const marked = marker !== '' && m.body.includes(marker);
       const tagged = bot !== undefined && tag !== '' && m.body.startsWith(tag);
       if (marked || tagged) {
-        this.opts.logger.info({ roomId: reply.roomId, messageId: m.messageId, by: marked ? 'marker' : 'reply_tag' }, 'chatwork.send.found_earlier_post');
-        return { platformMessageId: m.messageId, text: stripChatworkMarkup(m.body).replace(/[\u200B-\u200D\u2060]/g, ''), sentAt: new Date(m.sendTime * 1000) };
+        const by = marked ? 'marker' : 'reply_tag';
+        this.opts.logger.info({ roomId: reply.roomId, messageId: m.messageId, by }, 'chatwork.send.found_earlier_post');
+        const text = stripChatworkMarkup(m.body).replace(/[\u200B-\u200D\u2060]/g, '');
+        return { platformMessageId: m.messageId, text, sentAt: new Date(m.sendTime * 1000) };
       }
     }
     return null;

@@ -110,7 +110,9 @@ export function createChatworkWebhookRouter(deps: ChatworkWebhookDeps): Router {
     if (now().getTime() / 1000 - hook.eventTime > deps.maxEventAgeSeconds) {
       return ignore({ ...msgIds, eventTime: hook.eventTime }, 'stale_event', 'warn');
     }
-    if (deps.getBotAccountId() === undefined && deps.refreshBotAccount) await withTimeout(deps.refreshBotAccount(), REFRESH_WAIT_MS);
+    if (deps.getBotAccountId() === undefined && deps.refreshBotAccount) {
+      await withTimeout(deps.refreshBotAccount(), REFRESH_WAIT_MS);
+    }
     const reason = ignoreReason(hook, deps.getBotAccountId());
     if (reason) return ignore(msgIds, reason, reason === 'bot_account_unknown' ? 'warn' : 'info');
 

@@ -136,7 +136,11 @@ export function stripDiscordMentions(content: string, mentions: DiscordMentionsL
 
 /** The person's own words for answer parsing: every user, role and channel mention removed. */
 export function discordAnswerText(content: string): string {
-  return content.replace(/<(?:@[!&]?|#)\d{15,25}>/g, ' ').replace(/@(?:everyone|here)\b/g, ' ').replace(/[ \t]+/g, ' ').trim();
+  return content
+    .replace(/<(?:@[!&]?|#)\d{15,25}>/g, ' ')
+    .replace(/@(?:everyone|here)\b/g, ' ')
+    .replace(/[ \t]+/g, ' ')
+    .trim();
 }
 
 /**
