@@ -27,6 +27,7 @@ describe('answers as typed (ChatWork buttons, names after the tags)', () => {
     return cw.posts[n - 1]!.body;
   }
   const tasks = (title: string) => svc.db.task.count({ where: { title } });
+  const pendingHere = () => svc.db.pendingAction.findFirst({ where: { roomId: String(room) } });
   const ask = (title: string) => toolCall('create_task', { assignee: '田中太郎', title }, { overall: 0.6 });
 
   it.each([
@@ -46,7 +47,7 @@ describe('answers as typed (ChatWork buttons, names after the tags)', () => {
     const done = await send(body, 2);
     expect(done).not.toMatch(/確認がまだ/);
     expect(await tasks(title)).toBe(1);
-    expect(await svc.db.pendingAction.findFirst({ where: { roomId: String(room) } })).toMatchObject({ status: 'executed' });
+    expect(await pendingHere()).toMatchObject({ status: 'executed' });
     // The model still saw the whole message, name included.
     expect(JSON.stringify(llm.requests[0]!.messages)).toContain('Hishoさん');
   });
@@ -73,7 +74,7 @@ describe('answers as typed (ChatWork buttons, names after the tags)', () => {
     expect(reminder).toMatch(/確認がまだ/);
     expect(reminder).toMatch(/1\. 承認\n2\. キャンセル/);
     expect(await tasks('議事録の共有')).toBe(0);
-    expect(await svc.db.pendingAction.findFirst({ where: { roomId: String(room) } })).toMatchObject({ status: 'pending' });
+    expect(await pendingHere()).toMatchObject({ status: 'pending' });
     expect(llm.requests).toHaveLength(1);
   });
 
@@ -83,7 +84,7 @@ describe('answers as typed (ChatWork buttons, names after the tags)', () => {
     llm.script(replyCall('はい、何かお手伝いできることはあるウル？'));
     await send(toButton('はい'), 2, 1001);
     expect(await tasks('会議室の予約')).toBe(0);
-    expect(await svc.db.pendingAction.findFirst({ where: { roomId: String(room) } })).toMatchObject({ status: 'pending' });
+    expect(await pendingHere()).toMatchObject({ status: 'pending' });
   });
 
   it('20 concurrent 「はい」 written with the TO button → exactly one task and no model call for the repeats', async () => {
@@ -91,7 +92,9 @@ describe('answers as typed (ChatWork buttons, names after the tags)', () => {
     await send(toButton('契約書のレビューを田中太郎さんに'), 1);
     llm.script(replyCall('契約書のレビューをお願いしたウル！🐺'));
     const deliveries = Array.from({ length: 20 }, () => mentionDelivery({ from: 1003, room, body: toButton('はい') }));
-    const statuses = await Promise.all(deliveries.map((d) => postWebhook(svc.url, d.raw, d.signature).then((r) => r.status)));
+    const post = (d: { raw: string; signature: string }) =>
+      postWebhook(svc.url, d.raw, d.signature).then((r) => r.status);
+    const statuses = await Promise.all(deliveries.map(post));
     expect(statuses.every((s) => s === 200)).toBe(true);
     // ChatWork allows 10 posts per room in 10 s: the 20 answers take two more windows.
     await waitFor(() => cw.posts.length >= 21, 30000, '20 answers');

@@ -15,7 +15,8 @@ describe('ChatWork room webhooks when GET /me failed at start', () => {
     cw.install();
     nock('https://api.chatwork.test').persist().get('/v2/me').reply(() => {
       meCalls++;
-      return meUp ? [200, { account_id: 9999, name: 'Hisho Bot', chatwork_id: 'hisho' }] : [503, { errors: ['Service Unavailable'] }];
+      if (!meUp) return [503, { errors: ['Service Unavailable'] }];
+      return [200, { account_id: 9999, name: 'Hisho Bot', chatwork_id: 'hisho' }];
     });
     // No bot account given: the service must learn it from GET /me, which is down at first.
     svc = await startTestService(chatworkEnv(), { chatworkBotAccountId: undefined, chatworkMeRetryMs: 50 });

@@ -13,7 +13,8 @@ const CHANNEL = '810000000000000001';
 describe('Discord: mentions and buttons answering a confirmation', () => {
   let svc: TestService;
   const llm = new FakeAnthropic();
-  const sent: { channelId: string; content: string; components: { components: { custom_id: string; label: string }[] }[] }[] = [];
+  type Row = { components: { custom_id: string; label: string }[] };
+  const sent: { channelId: string; content: string; components: Row[] }[] = [];
   const client = new Client({ intents: [] });
   let messageSeq = 700000000000000100n;
 
@@ -30,14 +31,16 @@ describe('Discord: mentions and buttons answering a confirmation', () => {
         return { id: String(id) };
       },
     });
-    svc = await startTestService({ DISCORD_BOT_TOKEN: 'discord-test-token', CONSOLE_ENABLED: 'false' }, { discordClient: client });
+    const env = { DISCORD_BOT_TOKEN: 'discord-test-token', CONSOLE_ENABLED: 'false' };
+    svc = await startTestService(env, { discordClient: client });
   });
   afterAll(async () => { await svc.close(); llm.stop(); });
 
   function say(content: string): void {
     messageSeq++;
     client.emit(Events.MessageCreate, fakeMessage({
-      id: String(messageSeq), content, author: YAMADA, channelId: CHANNEL, guildId: GUILD_ID, mentioned: [{ id: BOT_ID, bot: true, username: 'hisho' }],
+      id: String(messageSeq), content, author: YAMADA, channelId: CHANNEL, guildId: GUILD_ID,
+      mentioned: [{ id: BOT_ID, bot: true, username: 'hisho' }],
       createdTimestamp: Date.now(), member: { displayName: '山田' },
     }) as never);
   }
@@ -45,12 +48,13 @@ describe('Discord: mentions and buttons answering a confirmation', () => {
   function click(customId: string, n: number): void {
     client.emit(Events.InteractionCreate, {
       id: `60000000000000000${n}`, customId, channelId: CHANNEL, user: { id: YAMADA.id }, isButton: () => true,
-      deferUpdate: async () => undefined, reply: async () => undefined, followUp: async () => undefined, editReply: async () => undefined,
+      deferUpdate: async () => undefined, reply: async () => undefined,
+      followUp: async () => undefined, editReply: async () => undefined,
     } as never);
   }
   const buttons = (i: number) => sent[i]!.components.flatMap((r) => r.components);
 
-  it('`<@bot> はい` approves; a double click on the first 承認 is still asked the second time; one announcement', async () => {
+  it('`<@bot> はい` approves; a double click on the first 承認 is asked the second time; one announcement', async () => {
     llm.script(toolCall('announce', { recipients: ['田中太郎', '鈴木健二'], message: '明日は在宅勤務の日です' }));
     say(`<@${BOT_ID}> 田中さんと鈴木さんに明日は在宅勤務の日と伝えて`);
     await waitFor(() => sent.length === 1, 8000, 'question');
@@ -71,7 +75,8 @@ describe('Discord: mentions and buttons answering a confirmation', () => {
     say(`<@${BOT_ID}> はい`);
     await waitFor(() => sent.length === 5, 8000, 'announcement and report');
     expect(sent.filter((m) => m.content.includes('明日は在宅勤務の日です') && !m.content.includes('宛先'))).toHaveLength(1);
-    expect(await svc.db.pendingAction.findFirst({ where: { roomId: CHANNEL } })).toMatchObject({ status: 'executed', confirmationsGiven: 2 });
+    expect(await svc.db.pendingAction.findFirst({ where: { roomId: CHANNEL } }))
+      .toMatchObject({ status: 'executed', confirmationsGiven: 2 });
   });
 
   it('`<@bot> いいえ` cancels', async () => {

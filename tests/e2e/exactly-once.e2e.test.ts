@@ -21,13 +21,17 @@ describe('side effects exactly once across retries (ChatWork)', () => {
     expect((await postWebhook(svc.url, d.raw, d.signature)).status).toBe(200);
     return d.messageId;
   }
-  const turnDone = (messageId: string) => waitFor(() => svc.db.workItem.findFirst({ where: { dedupeKey: `msg:chatwork:${room}:${messageId}`, state: 'done' } }), 10000, 'work item done');
-  const replyRow = (messageId: string) => svc.db.outboundMessage.findUniqueOrThrow({ where: { dedupeKey: `reply:msg:chatwork:${room}:${messageId}` } });
+  const itemKey = (messageId: string) => `msg:chatwork:${room}:${messageId}`;
+  const turnDone = (messageId: string) =>
+    waitFor(() => svc.db.workItem.findFirst({ where: { dedupeKey: itemKey(messageId), state: 'done' } }),
+      10000, 'work item done');
+  const replyRow = (messageId: string) =>
+    svc.db.outboundMessage.findUniqueOrThrow({ where: { dedupeKey: `reply:${itemKey(messageId)}` } });
 
   it.each([
     ['times out after arriving', { kind: 'slow', delayMs: 2000 }],
     ['is answered 502 after arriving', { kind: 'status_after_landing', status: 502 }],
-  ] as const)('a reply post that %s → the person gets one message, found in the room and recorded as sent', async (_name, fault) => {
+  ] as const)('a reply post that %s → one message, found in the room and recorded as sent', async (_name, fault) => {
     cw.faults.push(fault);
     llm.script(replyCall('こんにちはウル！今日もよろしくウル🐺'));
     const id = await mention('こんにちは');
@@ -42,7 +46,7 @@ describe('side effects exactly once across retries (ChatWork)', () => {
     expect(await svc.db.turnRecord.count({ where: { roomId: String(room) } })).toBe(1);
   });
 
-  it('a turn retried after its reply failed, whose model rewords the title → one task, one ChatWork task, one answer', async () => {
+  it('a turn retried after its reply failed, its model rewording the title → one task and one answer', async () => {
     cw.faults.push({ kind: 'status', status: 500 });
     llm.script(
       toolCall('create_task', { assignee: '田中太郎', title: '見積書の作成' }),

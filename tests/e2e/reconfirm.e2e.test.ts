@@ -12,7 +12,8 @@ function day(days: number): { iso: string; shown: string } {
   const [y, m, d] = [part({ year: 'numeric' }), part({ month: 'numeric' }), part({ day: 'numeric' })];
   const weekday = '日月火水木金土'['SunMonTueWedThuFriSat'.indexOf(part({ weekday: 'short' })) / 3];
   const thisYear = new Intl.DateTimeFormat('en-US', { timeZone: TZ, year: 'numeric' }).format(new Date()) === y;
-  return { iso: `${y}-${m.padStart(2, '0')}-${d.padStart(2, '0')}`, shown: `${thisYear ? '' : `${y}/`}${m}/${d}（${weekday}）` };
+  const iso = `${y}-${m.padStart(2, '0')}-${d.padStart(2, '0')}`;
+  return { iso, shown: `${thisYear ? '' : `${y}/`}${m}/${d}（${weekday}）` };
 }
 
 /**
@@ -42,7 +43,10 @@ describe('confirmation questions (ChatWork)', () => {
     const due = day(1);
     // The model's summary names the wrong person; the question states who the directory says.
     llm.script({ content: [{ type: 'tool_use', name: 'create_task', input: {
-      reasoning: { intent_understanding: 'Asks to give Taro the minutes task by tomorrow.', context_used: ['message'], tool_selection_reason: 'create_task', alternatives_considered: [] },
+      reasoning: {
+        intent_understanding: 'Asks to give Taro the minutes task by tomorrow.', context_used: ['message'],
+        tool_selection_reason: 'create_task', alternatives_considered: [],
+      },
       confidence: { overall: 0.6, intent: 0.6, parameters: 0.6 }, action_summary: '鈴木さんに議事録をお願いします',
       parameters: { assignee: '太郎さん', title: '議事録の作成', due: due.iso }, parameter_sources: [] } }] });
     const q = await send('太郎さんに議事録、明日までで', 1);
@@ -65,7 +69,7 @@ describe('confirmation questions (ChatWork)', () => {
     expect(await svc.db.pendingAction.count({ where: { roomId: String(room) } })).toBe(0);
   });
 
-  it('modify → asked again with the diff even when the Guardian would allow it → approve → one task with the new date', async () => {
+  it('modify → asked again with the diff, even if the Guardian would allow it → approve → one task', async () => {
     const [before, after] = [day(1), day(4)];
     llm.script(toolCall('create_task', { assignee: '田中太郎', title: '提案書の作成', due: before.iso }, { overall: 0.6 }));
     await send('提案書の作成を田中太郎さんに、明日まで', 1);
@@ -79,7 +83,8 @@ describe('confirmation questions (ChatWork)', () => {
     expect(again).toMatch(/実行してよいウル/);
     expect(await tasks('提案書の作成')).toHaveLength(0);
     expect(cw.tasks).toHaveLength(0);
-    const turn = await waitFor(() => svc.db.turnRecord.findFirst({ where: { roomId: String(room), reasonCode: 'S_CHANGE_RECONFIRM' } }), 5000, 'reconfirm turn');
+    const reconfirmed = { roomId: String(room), reasonCode: 'S_CHANGE_RECONFIRM' };
+    const turn = await waitFor(() => svc.db.turnRecord.findFirst({ where: reconfirmed }), 5000, 'reconfirm turn');
     expect(turn).toMatchObject({ decision: 'CONFIRM', guardianAction: 'CONFIRM' });
 
     llm.script(replyCall('期限を変えて、提案書の作成をお願いしたウル！🐺'));
@@ -87,7 +92,9 @@ describe('confirmation questions (ChatWork)', () => {
     const created = await tasks('提案書の作成');
     expect(created).toHaveLength(1);
     expect(new Intl.DateTimeFormat('en-CA', { timeZone: TZ }).format(created[0]!.dueAt!)).toBe(after.iso);
-    expect(await svc.db.pendingAction.findMany({ where: { roomId: String(room) }, orderBy: { createdAt: 'asc' }, select: { status: true } }))
+    const order = { createdAt: 'asc' as const };
+    const where = { roomId: String(room) };
+    expect(await svc.db.pendingAction.findMany({ where, orderBy: order, select: { status: true } }))
       .toEqual([{ status: 'cancelled' }, { status: 'executed' }]);
   });
 
@@ -104,7 +111,7 @@ describe('confirmation questions (ChatWork)', () => {
     expect(await svc.db.pendingAction.count({ where: { roomId: String(room), status: 'pending' } })).toBe(0);
   });
 
-  it('two quick 「はい」 sent before the second question was shown never pass both rounds of a high-risk action', async () => {
+  it('two quick 「はい」 sent before the second question was shown never pass both rounds (high risk)', async () => {
     llm.script(toolCall('announce', { recipients: ['田中太郎', '鈴木健二', '佐藤美咲'], message: '本日の定例は中止です' }));
     const q = await send('3人に本日の定例は中止と連絡して', 1);
     expect(q).toContain('・宛先: 3人（田中太郎、鈴木健二、佐藤美咲）');
@@ -121,7 +128,8 @@ describe('confirmation questions (ChatWork)', () => {
     expect(cw.posts[1]!.body).toMatch(/念のため/);
     expect(cw.posts[2]!.body).toMatch(/念のため/);
     expect(cw.posts.filter((p) => p.body.includes('本日の定例は中止です') && !p.body.includes('[info]'))).toHaveLength(0);
-    expect(await svc.db.pendingAction.findFirst({ where: { roomId: String(room) } })).toMatchObject({ status: 'pending', confirmationsGiven: 1 });
+    expect(await svc.db.pendingAction.findFirst({ where: { roomId: String(room) } }))
+      .toMatchObject({ status: 'pending', confirmationsGiven: 1 });
 
     // A 「はい」 after reading the second question runs it, once.
     llm.script(replyCall('3人に連絡したウル！🐺'));
@@ -137,19 +145,20 @@ describe('confirmation buttons bound to their round (console)', () => {
   beforeAll(async () => { svc = await startTestService(); });
   afterAll(async () => { await svc.close(); llm.stop(); });
 
-  it('a double click on the first question\'s 承認 is still asked the second time; the second question\'s button runs it once', async () => {
+  it('a double click on the first 承認 is asked again; the second question\'s button runs it once', async () => {
     const roomId = 'c-double';
     const post = (text: string, key?: string) => consoleSay(svc, 'yamada-ichiro', roomId, text, key);
     const bot = () => consoleBotMessages(svc, roomId);
     llm.script(toolCall('announce', { recipients: 'all', message: '来週から新しい勤怠システムです' }));
     await post('全員に来週から新しい勤怠システムと伝えて');
-    const [question] = await waitFor(async () => { const m = await bot(); return m.length === 1 ? m : null; }, 8000, 'question');
+    const botCount = (n: number) => async () => { const m = await bot(); return m.length === n ? m : null; };
+    const [question] = await waitFor(botCount(1), 8000, 'question');
     const yes = (question!.options as { answer: string; key: string }[]).find((o) => o.answer === '1')!;
     expect(yes.key).toMatch(/_a0$/);
 
     // Double click: two clicks of the same first-round button.
     await Promise.all([post('1', yes.key), post('1', yes.key)]);
-    const msgs = await waitFor(async () => { const m = await bot(); return m.length === 3 ? m : null; }, 8000, 'two answers');
+    const msgs = await waitFor(botCount(3), 8000, 'two answers');
     expect(msgs[1]!.text).toMatch(/念のため/);
     expect(msgs[2]!.text).toMatch(/念のため/);
     expect(msgs.some((m) => m.text === '来週から新しい勤怠システムです')).toBe(false);
@@ -158,7 +167,7 @@ describe('confirmation buttons bound to their round (console)', () => {
     expect(second.key).toMatch(/_a1$/);
     llm.script(replyCall('全員に伝えたウル！🐺'));
     await post('1', second.key);
-    const done = await waitFor(async () => { const m = await bot(); return m.length === 5 ? m : null; }, 8000, 'announcement and report');
+    const done = await waitFor(botCount(5), 8000, 'announcement and report');
     expect(done.filter((m) => m.text === '来週から新しい勤怠システムです')).toHaveLength(1);
     expect(await svc.db.pendingAction.findFirst({ where: { roomId } })).toMatchObject({ status: 'executed' });
   });

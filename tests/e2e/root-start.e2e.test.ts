@@ -35,7 +35,8 @@ function privateClone(): string {
     let dataDir: string | undefined;
     try {
       const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-        cwd: path.join(dir, 'hisho'), env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'],
+        cwd: path.join(dir, 'hisho'), stdio: ['ignore', 'pipe', 'pipe'],
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', LOG_LEVEL: 'info' },
       });
       let out = '';
       child.stdout.on('data', (d) => { out += String(d); });

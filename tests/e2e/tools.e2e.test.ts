@@ -81,7 +81,10 @@ describe('proposals through Guardian and AuthorizationGate (end to end, ChatWork
     const { turn, post } = await ask(1003, '全員に明日は全社会議って連絡して');
     // Risk high is decided before the policy and the recipients rule (Guardian priority 3 < 4 < 6): asked twice.
     expect(turn).toMatchObject({ decision: 'CONFIRM', guardianAction: 'CONFIRM', reasonCode: 'G_DANGEROUS_HIGH' });
-    expect(await svc.db.pendingAction.findFirst({ where: { roomId: '5001', status: 'pending' }, orderBy: { createdAt: 'desc' } })).toMatchObject({ confirmationType: 'double' });
+    const pending = await svc.db.pendingAction.findFirst({
+      where: { roomId: '5001', status: 'pending' }, orderBy: { createdAt: 'desc' },
+    });
+    expect(pending).toMatchObject({ confirmationType: 'double' });
     expect(post).toMatch(/実行してよい/);
     expect(post).toContain('宛先: このルームの全員');
     expect(post).not.toContain('[toall]');

@@ -12,17 +12,22 @@ describe('describing a call before it runs', () => {
   beforeAll(async () => { t = await createTestDatabase(); await seedSample(t.db); });
   afterAll(async () => t.close());
 
-  async function dctx(memberId: string, opts: { lang?: 'ja' | 'en'; platform?: 'console' | 'chatwork' } = {}): Promise<DescribeContext> {
+  async function dctx(
+    memberId: string, opts: { lang?: 'ja' | 'en'; platform?: 'console' | 'chatwork' } = {},
+  ): Promise<DescribeContext> {
     const { idempotencyKey: _k, services, ...rest } = await toolContext(t.db, memberId, { platform: opts.platform });
     return { ...rest, services: { db: services.db }, lang: opts.lang ?? 'ja' };
   }
-  const facts = (r: Awaited<ReturnType<ToolExecutor['describe']>>) => (r.status === 'ok' ? Object.fromEntries(r.effect.facts.map((f) => [f.label, f.value])) : r);
+  const facts = (r: Awaited<ReturnType<ToolExecutor['describe']>>) =>
+    (r.status === 'ok' ? Object.fromEntries(r.effect.facts.map((f) => [f.label, f.value])) : r);
 
   it('create_task: the directory name with department, an absolute date in Tokyo, the ChatWork mirror', async () => {
-    const r = await ex.describe('create_task', { assignee: '太郎さん', title: ' 見積書 ', due: '2026-11-24' }, await dctx('suzuki-kenji', { platform: 'chatwork' }));
+    const input = { assignee: '太郎さん', title: ' 見積書 ', due: '2026-11-24' };
+    const r = await ex.describe('create_task', input, await dctx('suzuki-kenji', { platform: 'chatwork' }));
     expect(r).toMatchObject({ status: 'ok', effect: { summary: '田中太郎さんにタスクを作成します。' } });
     expect(facts(r)).toEqual({ 担当: '田中太郎（東京営業課）', 内容: '見積書', 期限: '11/24（火）', ChatWork: 'ChatWork のタスクにも登録します' });
-    const en = await ex.describe('create_task', { assignee: 'tanaka-taro', title: 'Quote', due: '2026-11-24T15:00:00+09:00' }, await dctx('suzuki-kenji', { lang: 'en' }));
+    const inEnglish = { assignee: 'tanaka-taro', title: 'Quote', due: '2026-11-24T15:00:00+09:00' };
+    const en = await ex.describe('create_task', inEnglish, await dctx('suzuki-kenji', { lang: 'en' }));
     expect(facts(en)).toEqual({ Assignee: '田中太郎（東京営業課）', Task: 'Quote', Due: 'Tue, Nov 24 15:00' });
   });
 
@@ -30,25 +35,34 @@ describe('describing a call before it runs', () => {
     const ask = await ex.describe('create_task', { assignee: '田中', title: 'x' }, await dctx('suzuki-kenji'));
     expect(ask).toMatchObject({ status: 'clarify', question: '田中さんが2人います。どちらの方ですか？' });
     expect((ask as { options: string[] }).options.sort()).toEqual(['田中太郎（東京営業課）', '田中花子（大阪営業課）'].sort());
-    expect(await ex.describe('create_task', { assignee: '誰か', title: 'x' }, await dctx('suzuki-kenji'))).toMatchObject({ status: 'error', code: 'UNKNOWN_PERSON' });
-    expect(await ex.describe('create_task', { assignee: '田中太郎' }, await dctx('suzuki-kenji'))).toMatchObject({ status: 'error', code: 'INVALID_INPUT' });
-    expect(await ex.describe('create_task', { assignee: '田中太郎', title: 'x', due: '来週のどこか' }, await dctx('suzuki-kenji'))).toMatchObject({ status: 'error', code: 'INVALID_DATE' });
+    const task = async (input: Record<string, unknown>) =>
+      ex.describe('create_task', input, await dctx('suzuki-kenji'));
+    expect(await task({ assignee: '誰か', title: 'x' })).toMatchObject({ status: 'error', code: 'UNKNOWN_PERSON' });
+    expect(await task({ assignee: '田中太郎' })).toMatchObject({ status: 'error', code: 'INVALID_INPUT' });
+    expect(await task({ assignee: '田中太郎', title: 'x', due: '来週のどこか' }))
+      .toMatchObject({ status: 'error', code: 'INVALID_DATE' });
   });
 
   it('create_reminder and announce: time in the org time zone, the person, the recipients counted', async () => {
-    const rem = await ex.describe('create_reminder', { when: '2026-11-21', text: '請求書', person: '鈴木部長' }, await dctx('tanaka-taro'));
+    const reminder = { when: '2026-11-21', text: '請求書', person: '鈴木部長' };
+    const rem = await ex.describe('create_reminder', reminder, await dctx('tanaka-taro'));
     expect(facts(rem)).toEqual({ 日時: '11/21（土）09:00', 相手: '鈴木健二', 内容: '請求書' });
     const past = await ex.describe('create_reminder', { when: '2026-11-19', text: 'x' }, await dctx('tanaka-taro'));
     expect(past).toMatchObject({ status: 'error', code: 'PAST_TIME' });
-    const ann = await ex.describe('announce', { recipients: ['田中太郎', 'tanaka-taro', '佐藤美咲'], message: '明日は休業です' }, await dctx('yamada-ichiro'));
+    const announcement = { recipients: ['田中太郎', 'tanaka-taro', '佐藤美咲'], message: '明日は休業です' };
+    const ann = await ex.describe('announce', announcement, await dctx('yamada-ichiro'));
     expect(facts(ann)).toEqual({ 宛先: '2人（田中太郎、佐藤美咲）', 本文: '明日は休業です' });
     const all = await ex.describe('announce', { recipients: 'all', message: 'x' }, await dctx('yamada-ichiro'));
     expect(facts(all)).toMatchObject({ 宛先: 'このルームの全員' });
   });
 
   it('delete_memory: what will be deleted, and how many cannot be', async () => {
-    const mine = await t.db.memory.create({ data: { orgId: 'acme', kind: 'preference', subjectMemberId: 'ito-yui', content: 'コーヒー派', createdByMemberId: 'ito-yui' } });
-    const other = await t.db.memory.create({ data: { orgId: 'acme', kind: 'fact', content: '締めは25日', createdByMemberId: 'sato-misaki' } });
+    const mine = await t.db.memory.create({ data: {
+      orgId: 'acme', kind: 'preference', subjectMemberId: 'ito-yui', content: 'コーヒー派', createdByMemberId: 'ito-yui',
+    } });
+    const other = await t.db.memory.create({ data: {
+      orgId: 'acme', kind: 'fact', content: '締めは25日', createdByMemberId: 'sato-misaki',
+    } });
     const r = await ex.describe('delete_memory', { memory_ids: [mine.id, other.id] }, await dctx('ito-yui'));
     expect(r).toMatchObject({ status: 'ok', effect: { summary: '記憶を1件削除します。' } });
     expect(facts(r)).toEqual({ 削除するもの: '「コーヒー派」', 削除できないもの: '1件' });
@@ -57,7 +71,8 @@ describe('describing a call before it runs', () => {
 
   it('a tool without describe lists its validated parameters', () => {
     expect(genericEffect('do_it', { a: ' x ', list: ['p', 'q'], empty: '' }, 'ja')).toEqual({
-      summary: '「do_it」を実行します。', facts: [{ key: 'a', label: 'a', value: 'x' }, { key: 'list', label: 'list', value: 'p、q' }],
+      summary: '「do_it」を実行します。',
+      facts: [{ key: 'a', label: 'a', value: 'x' }, { key: 'list', label: 'list', value: 'p、q' }],
     });
   });
 });
@@ -68,13 +83,16 @@ describe('describe helpers', () => {
     expect(formatWhen(new Date('2026-11-23T14:59:59Z'), { ...opts, dateOnly: true })).toBe('11/23（月）');
     expect(formatWhen(new Date('2026-11-23T15:00:00Z'), { ...opts, dateOnly: false })).toBe('11/24（火）00:00');
     expect(formatWhen(new Date('2027-01-05T03:00:00Z'), { ...opts, dateOnly: false })).toBe('2027/1/5（火）12:00');
-    expect(formatWhen(new Date('2027-01-05T03:00:00Z'), { ...opts, lang: 'en', dateOnly: true })).toBe('Tue, Jan 5 2027');
+    const nextYear = new Date('2027-01-05T03:00:00Z');
+    expect(formatWhen(nextYear, { ...opts, lang: 'en', dateOnly: true })).toBe('Tue, Jan 5 2027');
   });
 
   it('diffEffects: changed, added and removed facts by key', () => {
-    const before = { summary: 's', facts: [{ key: 'due', label: '期限', value: '11/24（火）' }, { key: 'note', label: 'メモ', value: 'a' }, { key: 't', label: '内容', value: 'x' }] };
-    const after = { summary: 's', facts: [{ key: 'due', label: '期限', value: '11/27（金）' }, { key: 't', label: '内容', value: 'x' }, { key: 'cw', label: 'ChatWork', value: 'yes' }] };
-    expect(diffEffects(before, after, 'ja')).toEqual(['期限: 11/24（火） → 11/27（金）', 'ChatWork: （なし） → yes', 'メモ: a → （なし）']);
+    const f = (key: string, label: string, value: string) => ({ key, label, value });
+    const before = { summary: 's', facts: [f('due', '期限', '11/24（火）'), f('note', 'メモ', 'a'), f('t', '内容', 'x')] };
+    const after = { summary: 's', facts: [f('due', '期限', '11/27（金）'), f('t', '内容', 'x'), f('cw', 'ChatWork', 'yes')] };
+    expect(diffEffects(before, after, 'ja'))
+      .toEqual(['期限: 11/24（火） → 11/27（金）', 'ChatWork: （なし） → yes', 'メモ: a → （なし）']);
     expect(diffEffects(after, after, 'ja')).toEqual([]);
     expect(renderEffect(before)).toBe('s\n・期限: 11/24（火）\n・メモ: a\n・内容: x');
   });

@@ -92,10 +92,11 @@ describe('reminder capabilities', () => {
       expect((await t.db.reminder.findUniqueOrThrow({ where: { id: theirs.id } })).status).toBe('scheduled');
     });
 
-    it('cancels a reminder the scheduler already queued (its notice is then never sent), and lists it until then', async () => {
+    it('cancels a reminder already queued by the scheduler (its notice is never sent), listed until then', async () => {
       const queued = await reminder('ito-yui', '2026-11-20T00:30:00Z', 'queued');
       const listed = await exec().run('list_reminders', {}, await toolContext(t.db, 'ito-yui'));
-      expect((listed as { output: { reminders: { reminderId: string }[] } }).output.reminders.map((x) => x.reminderId)).toEqual([queued.id]);
+      const items = (listed as { output: { reminders: { reminderId: string }[] } }).output.reminders;
+      expect(items.map((x) => x.reminderId)).toEqual([queued.id]);
       expect(await exec().run('cancel_reminder', { reminder_id: queued.id }, await toolContext(t.db, 'ito-yui')))
         .toMatchObject({ status: 'ok', output: { status: 'cancelled', alreadyCancelled: false } });
       expect((await t.db.reminder.findUniqueOrThrow({ where: { id: queued.id } })).status).toBe('cancelled');

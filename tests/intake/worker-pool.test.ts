@@ -34,6 +34,7 @@ describe('WorkerPool: a worker that lost its claim is told to stop', () => {
     expect(seen).not.toBeNull();
     expect(seen!.claimLost).toBe(true);
     // The worker could not complete an item it no longer owns.
-    expect((await tdb.db.workItem.findUniqueOrThrow({ where: { dedupeKey: 'claim-lost-1' } })).claimedBy).toBe('someone-else');
+    const row = await tdb.db.workItem.findUniqueOrThrow({ where: { dedupeKey: 'claim-lost-1' } });
+    expect(row.claimedBy).toBe('someone-else');
   });
 });

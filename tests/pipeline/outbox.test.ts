@@ -70,7 +70,7 @@ describe('Outbox: a message is posted at most once per key', () => {
     expect(sender.attempts).toBe(1);
   });
 
-  it('a post that timed out without landing stays uncertain; the next attempt looks first, then posts once', async () => {
+  it('a post that timed out without landing stays uncertain; the next attempt looks, then posts once', async () => {
     const { sender, outbox, reply, key } = setup();
     sender.next = 'times_out';
     await expect(outbox.send(key, reply('a'))).rejects.toMatchObject({ uncertain: true });
@@ -92,7 +92,7 @@ describe('Outbox: a message is posted at most once per key', () => {
     expect(sender.landed).toHaveLength(1);
   });
 
-  it('a row taken by a worker that died after posting (crash before "sent") is reconciled, not posted twice', async () => {
+  it('a row taken by a worker that died after posting (before "sent") is reconciled, not posted twice', async () => {
     const { sender, outbox, reply, key } = setup();
     const dead = await claimedItem();
     // The dead worker's state: it took the row, its post landed, it never recorded it.
@@ -115,7 +115,8 @@ describe('Outbox: a message is posted at most once per key', () => {
 
     const late = await claimedItem();
     // Still ours, but about to expire: too late to start a post.
-    await tdb.db.$executeRaw`UPDATE work_items SET "claimExpiresAt" = now() + interval '1 second' WHERE id = ${late.id}`;
+    await tdb.db.$executeRaw`
+      UPDATE work_items SET "claimExpiresAt" = now() + interval '1 second' WHERE id = ${late.id}`;
     await expect(outbox.send(`${key}:2`, reply('d'), late)).rejects.toMatchObject({ name: 'ClaimLostError' });
 
     const lost = { ...(await claimedItem()), claimLost: true };

@@ -31,7 +31,8 @@ describe('ToolExecutor', () => {
   it('runs a call once per origin even when reworded, but never hands one tool another tool\'s result', async () => {
     expect(await ex.run('echo_tool', { v: 'a' }, ctx('k1'))).toMatchObject({ status: 'ok', output: { v: 'a' } });
     // The same origin again (a retried turn whose model reworded the call): the first result, nothing runs.
-    expect(await ex.run('echo_tool', { v: 'a, reworded' }, ctx('k1'))).toMatchObject({ status: 'ok', output: { v: 'a' } });
+    const reworded = await ex.run('echo_tool', { v: 'a, reworded' }, ctx('k1'));
+    expect(reworded).toMatchObject({ status: 'ok', output: { v: 'a' } });
     expect(await ex.run('other_tool', { v: 'a' }, ctx('k1'))).toMatchObject({ status: 'ok', output: { w: 'a' } });
     expect(calls).toEqual(['echo:a', 'other:a']);
   });
