@@ -23,6 +23,20 @@ function namePattern(name: string): string {
   return name.trim().split(/[\s\u3000]+/).map(escapeRegExp).join(`${BLANK}*`);
 }
 
+const compiled = new Map<string, RegExp>();
+
+/** A pattern built once per list of names (the names change only when GET /me answers). */
+function memo(kind: string, names: readonly string[], build: () => RegExp): RegExp {
+  const key = `${kind}\u0000${names.join('\u0000')}`;
+  let re = compiled.get(key);
+  if (!re) {
+    if (compiled.size > 100) compiled.clear();
+    re = build();
+    compiled.set(key, re);
+  }
+  return re;
+}
+
 /** The usable names (trimmed, non-empty, longest first so "Hisho Bot" wins over "Hisho"). */
 function usableNames(names: readonly string[]): string[] {
   return [...new Set(names.map((n) => n.trim()).filter((n) => n.length > 0 && n.length <= 50))]
@@ -36,6 +50,10 @@ function usableNames(names: readonly string[]): string[] {
  * followed by a blank (「田中さん はい」).
  */
 export function addresseeAfterTag(names: readonly string[]): RegExp {
+  return memo('tag', names, () => buildAddresseeAfterTag(names));
+}
+
+function buildAddresseeAfterTag(names: readonly string[]): RegExp {
   const wordChar = `[^\\s\\[${PUNCTUATION}]`;
   const known = usableNames(names).map(namePattern);
   const alternatives = [
@@ -51,8 +69,11 @@ export function addresseeAfterTag(names: readonly string[]): RegExp {
  * 「ソウルくん　はい」 → 「はい」. Only the given names count; the rest of the text is untouched.
  */
 export function stripLeadingName(text: string, names: readonly string[]): string {
+  return text.replace(memo('lead', names, () => buildLeadingName(names)), '').trim();
+}
+
+function buildLeadingName(names: readonly string[]): RegExp {
   const known = usableNames(names).map(namePattern);
-  if (known.length === 0) return text.trim();
-  const lead = new RegExp(`^(?:\\s*@?(?:${known.join('|')})${BLANK}*${HONORIFIC}?(?:[\\s、,，:：!！]+|$))+`, 'iu');
-  return text.replace(lead, '').trim();
+  if (known.length === 0) return /(?!)/u;
+  return new RegExp(`^(?:\\s*@?(?:${known.join('|')})${BLANK}*${HONORIFIC}?(?:[\\s、,，:：!！]+|$))+`, 'iu');
 }
