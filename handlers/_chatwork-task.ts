@@ -4,8 +4,11 @@
  */
 import type { ToolContext } from '../src/tools/types';
 
-/** What happened on ChatWork. */
-export type ChatworkSync = 'created' | 'updated' | 'skipped' | 'failed';
+/**
+ * What happened on ChatWork. `unknown`: the request may have reached ChatWork (a timeout or a 5xx); it is
+ * not sent again (that could create the task twice), and the person is told to check.
+ */
+export type ChatworkSync = 'created' | 'updated' | 'skipped' | 'failed' | 'unknown';
 
 /** Inputs of {@link createChatworkTask}. */
 export interface ChatworkTaskInput {
@@ -21,7 +24,9 @@ export interface ChatworkTaskInput {
  * Creates the ChatWork task when the turn is in a ChatWork room, the client is configured and the
  * assignee has a ChatWork account. Returns the new ChatWork task id (or why there is none).
  */
-export async function createChatworkTask(ctx: ToolContext, t: ChatworkTaskInput): Promise<{ sync: ChatworkSync; taskId?: string }> {
+export async function createChatworkTask(
+  ctx: ToolContext, t: ChatworkTaskInput,
+): Promise<{ sync: Exclude<ChatworkSync, 'updated'>; taskId?: string }> {
   const cw = ctx.services.chatwork;
   if (ctx.platform !== 'chatwork' || !cw || !t.accountId) return { sync: 'skipped' };
   try {
@@ -34,13 +39,15 @@ export async function createChatworkTask(ctx: ToolContext, t: ChatworkTaskInput)
     });
     const taskId = res.taskIds[0];
     return taskId ? { sync: 'created', taskId } : { sync: 'failed' };
-  } catch {
-    return { sync: 'failed' };
+  } catch (err) {
+    return { sync: (err as { uncertain?: unknown }).uncertain === true ? 'unknown' : 'failed' };
   }
 }
 
 /** Marks a mirrored ChatWork task done; tolerated to fail. */
-export async function completeChatworkTask(ctx: ToolContext, task: { platform: string | null; roomId: string | null; chatworkTaskId: string | null }): Promise<ChatworkSync> {
+export async function completeChatworkTask(
+  ctx: ToolContext, task: { platform: string | null; roomId: string | null; chatworkTaskId: string | null },
+): Promise<'updated' | 'skipped' | 'failed'> {
   const cw = ctx.services.chatwork;
   if (!cw || !task.chatworkTaskId || task.platform !== 'chatwork' || !task.roomId) return 'skipped';
   try {

@@ -7,10 +7,13 @@ import type { Db } from '../src/db/prisma';
 import { isSenderAlias } from '../src/guardian/param-values';
 import { ClarificationNeeded } from '../src/tools/clarification';
 import { resolvePerson, type PersonCandidate } from '../src/tools/person-resolver';
-import { ToolError, type ToolContext } from '../src/tools/types';
+import { ToolError, type ToolContext, type ToolServices } from '../src/tools/types';
 
 /** The asking member of a turn. */
 export type Sender = NonNullable<ToolContext['member']>;
+
+/** What these helpers read: a handler's context or a `describe` context. */
+export type PeopleContext = Pick<ToolContext, 'orgId' | 'member'> & { services: Pick<ToolServices, 'db'> };
 
 /** A resolved member with the name of their department (for labels such as 「田中太郎（東京営業課）」). */
 export interface ResolvedPerson extends PersonCandidate {
@@ -18,12 +21,12 @@ export interface ResolvedPerson extends PersonCandidate {
 }
 
 /** The Prisma client injected for this turn. */
-export function dbOf(ctx: ToolContext): Db {
+export function dbOf(ctx: PeopleContext): Db {
   return ctx.services.db as Db;
 }
 
 /** The asking member; unknown senders cannot use these tools. */
-export function requireSender(ctx: ToolContext): Sender {
+export function requireSender(ctx: PeopleContext): Sender {
   if (!ctx.member) throw new ToolError('This needs a known member of the organisation as the sender.', 'NO_MEMBER');
   return ctx.member;
 }
@@ -51,7 +54,7 @@ function politeRef(ref: string): string {
  * Several matches → {@link ClarificationNeeded} asking 「田中さんが2人います。どちらの方ですか？」 with
  * options such as 「田中太郎（東京営業課）」; no match → ToolError telling the model to ask.
  */
-export async function resolvePersonOrAsk(ctx: ToolContext, ref: string): Promise<ResolvedPerson> {
+export async function resolvePersonOrAsk(ctx: PeopleContext, ref: string): Promise<ResolvedPerson> {
   const db = dbOf(ctx);
   // The Guardian rewrites 「自分」/"me" to the sender's id; this is the fallback when it did not run.
   const lookup = isSenderAlias(ref) && ctx.member ? ctx.member.id : ref;

@@ -8,7 +8,18 @@ import { isAllWord } from '../src/guardian/param-values';
 import { defineTool } from '../src/tools/define-tool';
 import type { PersonCandidate } from '../src/tools/person-resolver';
 import { ToolError } from '../src/tools/types';
-import { requireSender, resolvePersonOrAsk } from './_people';
+import { fact } from './_describe';
+import { requireSender, resolvePersonOrAsk, type PeopleContext } from './_people';
+
+/** The distinct members the references name (each resolved in the directory; ambiguity asks). */
+async function recipientsOf(ctx: PeopleContext, refs: readonly string[]): Promise<PersonCandidate[]> {
+  const people = new Map<string, PersonCandidate>();
+  for (const ref of refs) {
+    const person = await resolvePersonOrAsk(ctx, ref);
+    people.set(person.memberId, person);
+  }
+  return [...people.values()];
+}
 
 /** `announce`: posts one message mentioning the recipients (or everyone in the room). */
 export const announce = defineTool({
@@ -37,6 +48,22 @@ export const announce = defineTool({
   requiresConfirmation: false,
   requiredLevel: 2,
   paramRoles: { recipients: 'recipients', message: 'text' },
+  describe: async (input, ctx) => {
+    const en = ctx.lang === 'en';
+    const refs = input.recipients;
+    const all = refs === 'all' || refs.some(isAllWord);
+    const people = all ? [] : await recipientsOf(ctx, refs);
+    const names = people.map((p) => p.name).join(en ? ', ' : '、');
+    const counted = en ? `${people.length} people: ${names}` : `${people.length}人（${names}）`;
+    const to = all ? (en ? 'everyone in this room' : 'このルームの全員') : counted;
+    return {
+      summary: en ? 'Post an announcement in this room.' : 'このルームにお知らせを投稿します。',
+      facts: [
+        fact(ctx, 'recipients', { ja: '宛先', en: 'To' }, to),
+        fact(ctx, 'message', { ja: '本文', en: 'Message' }, input.message),
+      ],
+    };
+  },
   handler: async (input, ctx) => {
     requireSender(ctx);
     const post = ctx.services.postToRoom;
@@ -46,14 +73,9 @@ export const announce = defineTool({
       const r = await post(input.message, { toAll: true });
       return { posted: true as const, recipients: 'all' as const, notMentioned: [], ...(r.messageId ? { messageId: r.messageId } : {}) };
     }
-    const people = new Map<string, PersonCandidate>();
-    for (const ref of refs) {
-      const person = await resolvePersonOrAsk(ctx, ref);
-      people.set(person.memberId, person);
-    }
     const accounts: string[] = [];
     const notMentioned: string[] = [];
-    for (const p of people.values()) {
+    for (const p of await recipientsOf(ctx, refs)) {
       const account = p.accounts[ctx.platform];
       if (account) accounts.push(account);
       else notMentioned.push(p.name);

@@ -11,8 +11,9 @@ import type { Goal } from '../src/generated/prisma/client';
 import { defineTool } from '../src/tools/define-tool';
 import { ToolError, type ToolContext } from '../src/tools/types';
 import { parseDateParam } from './_goal-dates';
+import { fact, none, showWhen } from './_describe';
 import { formatDue } from './_when';
-import { createOnce, dbOf, requireSender, resolvePersonOrAsk } from './_people';
+import { createOnce, dbOf, requireSender, resolvePersonOrAsk, type PeopleContext } from './_people';
 
 const goalView = z.object({
   id: z.string(), title: z.string(), description: z.string(), status: z.string(), targetDate: z.string().nullable(),
@@ -28,7 +29,7 @@ async function viewOf(db: Db, goal: Goal, ctx: ToolContext): Promise<z.input<typ
 }
 
 /** The sender's own goal with this id, or a ToolError (other people's goals look the same as missing ones). */
-async function ownGoal(ctx: ToolContext, goalId: string): Promise<Goal> {
+async function ownGoal(ctx: PeopleContext, goalId: string): Promise<Goal> {
   const sender = requireSender(ctx);
   const goal = await dbOf(ctx).goal.findFirst({ where: { id: goalId, orgId: ctx.orgId, memberId: sender.id } });
   if (!goal) throw new ToolError('No goal of yours has that id.', 'GOAL_NOT_FOUND');
@@ -64,6 +65,18 @@ export const startGoalSetting = defineTool({
   risk: 'none',
   requiredLevel: 1,
   paramRoles: { target_date: 'date' },
+  describe: async (input, ctx) => {
+    requireSender(ctx);
+    const target = input.target_date ? parseDateParam(input.target_date, ctx.now(), ctx.timezone, 'target_date') : null;
+    return {
+      summary: ctx.lang === 'en' ? 'Start a new goal for you.' : 'あなたの目標を新しく立てます。',
+      facts: [
+        fact(ctx, 'title', { ja: '目標', en: 'Goal' }, input.title),
+        fact(ctx, 'target_date', { ja: '期日', en: 'Target date' },
+          target ? showWhen({ at: target, dateOnly: true }, ctx) : none(ctx)),
+      ],
+    };
+  },
   handler: async (input, ctx) => {
     const sender = requireSender(ctx);
     const db = dbOf(ctx);
@@ -92,6 +105,16 @@ export const reportGoalProgress = defineTool({
   risk: 'none',
   requiredLevel: 1,
   paramRoles: { note: 'text' },
+  describe: async (input, ctx) => {
+    const goal = await ownGoal(ctx, input.goal_id);
+    return {
+      summary: ctx.lang === 'en' ? 'Record progress on your goal.' : '目標の進捗を記録します。',
+      facts: [
+        fact(ctx, 'goal', { ja: '目標', en: 'Goal' }, goal.title),
+        fact(ctx, 'note', { ja: '進捗', en: 'Progress' }, input.note),
+      ],
+    };
+  },
   handler: async (input, ctx) => {
     const goal = await ownGoal(ctx, input.goal_id);
     const progressNote = `${localDate(ctx.now(), ctx.timezone)}: ${input.note}`;
@@ -160,6 +183,21 @@ export const breakGoalIntoTasks = defineTool({
   effects: ['db.task_create'],
   risk: 'none',
   requiredLevel: 1,
+  describe: async (input, ctx) => {
+    const goal = await ownGoal(ctx, input.goal_id);
+    const en = ctx.lang === 'en';
+    const items = input.tasks.map((t, i) => {
+      const due = t.due ? parseDateParam(t.due, ctx.now(), ctx.timezone, `tasks[${i}].due`) : null;
+      return `${t.title}${due ? `（${showWhen({ at: due, dateOnly: true }, ctx)}）` : ''}`;
+    });
+    return {
+      summary: en ? `Create ${items.length} task(s) for your goal.` : `目標のタスクを${items.length}件作成します。`,
+      facts: [
+        fact(ctx, 'goal', { ja: '目標', en: 'Goal' }, goal.title),
+        fact(ctx, 'tasks', { ja: 'タスク', en: 'Tasks' }, items),
+      ],
+    };
+  },
   handler: async (input, ctx) => {
     const sender = requireSender(ctx);
     const goal = await ownGoal(ctx, input.goal_id);

@@ -11,7 +11,8 @@ import { NO_DEPARTMENT, SCOPE_FIELDS, visibleDepartments } from '../src/authoriz
 import type { Db, Prisma } from '../src/db/prisma';
 import { defineTool } from '../src/tools/define-tool';
 import { ToolError } from '../src/tools/types';
-import { createOnce, dbOf, requireSender, resolvePersonOrAsk, type Sender } from './_people';
+import { fact } from './_describe';
+import { createOnce, dbOf, requireSender, resolvePersonOrAsk, type PeopleContext, type Sender } from './_people';
 
 const KINDS = ['person', 'preference', 'fact'] as const;
 /** Maximum memories returned by one query. */
@@ -71,6 +72,24 @@ export const saveMemory = defineTool({
   // About someone else: asked first; an organisation fact: level 3+ or asked first (the gate's table).
   paramRoles: { subject: 'memory_subject', content: 'text' },
   organisationWide: (p) => p.kind === 'fact' && (p.subject === undefined || p.subject === null || p.subject === ''),
+  describe: async (input, ctx) => {
+    const en = ctx.lang === 'en';
+    const subject = input.subject ? (await resolvePersonOrAsk(ctx, input.subject)).name
+      : input.kind === 'fact' ? null : requireSender(ctx).name;
+    const kind = {
+      person: en ? 'about a person' : '人について',
+      preference: en ? 'a preference' : '好み・やり方',
+      fact: en ? 'an organisation fact' : '組織の情報',
+    }[input.kind];
+    return {
+      summary: en ? 'Remember this.' : 'この内容を覚えておきます。',
+      facts: [
+        fact(ctx, 'kind', { ja: '種類', en: 'Kind' }, kind),
+        ...(subject ? [fact(ctx, 'subject', { ja: '誰の', en: 'About' }, subject)] : []),
+        fact(ctx, 'content', { ja: '内容', en: 'Content' }, input.content),
+      ],
+    };
+  },
   handler: async (input, ctx) => {
     const sender = requireSender(ctx);
     const db = dbOf(ctx);
@@ -129,6 +148,16 @@ export const queryMemory = defineTool({
   },
 });
 
+/** The memories among `ids` that the sender may delete (their own, about them; any from level 5). */
+async function deletable<S extends Prisma.MemorySelect>(ctx: PeopleContext, ids: string[], select: S) {
+  const sender = requireSender(ctx);
+  const mayDelete: Prisma.MemoryWhereInput = sender.level >= DELETE_ANY_LEVEL
+    ? { orgId: ctx.orgId }
+    : { orgId: ctx.orgId, OR: [{ createdByMemberId: sender.id }, { subjectMemberId: sender.id }] };
+  const where = { AND: [mayDelete, { id: { in: ids } }] };
+  return dbOf(ctx).memory.findMany({ where, select, orderBy: { createdAt: 'asc' } });
+}
+
 /** `delete_memory`: deletes the given memories the sender may delete; the others are only counted. */
 export const deleteMemory = defineTool({
   name: 'delete_memory',
@@ -144,14 +173,26 @@ export const deleteMemory = defineTool({
   risk: 'high',
   requiredLevel: 1,
   paramRoles: { memory_ids: 'deletion' },
+  describe: async (input, ctx) => {
+    const en = ctx.lang === 'en';
+    const ids = [...new Set(input.memory_ids)];
+    const rows = await deletable(ctx, ids, { id: true, content: true });
+    const short = (text: string) => (text.length > 40 ? `${text.slice(0, 39)}…` : text);
+    const listed = rows.map((m) => `「${short(m.content)}」`).join(en ? ', ' : '、');
+    return {
+      summary: en ? `Delete ${rows.length} memory item(s).` : `記憶を${rows.length}件削除します。`,
+      facts: [
+        fact(ctx, 'deleted', { ja: '削除するもの', en: 'Deleted' }, rows.length > 0 ? listed : (en ? 'none' : 'なし')),
+        ...(ids.length > rows.length
+          ? [fact(ctx, 'kept', { ja: '削除できないもの', en: 'Not deletable' }, `${ids.length - rows.length}${en ? '' : '件'}`)]
+          : []),
+      ],
+    };
+  },
   handler: async (input, ctx) => {
-    const sender = requireSender(ctx);
     const db = dbOf(ctx);
     const ids = [...new Set(input.memory_ids)];
-    const mayDelete: Prisma.MemoryWhereInput = sender.level >= DELETE_ANY_LEVEL
-      ? { orgId: ctx.orgId }
-      : { orgId: ctx.orgId, OR: [{ createdByMemberId: sender.id }, { subjectMemberId: sender.id }] };
-    const allowed = await db.memory.findMany({ where: { AND: [mayDelete, { id: { in: ids } }] }, select: { id: true } });
+    const allowed = await deletable(ctx, ids, { id: true });
     const allowedIds = allowed.map((m) => m.id);
     const { count } = allowedIds.length > 0 ? await db.memory.deleteMany({ where: { orgId: ctx.orgId, id: { in: allowedIds } } }) : { count: 0 };
     const notDeletedIds = ids.filter((id) => !allowedIds.includes(id));

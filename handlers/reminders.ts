@@ -5,16 +5,46 @@
 import { z } from 'zod';
 import { defineTool } from '../src/tools/define-tool';
 import { ToolError } from '../src/tools/types';
-import { createOnce, dbOf, memberName, requireSender, resolvePersonOrAsk } from './_people';
-import { formatLocalIso, parseWhen } from './_when';
+import { fact, showWhen } from './_describe';
+import { createOnce, dbOf, memberName, requireSender, resolvePersonOrAsk, type PeopleContext } from './_people';
+import { formatLocalIso, parseWhen, type ParsedWhen } from './_when';
 
 /** Time of day used when a reminder is given as a bare date. */
 export const REMINDER_DEFAULT_TIME = { hh: 9, mm: 0, ss: 0 } as const;
 /** Level needed to remind someone other than oneself. */
 export const REMIND_OTHERS_LEVEL = 2;
 const LIST_LIMIT = 20;
+/** Reminder states in which the notice has not started to go out: cancelling still stops it. */
+const CANCELLABLE = ['scheduled', 'queued'];
 
 const personOut = z.object({ memberId: z.string(), name: z.string() });
+
+/** The reminder's time, or a ToolError asking for one. */
+function readWhen(value: string, ctx: { timezone: string }): ParsedWhen {
+  const when = parseWhen(value, ctx.timezone, REMINDER_DEFAULT_TIME);
+  if (!when) {
+    const why = '"when" must be an ISO date-time with offset or a date (YYYY-MM-DD); ask the person for the time.';
+    throw new ToolError(why, 'INVALID_DATE');
+  }
+  return when;
+}
+
+/** Refuses a time that has passed. */
+function assertFuture(when: ParsedWhen, ctx: { now: () => Date }): void {
+  if (when.at.getTime() <= ctx.now().getTime()) {
+    throw new ToolError('That time has already passed; ask the person for a future time.', 'PAST_TIME');
+  }
+}
+
+/** Who is reminded (the sender by default); reminding others needs level {@link REMIND_OTHERS_LEVEL}. */
+async function reminded(ctx: PeopleContext, ref: string | undefined): Promise<{ memberId: string; name: string }> {
+  const sender = requireSender(ctx);
+  const target = ref ? await resolvePersonOrAsk(ctx, ref) : { memberId: sender.id, name: sender.name };
+  if (target.memberId !== sender.id && sender.level < REMIND_OTHERS_LEVEL) {
+    throw new ToolError('The sender may only set reminders for themselves.', 'FORBIDDEN');
+  }
+  return target;
+}
 
 /** `create_reminder`: remind the sender (or, from level 2, someone else) at a given time. */
 export const createReminder = defineTool({
@@ -33,11 +63,21 @@ export const createReminder = defineTool({
     person: z.string().trim().min(1).max(200).optional().describe('Who is reminded: name, alias, member id. Omit for the sender.'),
   }),
   output: z.object({ reminderId: z.string(), remindAt: z.string(), person: personOut, text: z.string() }),
+  async describe(input, ctx) {
+    const when = readWhen(input.when, ctx);
+    assertFuture(when, ctx);
+    const target = await reminded(ctx, input.person);
+    const facts = [
+      fact(ctx, 'when', { ja: '日時', en: 'When' }, showWhen({ at: when.at, dateOnly: false }, ctx)),
+      fact(ctx, 'person', { ja: '相手', en: 'For' }, target.name),
+      fact(ctx, 'text', { ja: '内容', en: 'About' }, input.text),
+    ];
+    return { summary: ctx.lang === 'en' ? 'Post a reminder in this room.' : 'このルームでリマインドします。', facts };
+  },
   async handler(input, ctx) {
-    const sender = requireSender(ctx);
+    requireSender(ctx);
     const db = dbOf(ctx);
-    const when = parseWhen(input.when, ctx.timezone, REMINDER_DEFAULT_TIME);
-    if (!when) throw new ToolError('"when" must be an ISO date-time with offset or a date (YYYY-MM-DD); ask the person for the time.', 'INVALID_DATE');
+    const when = readWhen(input.when, ctx);
     const key = ctx.idempotencyKey || null;
     const find = () => (key ? db.reminder.findUnique({ where: { idempotencyKey: key } }) : Promise.resolve(null));
     const earlier = await find();
@@ -45,11 +85,8 @@ export const createReminder = defineTool({
       const name = await memberName(db, earlier.orgId, earlier.memberId);
       return { reminderId: earlier.id, remindAt: formatLocalIso(earlier.remindAt, ctx.timezone), person: { memberId: earlier.memberId, name }, text: earlier.text };
     }
-    if (when.at.getTime() <= ctx.now().getTime()) throw new ToolError('That time has already passed; ask the person for a future time.', 'PAST_TIME');
-    const target = input.person ? await resolvePersonOrAsk(ctx, input.person) : { memberId: sender.id, name: sender.name };
-    if (target.memberId !== sender.id && sender.level < REMIND_OTHERS_LEVEL) {
-      throw new ToolError('The sender may only set reminders for themselves.', 'FORBIDDEN');
-    }
+    assertFuture(when, ctx);
+    const target = await reminded(ctx, input.person);
     const { row } = await createOnce(find, () => db.reminder.create({
       data: { orgId: ctx.orgId, platform: ctx.platform, roomId: ctx.roomId, memberId: target.memberId, text: input.text, remindAt: when.at, idempotencyKey: key },
     }));
@@ -73,7 +110,7 @@ export const listReminders = defineTool({
   async handler(_input, ctx) {
     const sender = requireSender(ctx);
     const rows = await dbOf(ctx).reminder.findMany({
-      where: { orgId: ctx.orgId, memberId: sender.id, status: 'scheduled' },
+      where: { orgId: ctx.orgId, memberId: sender.id, status: { in: CANCELLABLE } },
       orderBy: [{ remindAt: 'asc' }, { id: 'asc' }],
       take: LIST_LIMIT + 1,
     });
@@ -84,7 +121,29 @@ export const listReminders = defineTool({
   },
 });
 
-/** `cancel_reminder`: cancels one of the sender's own scheduled reminders. */
+/** The sender's own reminder, or a ToolError. */
+async function ownReminder(ctx: PeopleContext, id: string) {
+  const sender = requireSender(ctx);
+  const r = await dbOf(ctx).reminder.findFirst({ where: { id, orgId: ctx.orgId, memberId: sender.id } });
+  if (!r) throw new ToolError(`The sender has no reminder with id "${id}".`, 'NOT_FOUND');
+  return r;
+}
+
+/** Why a reminder can no longer be cancelled, said honestly (sent, or already on its way). */
+function tooLate(status: string): ToolError | null {
+  if (status === 'sent') return new ToolError('That reminder has already been sent.', 'ALREADY_SENT');
+  if (status === 'sending') {
+    const why = 'That reminder is being sent right now and can no longer be stopped; '
+      + 'tell the person it is already on its way.';
+    return new ToolError(why, 'ALREADY_ON_ITS_WAY');
+  }
+  return null;
+}
+
+/**
+ * `cancel_reminder`: cancels one of the sender's own reminders — also one the scheduler has already
+ * queued (its notice is then never sent); one that is being sent is reported as on its way.
+ */
 export const cancelReminder = defineTool({
   name: 'cancel_reminder',
   description: 'Cancel one of the sender\'s own scheduled reminders by its id (from list_reminders).',
@@ -94,17 +153,28 @@ export const cancelReminder = defineTool({
   requiredLevel: 1,
   input: z.object({ reminder_id: z.string().trim().min(1).max(100).describe('The reminder id.') }),
   output: z.object({ reminderId: z.string(), status: z.literal('cancelled'), alreadyCancelled: z.boolean() }),
+  async describe(input, ctx) {
+    const r = await ownReminder(ctx, input.reminder_id);
+    const facts = [
+      fact(ctx, 'when', { ja: '日時', en: 'When' }, showWhen({ at: r.remindAt, dateOnly: false }, ctx)),
+      fact(ctx, 'text', { ja: '内容', en: 'About' }, r.text),
+    ];
+    return { summary: ctx.lang === 'en' ? 'Cancel this reminder.' : 'このリマインドを取り消します。', facts };
+  },
   async handler(input, ctx) {
-    const sender = requireSender(ctx);
     const db = dbOf(ctx);
-    const r = await db.reminder.findFirst({ where: { id: input.reminder_id, orgId: ctx.orgId, memberId: sender.id } });
-    if (!r) throw new ToolError(`The sender has no reminder with id "${input.reminder_id}".`, 'NOT_FOUND');
-    if (r.status === 'sent') throw new ToolError('That reminder has already been sent.', 'ALREADY_SENT');
+    const r = await ownReminder(ctx, input.reminder_id);
     if (r.status === 'cancelled') return { reminderId: r.id, status: 'cancelled' as const, alreadyCancelled: true };
-    const { count } = await db.reminder.updateMany({ where: { id: r.id, status: 'scheduled' }, data: { status: 'cancelled' } });
+    const late = tooLate(r.status);
+    if (late) throw late;
+    // Conditional on the state: the notice runner moves queued → sending in the same way before it posts.
+    const { count } = await db.reminder.updateMany({
+      where: { id: r.id, status: { in: CANCELLABLE } }, data: { status: 'cancelled' },
+    });
     if (count === 0) {
       const now = await db.reminder.findUnique({ where: { id: r.id }, select: { status: true } });
-      if (now?.status === 'sent') throw new ToolError('That reminder has already been sent.', 'ALREADY_SENT');
+      const lateNow = tooLate(now?.status ?? 'cancelled');
+      if (lateNow) throw lateNow;
     }
     return { reminderId: r.id, status: 'cancelled' as const, alreadyCancelled: count === 0 };
   },

@@ -4,16 +4,17 @@
  */
 import { z } from 'zod';
 import { defineTool } from '../src/tools/define-tool';
-import { ToolError, type ToolContext } from '../src/tools/types';
+import { ToolError } from '../src/tools/types';
 import { completeChatworkTask, createChatworkTask } from './_chatwork-task';
-import { createOnce, dbOf, memberName, requireSender, resolvePersonOrAsk } from './_people';
-import { END_OF_DAY, formatDue, parseWhen, type ParsedWhen } from './_when';
+import { fact, none, showWhen } from './_describe';
+import { createOnce, dbOf, memberName, personLabel, requireSender, resolvePersonOrAsk } from './_people';
+import { END_OF_DAY, formatDue, isDateOnlyDue, parseWhen, type ParsedWhen } from './_when';
 
 /** Maximum number of tasks one search returns. */
 export const SEARCH_LIMIT = 20;
 
 /** Reads a date parameter or refuses it with a message asking for a date. */
-function readDate(name: string, value: string, ctx: ToolContext): ParsedWhen {
+function readDate(name: string, value: string, ctx: { timezone: string }): ParsedWhen {
   const parsed = parseWhen(value, ctx.timezone, END_OF_DAY);
   if (!parsed) {
     throw new ToolError(`"${name}" must be an ISO date (YYYY-MM-DD) or an ISO date-time with offset; ask the person for the date.`, 'INVALID_DATE');
@@ -45,8 +46,24 @@ export const createTask = defineTool({
     title: z.string(),
     assignee: personOut,
     due: z.string().nullable(),
-    chatwork: z.enum(['created', 'skipped', 'failed']),
+    /** `unknown`: ChatWork may or may not have created it (timeout or 5xx); tell the person to check, never retry. */
+    chatwork: z.enum(['created', 'skipped', 'failed', 'unknown']),
   }),
+  async describe(input, ctx) {
+    const due = input.due ? readDate('due', input.due, ctx) : null;
+    const person = await resolvePersonOrAsk(ctx, input.assignee);
+    const facts = [
+      fact(ctx, 'assignee', { ja: '担当', en: 'Assignee' }, personLabel(person.name, person.departmentName)),
+      fact(ctx, 'title', { ja: '内容', en: 'Task' }, input.title),
+      fact(ctx, 'due', { ja: '期限', en: 'Due' }, due ? showWhen(due, ctx) : none(ctx)),
+      ...(input.note ? [fact(ctx, 'note', { ja: 'メモ', en: 'Note' }, input.note)] : []),
+    ];
+    if (ctx.platform === 'chatwork' && person.accounts.chatwork) {
+      const mirrored = ctx.lang === 'en' ? 'also created as a ChatWork task' : 'ChatWork のタスクにも登録します';
+      facts.push(fact(ctx, 'chatwork', { ja: 'ChatWork', en: 'ChatWork' }, mirrored));
+    }
+    return { summary: ctx.lang === 'en' ? `Create a task for ${person.name}.` : `${person.name}さんにタスクを作成します。`, facts };
+  },
   async handler(input, ctx) {
     const db = dbOf(ctx);
     const due = input.due ? readDate('due', input.due, ctx) : null;
@@ -65,11 +82,11 @@ export const createTask = defineTool({
         dueAt: due?.at ?? null, idempotencyKey: key,
       },
     }));
-    let chatwork: 'created' | 'skipped' | 'failed' = row.chatworkTaskId ? 'created' : 'skipped';
+    let chatwork: 'created' | 'skipped' | 'failed' | 'unknown' = row.chatworkTaskId ? 'created' : 'skipped';
     if (created) {
       const cw = await createChatworkTask(ctx, { title: input.title, note: input.note, accountId: person.accounts.chatwork, dueAt: due?.at ?? null, dateOnly: due?.dateOnly ?? false });
       if (cw.taskId) await db.task.update({ where: { id: row.id }, data: { chatworkTaskId: cw.taskId } });
-      chatwork = cw.sync === 'created' ? 'created' : cw.sync === 'failed' ? 'failed' : 'skipped';
+      chatwork = cw.sync;
     }
     return { taskId: row.id, title: row.title, assignee: { memberId: person.memberId, name: person.name }, due: formatDue(row.dueAt, ctx.timezone), chatwork };
   },
@@ -94,6 +111,19 @@ export const completeTask = defineTool({
     alreadyDone: z.boolean(),
     chatwork: z.enum(['updated', 'skipped', 'failed']),
   }),
+  async describe(input, ctx) {
+    const db = dbOf(ctx);
+    const task = await db.task.findFirst({ where: { id: input.task_id, orgId: ctx.orgId } });
+    if (!task) throw new ToolError(`No task with id "${input.task_id}" exists.`, 'NOT_FOUND');
+    const facts = [
+      fact(ctx, 'title', { ja: '内容', en: 'Task' }, task.title),
+      fact(ctx, 'assignee', { ja: '担当', en: 'Assignee' }, await memberName(db, task.orgId, task.assigneeMemberId)),
+      fact(ctx, 'due', { ja: '期限', en: 'Due' },
+        task.dueAt ? showWhen({ at: task.dueAt, dateOnly: isDateOnlyDue(task.dueAt, ctx.timezone) }, ctx) : none(ctx)),
+    ];
+    const summary = ctx.lang === 'en' ? `Mark the task "${task.title}" as done.` : `タスク「${task.title}」を完了にします。`;
+    return { summary, facts };
+  },
   async handler(input, ctx) {
     const sender = requireSender(ctx);
     const db = dbOf(ctx);
@@ -105,7 +135,7 @@ export const completeTask = defineTool({
     const { count } = await db.task.updateMany({ where: { id: task.id, status: 'open' }, data: { status: 'done', completedAt: ctx.now() } });
     if (count === 0) return { taskId: task.id, title: task.title, status: 'done' as const, alreadyDone: true, chatwork: 'skipped' as const };
     const sync = await completeChatworkTask(ctx, task);
-    return { taskId: task.id, title: task.title, status: 'done' as const, alreadyDone: false, chatwork: sync === 'created' ? 'updated' as const : sync };
+    return { taskId: task.id, title: task.title, status: 'done' as const, alreadyDone: false, chatwork: sync };
   },
 });
 

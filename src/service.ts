@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import path from 'node:path';
 import express, { type Router } from 'express';
 import { ChatworkClient, ChatworkSender, createChatworkWebhookRouter } from './adapters/chatwork';
+import { ChatworkBotIdentity } from './adapters/chatwork/bot-identity';
 import { ConsoleSender } from './adapters/console/console-sender';
 import { createConsoleRouter } from './adapters/console/console.route';
 import type { Env } from './config/env';
@@ -53,12 +54,16 @@ export interface ServiceOverrides {
   now?: () => Date;
   /** Skip GET /me at start (tests pass the bot account id directly). */
   chatworkBotAccountId?: string;
+  /** First retry delay of GET /me after a failure at start (default 2 s, doubling up to 60 s). */
+  chatworkMeRetryMs?: number;
+  /** Wait before looking for a message whose post timed out (default 2 s). */
+  outboxReconcileDelayMs?: number;
+  /** A discord.js client to use instead of a new one (tests drive it by emitting gateway events). */
+  discordClient?: import('discord.js').Client;
   workerPollMs?: number;
   instanceId?: string;
   /** How often due reminders are turned into notifications (default 15 s). */
   reminderSweepMs?: number;
-  /** A discord.js client to use instead of a new one (tests drive the Discord adapter through it). */
-  discordClient?: import('discord.js').Client;
 }
 
 export interface Service {
@@ -91,7 +96,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   if (!databaseUrl) {
     embedded = await startEmbeddedPostgres({ dataDir: config.EMBEDDED_DATA_DIR, persistent: true, log: (l) => logger.debug({ component: 'embedded-postgres' }, l) });
     databaseUrl = embedded.url;
-    logger.info({ dataDir: config.EMBEDDED_DATA_DIR }, 'DATABASE_URL unset: embedded PostgreSQL started');
+    logger.info({ dataDir: embedded.dataDir }, 'DATABASE_URL unset: embedded PostgreSQL started');
   }
   const migrations = await applyMigrations(databaseUrl);
   if (migrations.applied.length > 0) logger.info({ applied: migrations.applied }, 'migrations applied');
@@ -130,7 +135,10 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   const costGuard = new CostGuard({ db, logger, model: config.ANTHROPIC_MODEL, fallbackModel: config.ANTHROPIC_FALLBACK_MODEL, dailyLimitUsd: config.LLM_DAILY_COST_LIMIT_USD, action: config.LLM_COST_LIMIT_ACTION, timezone: config.BOT_TIMEZONE, now: o.now });
   const brain = new Brain({ llm: llm ?? { create: async () => { throw new Error('LLM not configured'); } }, prompts, models: costGuard, maxTokens: config.LLM_MAX_TOKENS });
   const contextBuilder = new ContextBuilder({ db, logger, defaultTimezone: config.BOT_TIMEZONE, sources: [personsSource, tasksSource, goalsSource, memoriesSource], sql });
-  const outbox = new Outbox(db);
+  // A worker posts only while its claim has a third of its lifetime left (the heartbeat renews it every third).
+  const outbox = new Outbox(db, {
+    pool: pgPool, claimMarginMs: Math.floor(config.WORK_CLAIM_TTL_MS / 3), reconcileDelayMs: o.outboxReconcileDelayMs,
+  });
   const recorder = new TurnRecorder(db, metrics);
   const registry = ToolRegistry.fromDirectory();
   let chatworkClient: ChatworkClient | null = null;
@@ -141,7 +149,14 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     db, brain, registry, executor, prompts, guardianConfig, stepBudget: config.STEP_BUDGET,
     shadowMode: config.SHADOW_MODE, logger, services, now: o.now, pending: states, metrics,
   });
-  const confirmations = new ConfirmationFlow({ db, states, brain, registry, executor, stage: toolStage, prompts, logger, defaultUserLevel: config.DEFAULT_USER_LEVEL, shadowMode: config.SHADOW_MODE });
+  // Names people address the bot by: the persona's, and the ChatWork display name once GET /me answered.
+  let chatworkIdentity: ChatworkBotIdentity | null = null;
+  const personaNames = personaMessage(prompts, 'bot.names', 'ja').split(',');
+  const botNames = () => (chatworkIdentity?.name ? [...personaNames, chatworkIdentity.name] : personaNames);
+  const confirmations = new ConfirmationFlow({
+    db, states, brain, registry, executor, stage: toolStage, prompts, logger, botNames,
+    defaultUserLevel: config.DEFAULT_USER_LEVEL, shadowMode: config.SHADOW_MODE,
+  });
   const senderBudget = new SenderBudget({
     sql, timezone: config.BOT_TIMEZONE,
     limits: {
@@ -163,25 +178,29 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   const stoppers: (() => Promise<void>)[] = [];
   const chatworkOn = Boolean(config.CHATWORK_API_TOKEN && config.CHATWORK_WEBHOOK_TOKEN);
   if (chatworkOn) {
-    const client = new ChatworkClient({ apiToken: config.CHATWORK_API_TOKEN!, baseUrl: config.CHATWORK_API_BASE_URL, logger });
+    const client = new ChatworkClient({
+      apiToken: config.CHATWORK_API_TOKEN!, baseUrl: config.CHATWORK_API_BASE_URL, logger,
+      timeoutMs: config.CHATWORK_TIMEOUT_MS,
+    });
     chatworkClient = client;
-    let botAccountId = o.chatworkBotAccountId;
-    if (!botAccountId) {
-      try {
-        botAccountId = (await client.getMe()).accountId;
-        logger.info({ botAccountId }, 'ChatWork bot account identified');
-      } catch (err) {
-        logger.error({ err: asAppError(err).message }, 'ChatWork GET /me failed: room mentions are ignored until restart (mention_to_me still works)');
-      }
-    }
-    outbox.register(new ChatworkSender({ client, logger }));
+    const known = o.chatworkBotAccountId ? { accountId: o.chatworkBotAccountId } : undefined;
+    const identity = new ChatworkBotIdentity({
+      getMe: () => client.getMe(), logger, known, retryMs: o.chatworkMeRetryMs,
+    });
+    chatworkIdentity = identity;
+    // GET /me runs in the background (retried until it answers): start-up does not wait for ChatWork, and a
+    // room message that arrives first waits briefly for the same request.
+    void identity.start();
+    stoppers.push(async () => identity.stop());
+    outbox.register(new ChatworkSender({ client, logger, botAccountId: () => identity.accountId }));
     // Count webhook answers by status (401/400/413/503 show up here, not in turn records).
     routers.push(express.Router().use('/webhooks/chatwork', (_req, res, next) => {
       res.on('finish', () => metrics.webhookAcks.inc({ platform: 'chatwork', status: String(res.statusCode) }));
       next();
     }));
     routers.push(createChatworkWebhookRouter({
-      webhookToken: config.CHATWORK_WEBHOOK_TOKEN!, getBotAccountId: () => botAccountId, intake,
+      webhookToken: config.CHATWORK_WEBHOOK_TOKEN!, getBotAccountId: () => identity.accountId, intake,
+      getBotNames: botNames, refreshBotAccount: () => identity.refresh(),
       resolveOrgId: (roomId) => resolveOrgId('chatwork', roomId), defaultOrgId, maxEventAgeSeconds: config.CHATWORK_EVENT_MAX_AGE_SECONDS, now: o.now, logger,
     }));
   }

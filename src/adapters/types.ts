@@ -20,6 +20,12 @@ export interface InboundMessage {
   text: string;
   /** Original text with markup (kept for the adapter's own use, never sent to the LLM). */
   rawText: string;
+  /**
+   * The person's own words for deterministic parsing (confirmation answers): `text` without the mention
+   * tags and the addressee names written after them (ChatWork's TO button: `[To:9999]Hishoさん`), Discord
+   * mentions, or quotes. Absent → `text`. The LLM always sees `text`.
+   */
+  answerText?: string;
   /** Account ids mentioned in the message. */
   mentions: string[];
   /** Platform message id this message replies to, if any. */
@@ -37,6 +43,8 @@ export interface InboundMessage {
   roomAuthority?: 'member' | 'public';
   /** Set for a button click: the pending action the click answers (a stale click must not approve a newer one). */
   answerTo?: string;
+  /** Set for a button click: the confirmation round whose question carried the button (0 first, 1 second). */
+  answerRound?: number;
 }
 
 /** A choice offered with a reply (confirmation buttons on Discord/console, numbered on ChatWork). */
@@ -66,14 +74,37 @@ export interface OutboundReply {
   mentionAccountIds?: string[];
   /** A notice to the whole room ([toall] on ChatWork); set only by a confirmed handler, never by model text. */
   mentionAll?: boolean;
+  /**
+   * The outbox key this message is sent under (set by the outbox). An adapter may carry an invisible mark
+   * of it in the message, so that {@link ChatSender.findPosted} can recognise the message later.
+   */
+  idempotencyKey?: string;
 }
 
 export interface SendResult {
   platformMessageId?: string;
 }
 
+/** A message found among the room's recent messages by {@link ChatSender.findPosted}. */
+export interface FoundMessage extends SendResult {
+  /** Its text without markup (for the conversation history). */
+  text?: string;
+  /** When the platform says it was posted. */
+  sentAt?: Date;
+}
+
 /** The outbound half of an adapter. */
 export interface ChatSender {
   readonly platform: Platform;
+  /**
+   * Posts one message. An `AppError` with `uncertain: true` means it may have been posted anyway (a timeout
+   * or a 5xx after the request went out): the outbox then reconciles instead of posting again.
+   */
   send(reply: OutboundReply): Promise<SendResult>;
+  /**
+   * Looks among the room's recent messages for this reply posted by an earlier attempt (after `since`):
+   * how a crash between posting and recording, or an uncertain post, is reconciled. Platforms without it
+   * are posted again in that case.
+   */
+  findPosted?(reply: OutboundReply, since: Date): Promise<FoundMessage | null>;
 }

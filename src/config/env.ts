@@ -45,6 +45,8 @@ export const ZEnv = z.object({
   CHATWORK_WEBHOOK_TOKEN: nonEmpty().optional(),
   CHATWORK_API_BASE_URL: nonEmpty().url().default('https://api.chatwork.com/v2'),
   CHATWORK_EVENT_MAX_AGE_SECONDS: z.coerce.number().int().min(10).default(600),
+  /** Per-request timeout of the ChatWork API; a post that times out is reconciled, never sent twice. */
+  CHATWORK_TIMEOUT_MS: z.coerce.number().int().min(500).max(120000).default(15000),
   // [[DISCORD]]
   DISCORD_BOT_TOKEN: nonEmpty().optional(),
   DISCORD_ENABLED: flag('true'),

@@ -90,7 +90,7 @@ export class ContextBuilder {
       now,
       nowText: formatNow(now, org?.org.timezone ?? timezone),
       message: msg,
-      language: detectLanguage(msg.text, [...history].reverse().find((h) => h.role === 'user')?.text),
+      language: detectLanguage(msg.answerText ?? msg.text, [...history].reverse().find((h) => h.role === 'user')?.text),
       sections: sections.filter((s): s is ContextSection => s !== null),
       degraded,
     };

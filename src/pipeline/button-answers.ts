@@ -7,7 +7,7 @@ export interface ButtonClick {
   platform: Platform;
   roomId: string;
   accountId: string;
-  /** The button's custom id (`h1:<pending id>_a|_d`). */
+  /** The button's custom id (`h1:<pending id>_a|_d<round>`). */
   key: string;
   /** The platform's id of this click (dedupes a re-delivered click). */
   clickId: string;
@@ -39,6 +39,7 @@ export function createButtonAnswers(deps: {
     await deps.intake.accept({
       platform: c.platform, orgId: pending.orgId, roomId: c.roomId, senderAccountId: c.accountId, text: parsed.answer === 'approve' ? '1' : '2', rawText: '',
       mentions: [], platformMessageId: `button:${c.clickId}`, sentAt: new Date().toISOString(), answerTo: pending.id,
+      ...(parsed.round !== undefined ? { answerRound: parsed.round } : {}),
     });
     return { status: 'accepted' };
   };

@@ -1,4 +1,5 @@
 import type Anthropic from '@anthropic-ai/sdk';
+import { stripLeadingName } from '../adapters/addressee';
 import type { InboundMessage } from '../adapters/types';
 import { authorize, directoryFor, loadActor, loadDirectory, type Actor } from '../authorization';
 import type { Brain } from '../brain/brain';
@@ -10,9 +11,11 @@ import { classifyAnswer, isUrgent } from '../state/answer-parser';
 import type { BrainStateManager } from '../state/brain-state-manager';
 import type { SessionKey } from '../state/session-key';
 import type { PendingActionView, SessionView } from '../state/types';
+import { claimLostError, replyKeyOf, type ClaimedItem } from '../intake/work-queue';
+import { renderEffect } from '../tools/describe';
 import type { ToolExecutor } from '../tools/executor';
 import type { ToolRegistry } from '../tools/registry';
-import { confirmationOptions, type ProposalStage } from './proposal-stage';
+import { confirmationOptions, pendingEffect, type ProposalStage } from './proposal-stage';
 import type { TurnOutcome, TurnRunner } from './turn-runner';
 
 export interface ConfirmationFlowDeps {
@@ -27,6 +30,8 @@ export interface ConfirmationFlowDeps {
   defaultUserLevel: number;
   /** Shadow mode: answers are recorded, nothing approved is executed. */
   shadowMode?: boolean;
+  /** Names people address the bot by (persona names, platform display names): dropped before classifying. */
+  botNames?: () => readonly string[];
 }
 
 /** What the confirmation layer decided for this message. */
@@ -35,20 +40,34 @@ export type ConfirmationStep =
   /** Not an answer: continue the normal turn (with a note to prepend, or extra context for a change). */
   | { kind: 'continue'; prefix?: string; modifying?: PendingActionView };
 
+/** One message that may answer a pending confirmation, with the turn it runs in. */
+interface StepInput {
+  msg: InboundMessage;
+  session: SessionView;
+  ctx: TurnContext;
+  actor: Actor;
+  turnRunner: TurnRunner;
+  /** The work item of this turn: its reply asks the next question; its claim guards execution. */
+  item: ClaimedItem;
+}
+
 /**
  * Answers to pending confirmations (R-S1–R-S4, seed 001 HITL): approval executes at most once (atomic
  * pending → approved → executed), after the AuthorizationGate checks again; denial cancels; a late
  * answer gets a note; a change request is re-proposed and confirmed again; an urgent new request
- * cancels; anything else gets a reminder and the pending action stays.
+ * cancels; anything else gets a reminder and the pending action stays. An approval counts only for the
+ * round whose question it answers: a double click or a second quick 「はい」 sent before the second
+ * question was shown is asked again, never counted twice.
  */
 export class ConfirmationFlow {
   constructor(private readonly d: ConfirmationFlowDeps) {}
 
-  async step(input: { msg: InboundMessage; session: SessionView; ctx: TurnContext; actor: Actor; turnRunner: TurnRunner }): Promise<ConfirmationStep> {
+  async step(input: StepInput): Promise<ConfirmationStep> {
     const { msg, session, ctx, turnRunner } = input;
     const lang = ctx.language;
     const p = this.d.prompts;
-    const answer = classifyAnswer(msg.text);
+    // Only the deterministic classification reads the message without its addressee ("[To:9999]Hishoさん\n").
+    const answer = classifyAnswer(stripLeadingName(msg.answerText ?? msg.text, this.d.botNames?.() ?? []));
     const key: SessionKey = { platform: msg.platform, roomId: msg.roomId, accountId: msg.senderAccountId };
     const pending = session.pending;
     const stale = msg.answerTo && (!pending || pending.id !== msg.answerTo);
@@ -57,7 +76,7 @@ export class ConfirmationFlow {
       const recent = await this.recentlyApproved(msg);
       if (recent) {
         // A 「はい」 again (a duplicate, or this turn retried after a crash): report instead of asking the model.
-        if (recent.status === 'approved') return this.execute(input, recent, String(recent.proposal.summary ?? recent.proposal.toolName));
+        if (recent.status === 'approved') return this.execute(input, recent, pendingEffect(recent, lang).summary);
         return this.handled(turnRunner, ctx, { decision: 'IGNORED', reasonCode: 'S_ALREADY_DECIDED', finalDecider: 'SYSTEM' }, personaMessage(p, 'confirm.already', lang));
       }
     }
@@ -67,8 +86,12 @@ export class ConfirmationFlow {
       }
       return { kind: 'continue' };
     }
-    const summary = String(pending.proposal.summary ?? pending.proposal.toolName);
-    if (answer === 'approve') return this.approve(input, key, pending, summary);
+    const effect = pendingEffect(pending, lang);
+    const summary = effect.summary;
+    if (answer === 'approve') {
+      if (!(await this.answersThisRound(msg, pending))) return this.askAgain(input, pending);
+      return this.approve(input, key, pending, summary);
+    }
     if (answer === 'deny') {
       const r = await this.d.states.deny({ pendingId: pending.id, key });
       if (r.outcome === 'denied') return this.handled(turnRunner, ctx, { decision: 'CANCELLED', reasonCode: 'S_USER_DENIED', finalDecider: 'USER' }, personaMessage(p, 'confirm.cancelled', lang));
@@ -82,22 +105,61 @@ export class ConfirmationFlow {
       await this.d.states.cancelPending(key, 'urgent interruption');
       return { kind: 'continue', prefix: personaMessage(p, 'confirm.urgent_cancelled', lang, { summary }) };
     }
-    const text = personaMessage(p, 'confirm.reminder', lang, { summary });
-    return this.handled(turnRunner, ctx, { decision: 'REMINDER', reasonCode: 'S_PENDING_REMINDER', finalDecider: 'SYSTEM' }, text, confirmationOptions(p, lang, pending.id));
+    return this.remind(input, pending, 'S_PENDING_REMINDER');
   }
 
-  private async approve(input: { msg: InboundMessage; ctx: TurnContext; turnRunner: TurnRunner }, key: SessionKey, pending: PendingActionView, summary: string): Promise<ConfirmationStep> {
-    const { ctx, turnRunner, msg } = input;
+  /** The pending question again, with the round's buttons: 「さっきの確認がまだ…」. */
+  private remind(input: StepInput, pending: PendingActionView, reasonCode: string): ConfirmationStep {
+    const { ctx, turnRunner } = input;
+    const lang = ctx.language;
+    const summary = renderEffect(pendingEffect(pending, lang));
+    const text = personaMessage(this.d.prompts, 'confirm.reminder', lang, { summary });
+    return this.handled(turnRunner, ctx, { decision: 'REMINDER', reasonCode, finalDecider: 'SYSTEM' }, text,
+      confirmationOptions(this.d.prompts, lang, pending.id, pending.confirmationsGiven));
+  }
+
+  /**
+   * True when an approval answers the question of the pending action's current round: a button names its
+   * round; a text answer must have been sent after that round's question was delivered.
+   */
+  private async answersThisRound(msg: InboundMessage, pending: PendingActionView): Promise<boolean> {
+    if (msg.answerRound !== undefined) return msg.answerRound === pending.confirmationsGiven;
+    if (!pending.questionKey) return true;
+    const shownAt = await this.d.states.questionShownAt(pending.questionKey);
+    return shownAt !== null && new Date(msg.sentAt).getTime() >= shownAt.getTime();
+  }
+
+  /** An approval sent before this round's question was shown: that question again, nothing counted. */
+  private askAgain(input: StepInput, pending: PendingActionView): ConfirmationStep {
+    if (pending.confirmationsGiven === 0) return this.remind(input, pending, 'S_ANSWER_BEFORE_QUESTION');
+    return this.secondQuestion(input, pending, 'S_ANSWER_BEFORE_QUESTION');
+  }
+
+  /** 「念のため、もう一度確認するウル」 with the effect restated and the second round's buttons. */
+  private secondQuestion(input: StepInput, pending: PendingActionView, reasonCode: string): ConfirmationStep {
+    const { ctx, turnRunner } = input;
     const p = this.d.prompts;
     const lang = ctx.language;
-    const r = await this.d.states.approve({ pendingId: pending.id, key, expectedConfirmations: pending.confirmationsGiven });
-    if (r.outcome === 'needs_second') {
-      const ja = pending.proposal.guardianNote;
-      const en = pending.proposal.guardianNoteEn;
-      const note = lang === 'ja' ? (typeof ja === 'string' ? `（${ja}）\n` : '') : (typeof en === 'string' ? `(Note: ${en}.)\n` : '');
-      return this.handled(turnRunner, ctx, { decision: 'CONFIRM', reasonCode: 'S_SECOND_CONFIRMATION', finalDecider: 'SYSTEM', guardianAction: 'CONFIRM' },
-        personaMessage(p, 'confirm.second', lang, { summary, note }), confirmationOptions(p, lang, pending.id));
-    }
+    const ja = pending.proposal.guardianNote;
+    const en = pending.proposal.guardianNoteEn;
+    const jaNote = typeof ja === 'string' ? `（${ja}）\n` : '';
+    const note = lang === 'ja' ? jaNote : (typeof en === 'string' ? `(Note: ${en}.)\n` : '');
+    const summary = renderEffect(pendingEffect(pending, lang));
+    const text = personaMessage(p, 'confirm.second', lang, { summary, note });
+    const record = { decision: 'CONFIRM', reasonCode, finalDecider: 'SYSTEM' as const, guardianAction: 'CONFIRM' };
+    return this.handled(turnRunner, ctx, record, text, confirmationOptions(p, lang, pending.id, 1));
+  }
+
+  private async approve(
+    input: StepInput, key: SessionKey, pending: PendingActionView, summary: string,
+  ): Promise<ConfirmationStep> {
+    const { ctx, turnRunner } = input;
+    // This turn's reply asks the second question (if one is needed): answers count only once it was delivered.
+    const r = await this.d.states.approve({
+      pendingId: pending.id, key, expectedConfirmations: pending.confirmationsGiven,
+      questionKey: replyKeyOf(input.item),
+    });
+    if (r.outcome === 'needs_second') return this.secondQuestion(input, r.action ?? pending, 'S_SECOND_CONFIRMATION');
     if (r.outcome !== 'approved') return this.noDecision(turnRunner, ctx, r.outcome);
     return this.execute(input, pending, summary);
   }
@@ -112,8 +174,8 @@ export class ConfirmationFlow {
   }
 
   /** Runs an approved action: the gate decides again, the handler runs once, the brain reports. */
-  private async execute(input: { msg: InboundMessage; ctx: TurnContext; turnRunner: TurnRunner }, pending: PendingActionView, summary: string): Promise<ConfirmationStep> {
-    const { ctx, turnRunner, msg } = input;
+  private async execute(input: StepInput, pending: PendingActionView, summary: string): Promise<ConfirmationStep> {
+    const { ctx, turnRunner, msg, item } = input;
     const p = this.d.prompts;
     const lang = ctx.language;
     if (this.d.shadowMode) {
@@ -134,7 +196,10 @@ export class ConfirmationFlow {
       await this.d.states.markFailed(pending.id, `denied at execution: ${auth.reasonCode}`);
       return this.handled(turnRunner, ctx, { ...record, decision: 'DENIED', reasonCode: auth.reasonCode, finalDecider: 'SYSTEM' }, personaMessage(p, 'confirm.denied_now', lang));
     }
-    const exec = await this.d.executor.run(proposal.toolName, proposal.parameters, this.d.stage.toolContext(ctx, actor, `pending:${pending.id}`));
+    if (item.claimLost) throw claimLostError();
+    // Keyed by the pending action: a retried turn, or another worker that took the item over, does it once.
+    const toolCtx = this.d.stage.toolContext(ctx, actor, `pending:${pending.id}`, item);
+    const exec = await this.d.executor.run(proposal.toolName, proposal.parameters, toolCtx);
     if (exec.status === 'ok') await this.d.states.markExecuted(pending.id, exec.output);
     else await this.d.states.markFailed(pending.id, exec.status === 'error' ? exec.code : exec.status);
     const execution = { status: exec.status, ms: exec.ms, ...(exec.status === 'internal_error' ? { errorId: exec.errorId } : {}) };

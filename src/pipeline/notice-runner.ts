@@ -34,6 +34,16 @@ export interface NoticeRunnerDeps {
 export class NoticeRunner {
   constructor(private readonly d: NoticeRunnerDeps) {}
 
+  /** True when this notice may go out: moved queued → sending now, or left `sending` by an earlier attempt. */
+  private async claimReminder(id: string): Promise<boolean> {
+    const { count } = await this.d.db.reminder.updateMany({
+      where: { id, status: 'queued' }, data: { status: 'sending' },
+    });
+    if (count === 1) return true;
+    const now = await this.d.db.reminder.findUnique({ where: { id }, select: { status: true } });
+    return now?.status === 'sending';
+  }
+
   async handle(item: ClaimedItem): Promise<void> {
     const payload = item.payload as { kind?: string; reminderId?: string };
     if (payload.kind !== 'reminder' || !payload.reminderId) {
@@ -75,9 +85,14 @@ export class NoticeRunner {
     }
     const check = checkReplyText(text, this.d.guardianConfig);
     const finalText = check.action === 'BLOCK' ? personaMessage(this.d.prompts, 'reply.blocked_confidential', lang) : check.text;
+    // queued → sending, conditionally: a reminder cancelled while the notice was being written is not sent,
+    // and from here on cancel_reminder says it is already on its way.
+    if (!(await this.claimReminder(r.id))) return;
     const sent = this.d.shadowMode
       ? { skipped: true, platformMessageId: undefined }
-      : await this.d.outbox.send(`notice:reminder:${r.id}`, { platform: msg.platform, roomId: r.roomId, text: finalText, kind: 'notice', mentionAccountIds: [account] });
+      : await this.d.outbox.send(`notice:reminder:${r.id}`, {
+        platform: msg.platform, roomId: r.roomId, text: finalText, kind: 'notice', mentionAccountIds: [account],
+      }, item);
     await Promise.all([
       this.d.db.reminder.update({ where: { id: r.id }, data: { status: this.d.shadowMode ? 'shadow' : 'sent' } }),
       sent.skipped ? Promise.resolve() : this.d.db.conversationMessage.create({ data: { orgId: r.orgId, platform: r.platform, roomId: r.roomId, accountId: account, role: 'assistant', text: finalText, platformMessageId: sent.platformMessageId ?? null, sentAt: now } }),

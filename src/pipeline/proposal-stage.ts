@@ -11,13 +11,18 @@ import type { TurnContext } from '../context/types';
 import type { Db } from '../db/prisma';
 import { asAppError } from '../errors/app-error';
 import { checkReplyText, evaluateProposal, type GuardianConfig, type GuardianPolicy, type GuardianVerdict } from '../guardian';
-import type { ClaimedItem } from '../intake/work-queue';
+import { claimLostError, replyKeyOf, type ClaimedItem } from '../intake/work-queue';
 import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
 import type { SessionKey } from '../state/session-key';
-import { proposalKey, type ExecutionResult, type ToolExecutor } from '../tools/executor';
+import { buttonKey } from '../state/button-key';
+import type { PendingActionView } from '../state/types';
+import { diffEffects, genericEffect, isEffectDescription, renderEffect } from '../tools/describe';
+import { originKey, type CallFailure, type ExecutionResult, type ToolExecutor } from '../tools/executor';
 import type { ToolRegistry } from '../tools/registry';
-import type { ToolContext, ToolMeta, ToolServices } from '../tools/types';
+import {
+  hasEffects, type DescribeContext, type EffectDescription, type ToolContext, type ToolMeta, type ToolServices,
+} from '../tools/types';
 import type { ToolStage } from './tool-stage';
 import type { TurnOutcome, TurnRunner } from './turn-runner';
 
@@ -26,6 +31,7 @@ export interface PendingStore {
   createPending(key: SessionKey, input: {
     orgId: string; memberId: string | null; turnId?: string; proposal: ToolProposal & Record<string, unknown>; question: string;
     confirmationType: 'single' | 'double'; originalMessage: string; reasoning: string; confidence: number; reasonCode: string;
+    questionKey?: string;
   }): Promise<{ id: string }>;
 }
 
@@ -51,8 +57,8 @@ export interface ProposalStageDeps {
   logger: Logger;
   pending?: PendingStore;
   metrics?: Metrics;
-  /** Builds the platform services for a turn (ChatWork tasks, posting to the room). */
-  services: (ctx: TurnContext, idempotencyKey: string) => ToolServices;
+  /** Builds the platform services for a turn (ChatWork tasks, posting to the room under the work item's claim). */
+  services: (ctx: TurnContext, idempotencyKey: string, item?: ClaimedItem) => ToolServices;
   now?: () => Date;
 }
 
@@ -72,13 +78,42 @@ export function effectNote(proposal: ToolProposal, tool: ToolMeta | undefined, l
   return notes.join(lang === 'en' ? '; ' : '／');
 }
 
-/** Button keys for a pending action (Discord/console); text answers "1"/"2" work everywhere. */
-export function confirmationOptions(p: PromptSet, lang: 'ja' | 'en', pendingId: string): ReplyOption[] {
-  const compact = pendingId.replace(/-/g, '');
+/**
+ * Button keys for a pending action (Discord/console), bound to the confirmation round whose question
+ * shows them; text answers "1"/"2" work everywhere.
+ */
+export function confirmationOptions(p: PromptSet, lang: 'ja' | 'en', pendingId: string, round = 0): ReplyOption[] {
   return [
-    { answer: '1', label: personaMessage(p, 'confirm.yes', lang), key: `h1:${compact}_a`, style: 'primary' },
-    { answer: '2', label: personaMessage(p, 'confirm.no', lang), key: `h1:${compact}_d`, style: 'secondary' },
+    { answer: '1', label: personaMessage(p, 'confirm.yes', lang), key: buttonKey(pendingId, 'approve', round),
+      style: 'primary' },
+    { answer: '2', label: personaMessage(p, 'confirm.no', lang), key: buttonKey(pendingId, 'deny', round),
+      style: 'secondary' },
   ];
+}
+
+/** What a stored pending action will do: the effect it was confirmed with, or (older rows) its summary. */
+export function pendingEffect(pending: Pick<PendingActionView, 'proposal'>, lang: 'ja' | 'en'): EffectDescription {
+  const { effect, summary, toolName, parameters } = pending.proposal;
+  if (isEffectDescription(effect)) return effect;
+  return typeof summary === 'string' ? { summary, facts: [] } : genericEffect(toolName, parameters, lang);
+}
+
+/** One proposal the Guardian let through, on its way to a confirmation question. */
+interface ConfirmInput {
+  ctx: TurnContext;
+  actor: Actor;
+  out: Extract<BrainOutput, { type: 'tool_call' }>;
+  proposal: ToolProposal;
+  verdict: GuardianVerdict;
+  /** The gate's decision (ALLOWED, or CONFIRM from the person-scope table). */
+  auth: AuthDecision;
+  effect: EffectDescription;
+  calls: LlmCallRecord[];
+  base: ReturnType<TurnRunner['baseRecord']>;
+  dropped: number;
+  item: ClaimedItem;
+  /** The pending action this proposal changes ("はい、でも期限は金曜にして"): shown as a diff. */
+  modifying?: PendingActionView;
 }
 
 /**
@@ -93,8 +128,12 @@ export class ProposalStage implements ToolStage {
     return filterToolsForActor(actor, this.d.registry.all()).map((t) => this.d.registry.toAnthropic(this.d.registry.get(t.name)!));
   }
 
-  async run(input: { ctx: TurnContext; actor: Actor; decision: BrainDecision; item: ClaimedItem; turnRunner: TurnRunner }): Promise<TurnOutcome> {
-    const { ctx, actor, item, turnRunner } = input;
+  async run(input: {
+    ctx: TurnContext; actor: Actor; decision: BrainDecision; item: ClaimedItem; turnRunner: TurnRunner;
+    modifying?: PendingActionView;
+  }): Promise<TurnOutcome> {
+    const { ctx, actor, item, turnRunner, modifying } = input;
+    const calledBefore = new Map<string, number>();
     const trail: ProposalTrail[] = [];
     const calls: LlmCallRecord[] = [...input.decision.calls];
     const tools = this.toolsFor(actor);
@@ -138,23 +177,51 @@ export class ProposalStage implements ToolStage {
           results.push(this.errorResult(proposal, `DENIED (${auth.reasonCode}): the person is not permitted to do this. Do not retry; tell them politely without revealing any data.`));
           continue;
         }
-        if (verdict.action === 'CONFIRM' || auth.result === 'CONFIRM') {
-          const dropped = out.proposals.length - index - 1;
-          const asked = { ...proposal, parameters: params };
-          return this.askConfirmation(ctx, actor, out, asked, { verdict, auth }, calls, base(), dropped);
+        const clarify = (c: Extract<CallFailure, { status: 'clarify' }>) => turnRunner.finalText(ctx, calls, {
+          ...base(), decision: 'CLARIFY', reasonCode: 'T_CLARIFICATION', finalDecider: 'SYSTEM',
+          guardianAction: verdict.action, guardianReason: verdict.reasonCode,
+          authResult: auth.result, authReason: auth.reasonCode,
+        }, ctx.language === 'en' && c.questionEn ? c.questionEn : c.question,
+        c.options.slice(0, 9).map((label, i) => ({ answer: String(i + 1), label })));
+        // A changed proposal is always asked again, whatever the Guardian says: nothing runs on that turn.
+        const tool = this.d.registry.meta(proposal.toolName);
+        const reconfirm = modifying !== undefined && hasEffects(tool ?? { effects: [] });
+        if (verdict.action === 'CONFIRM' || auth.result === 'CONFIRM' || reconfirm) {
+          const described = await this.d.executor.describe(proposal.toolName, params, this.describeContext(ctx, actor));
+          if (described.status === 'clarify') return clarify(described);
+          if (described.status !== 'ok') {
+            // The call could not run as proposed (bad input, unknown person): the model hears why, nothing is asked.
+            t.execution = this.execTrail(described);
+            results.push(this.resultBlock(proposal, described));
+            continue;
+          }
+          // Asked because the Guardian said so, the gate did (a person or organisation-wide rule), or it is a change.
+          const asked = verdict.action === 'CONFIRM' ? verdict
+            : {
+              ...verdict, action: 'CONFIRM' as const,
+              reasonCode: auth.result === 'CONFIRM' ? auth.reasonCode : 'S_CHANGE_RECONFIRM',
+              confirmationType: 'single' as const, userNoteJa: undefined,
+            };
+          return this.askConfirmation({
+            ctx, actor, out, proposal: { ...proposal, parameters: params }, verdict: asked, auth, effect: described.effect,
+            calls, base: base(),
+            dropped: out.proposals.length - index - 1, item, modifying,
+          }, turnRunner);
         }
         if (this.d.shadowMode) {
           t.execution = { status: 'shadow', ms: 0 };
           results.push(this.errorResult(proposal, 'SHADOW MODE: not executed. Tell the person this is a trial run.'));
           continue;
         }
-        const exec = await this.d.executor.run(proposal.toolName, params, this.toolContext(ctx, actor, proposalKey(item.dedupeKey, proposal.toolName, params)));
+        if (item.claimLost) throw claimLostError();
+        // Keyed by origin (this work item, the n-th call of this tool), not by parameters: a retried turn whose model
+        // rewords the title gets the same key, so the handler returns what the first attempt created.
+        const nth = calledBefore.get(proposal.toolName) ?? 0;
+        calledBefore.set(proposal.toolName, nth + 1);
+        const toolCtx = this.toolContext(ctx, actor, originKey(item.dedupeKey, proposal.toolName, nth), item);
+        const exec = await this.d.executor.run(proposal.toolName, params, toolCtx);
         t.execution = this.execTrail(exec);
-        if (exec.status === 'clarify') {
-          const q = ctx.language === 'en' && exec.questionEn ? exec.questionEn : exec.question;
-          return turnRunner.finalText(ctx, calls, { ...base(), decision: 'CLARIFY', reasonCode: 'T_CLARIFICATION', finalDecider: 'SYSTEM', guardianAction: verdict.action, guardianReason: verdict.reasonCode, authResult: auth.result, authReason: auth.reasonCode },
-            q, exec.options.slice(0, 9).map((label, i) => ({ answer: String(i + 1), label })));
-        }
+        if (exec.status === 'clarify') return clarify(exec);
         if (exec.status === 'internal_error') this.d.logger.error({ errorId: exec.errorId, tool: proposal.toolName, err: exec.internal }, 'tool failed');
         results.push(this.resultBlock(proposal, exec));
       }
@@ -196,55 +263,80 @@ export class ProposalStage implements ToolStage {
     return ctx.policies.filter((p) => p.rule !== undefined && p.rule !== null).map((p) => ({ id: p.id, title: p.title, rule: p.rule as GuardianPolicy['rule'] }));
   }
 
-  /** Asks before running: the Guardian said CONFIRM, or the gate did (a person or organisation-wide rule). */
-  private async askConfirmation(ctx: TurnContext, actor: Actor, out: Extract<BrainOutput, { type: 'tool_call' }>,
-    proposal: ToolProposal, why: { verdict: GuardianVerdict; auth: AuthDecision }, calls: LlmCallRecord[],
-    base: ReturnType<TurnRunner['baseRecord']>, dropped: number): Promise<TurnOutcome> {
-    const { verdict, auth } = why;
-    const reasonCode = verdict.action === 'CONFIRM' ? verdict.reasonCode : auth.reasonCode;
+  /**
+   * Asks before running: the question states the call's effect from its checked parameters (never only the
+   * model's summary, which may follow), the diff against the action it changes, and the Guardian's and gate's notes.
+   */
+  private async askConfirmation(c: ConfirmInput, turnRunner: TurnRunner): Promise<TurnOutcome> {
+    const { ctx, actor, out, proposal, verdict, auth, effect, calls, base } = c;
     const p = this.d.prompts;
     const lang = ctx.language;
-    const summary = this.describe(proposal, lang);
     // The effect in numbers (recipients, deletions), restated again in the second confirmation.
     const tool = this.d.registry.meta(proposal.toolName);
     const noteJa = [verdict.userNoteJa, auth.noteJa, effectNote(proposal, tool, 'ja')].filter(Boolean).join('／');
     const noteEn = [auth.noteEn, effectNote(proposal, tool, 'en')].filter(Boolean).join('; ');
     const note = lang === 'ja' ? (noteJa ? `（${noteJa}）\n` : '') : (noteEn ? `(Note: ${noteEn}.)\n` : '');
-    const question = personaMessage(p, 'confirm.question', lang, { summary, note });
+    const parts = [renderEffect(effect)];
+    if (c.modifying) {
+      const before = pendingEffect(c.modifying, lang);
+      const diff = c.modifying.proposal.toolName === proposal.toolName
+        ? diffEffects(before, effect, lang) : [`${before.summary} → ${effect.summary}`];
+      const key = diff.length > 0 ? 'confirm.changes' : 'confirm.no_changes';
+      parts.push(personaMessage(p, key, lang, { lines: diff.join('\n') }));
+    }
+    const modelSummary = proposal.summary?.trim();
+    if (modelSummary && modelSummary !== effect.summary) {
+      parts.push(personaMessage(p, 'confirm.model_summary', lang, { text: modelSummary }));
+    }
+    const question = personaMessage(p, 'confirm.question', lang, { summary: parts.join('\n'), note });
     const record = {
-      ...base, decision: 'CONFIRM', reasonCode, finalDecider: 'SYSTEM' as const,
-      guardianAction: verdict.action, guardianReason: verdict.reasonCode,
-      authResult: auth.result, authReason: auth.reasonCode,
-      notes: { dropped, confirmationType: verdict.confirmationType ?? 'single' },
+      ...base, decision: 'CONFIRM', reasonCode: verdict.reasonCode, finalDecider: 'SYSTEM' as const,
+      guardianAction: verdict.action, guardianReason: verdict.reasonCode, authResult: auth.result, authReason: auth.reasonCode,
+      notes: {
+        dropped: c.dropped, confirmationType: verdict.confirmationType ?? 'single',
+        ...(c.modifying ? { modifies: c.modifying.id } : {}),
+      },
     };
-    if (!this.d.pending || this.d.shadowMode) {
-      // Without a state manager (or in shadow mode) nothing can be approved later: ask, record, execute nothing.
-      return { text: question, title: personaMessage(p, 'confirm.title', lang), calls, record: { ...record, execution: { status: 'not_executed', reason: 'confirmation required' } } };
+    const title = personaMessage(p, 'confirm.title', lang);
+    const checked = turnRunner.finalText(ctx, calls, record, question, undefined, title);
+    if (checked.record.decision === 'BLOCK' || !this.d.pending || this.d.shadowMode) {
+      // A question the reply check blocks, no state manager, or shadow mode: nothing can be approved later.
+      const execution = { status: 'not_executed', reason: 'confirmation required' };
+      return { ...checked, record: { ...checked.record, execution } };
     }
     const key: SessionKey = { platform: ctx.message.platform, roomId: ctx.message.roomId, accountId: ctx.message.senderAccountId };
+    const stored = {
+      ...proposal, summary: effect.summary, effect, modelSummary: modelSummary ?? null,
+      guardianNote: noteJa || null, guardianNoteEn: noteEn || null,
+    };
     const pending = await this.d.pending.createPending(key, {
-      orgId: ctx.org.id, memberId: actor.memberId, proposal: { ...proposal, summary, guardianNote: noteJa || null, guardianNoteEn: noteEn || null } as ToolProposal & Record<string, unknown>,
-      question, confirmationType: verdict.confirmationType ?? 'single', originalMessage: ctx.message.text,
-      reasoning: reasoningText(out.reasoning), confidence: out.confidence.overall, reasonCode,
+      orgId: ctx.org.id, memberId: actor.memberId, proposal: stored as ToolProposal & Record<string, unknown>,
+      question: checked.text, confirmationType: verdict.confirmationType ?? 'single', originalMessage: ctx.message.text,
+      reasoning: reasoningText(out.reasoning), confidence: out.confidence.overall, reasonCode: verdict.reasonCode,
+      questionKey: replyKeyOf(c.item),
     });
-    return { text: question, title: personaMessage(p, 'confirm.title', lang), options: confirmationOptions(p, lang, pending.id), calls, record: { ...record, execution: { status: 'pending_confirmation', pendingActionId: pending.id } } };
+    const execution = { status: 'pending_confirmation', pendingActionId: pending.id };
+    return { ...checked, options: confirmationOptions(p, lang, pending.id), record: { ...checked.record, execution } };
   }
 
-  /** What will happen, in the person's words if the model gave a safe summary, else from the call. */
-  describe(proposal: ToolProposal, lang: 'ja' | 'en'): string {
-    const s = proposal.summary?.trim();
-    if (s && checkReplyText(s, this.d.guardianConfig).action === 'ALLOW') return s;
-    const params = Object.entries(proposal.parameters).map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(', ') : typeof v === 'object' ? JSON.stringify(v) : String(v)}`).join(' / ');
-    const safe = checkReplyText(params, this.d.guardianConfig);
-    const shown = safe.action === 'BLOCK' ? '' : ` (${safe.text})`;
-    return lang === 'en' ? `Run "${proposal.toolName}"${shown}.` : `「${proposal.toolName}」を実行します${shown}。`;
+  /** What a tool's `describe` may use: the turn's facts and the database, nothing with effects. */
+  private describeContext(ctx: TurnContext, actor: Actor): DescribeContext {
+    return { ...this.turnFacts(ctx, actor), services: { db: this.d.db }, lang: ctx.language };
   }
 
-  toolContext(ctx: TurnContext, actor: Actor, idempotencyKey: string): ToolContext {
+  /**
+   * A handler's context. `item` is the work item this runs for: its claim is checked again before anything
+   * is posted (a worker that lost its claim posts nothing).
+   */
+  toolContext(ctx: TurnContext, actor: Actor, idempotencyKey: string, item?: ClaimedItem): ToolContext {
+    return { ...this.turnFacts(ctx, actor), idempotencyKey, services: this.d.services(ctx, idempotencyKey, item) };
+  }
+
+  private turnFacts(ctx: TurnContext, actor: Actor): Omit<ToolContext, 'idempotencyKey' | 'services'> {
     return {
       orgId: ctx.org.id, platform: ctx.message.platform, roomId: ctx.message.roomId,
       member: actor.memberId ? { id: actor.memberId, name: actor.name ?? '', level: actor.level, departmentId: actor.departmentId } : null,
-      idempotencyKey, now: () => this.d.now?.() ?? new Date(), timezone: ctx.org.timezone, services: this.d.services(ctx, idempotencyKey),
+      now: () => this.d.now?.() ?? new Date(), timezone: ctx.org.timezone,
     };
   }
 

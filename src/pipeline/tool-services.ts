@@ -1,7 +1,7 @@
 import type { Platform } from '../adapters/types';
 import type { Db } from '../db/prisma';
 import type { ToolServices } from '../tools/types';
-import type { Outbox } from './outbox';
+import type { Outbox, WorkClaim } from './outbox';
 
 /** The ChatWork calls handlers may make (the adapter's client satisfies it). */
 export interface ChatworkTasksApi {
@@ -11,11 +11,15 @@ export interface ChatworkTasksApi {
 
 /**
  * The services a handler gets for one proposal: the database, the ChatWork tasks API in ChatWork rooms,
- * and posting to the turn's room through the outbox (once per idempotency key; mentions only from the
- * handler's resolved accounts, the text itself neutralised by the adapter).
+ * and posting to the turn's room through the outbox (once per idempotency key, only while the work item's
+ * claim is held; mentions only from the handler's resolved accounts, the text neutralised by the adapter).
  */
 export function toolServicesFactory(deps: { db: Db; outbox: Outbox; chatwork: () => ChatworkTasksApi | null }) {
-  return (ctx: { org: { id: string }; message: { platform: string; roomId: string } }, idempotencyKey: string): ToolServices => {
+  return (
+    ctx: { org: { id: string }; message: { platform: string; roomId: string } },
+    idempotencyKey: string,
+    claim?: WorkClaim,
+  ): ToolServices => {
     const platform = ctx.message.platform as Platform;
     const { roomId } = ctx.message;
     const services: ToolServices = { db: deps.db };
@@ -25,7 +29,7 @@ export function toolServicesFactory(deps: { db: Db; outbox: Outbox; chatwork: ()
       services.postToRoom = async (text, opts) => {
         const res = await deps.outbox.send(`post:${idempotencyKey}`, {
           platform, roomId, text, kind: 'notice', mentionAccountIds: opts?.mentionAccountIds ?? [], mentionAll: opts?.toAll === true,
-        });
+        }, claim);
         if (!res.skipped) {
           // Kept in the room's history (the console shows rooms from it), under the bot's own account.
           await deps.db.conversationMessage.create({ data: {

@@ -1,4 +1,4 @@
-import type { InboundMessage, OutboundReply, ReplyOption } from '../adapters/types';
+import type { FoundMessage, InboundMessage, OutboundReply, ReplyOption } from '../adapters/types';
 import { audienceOf, type Actor } from '../authorization';
 import { BrainFailure, type Brain, type BrainDecision, type LlmCallRecord } from '../brain/brain';
 import { detectLanguage } from '../brain/language';
@@ -10,16 +10,16 @@ import type { Db } from '../db/prisma';
 import { randomUUID } from 'node:crypto';
 import { AppError, asAppError } from '../errors/app-error';
 import { checkBrainOutputMeta, checkReplyText, type GuardianConfig } from '../guardian';
-import type { ClaimedItem } from '../intake/work-queue';
+import { replyKeyOf, type ClaimedItem } from '../intake/work-queue';
 import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
 import type { TurnRecordInput, TurnRecorder } from '../observability/turn-recorder';
 import type { BrainStateManager } from '../state/brain-state-manager';
 import { END_FLOW_AT, SUGGEST_RESTART_AT } from '../state/clarification-budget';
 import type { SessionKey } from '../state/session-key';
-import type { SessionView } from '../state/types';
+import type { PendingActionView, SessionView } from '../state/types';
 import type { ConfirmationFlow } from './confirmation-flow';
-import type { Outbox } from './outbox';
+import { mayHavePosted, type Outbox } from './outbox';
 import { turnFinish, turnPrelude, type TurnPrelude } from './turn-sql';
 import { sqlRunner, type Sql } from '../db/sql';
 import type { ToolStage } from './tool-stage';
@@ -81,19 +81,36 @@ export class TurnRunner {
   async handleUserRequest(item: ClaimedItem): Promise<void> {
     const msg = item.payload as InboundMessage;
     const started = performance.now();
-    const replyKey = `reply:${item.dedupeKey}`;
+    const replyKey = replyKeyOf(item);
     const turnId = randomUUID();
     const log = this.d.logger.child({ turnId, workItemId: String(item.id), platform: msg.platform, roomId: msg.roomId });
     try {
       // A retry after a crash that happened after the reply went out: nothing more to do.
       if (item.attempts > item.maxAttempts) {
         // Every allowed attempt died mid-turn (a crash, not an error): only tell the person, do not think again.
-        await this.answerFailure(msg, replyKey, new AppError('INTERNAL', 'turn abandoned after repeated worker crashes'), log);
+        const abandoned = new AppError('INTERNAL', 'turn abandoned after repeated worker crashes');
+        await this.answerFailure(msg, replyKey, abandoned, log, item);
         return;
       }
       const prelude = await turnPrelude(this.sql, msg, replyKey, { defaultLevel: this.d.defaultUserLevel, now: this.now() });
       // A retry after a crash that happened after the reply went out: nothing more to do.
       if (prelude.alreadySent) return;
+      if (mayHavePosted(prelude.prior)) {
+        // An earlier attempt may have posted the answer (a crash between posting and recording it, or a post that
+        // timed out): look for it in the room before thinking, let alone posting, again.
+        const since = prelude.prior!.createdAt;
+        const found = await this.d.outbox.reconcile(replyKey, this.replyTo(msg, ''), since);
+        if (found) {
+          log.warn({ platformMessageId: found.platformMessageId }, 'earlier answer found in the room: not posted');
+          const record = {
+            decision: 'DELIVERED_EARLIER', reasonCode: 'O_RECONCILED', finalDecider: 'SYSTEM' as const,
+            memberId: prelude.actor.memberId,
+          };
+          const outcome: TurnOutcome = { text: found.text ?? '', calls: [], record };
+          await this.finish(msg, item, outcome, started, replyKey, log, turnId, found);
+          return;
+        }
+      }
       const outcome = await this.decide(msg, item, log, prelude);
       await this.finish(msg, item, outcome, started, replyKey, log, turnId);
     } catch (err) {
@@ -101,14 +118,15 @@ export class TurnRunner {
       const lastAttempt = item.attempts >= item.maxAttempts;
       log.error({ errorId: app.errorId, code: app.code, attempt: item.attempts, lastAttempt, err: app.message }, 'turn failed');
       this.d.metrics?.errors.inc({ code: app.code });
+      if ((err as Error).name === 'ClaimLostError') throw err;
       if (!lastAttempt) throw Object.assign(app, { retryable: true });
-      await this.answerFailure(msg, replyKey, app, log);
+      await this.answerFailure(msg, replyKey, app, log, item);
     }
   }
 
   /** Everything between "message stored" and "reply ready". */
   private async decide(msg: InboundMessage, item: ClaimedItem, log: Logger, prelude: TurnPrelude): Promise<TurnOutcome> {
-    const lang = detectLanguage(msg.text);
+    const lang = detectLanguage(msg.answerText ?? msg.text);
     const key: SessionKey = { platform: msg.platform, roomId: msg.roomId, accountId: msg.senderAccountId };
     const { actor, profile } = prelude;
     const refusal = await this.beforeThinking(msg, actor, lang);
@@ -132,12 +150,14 @@ export class TurnRunner {
     const room = { platform: msg.platform, roomId: msg.roomId, name: null, authority: actor.roomAuthority };
     const ctx = await this.d.contextBuilder.build({ msg, sender, room, audience: audienceOf(actor), now: this.now() });
     let prefix: string | undefined;
+    let modifying: PendingActionView | undefined;
     if (session && this.d.confirmations) {
-      const step = await this.d.confirmations.step({ msg, session, ctx, actor, turnRunner: this });
+      const step = await this.d.confirmations.step({ msg, session, ctx, actor, turnRunner: this, item });
       if (step.kind === 'handled') return step.outcome;
       prefix = step.prefix;
       if (step.modifying) {
         const m = step.modifying;
+        modifying = m;
         ctx.sections.push({ title: '保留中の操作（この人が変更を求めています）', lines: [
           `${String(m.proposal.summary ?? m.proposal.toolName)}`,
           `tool: ${m.proposal.toolName} / parameters: ${JSON.stringify(m.proposal.parameters)}`,
@@ -145,7 +165,7 @@ export class TurnRunner {
         ] });
       }
     }
-    let outcome = await this.think(ctx, actor, item, log);
+    let outcome = await this.think(ctx, actor, item, log, modifying);
     if (session) {
       outcome = await this.applyClarificationBudget(key, session, outcome, ctx.language);
       await this.trackErrors(key, session, outcome);
@@ -184,7 +204,9 @@ export class TurnRunner {
   }
 
   /** The brain's decision and what becomes of it (a brain failure becomes a persona error reply). */
-  private async think(ctx: TurnContext, actor: Actor, item: ClaimedItem, log: Logger): Promise<TurnOutcome> {
+  private async think(
+    ctx: TurnContext, actor: Actor, item: ClaimedItem, log: Logger, modifying?: PendingActionView,
+  ): Promise<TurnOutcome> {
     let decision: BrainDecision;
     try {
       decision = await this.d.brain.decide({ ctx, tools: this.d.toolStage?.toolsFor(actor) ?? [] });
@@ -193,7 +215,7 @@ export class TurnRunner {
     }
     const base = this.baseRecord(ctx, actor, decision);
     if (decision.output.type !== 'tool_call') return this.answerOutput(ctx, decision.output, decision.calls, base);
-    if (this.d.toolStage) return this.d.toolStage.run({ ctx, actor, decision, item, turnRunner: this });
+    if (this.d.toolStage) return this.d.toolStage.run({ ctx, actor, decision, item, turnRunner: this, modifying });
     return this.finalText(ctx, decision.calls, { ...base, decision: 'BLOCK', reasonCode: 'G_UNKNOWN_TOOL', finalDecider: 'SYSTEM', guardianAction: 'BLOCK', guardianReason: 'G_UNKNOWN_TOOL' },
       personaMessage(this.d.prompts, 'error.PERMISSION_DENIED', ctx.language));
   }
@@ -284,17 +306,16 @@ export class TurnRunner {
     }, text);
   }
 
-  private async finish(msg: InboundMessage, item: ClaimedItem, outcome: TurnOutcome, started: number, replyKey: string, log: Logger, turnId: string): Promise<void> {
+  private async finish(
+    msg: InboundMessage, item: ClaimedItem, outcome: TurnOutcome, started: number, replyKey: string, log: Logger,
+    turnId: string, delivered?: FoundMessage,
+  ): Promise<void> {
     let sent: { text: string; platformMessageId?: string } | null = null;
     const shadow = this.d.shadowMode;
     if (!shadow && !outcome.silent) {
-      const reply: OutboundReply = {
-        platform: msg.platform, roomId: msg.roomId, text: outcome.text, title: outcome.title, options: outcome.options, kind: 'reply',
-        inReplyTo: { platformMessageId: msg.platformMessageId, accountId: msg.senderAccountId, accountName: msg.senderName },
-      };
-      const res = await this.d.outbox.deliver(replyKey, reply);
-      // Recorded at once: if anything after this fails, a retry must not post the answer again.
-      await this.d.outbox.markSent(replyKey, outcome.text, res);
+      // Posted (or found posted by an earlier attempt) and marked sent at once: a retry must not post the answer again.
+      const reply = { ...this.replyTo(msg, outcome.text), title: outcome.title, options: outcome.options };
+      const res = delivered ?? await this.d.outbox.deliver(replyKey, reply, item);
       sent = { text: outcome.text, platformMessageId: res.platformMessageId };
     }
     const turn = this.d.recorder.prepare({
@@ -311,13 +332,24 @@ export class TurnRunner {
     log.info({ decision: outcome.record.decision, reasonCode: outcome.record.reasonCode, ms: Math.round(performance.now() - started) }, 'turn done');
   }
 
+  /** The answer to `msg`: threaded to it, mentioning the asker. */
+  private replyTo(msg: InboundMessage, text: string): OutboundReply {
+    return {
+      platform: msg.platform, roomId: msg.roomId, text, kind: 'reply',
+      inReplyTo: {
+        platformMessageId: msg.platformMessageId, accountId: msg.senderAccountId, accountName: msg.senderName,
+      },
+    };
+  }
+
   /** Last-attempt failure: tell the user (best effort), so a message is never silently dropped. */
-  private async answerFailure(msg: InboundMessage, replyKey: string, app: AppError, log: Logger): Promise<void> {
-    const lang = detectLanguage(msg.text);
+  private async answerFailure(
+    msg: InboundMessage, replyKey: string, app: AppError, log: Logger, item: ClaimedItem,
+  ): Promise<void> {
+    const lang = detectLanguage(msg.answerText ?? msg.text);
     const text = personaMessage(this.d.prompts, `error.${app.code}`, lang, { errorId: app.errorId });
-    const reply: OutboundReply = { platform: msg.platform, roomId: msg.roomId, text, kind: 'reply', inReplyTo: { platformMessageId: msg.platformMessageId, accountId: msg.senderAccountId, accountName: msg.senderName } };
     try {
-      await this.d.outbox.send(replyKey, reply);
+      await this.d.outbox.send(replyKey, this.replyTo(msg, text), item);
     } catch (err) {
       log.error({ errorId: app.errorId, err: asAppError(err).message }, 'could not deliver the failure reply');
     }

@@ -5,11 +5,14 @@ import type { ClaimedItem } from '../intake/work-queue';
 import type { PreparedTurn } from '../observability/turn-recorder';
 import type { SessionKey } from '../state/session-key';
 import type { SessionView } from '../state/types';
+import type { PriorPost } from './outbox';
 
 /** What one round trip at the start of a turn yields. */
 export interface TurnPrelude {
   /** A reply with this key was already delivered (the turn is a retry after a crash). */
   alreadySent: boolean;
+  /** What an earlier attempt left on the reply's outbox row (null on the first attempt). */
+  prior: PriorPost | null;
   actor: Actor;
   profile: { title: string | null; preferences: Record<string, unknown>; departmentName: string | null } | null;
   /** The session when it is plainly NORMAL; null when the BrainStateManager must look (pending/expired). */
@@ -17,7 +20,7 @@ export interface TurnPrelude {
 }
 
 interface PreludeRow {
-  reserved: number; prior_status: string | null;
+  reserved: number; prior_status: string | null; prior_owner: string | null; prior_created: Date | null;
   a_org: string | null; m_id: string | null; m_org: string | null; m_name: string | null; m_level: number | null; m_dept: string | null; m_active: boolean | null;
   m_title: string | null; m_prefs: Record<string, unknown> | null; d_name: string | null;
   r_org: string | null; r_authority: string | null;
@@ -38,13 +41,14 @@ export async function turnPrelude(sql: Sql, msg: InboundMessage, replyKey: strin
        INSERT INTO conversation_messages ("orgId", platform, "roomId", "accountId", role, text, "platformMessageId", "sentAt")
        VALUES ($4, $2, $3, $5, 'user', $6, $7, $8) ON CONFLICT DO NOTHING RETURNING 1)
      SELECT (SELECT count(*) FROM r)::int AS reserved,
-            (SELECT status FROM outbound_messages WHERE "dedupeKey" = $1) AS prior_status,
+            o.status AS prior_status, o."claimedBy" AS prior_owner, o."createdAt" AS prior_created,
             a."orgId" AS a_org, mb.id AS m_id, mb."orgId" AS m_org, mb.name AS m_name, mb.level AS m_level, mb."departmentId" AS m_dept,
             mb.active AS m_active, mb.title AS m_title, mb.preferences AS m_prefs, d.name AS d_name,
             rm."orgId" AS r_org, rm.authority AS r_authority,
             (s.platform IS NOT NULL) AS s_exists, s.mode AS s_mode, s."pendingActionId" AS s_pending, s."expiresAt" AS s_expires,
             s."clarificationRounds" AS s_rounds, s."errorCount" AS s_errors, s."lastIntent" AS s_intent, s."lastTool" AS s_tool, s."lastError" AS s_error
      FROM (SELECT 1) one
+     LEFT JOIN outbound_messages o ON o."dedupeKey" = $1
      LEFT JOIN platform_accounts a ON a.platform = $2 AND a."accountId" = $5
      LEFT JOIN members mb ON mb."orgId" = a."orgId" AND mb.id = a."memberId"
      LEFT JOIN departments d ON d."orgId" = mb."orgId" AND d.id = mb."departmentId"
@@ -70,6 +74,12 @@ export async function turnPrelude(sql: Sql, msg: InboundMessage, replyKey: strin
     : null;
   return {
     alreadySent: r.reserved === 0 && r.prior_status === 'sent',
+    prior: r.reserved === 0 && r.prior_status !== null
+      ? {
+        status: r.prior_status, claimedBy: r.prior_owner, createdAt: new Date(r.prior_created!),
+        platformMessageId: null,
+      }
+      : null,
     actor,
     profile: actor.memberId ? { title: r.m_title, preferences: r.m_prefs ?? {}, departmentName: r.d_name } : null,
     quickSession,

@@ -38,6 +38,8 @@ export interface ApproveInput extends DecisionInput {
    * else 'already_decided').
    */
   expectedConfirmations?: number;
+  /** Outbox key of the message that will ask the next round's question (stored on 'needs_second'). */
+  questionKey?: string;
 }
 
 type Inspected = { row: PendingRow } | { outcome: NoDecision; action?: PendingActionView };
@@ -107,7 +109,10 @@ export class BrainStateManager {
       UPDATE pending_actions SET
         "confirmationsGiven" = "confirmationsGiven" + 1,
         status = CASE WHEN "confirmationType" = 'double' AND "confirmationsGiven" + 1 < 2 THEN 'pending' ELSE 'approved' END,
-        "decidedAt" = CASE WHEN "confirmationType" = 'double' AND "confirmationsGiven" + 1 < 2 THEN "decidedAt" ELSE ${now} END
+        "decidedAt" = CASE WHEN "confirmationType" = 'double' AND "confirmationsGiven" + 1 < 2
+          THEN "decidedAt" ELSE ${now} END,
+        "questionKey" = CASE WHEN "confirmationType" = 'double' AND "confirmationsGiven" + 1 < 2
+          THEN COALESCE(${input.questionKey ?? null}, "questionKey") ELSE "questionKey" END
       WHERE id = ${input.pendingId} AND status = 'pending' AND "expiresAt" > ${now}
         AND platform = ${platform} AND "roomId" = ${roomId} AND "accountId" = ${accountId}
         AND "confirmationsGiven" = ${given}
@@ -157,6 +162,17 @@ export class BrainStateManager {
   /** approved → failed (with the error); false if the action was not approved. Session → NORMAL. */
   async markFailed(pendingId: string, error: string): Promise<boolean> {
     return this.finish(pendingId, 'failed', { error }, pgText(error));
+  }
+
+  /**
+   * When the question under `questionKey` reached the person (its outbox row was marked sent), or null
+   * while it has not been delivered.
+   */
+  async questionShownAt(questionKey: string): Promise<Date | null> {
+    const row = await this.db.outboundMessage.findUnique({
+      where: { dedupeKey: questionKey }, select: { status: true, sentAt: true },
+    });
+    return row?.status === 'sent' ? row.sentAt : null;
   }
 
   /** A pending action by id (for button clicks); ownership is checked by approve/deny. */
@@ -238,6 +254,7 @@ export class BrainStateManager {
           id, ...key, orgId: input.orgId, memberId: input.memberId, turnId: input.turnId ?? null, status: 'pending',
           proposal: JSON.parse(jsonText(input.proposal)), question: pgText(input.question), confirmationType: input.confirmationType,
           originalMessage: pgText(input.originalMessage), reasoning: pgText(input.reasoning), confidence: input.confidence,
+          questionKey: input.questionKey ?? null,
           reasonCode: input.reasonCode, expiresAt: new Date(now.getTime() + this.pendingTtlMs),
           // Put in place of the raw texts by a database trigger once the action is decided (R-O2).
           redactedCopy: JSON.parse(jsonText(redactedCopy(input))),

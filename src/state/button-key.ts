@@ -1,16 +1,20 @@
 /**
- * Button keys for confirmation buttons (Discord custom_id, console): `h1:<id>_<a|d>`, at most 100
+ * Button keys for confirmation buttons (Discord custom_id, console): `h1:<id>_<a|d><round>`, at most 100
  * characters and always matching /^h1:[A-Za-z0-9_-]{1,90}$/. A UUID is written as its 32 lower-case
  * hex digits; any other id as "x" + base64url of its UTF-8 bytes ("x" is not hex, so never ambiguous).
+ * The round (0 for the first question of a double confirmation, 1 for the second) binds a click to the
+ * question it was shown with; keys without a round (older messages) still parse.
  */
 
 /** A decoded button click. */
 export interface ButtonAnswer {
   pendingId: string;
   answer: 'approve' | 'deny';
+  /** The confirmation round whose question carried the button, when the key names it. */
+  round?: number;
 }
 
-const KEY = /^h1:([A-Za-z0-9_-]{1,88})_([ad])$/;
+const KEY = /^h1:([A-Za-z0-9_-]{1,88})_([ad])([0-9])?$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const HEX32 = /^[0-9a-f]{32}$/;
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
@@ -35,11 +39,14 @@ function decodeId(body: string): string | null {
   return id;
 }
 
-/** The button key for approving or denying a pending action. Throws if the id is too long to fit. */
-export function buttonKey(pendingId: string, answer: 'approve' | 'deny'): string {
+/** The button key for approving or denying a pending action (in a round 0..9). Throws if the id does not fit. */
+export function buttonKey(pendingId: string, answer: 'approve' | 'deny', round?: number): string {
   const body = encodeId(pendingId);
   if (pendingId.length === 0 || body.length > MAX_BODY) throw new Error('pending id does not fit in a button key');
-  return `h1:${body}_${answer === 'approve' ? 'a' : 'd'}`;
+  if (round !== undefined && !(Number.isInteger(round) && round >= 0 && round <= 9)) {
+    throw new Error('round must be 0..9');
+  }
+  return `h1:${body}_${answer === 'approve' ? 'a' : 'd'}${round ?? ''}`;
 }
 
 /** Decodes a button key; null for anything malformed (never throws). */
@@ -49,5 +56,6 @@ export function parseButtonKey(key: unknown): ButtonAnswer | null {
   if (!m) return null;
   const pendingId = decodeId(m[1]!);
   if (pendingId === null) return null;
-  return { pendingId, answer: m[2] === 'a' ? 'approve' : 'deny' };
+  const round = m[3] !== undefined ? { round: Number(m[3]) } : {};
+  return { pendingId, answer: m[2] === 'a' ? 'approve' : 'deny', ...round };
 }

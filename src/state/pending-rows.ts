@@ -20,6 +20,7 @@ export function toPendingView(row: PendingRow): PendingActionView {
     question: row.question,
     confirmationType: row.confirmationType === 'double' ? 'double' : 'single',
     confirmationsGiven: row.confirmationsGiven,
+    questionKey: row.questionKey ?? null,
     originalMessage: row.originalMessage,
     reasoning: row.reasoning,
     confidence: Number(row.confidence),

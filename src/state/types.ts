@@ -23,6 +23,8 @@ export interface PendingActionView {
   question: string;
   confirmationType: 'single' | 'double';
   confirmationsGiven: number;
+  /** Outbox key of the question of the current round (null for rows from before rounds were bound). */
+  questionKey: string | null;
   originalMessage: string;
   reasoning: string;
   confidence: number;
@@ -63,6 +65,8 @@ export interface CreatePendingInput {
   reasoning: string;
   confidence: number;
   reasonCode: string;
+  /** Outbox key of the message that asks the question (answers must come after it was delivered). */
+  questionKey?: string;
 }
 
 /** Who answers which pending action. */

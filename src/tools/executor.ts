@@ -1,19 +1,28 @@
-import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { newErrorId } from '../errors/app-error';
 import { ClarificationNeeded } from './clarification';
+import { genericEffect } from './describe';
 import type { ToolRegistry } from './registry';
-import { ToolError, type ToolContext } from './types';
+import {
+  ToolError, type DescribeContext, type EffectDescription, type ToolContext, type ToolDefinition,
+} from './types';
 
-/** What running a proposal produced (R-T3). */
-export type ExecutionResult =
-  | { status: 'ok'; output: unknown; ms: number }
+/** Why a call did not (or could not) run; the same for running and for describing it. */
+export type CallFailure =
   /** Bad input or a handler's own ToolError: safe to show to the model. */
   | { status: 'error'; modelMessage: string; code: string; ms: number }
   /** The handler needs a choice from the person; nothing was done. */
   | { status: 'clarify'; question: string; questionEn?: string; options: string[]; ms: number }
   /** Anything else: internal, never shown. */
   | { status: 'internal_error'; errorId: string; internal: string; ms: number };
+
+/** What running a proposal produced (R-T3). */
+export type ExecutionResult = { status: 'ok'; output: unknown; ms: number } | CallFailure;
+
+/** What describing a proposal produced: the effect to confirm, or why it cannot be confirmed. */
+export type DescribeResult =
+  | { status: 'ok'; effect: EffectDescription; params: Record<string, unknown>; ms: number }
+  | CallFailure;
 
 const DEFAULT_TIMEOUT_MS = 15000;
 
@@ -27,12 +36,13 @@ export function canonicalJson(v: unknown): string {
 }
 
 /**
- * The idempotency key of one proposal within a turn: the work item, the tool and a hash of its exact
- * parameters. A retried turn that proposes the same call gets the same key (handlers then do nothing
- * twice); a different call never inherits another's key.
+ * The idempotency key of a call by where it comes from (issue 7): the work item (or pending action), the
+ * tool, and which call of that tool it is in the turn (0, 1, …). Not the parameters: a retried turn whose
+ * model rewords the title gets the same key, so the handler returns what the first attempt did instead
+ * of doing it twice; two calls of one tool in a turn get different keys.
  */
-export function proposalKey(scope: string, toolName: string, params: unknown): string {
-  return `${scope}:${toolName}:${createHash('sha256').update(canonicalJson(params)).digest('hex').slice(0, 16)}`;
+export function originKey(origin: string, toolName: string, nth = 0): string {
+  return `${origin}:${toolName}#${nth}`;
 }
 
 /**
@@ -46,9 +56,9 @@ export class ToolExecutor {
   constructor(private readonly registry: ToolRegistry) {}
 
   async run(name: string, params: unknown, ctx: ToolContext): Promise<ExecutionResult> {
-    // The key names the tool and its exact parameters (see proposalKey); only successes are reused,
-    // so a failed or timed-out call can run again on a retry.
-    const key = `${name}|${ctx.idempotencyKey}|${canonicalJson(params)}`;
+    // The key names the call's origin (see originKey); only successes are reused, so a failed or
+    // timed-out call can run again on a retry.
+    const key = `${name}|${ctx.idempotencyKey}`;
     const cached = this.memo.get(key);
     if (cached) return cached;
     const result = await this.runOnce(name, params, ctx);
@@ -59,19 +69,58 @@ export class ToolExecutor {
     return result;
   }
 
-  private async runOnce(name: string, params: unknown, ctx: ToolContext): Promise<ExecutionResult> {
+  /**
+   * States what a call would do, from its validated input (the tool's `describe`, else its parameters),
+   * without running it. Bad input, an unknown person or an ambiguous name fail as running would.
+   */
+  async describe(name: string, params: unknown, ctx: DescribeContext): Promise<DescribeResult> {
     const started = performance.now();
     const ms = () => Math.round(performance.now() - started);
+    const checked = this.validate(name, params, ms);
+    if ('status' in checked) return checked;
+    const { def, input } = checked;
+    try {
+      const effect = def.describe
+        ? await def.describe(input, ctx) : genericEffect(name, input as Record<string, unknown>, ctx.lang);
+      return { status: 'ok', effect, params: input as Record<string, unknown>, ms: ms() };
+    } catch (err) {
+      return this.failure(name, err, ms());
+    }
+  }
+
+  private validate(
+    name: string, params: unknown, ms: () => number,
+  ): { def: ToolDefinition; input: unknown } | CallFailure {
     const def = this.registry.get(name);
     if (!def || !def.enabled) return { status: 'error', code: 'UNKNOWN_TOOL', modelMessage: `Unknown tool "${name}".`, ms: ms() };
     const input = def.input.safeParse(params);
     if (!input.success) {
-      return { status: 'error', code: 'INVALID_INPUT', modelMessage: `Invalid parameters: ${input.error.issues.slice(0, 3).map((i) => `${i.path.join('.') || '(root)'} ${i.message}`).join('; ')}`, ms: ms() };
+      const issues = input.error.issues.slice(0, 3)
+        .map((i) => `${i.path.join('.') || '(root)'} ${i.message}`).join('; ');
+      return { status: 'error', code: 'INVALID_INPUT', modelMessage: `Invalid parameters: ${issues}`, ms: ms() };
     }
+    return { def, input: input.data };
+  }
+
+  private failure(name: string, err: unknown, ms: number): CallFailure {
+    if (err instanceof ClarificationNeeded) {
+      return { status: 'clarify', question: err.questionJa, questionEn: err.questionEn, options: err.options, ms };
+    }
+    if (err instanceof ToolError) return { status: 'error', code: err.code, modelMessage: err.message, ms };
+    const internal = `${name}: ${err instanceof Error ? err.name : 'error'}`;
+    return { status: 'internal_error', errorId: newErrorId(), internal, ms };
+  }
+
+  private async runOnce(name: string, params: unknown, ctx: ToolContext): Promise<ExecutionResult> {
+    const started = performance.now();
+    const ms = () => Math.round(performance.now() - started);
+    const checked = this.validate(name, params, ms);
+    if ('status' in checked) return checked;
+    const { def, input } = checked;
     let timer: NodeJS.Timeout | undefined;
     try {
       const raw = await Promise.race([
-        def.handler(input.data, ctx),
+        def.handler(input, ctx),
         new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new ToolError('The operation took too long and was stopped.', 'TIMEOUT')), def.timeoutMs ?? DEFAULT_TIMEOUT_MS); }),
       ]);
       const out = def.output.safeParse(raw);
@@ -80,9 +129,7 @@ export class ToolExecutor {
       }
       return { status: 'ok', output: out.data, ms: ms() };
     } catch (err) {
-      if (err instanceof ClarificationNeeded) return { status: 'clarify', question: err.questionJa, questionEn: err.questionEn, options: err.options, ms: ms() };
-      if (err instanceof ToolError) return { status: 'error', code: err.code, modelMessage: err.message, ms: ms() };
-      return { status: 'internal_error', errorId: newErrorId(), internal: `${name}: ${err instanceof Error ? err.name : 'error'}`, ms: ms() };
+      return this.failure(name, err, ms());
     } finally {
       clearTimeout(timer);
     }

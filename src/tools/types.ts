@@ -52,6 +52,34 @@ export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.Zod
   /** Per-call time limit. */
   timeoutMs?: number;
   handler: (input: z.output<I>, ctx: ToolContext) => Promise<z.input<O>>;
+  /**
+   * What a call will do, stated from its validated input (persons by their directory names, absolute
+   * dates in the organisation's time zone, counts): the confirmation question is built from this, never
+   * from the model's own summary. May throw {@link ToolError} or `ClarificationNeeded` like the handler.
+   * Without it, the question lists the validated parameters.
+   */
+  describe?: (input: z.output<I>, ctx: DescribeContext) => Promise<EffectDescription>;
+}
+
+/** One fact of a call's effect, as a confirmation question shows it (「期限: 11/27（金）」). */
+export interface EffectFact {
+  /** Stable key for comparing two versions of a call (usually the parameter name). */
+  key: string;
+  label: string;
+  value: string;
+}
+
+/** What a call will do, in the person's language. */
+export interface EffectDescription {
+  /** One sentence: 「田中太郎さんにタスクを作成します」. */
+  summary: string;
+  facts: EffectFact[];
+}
+
+/** What `describe` gets: the handler's context without an idempotency key or effectful services. */
+export interface DescribeContext extends Omit<ToolContext, 'idempotencyKey' | 'services'> {
+  services: Pick<ToolServices, 'db'>;
+  lang: 'ja' | 'en';
 }
 
 /** What a handler gets to do its work (explicit inputs; no globals). */

@@ -1,5 +1,5 @@
 import { FakeAnthropic, replyCall, toolCall } from '../fakes/fake-anthropic';
-import { FakeChatwork, mentionDelivery, postWebhook } from '../helpers/chatwork';
+import { FakeChatwork, mentionDelivery, postWebhook, sendTimeNow, toButton } from '../helpers/chatwork';
 import { chatworkEnv, startTestService, waitFor, type TestService } from '../helpers/service';
 
 describe('confirmation sessions (end to end, ChatWork)', () => {
@@ -14,9 +14,9 @@ describe('confirmation sessions (end to end, ChatWork)', () => {
   beforeEach(() => { cw.install(); room++; clockOffsetMs = 0; });
   afterEach(() => { llm.stop(); });
 
-  /** Sends a mention and waits until the bot has posted `n` messages in total. */
+  /** Sends a mention written with ChatWork's TO button and waits until the bot has posted `n` messages in total. */
   async function say(from: number, body: string, n: number, r = room): Promise<string> {
-    const d = mentionDelivery({ from, room: r, body: `[To:9999]${body}`, eventTime: Math.floor((Date.now() + clockOffsetMs) / 1000) });
+    const d = mentionDelivery({ from, room: r, body: toButton(body), eventTime: sendTimeNow(clockOffsetMs) });
     expect((await postWebhook(svc.url, d.raw, d.signature)).status).toBe(200);
     await waitFor(() => cw.posts.length >= n, 8000, `post #${n}`);
     return cw.posts[n - 1]!.body;
@@ -137,5 +137,7 @@ describe('confirmation sessions (end to end, ChatWork)', () => {
     await waitFor(async () => (await botMessages()) === 21, 15000, '20 answers');
     expect(await tasks('契約書のレビュー')).toBe(1);
     expect(await svc.db.pendingAction.count({ where: { roomId: consoleRoom, status: 'executed' } })).toBe(1);
+    // The question and the one report: the 19 repeats were answered without the model.
+    expect(llm.requests).toHaveLength(2);
   });
 });

@@ -39,7 +39,7 @@ describe('local console (a real adapter through the same pipeline)', () => {
     const q = await waitFor(async () => (await messages('c-confirm')).find((m) => m.role === 'assistant'), 8000, 'question');
     expect(q.options).toHaveLength(2);
     const yes = q.options!.find((o) => o.answer === '1')!;
-    expect(yes.key).toMatch(/^h1:[0-9a-f]{32}_a$/);
+    expect(yes.key).toMatch(/^h1:[0-9a-f]{32}_a0$/);
     llm.script(replyCall('田中花子さんに出張の手配をお願いしたウル！'));
     expect((await send({ memberId: 'suzuki-kenji', text: yes.answer, key: yes.key, roomId: 'c-confirm' })).status).toBe(202);
     await waitFor(async () => (await messages('c-confirm')).length === 4, 8000, 'report');

@@ -1,6 +1,7 @@
 import { enqueueDueReminders } from '../../src/scheduler/reminders';
 import { sqlRunner } from '../../src/db/sql';
 import { FakeAnthropic, replyCall, toolCall } from '../fakes/fake-anthropic';
+import { consoleSay } from '../helpers/console';
 import { startTestService, waitFor, type TestService } from '../helpers/service';
 
 describe('one-off reminders are delivered (console)', () => {
@@ -35,5 +36,33 @@ describe('one-off reminders are delivered (console)', () => {
     expect(await enqueueDueReminders(sqlRunner(svc.db))).toBe(0);
     await new Promise((r) => setTimeout(r, 400));
     expect(await messages('c-remind')).toHaveLength(2);
+  });
+
+  it('a reminder cancelled after the sweep queued its notice is never sent', async () => {
+    const room = 'c-remind-cancel';
+    await svc.pool.stop(2000);
+    const r = await svc.db.reminder.create({ data: {
+      orgId: 'acme', platform: 'console', roomId: room, memberId: 'tanaka-taro', text: '報告書を出す',
+      remindAt: new Date(Date.now() - 1000),
+    } });
+    const status = async () => (await svc.db.reminder.findUniqueOrThrow({ where: { id: r.id } })).status;
+    const notice = { dedupeKey: `reminder:${r.id}` };
+    await waitFor(async () => (await status()) === 'queued', 5000, 'queued by the sweep');
+    // Its notice waits in the queue behind other work (due again in 2 s) while the person cancels it.
+    const later = { runAt: new Date(Date.now() + 2000) };
+    const delayed = await svc.db.workItem.updateMany({ where: { ...notice, state: 'queued' }, data: later });
+    expect(delayed).toEqual({ count: 1 });
+    llm.script(toolCall('cancel_reminder', { reminder_id: r.id }), replyCall('リマインダーを取り消したウル！🐺'));
+    svc.pool.start();
+    await consoleSay(svc, 'tanaka-taro', room, 'さっきのリマインダーは取り消して');
+    await waitFor(async () => (await messages(room)).length === 1, 8000, 'answer');
+    const handled = () => svc.db.workItem.findFirst({ where: { ...notice, state: 'done' } });
+    await waitFor(handled, 8000, 'notice item handled');
+    await new Promise((res) => setTimeout(res, 300));
+    expect(await status()).toBe('cancelled');
+    expect((await messages(room)).map((m) => m.text)).toEqual(['リマインダーを取り消したウル！🐺']);
+    const turn = await waitFor(() => svc.db.turnRecord.findFirst({ where: { roomId: room, kind: 'user_request' } }),
+      5000, 'turn');
+    expect(JSON.stringify(turn.execution)).toContain('"status":"ok"');
   });
 });

@@ -27,6 +27,7 @@ describe('shadow mode (R-F4): think and record, never execute or send', () => {
     expect(cw.posts).toHaveLength(0);
     expect(await svc.db.pendingAction.count()).toBe(0);
     const decisions = (await svc.db.turnRecord.findMany({ orderBy: { createdAt: 'asc' } })).map((t) => t.decision);
+    expect(decisions).toHaveLength(3);
     expect(decisions.every((d) => d.startsWith('SHADOW_'))).toBe(true);
     expect(decisions).toContain('SHADOW_CONFIRM');
   });

@@ -79,9 +79,14 @@ describe('proposals through Guardian and AuthorizationGate (end to end, ChatWork
   it('a request to message the whole room is held for confirmation and nothing is posted', async () => {
     llm.script(toolCall('announce', { recipients: 'all', message: '明日は全社会議です' }));
     const { turn, post } = await ask(1003, '全員に明日は全社会議って連絡して');
-    expect(turn).toMatchObject({ decision: 'CONFIRM', guardianAction: 'CONFIRM' });
-    expect(['G_DANGEROUS_HIGH', 'G_RECIPIENTS_ALL', 'G_POLICY_CONFIRM']).toContain(turn.reasonCode);
+    // Risk high is decided before the policy and the recipients rule (Guardian priority 3 < 4 < 6): asked twice.
+    expect(turn).toMatchObject({ decision: 'CONFIRM', guardianAction: 'CONFIRM', reasonCode: 'G_DANGEROUS_HIGH' });
+    const pending = await svc.db.pendingAction.findFirst({
+      where: { roomId: '5001', status: 'pending' }, orderBy: { createdAt: 'desc' },
+    });
+    expect(pending).toMatchObject({ confirmationType: 'double' });
     expect(post).toMatch(/実行してよい/);
+    expect(post).toContain('宛先: このルームの全員');
     expect(post).not.toContain('[toall]');
     expect(cw.posts).toHaveLength(1);
   });

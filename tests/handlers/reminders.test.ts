@@ -91,5 +91,23 @@ describe('reminder capabilities', () => {
       expect(await exec().run('cancel_reminder', { reminder_id: sent.id }, await ctx())).toMatchObject({ status: 'error', code: 'ALREADY_SENT' });
       expect((await t.db.reminder.findUniqueOrThrow({ where: { id: theirs.id } })).status).toBe('scheduled');
     });
+
+    it('cancels a reminder already queued by the scheduler (its notice is never sent), listed until then', async () => {
+      const queued = await reminder('ito-yui', '2026-11-20T00:30:00Z', 'queued');
+      const listed = await exec().run('list_reminders', {}, await toolContext(t.db, 'ito-yui'));
+      const items = (listed as { output: { reminders: { reminderId: string }[] } }).output.reminders;
+      expect(items.map((x) => x.reminderId)).toEqual([queued.id]);
+      expect(await exec().run('cancel_reminder', { reminder_id: queued.id }, await toolContext(t.db, 'ito-yui')))
+        .toMatchObject({ status: 'ok', output: { status: 'cancelled', alreadyCancelled: false } });
+      expect((await t.db.reminder.findUniqueOrThrow({ where: { id: queued.id } })).status).toBe('cancelled');
+    });
+
+    it('says honestly that a reminder being sent is already on its way', async () => {
+      const sending = await reminder('ito-yui', '2026-11-20T00:30:00Z', 'sending');
+      const r = await exec().run('cancel_reminder', { reminder_id: sending.id }, await toolContext(t.db, 'ito-yui'));
+      expect(r).toMatchObject({ status: 'error', code: 'ALREADY_ON_ITS_WAY' });
+      expect((r as { modelMessage: string }).modelMessage).toMatch(/already on its way/);
+      expect((await t.db.reminder.findUniqueOrThrow({ where: { id: sending.id } })).status).toBe('sending');
+    });
   });
 });

@@ -168,6 +168,19 @@ describe('task capabilities', () => {
         expect(r).toMatchObject({ status: 'ok', output: { chatwork: 'failed' } });
         expect(await t.db.task.count()).toBe(1);
       });
+
+      it('a ChatWork task post answered 502 is not repeated, reported as unknown; a retry posts nothing', async () => {
+        const api = nock('https://api.chatwork.test').post('/v2/rooms/5001/tasks').once().reply(502);
+        const ctx = await toolContext(t.db, 'suzuki-kenji', { platform: 'chatwork', services: { chatwork: client() } });
+        const r = await exec().run('create_task', { assignee: '田中太郎', title: '発注書' }, ctx);
+        expect(r).toMatchObject({ status: 'ok', output: { chatwork: 'unknown' } });
+        expect(api.isDone()).toBe(true);
+        // The same origin again (the turn retried): the local task is returned, ChatWork is not asked again.
+        const retried = new ToolExecutor(ToolRegistry.fromDirectory());
+        const again = await retried.run('create_task', { assignee: '田中太郎', title: '発注書を作る' }, ctx);
+        expect(again).toMatchObject({ status: 'ok', output: { title: '発注書' } });
+        expect(await t.db.task.count()).toBe(1);
+      });
     });
   });
 

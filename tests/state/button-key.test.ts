@@ -24,6 +24,18 @@ describe('button keys', () => {
     }
   });
 
+  it('carries the confirmation round, so a click answers the question it was shown with', () => {
+    const id = randomUUID();
+    const k = buttonKey(id, 'approve', 1);
+    expect(k).toBe(`h1:${id.replace(/-/g, '')}_a1`);
+    expect(k).toMatch(SHAPE);
+    expect(parseButtonKey(k)).toEqual({ pendingId: id, answer: 'approve', round: 1 });
+    expect(parseButtonKey(buttonKey(id, 'deny', 0))).toEqual({ pendingId: id, answer: 'deny', round: 0 });
+    expect(buttonKey('a'.repeat(60), 'deny', 9).length).toBeLessThanOrEqual(100);
+    expect(() => buttonKey(id, 'approve', 10)).toThrow();
+    expect(parseButtonKey(`h1:${id.replace(/-/g, '')}_a12`)).toBeNull();
+  });
+
   it('refuses ids that do not fit', () => {
     expect(() => buttonKey('a'.repeat(80), 'approve')).toThrow();
     expect(() => buttonKey('', 'approve')).toThrow();

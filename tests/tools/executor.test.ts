@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from '../../src/tools/define-tool';
-import { ToolExecutor, canonicalJson, proposalKey } from '../../src/tools/executor';
+import { ToolExecutor, canonicalJson, originKey } from '../../src/tools/executor';
 import { ToolRegistry } from '../../src/tools/registry';
 import { ToolError, type ToolContext } from '../../src/tools/types';
 
@@ -20,16 +20,19 @@ describe('ToolExecutor', () => {
   const ex = new ToolExecutor(new ToolRegistry([echo, other, crash]));
   beforeEach(() => { calls.length = 0; });
 
-  it('proposal keys name the tool and the exact parameters', () => {
+  it('keys a call by its origin (work item, tool, n-th call), not by its parameters', () => {
     expect(canonicalJson({ b: 1, a: [1, { d: 2, c: 3 }] })).toBe('{"a":[1,{"c":3,"d":2}],"b":1}');
-    expect(proposalKey('msg:x', 'echo_tool', { v: 'a' })).toBe(proposalKey('msg:x', 'echo_tool', { v: 'a' }));
-    expect(proposalKey('msg:x', 'echo_tool', { v: 'a' })).not.toBe(proposalKey('msg:x', 'echo_tool', { v: 'b' }));
-    expect(proposalKey('msg:x', 'echo_tool', { v: 'a' })).not.toBe(proposalKey('msg:x', 'other_tool', { v: 'a' }));
+    expect(originKey('msg:x', 'echo_tool')).toBe('msg:x:echo_tool#0');
+    expect(originKey('msg:x', 'echo_tool', 1)).not.toBe(originKey('msg:x', 'echo_tool', 0));
+    expect(originKey('msg:x', 'echo_tool')).not.toBe(originKey('msg:x', 'other_tool'));
+    expect(originKey('msg:x', 'echo_tool')).not.toBe(originKey('msg:y', 'echo_tool'));
   });
 
-  it('runs the same call once per key, but never hands one tool another tool\'s result', async () => {
+  it('runs a call once per origin even when reworded, but never hands one tool another tool\'s result', async () => {
     expect(await ex.run('echo_tool', { v: 'a' }, ctx('k1'))).toMatchObject({ status: 'ok', output: { v: 'a' } });
-    expect(await ex.run('echo_tool', { v: 'a' }, ctx('k1'))).toMatchObject({ status: 'ok', output: { v: 'a' } });
+    // The same origin again (a retried turn whose model reworded the call): the first result, nothing runs.
+    const reworded = await ex.run('echo_tool', { v: 'a, reworded' }, ctx('k1'));
+    expect(reworded).toMatchObject({ status: 'ok', output: { v: 'a' } });
     expect(await ex.run('other_tool', { v: 'a' }, ctx('k1'))).toMatchObject({ status: 'ok', output: { w: 'a' } });
     expect(calls).toEqual(['echo:a', 'other:a']);
   });

@@ -17,9 +17,10 @@ export async function readChatworkErrors(res: Response): Promise<string[]> {
   }
 }
 
-/** The `code` of a fetch network error's cause (`ECONNRESET`…), if any. */
+/** The `code` of a fetch network error (`ECONNRESET`…): on its cause (undici) or on the error itself. */
 export function networkErrorCode(err: unknown): string | undefined {
-  const code = (err as { cause?: { code?: unknown } } | null)?.cause?.code;
+  const e = err as { code?: unknown; cause?: { code?: unknown } } | null;
+  const code = e?.cause?.code ?? e?.code;
   return typeof code === 'string' ? code : undefined;
 }
 
@@ -27,8 +28,24 @@ export function networkErrorCode(err: unknown): string | undefined {
  * An `EXTERNAL_API_FAILED` error whose message starts with "ChatWork API". The cause keeps a network
  * error's name and code only: its message and cause chain are not ours to log.
  */
-export function chatworkApiError(message: string, apiToken: string, opts: { retryAfterMs?: number; cause?: unknown } = {}): AppError {
+export function chatworkApiError(
+  message: string, apiToken: string, opts: { retryAfterMs?: number; cause?: unknown; uncertain?: boolean } = {},
+): AppError {
   const safe = apiToken ? message.split(apiToken).join('[SECRET]') : message;
   const cause = opts.cause instanceof Error ? { name: opts.cause.name, code: networkErrorCode(opts.cause) } : undefined;
-  return new AppError('EXTERNAL_API_FAILED', `ChatWork API ${safe}`, { retryAfterMs: opts.retryAfterMs, cause });
+  const { retryAfterMs, uncertain } = opts;
+  return new AppError('EXTERNAL_API_FAILED', `ChatWork API ${safe}`, { retryAfterMs, cause, uncertain });
+}
+
+/**
+ * Network errors after which a request surely never reached ChatWork (nothing to reconcile): the
+ * connection was refused or the host could not be resolved or reached. Timeouts and resets are not
+ * among them — the request may have been processed.
+ */
+const NEVER_ARRIVED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+/** True when `err` (a fetch failure) proves the request was never received. */
+export function surelyNotSent(err: unknown): boolean {
+  const code = networkErrorCode(err);
+  return code !== undefined && NEVER_ARRIVED.has(code);
 }

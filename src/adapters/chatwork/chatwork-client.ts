@@ -28,6 +28,12 @@ const idOut = z.union([z.string().min(1), z.number().int()]).transform(String);
 const meSchema = z.object({ account_id: z.number().int(), name: z.string() });
 const postMessageSchema = z.object({ message_id: idOut });
 const createTaskSchema = z.object({ task_ids: z.array(idOut) });
+const messagesSchema = z.array(z.object({
+  message_id: idOut,
+  account: z.object({ account_id: z.number().int(), name: z.string().optional() }),
+  body: z.string(),
+  send_time: z.number().int(),
+}));
 const membersSchema = z.array(
   z.object({
     account_id: z.number().int(),
@@ -42,15 +48,28 @@ function numericId(value: string, what: string): string {
   return value;
 }
 
-function shaped<T>(schema: z.ZodType<T>, json: unknown, what: string): T {
+/** A room message as `GET /rooms/{id}/messages` lists it. */
+export interface ChatworkMessage {
+  messageId: string;
+  accountId: string;
+  body: string;
+  /** Epoch seconds. */
+  sendTime: number;
+}
+
+/** The answer in the expected shape. An unexpected answer to a POST is `uncertain`: the POST itself succeeded. */
+function shaped<T>(schema: z.ZodType<T>, json: unknown, what: string, uncertain = false): T {
   const parsed = schema.safeParse(json);
-  if (!parsed.success) throw new AppError('EXTERNAL_API_FAILED', `ChatWork API ${what} returned an unexpected shape`);
+  if (!parsed.success) {
+    throw new AppError('EXTERNAL_API_FAILED', `ChatWork API ${what} returned an unexpected shape`, { uncertain });
+  }
   return parsed.data;
 }
 
 /**
  * ChatWork API v2 client (PLATFORMS.md A4/A5) on global `fetch`. Sends `X-ChatWorkToken`, form bodies;
- * honours the global and per-room rate limits; retries 429/5xx/network errors with backoff.
+ * honours the global and per-room rate limits; retries 429/5xx/network errors with backoff — except that
+ * posting a message or a task is never repeated when the first attempt may have landed (see ChatworkHttp).
  * Failures are `AppError('EXTERNAL_API_FAILED')` with status and ChatWork's `errors`, never the token.
  */
 export class ChatworkClient {
@@ -71,7 +90,17 @@ export class ChatworkClient {
   async postMessage(roomId: string, body: string): Promise<{ messageId: string }> {
     const room = numericId(roomId, 'room id');
     const { json } = await this.http.request('POST', `/rooms/${room}/messages`, { body }, room);
-    return { messageId: shaped(postMessageSchema, json, 'POST messages').message_id };
+    return { messageId: shaped(postMessageSchema, json, 'POST messages', true).message_id };
+  }
+
+  /** `GET /rooms/{roomId}/messages?force=1`: the room's latest messages (up to 100), oldest first; 204 gives `[]`. */
+  async getMessages(roomId: string): Promise<ChatworkMessage[]> {
+    const room = numericId(roomId, 'room id');
+    const { status, json } = await this.http.request('GET', `/rooms/${room}/messages?force=1`);
+    if (status === 204) return [];
+    return shaped(messagesSchema, json, 'GET messages').map((m) => ({
+      messageId: m.message_id, accountId: String(m.account.account_id), body: m.body, sendTime: m.send_time,
+    }));
   }
 
   /** `POST /rooms/{roomId}/tasks`. */
@@ -85,7 +114,7 @@ export class ChatworkClient {
     if (input.limit !== undefined) form.limit = String(Math.floor(input.limit));
     if (input.limitType !== undefined) form.limit_type = input.limitType;
     const { json } = await this.http.request('POST', `/rooms/${room}/tasks`, form, room);
-    return { taskIds: shaped(createTaskSchema, json, 'POST tasks').task_ids };
+    return { taskIds: shaped(createTaskSchema, json, 'POST tasks', true).task_ids };
   }
 
   /** `PUT /rooms/{roomId}/tasks/{taskId}/status`; ChatWork names the form field `body`. */

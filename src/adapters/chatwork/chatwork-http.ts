@@ -1,5 +1,5 @@
 import type { Logger } from '../../observability/logger';
-import { chatworkApiError, networkErrorCode, readChatworkErrors } from './api-errors';
+import { chatworkApiError, networkErrorCode, readChatworkErrors, surelyNotSent } from './api-errors';
 import { GlobalRateBudget, KeyedWindowLimiter, msUntilReset, type Timer } from './rate-limiter';
 
 /** Options of {@link ChatworkHttp} / `ChatworkClient`. */
@@ -67,12 +67,18 @@ export class ChatworkHttp {
   }
 
   /**
-   * Sends one API call with retries.
+   * Sends one API call with retries. A call that is not idempotent (a POST creating a message or a task)
+   * is retried only when it surely did not arrive — connection refused, host unresolvable, or 429 — never
+   * after a timeout, a reset connection or a 5xx, where it may have been processed: those fail with
+   * `uncertain: true`, and the caller reconciles instead of sending it again.
    *
    * @param roomLimited - Room id when the call counts against the per-room posting limit.
+   * @param idempotent - Whether sending the call twice is harmless (default: everything but POST).
    * @throws AppError `EXTERNAL_API_FAILED` on a non-retryable status or when retries are exhausted.
    */
-  async request(method: string, path: string, form?: Record<string, string>, roomLimited?: string): Promise<ChatworkResponse> {
+  async request(
+    method: string, path: string, form?: Record<string, string>, roomLimited?: string, idempotent = method !== 'POST',
+  ): Promise<ChatworkResponse> {
     const log = this.opts.logger;
     for (let attempt = 0; ; attempt++) {
       const canRetry = attempt < this.maxRetries;
@@ -94,6 +100,11 @@ export class ChatworkHttp {
       } catch (err) {
         const code = networkErrorCode(err);
         const what = `${(err as Error | null)?.name ?? 'Error'}${code ? ` ${code}` : ''}`;
+        if (!idempotent && !surelyNotSent(err)) {
+          log.warn({ method, path, attempt, error: what }, 'chatwork.api.outcome_unknown');
+          const message = `${method} ${path} network error (${what}); it may have been processed, not retried`;
+          throw this.fail(message, { cause: err, uncertain: true });
+        }
         if (!canRetry) throw this.fail(`${method} ${path} network error (${what}) after ${attempt + 1} attempts`, { cause: err });
         const waitMs = this.backoff(attempt);
         log.warn({ method, path, attempt, waitMs, error: what }, 'chatwork.api.retry_network');
@@ -104,11 +115,18 @@ export class ChatworkHttp {
       this.budget.update(res.headers);
       if (res.ok) {
         if (res.status === 204) return { status: 204, json: undefined };
-        const text = await res.text();
+        // A POST answered 2xx has landed, even when its answer cannot be read: never "failed", always reconcile.
+        let text: string;
+        try {
+          text = await res.text();
+        } catch (err) {
+          const message = `${method} ${path} answer was cut off (HTTP ${res.status})`;
+          throw this.fail(message, { cause: err, uncertain: !idempotent });
+        }
         try {
           return { status: res.status, json: text ? JSON.parse(text) : undefined };
         } catch {
-          throw this.fail(`${method} ${path} returned malformed JSON (HTTP ${res.status})`);
+          throw this.fail(`${method} ${path} returned malformed JSON (HTTP ${res.status})`, { uncertain: !idempotent });
         }
       }
 
@@ -124,6 +142,10 @@ export class ChatworkHttp {
         await this.timer.sleep(waitMs);
         if (!perRoom) this.budget.forget();
         continue;
+      }
+      if (res.status >= 500 && !idempotent) {
+        log.warn({ method, path, status: res.status, attempt }, 'chatwork.api.outcome_unknown');
+        throw this.fail(`${detail}; it may have been processed, not retried`, { uncertain: true });
       }
       if (res.status >= 500 && canRetry) {
         const waitMs = this.backoff(attempt);
@@ -141,7 +163,7 @@ export class ChatworkHttp {
     return Math.round(exp / 2 + (this.random() * exp) / 2);
   }
 
-  private fail(message: string, opts?: { retryAfterMs?: number; cause?: unknown }) {
+  private fail(message: string, opts?: { retryAfterMs?: number; cause?: unknown; uncertain?: boolean }) {
     return chatworkApiError(message, this.opts.apiToken, opts);
   }
 }

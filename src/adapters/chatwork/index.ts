@@ -2,6 +2,7 @@
 export { chatworkSignature, verifyChatworkSignature } from './verify-signature';
 export {
   stripChatworkMarkup,
+  chatworkAnswerText,
   parseMentions,
   parseReplyTo,
   neutralizeForChatwork,

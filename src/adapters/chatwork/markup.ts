@@ -2,6 +2,7 @@
  * ChatWork message notation (PLATFORMS.md A3): stripping it for the LLM, reading mentions and reply
  * tags from inbound bodies, and neutralising it in text we post.
  */
+import { addresseeAfterTag } from '../addressee';
 
 /** Where a `[rp aid=… to=room-message]` reply tag points. */
 export interface ChatworkReplyTarget {
@@ -37,16 +38,43 @@ export function stripChatworkMarkup(body: string): string {
     .trim();
 }
 
-/** Drops `[code]` and `[qt]` blocks: tags copied inside them are not real mentions or replies. */
-function withoutCodeAndQuotes(body: string): string {
-  let out = body.replace(/\[code\][\s\S]*?\[\/code\]/gi, '');
-  // Quotes nest; remove innermost blocks until none is left.
+/** Drops `[qt]` blocks (quotes nest; innermost first until none is left). */
+function withoutQuotes(body: string): string {
+  let out = body;
   const innermostQuote = /\[qt\](?:(?!\[qt\])[\s\S])*?\[\/qt\]/gi;
   for (let prev = ''; prev !== out; ) {
     prev = out;
     out = out.replace(innermostQuote, '');
   }
   return out;
+}
+
+/** Drops `[code]` and `[qt]` blocks: tags copied inside them are not real mentions or replies. */
+function withoutCodeAndQuotes(body: string): string {
+  return withoutQuotes(body.replace(/\[code\][\s\S]*?\[\/code\]/gi, ''));
+}
+
+const ADDRESS_TAG = /\[To:\d+\]|\[rp aid=\d+ to=\d+-[^\]]+\]/i;
+
+/**
+ * The person's own words, for deterministic parsing (confirmation answers): quotes dropped, and every
+ * `[To:]` / `[rp]` tag removed together with the addressee name that follows it on its line, as
+ * ChatWork's TO and 返信 buttons write it (`[To:9999]Hishoさん\nはい` → `はい`). Other markup is
+ * stripped as for the LLM.
+ *
+ * @param body - A raw ChatWork message body.
+ * @param botNames - Names of the bot (e.g. its display name from `GET /me`), recognised with or
+ *   without an honorific; other names are recognised by their honorific.
+ */
+export function chatworkAnswerText(body: string, botNames: readonly string[] = []): string {
+  const addressee = addresseeAfterTag(botNames);
+  let rest = withoutQuotes(body);
+  let out = '';
+  for (let m = ADDRESS_TAG.exec(rest); m; m = ADDRESS_TAG.exec(rest)) {
+    out += rest.slice(0, m.index);
+    rest = rest.slice(m.index + m[0].length).replace(addressee, '');
+  }
+  return stripChatworkMarkup(out + rest);
 }
 
 /**

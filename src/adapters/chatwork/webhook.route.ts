@@ -2,7 +2,7 @@ import express, { type ErrorRequestHandler, type Request, type Response, type Ro
 import type { InboundMessage } from '../types';
 import { asAppError } from '../../errors/app-error';
 import type { Logger } from '../../observability/logger';
-import { parseMentions, parseReplyTo, stripChatworkMarkup } from './markup';
+import { chatworkAnswerText, parseMentions, parseReplyTo, stripChatworkMarkup } from './markup';
 import { verifyChatworkSignature } from './verify-signature';
 import { parseChatworkWebhook, type ChatworkWebhook } from './webhook.schema';
 
@@ -14,6 +14,13 @@ export interface ChatworkWebhookDeps {
   webhookToken: string;
   /** The bot's ChatWork account id, once known (from `GET /me`). */
   getBotAccountId: () => string | undefined;
+  /** Names people address the bot by (its `GET /me` display name, the persona's names). */
+  getBotNames?: () => readonly string[];
+  /**
+   * Asks ChatWork who the bot is when that is not known yet (`GET /me` failed at start): a room
+   * message is only dropped as unaddressed when this, too, fails.
+   */
+  refreshBotAccount?: () => Promise<unknown>;
   /** Stores the message durably; must resolve only once it is stored (or known to be a duplicate). */
   intake: { accept(msg: InboundMessage): Promise<{ status: 'accepted' | 'duplicate' }> };
   resolveOrgId: (roomId: string) => Promise<string | null>;
@@ -21,6 +28,15 @@ export interface ChatworkWebhookDeps {
   maxEventAgeSeconds: number;
   now?: () => Date;
   logger: Logger;
+}
+
+/** Longest wait for `GET /me` while answering a webhook. */
+const REFRESH_WAIT_MS = 3_000;
+
+async function withTimeout(p: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([p.catch(() => undefined), new Promise<void>((r) => { timer = setTimeout(r, ms); })]);
+  clearTimeout(timer);
 }
 
 function signatureOf(req: Request): string | undefined {
@@ -94,6 +110,9 @@ export function createChatworkWebhookRouter(deps: ChatworkWebhookDeps): Router {
     if (now().getTime() / 1000 - hook.eventTime > deps.maxEventAgeSeconds) {
       return ignore({ ...msgIds, eventTime: hook.eventTime }, 'stale_event', 'warn');
     }
+    if (deps.getBotAccountId() === undefined && deps.refreshBotAccount) {
+      await withTimeout(deps.refreshBotAccount(), REFRESH_WAIT_MS);
+    }
     const reason = ignoreReason(hook, deps.getBotAccountId());
     if (reason) return ignore(msgIds, reason, reason === 'bot_account_unknown' ? 'warn' : 'info');
 
@@ -109,6 +128,7 @@ export function createChatworkWebhookRouter(deps: ChatworkWebhookDeps): Router {
         senderAccountId: String(hook.type === 'mention_to_me' ? hook.event.from_account_id : hook.event.account_id),
         text: stripChatworkMarkup(ev.body),
         rawText: ev.body,
+        answerText: chatworkAnswerText(ev.body, deps.getBotNames?.() ?? []),
         mentions: parseMentions(ev.body),
         replyTo: parseReplyTo(ev.body)?.messageId,
         platformMessageId: ev.message_id,

@@ -81,7 +81,10 @@ export function createConsoleRouter(deps: ConsoleDeps): Router {
     };
     const answered = parsed.data.key ? parseButtonKey(parsed.data.key) : null;
     if (parsed.data.key && !answered) return void res.status(400).json({ error: 'unknown button' });
-    if (answered) msg.answerTo = answered.pendingId;
+    if (answered) {
+      msg.answerTo = answered.pendingId;
+      if (answered.round !== undefined) msg.answerRound = answered.round;
+    }
     await deps.intake.accept(msg);
     res.status(202).json({ id });
   });

@@ -296,6 +296,10 @@ export class DiscordGateway {
     };
     if (payload.components) options.components = payload.components as MessageCreateOptions['components'];
     if (payload.replyToMessageId) options.reply = { messageReference: payload.replyToMessageId, failIfNotExists: false };
+    if (payload.nonce) {
+      options.nonce = payload.nonce;
+      options.enforceNonce = true;
+    }
     const sent = await channel.send(options);
     return { id: sent.id };
   }

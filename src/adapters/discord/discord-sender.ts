@@ -2,6 +2,7 @@
  * The outbound half of the Discord adapter (R-A3): splits replies at 2,000 characters, replies to the
  * asker's message, and offers confirmations as buttons and as numbered text answers.
  */
+import { createHash } from 'node:crypto';
 import { ActionRowBuilder, ButtonBuilder, ButtonStyle } from 'discord.js';
 import { AppError } from '../../errors/app-error';
 import type { Logger } from '../../observability/logger';
@@ -17,6 +18,16 @@ export interface DiscordSendPayload {
   /** Message to reply to (the first chunk of an answer). */
   replyToMessageId?: string;
   allowedMentions: unknown;
+  /**
+   * Discord's message nonce, enforced: a second send with the same nonce within a few minutes returns the
+   * first message instead of posting again (a retried post of the same outbox key).
+   */
+  nonce?: string;
+}
+
+/** The nonce of chunk `index` of the message sent under an outbox key (≤ 25 characters, as Discord allows). */
+export function discordNonce(idempotencyKey: string, index: number): string {
+  return `${createHash('sha256').update(idempotencyKey).digest('base64url').slice(0, 20)}.${index}`;
 }
 
 /** The one channel operation the sender needs; injectable so tests need no network. */
@@ -112,6 +123,7 @@ export class DiscordSender implements ChatSender {
     let lastId: string | undefined;
     for (const [index, content] of chunks.entries()) {
       const payload: DiscordSendPayload = { content, allowedMentions: { parse: [], repliedUser: true } };
+      if (reply.idempotencyKey) payload.nonce = discordNonce(reply.idempotencyKey, index);
       if (index === 0 && replyTo) payload.replyToMessageId = replyTo;
       if (index === chunks.length - 1 && rows.length > 0) payload.components = rows;
       try {

@@ -134,6 +134,15 @@ export function stripDiscordMentions(content: string, mentions: DiscordMentionsL
     .trim();
 }
 
+/** The person's own words for answer parsing: every user, role and channel mention removed. */
+export function discordAnswerText(content: string): string {
+  return content
+    .replace(/<(?:@[!&]?|#)\d{15,25}>/g, ' ')
+    .replace(/@(?:everyone|here)\b/g, ' ')
+    .replace(/[ \t]+/g, ' ')
+    .trim();
+}
+
 /**
  * Translates a Discord message into an {@link InboundMessage}, or null when the bot should not respond
  * (see {@link isAddressedToBot}) or the message has no text at all (attachment- or sticker-only).
@@ -157,6 +166,7 @@ export function toInbound(message: DiscordMessageLike, opts: ToInboundOptions): 
     senderAccountId: message.author.id,
     text: stripDiscordMentions(message.content, message.mentions, opts.botUserId),
     rawText: message.content,
+    answerText: discordAnswerText(message.content),
     mentions: mentionIds,
     platformMessageId: message.id,
     sentAt: new Date(message.createdTimestamp).toISOString(),

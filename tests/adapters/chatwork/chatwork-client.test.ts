@@ -203,3 +203,69 @@ describe('ChatworkClient retries and rate limits', () => {
     expect((await caught(client.postMessage('42', 'x'))).message).toMatch(/HTTP 400 .*too long/);
   });
 });
+
+describe('ChatworkClient: posting never repeats a request that may have landed', () => {
+  it.each([
+    ['a 500', (api: nock.Scope, path: string) => api.post(path).once().reply(500, { errors: ['Internal'] })],
+    ['a 502 from a proxy', (api: nock.Scope, path: string) => api.post(path).once().reply(502)],
+    ['a reset connection', (api: nock.Scope, path: string) =>
+      api.post(path).once().replyWithError({ code: 'ECONNRESET', message: 'socket hang up' })],
+  ])('a message post answered with %s is sent once and reported as uncertain', async (_n, reply) => {
+    const { client, api, timer } = setup();
+    reply(api, '/v2/rooms/42/messages');
+    const err = await caught(client.postMessage('42', 'x'));
+    expect(err.uncertain).toBe(true);
+    expect(err.message).toMatch(/may have been processed/);
+    expect(timer.state.sleeps).toEqual([]);
+  });
+
+  it('a task post answered with a 503 is sent once and reported as uncertain', async () => {
+    const { client, api } = setup();
+    api.post('/v2/rooms/42/tasks').once().reply(503);
+    const err = await caught(client.createTask('42', { body: 'b', toIds: ['1'] }));
+    expect(err.uncertain).toBe(true);
+  });
+
+  it('a post that times out is sent once and reported as uncertain', async () => {
+    const { client, api } = setup({ timeoutMs: 50 });
+    api.post('/v2/rooms/42/messages').once().delay(300).reply(200, { message_id: '1' });
+    const err = await caught(client.postMessage('42', 'x'));
+    expect(err.uncertain).toBe(true);
+  });
+
+  it('a 200 whose answer is unreadable has landed: uncertain, not failed', async () => {
+    const { client, api } = setup();
+    api.post('/v2/rooms/42/messages').once().reply(200, 'not json');
+    expect((await caught(client.postMessage('42', 'x'))).uncertain).toBe(true);
+  });
+
+  it('retries a post that surely never arrived (connection refused), and after a 429', async () => {
+    const { client, api, timer } = setup();
+    api.post('/v2/rooms/42/messages').once().replyWithError({ code: 'ECONNREFUSED', message: 'connect ECONNREFUSED' })
+      .post('/v2/rooms/42/messages').once()
+      .reply(429, { errors: ['Rate limit exceeded'] },
+        { 'x-ratelimit-reset': String(Math.floor(timer.now() / 1000) + 2) })
+      .post('/v2/rooms/42/messages').once().reply(200, { message_id: '77' });
+    await expect(client.postMessage('42', 'x')).resolves.toEqual({ messageId: '77' });
+    expect(timer.state.sleeps).toHaveLength(2);
+  });
+
+  it('a post refused with a 4xx is a plain failure (nothing landed)', async () => {
+    const { client, api } = setup();
+    api.post('/v2/rooms/42/messages').once().reply(403, { errors: ['No permission'] });
+    expect((await caught(client.postMessage('42', 'x'))).uncertain).toBe(false);
+  });
+
+  it('reads the room\'s latest messages with force=1 (204: none)', async () => {
+    const { client, api } = setup();
+    api.get('/v2/rooms/42/messages').query({ force: '1' }).reply(200, [
+      {
+        message_id: '5', account: { account_id: 9999, name: 'Hisho', avatar_image_url: 'https://example.com/a.png' },
+        body: 'Hello', send_time: 1384242850, update_time: 0,
+      },
+    ]).get('/v2/rooms/43/messages').query({ force: '1' }).reply(204);
+    await expect(client.getMessages('42')).resolves
+      .toEqual([{ messageId: '5', accountId: '9999', body: 'Hello', sendTime: 1384242850 }]);
+    await expect(client.getMessages('43')).resolves.toEqual([]);
+  });
+});

@@ -1,4 +1,5 @@
 import {
+  chatworkAnswerText,
   neutralizeForChatwork,
   parseMentions,
   parseReplyTo,
@@ -73,5 +74,39 @@ describe('neutralizeForChatwork', () => {
     expect(neutralizeForChatwork('参考 [1] と [2]、a[b')).toBe('参考 [1] と [2]、a［b');
     const text = '田中さん [To:99] へ';
     expect(neutralizeForChatwork(text)).toHaveLength(text.length);
+  });
+});
+
+describe('chatworkAnswerText (what the person wrote after the TO / 返信 buttons)', () => {
+  const names = ['Hisho', 'ソウルくん'];
+  it.each([
+    ['[To:9999]Hishoさん\nはい', 'はい'],
+    ['[rp aid=9999 to=5001-123]Hishoさん\nはい', 'はい'],
+    ['[To:9999]Hisho さん はい', 'はい'],
+    ['[To:9999]Hisho様\u3000はい', 'はい'],
+    ['[To:9999]hishoさん\nＯＫ', 'ＯＫ'],
+    ['[To:9999]Hishoさん[To:1001]田中太郎さん\nはい', 'はい'],
+    ['[To:9999]Hishoさん\n[To:1001]Taro Tanakaさん\nはい、でも期限は金曜にして', 'はい、でも期限は金曜にして'],
+    ['[To:1001]田中さん はい', 'はい'],
+    ['[To:9999]ソウルくん\nうん', 'うん'],
+    ['[To:9999]はい', 'はい'],
+    ['[To:9999]\nはい', 'はい'],
+    ['[To:9999]Hishoさん\n[qt][qtmeta aid=9999 time=1]実行してよいウル？[/qt]\nはい', 'はい'],
+  ])('%j → %j', (body, expected) => expect(chatworkAnswerText(body, names)).toBe(expected));
+
+  it('keeps what the person wrote when it is not a name: punctuation, sentences, text before the tag', () => {
+    expect(chatworkAnswerText('[To:9999] はい、田中さんにお願い', names)).toBe('はい、田中さんにお願い');
+    expect(chatworkAnswerText('[To:9999]Hishoさん\n今日の予定は？', names)).toBe('今日の予定は？');
+    expect(chatworkAnswerText('いいえ [To:9999]Hishoさん', names)).toBe('いいえ');
+  });
+
+  it('never turns something else into a plain yes: a denial or a change stays what it is', () => {
+    expect(chatworkAnswerText('[To:9999]Hishoさん\nいいえ', names)).toBe('いいえ');
+    expect(chatworkAnswerText('[rp aid=9999 to=1-2]Hishoさん\nはい、でも明日', names)).toBe('はい、でも明日');
+  });
+
+  it('without known names still drops a name ending in an honorific', () => {
+    expect(chatworkAnswerText('[To:9999]Botさん\nはい')).toBe('はい');
+    expect(chatworkAnswerText('[To:9999]秘書くん はい')).toBe('はい');
   });
 });

@@ -46,6 +46,7 @@ beforeAll(async () => {
     maxEventAgeSeconds: 600,
     now: () => NOW,
     logger: captureLogger,
+    refreshBotAccount: async () => depsOverride.refreshBotAccount?.(),
   };
   app.use(createChatworkWebhookRouter(deps));
   await new Promise<void>((resolve) => {
@@ -119,6 +120,7 @@ describe('POST /webhooks/chatwork', () => {
         senderAccountId: '123456',
         text: '秘書さん 明日の予定を教えて',
         rawText: `[To:${BOT}]秘書さん 明日の予定を教えて`,
+        answerText: '明日の予定を教えて',
         mentions: [BOT],
         replyTo: undefined,
         platformMessageId: '789012345',
@@ -226,6 +228,15 @@ describe('POST /webhooks/chatwork', () => {
     expect(accepted).toEqual([]);
     await post(mentionEvent());
     expect(accepted).toHaveLength(1);
+  });
+
+  it('asks who the bot is when that is still unknown, and takes the room message in once it answers', async () => {
+    let known: string | undefined;
+    depsOverride.getBotAccountId = () => known;
+    depsOverride.refreshBotAccount = async () => { known = BOT; };
+    await post(createdEvent({ body: `[To:${BOT}]Hishoさん\nはい` }));
+    expect(accepted).toHaveLength(1);
+    expect(accepted[0]).toMatchObject({ text: 'Hishoさん\nはい', answerText: 'はい' });
   });
 
   it('ignores a message when no organisation can be resolved', async () => {

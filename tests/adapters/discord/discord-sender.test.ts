@@ -40,6 +40,19 @@ describe('DiscordSender', () => {
     ]);
   });
 
+  it('sends each chunk of an outbox message with its own enforced nonce, the same on a retry', async () => {
+    const port = fakePort();
+    const text = Array.from({ length: 30 }, (_, i) => `${i}: ${'あ'.repeat(95)}`).join('\n');
+    await new DiscordSender(port).send({ ...base, text, idempotencyKey: 'reply:msg:discord:1:2' });
+    await new DiscordSender(port).send({ ...base, text, idempotencyKey: 'reply:msg:discord:1:2' });
+    const nonces = port.calls.map((c) => c.payload.nonce!);
+    const half = nonces.length / 2;
+    expect(half).toBeGreaterThanOrEqual(2);
+    expect(nonces.slice(half)).toEqual(nonces.slice(0, half));
+    expect(new Set(nonces.slice(0, half)).size).toBe(half);
+    for (const n of nonces) expect(n.length).toBeLessThanOrEqual(25);
+  });
+
   it('splits long text: reply reference on the first chunk only, buttons on the last only', async () => {
     const port = fakePort();
     const text = Array.from({ length: 50 }, (_, i) => `${i}: ${'あ'.repeat(95)}`).join('\n');

@@ -4,6 +4,18 @@ import { ALICE, ALICE_ID, BOB, BOB_ID, BOT, BOT_ID, CHANNEL_ID, OTHER_BOT_ID, fa
 const room = { orgId: 'org-1', authority: 'member' as const };
 const opts = { botUserId: BOT_ID, room };
 
+describe('toInbound: the answer text has no mentions at all', () => {
+  it.each([
+    [`<@${BOT_ID}> はい`, 'はい'],
+    [`<@!${BOT_ID}>\nはい`, 'はい'],
+    [`<@${BOT_ID}> <@${BOB_ID}> いいえ`, 'いいえ'],
+    [`<@${BOT_ID}> はい <@&123456789012345678> @here`, 'はい'],
+  ])('%j → %j (the LLM text keeps the other names)', (content, expected) => {
+    const inbound = toInbound(fakeMessage({ content, mentioned: [BOT, BOB] }), opts);
+    expect(inbound?.answerText).toBe(expected);
+  });
+});
+
 describe('toInbound', () => {
   it('translates a DM without any mention', () => {
     const msg = fakeMessage({ guildId: null, content: '  明日の予定は？ ' });
@@ -15,6 +27,7 @@ describe('toInbound', () => {
       senderName: 'Alice A',
       text: '明日の予定は？',
       rawText: '  明日の予定は？ ',
+      answerText: '明日の予定は？',
       mentions: [],
       platformMessageId: '700000000000000001',
       sentAt: '2026-11-20T01:02:03.000Z',

@@ -1,0 +1,131 @@
+import { randomUUID } from 'node:crypto';
+import type { ChatSender, FoundMessage, OutboundReply, SendResult } from '../../src/adapters/types';
+import { AppError } from '../../src/errors/app-error';
+import { WorkQueue, type ClaimedItem } from '../../src/intake/work-queue';
+import { Outbox } from '../../src/pipeline/outbox';
+import { createTestDatabase, type TestDatabase } from '../helpers/db';
+
+/**
+ * A platform sender as the outbox sees it: `landed` are the messages that reached the room (the platform's
+ * truth), `attempts` every send call. `next` scripts how the next send behaves.
+ */
+class RoomSender implements ChatSender {
+  readonly platform = 'console' as const;
+  landed: { key?: string; text: string; id: string }[] = [];
+  attempts = 0;
+  lookups = 0;
+  next: 'ok' | 'lands_then_times_out' | 'times_out' | 'refused' = 'ok';
+
+  async send(reply: OutboundReply): Promise<SendResult> {
+    this.attempts++;
+    const mode = this.next;
+    this.next = 'ok';
+    if (mode === 'refused') throw new AppError('EXTERNAL_API_FAILED', 'HTTP 400');
+    if (mode === 'times_out') throw new AppError('EXTERNAL_API_FAILED', 'timeout', { uncertain: true });
+    const id = `m${this.landed.length + 1}`;
+    this.landed.push({ key: reply.idempotencyKey, text: reply.text, id });
+    if (mode === 'lands_then_times_out') throw new AppError('EXTERNAL_API_FAILED', 'timeout', { uncertain: true });
+    return { platformMessageId: id };
+  }
+
+  async findPosted(reply: OutboundReply): Promise<FoundMessage | null> {
+    this.lookups++;
+    const m = this.landed.find((x) => x.key === reply.idempotencyKey);
+    return m ? { platformMessageId: m.id, text: m.text } : null;
+  }
+}
+
+let tdb: TestDatabase;
+let queue: WorkQueue;
+beforeAll(async () => {
+  tdb = await createTestDatabase();
+  queue = new WorkQueue(tdb.db, { instanceId: 'outbox-test', claimTtlMs: 60_000, defaultMaxAttempts: 3 });
+});
+afterAll(async () => { await tdb.close(); });
+
+function setup() {
+  const sender = new RoomSender();
+  const outbox = new Outbox(tdb.db, { claimMarginMs: 5_000, reconcileDelayMs: 1, sleep: async () => undefined });
+  outbox.register(sender);
+  const reply = (text: string): OutboundReply => ({ platform: 'console', roomId: 'r1', text });
+  return { sender, outbox, reply, key: `reply:${randomUUID()}` };
+}
+
+async function claimedItem(): Promise<ClaimedItem> {
+  await queue.enqueue({ type: 'user_request', payload: {}, orderingKey: randomUUID(), dedupeKey: randomUUID() });
+  return (await queue.claim(['user_request']))!;
+}
+
+const row = (key: string) => tdb.db.outboundMessage.findUniqueOrThrow({ where: { dedupeKey: key } });
+
+describe('Outbox: a message is posted at most once per key', () => {
+  it('a post that lands but times out is found, marked sent, and not posted again', async () => {
+    const { sender, outbox, reply, key } = setup();
+    sender.next = 'lands_then_times_out';
+    const res = await outbox.send(key, reply('こんにちは'));
+    expect(res).toMatchObject({ platformMessageId: 'm1', skipped: false });
+    expect(sender.landed).toHaveLength(1);
+    expect(await row(key)).toMatchObject({ status: 'sent', platformMessageId: 'm1' });
+    expect(await outbox.send(key, reply('こんにちは'))).toMatchObject({ skipped: true });
+    expect(sender.attempts).toBe(1);
+  });
+
+  it('a post that timed out without landing stays uncertain; the next attempt looks, then posts once', async () => {
+    const { sender, outbox, reply, key } = setup();
+    sender.next = 'times_out';
+    await expect(outbox.send(key, reply('a'))).rejects.toMatchObject({ uncertain: true });
+    expect(await row(key)).toMatchObject({ status: 'uncertain' });
+    const lookupsBefore = sender.lookups;
+    await outbox.send(key, reply('a'));
+    expect(sender.lookups).toBeGreaterThan(lookupsBefore);
+    expect(sender.landed).toHaveLength(1);
+    expect(await row(key)).toMatchObject({ status: 'sent' });
+  });
+
+  it('a refused post is a plain failure: no lookup, and the retry posts', async () => {
+    const { sender, outbox, reply, key } = setup();
+    sender.next = 'refused';
+    await expect(outbox.send(key, reply('b'))).rejects.toMatchObject({ uncertain: false });
+    expect(await row(key)).toMatchObject({ status: 'failed' });
+    await outbox.send(key, reply('b'));
+    expect(sender.lookups).toBe(0);
+    expect(sender.landed).toHaveLength(1);
+  });
+
+  it('a row taken by a worker that died after posting (before "sent") is reconciled, not posted twice', async () => {
+    const { sender, outbox, reply, key } = setup();
+    const dead = await claimedItem();
+    // The dead worker's state: it took the row, its post landed, it never recorded it.
+    await outbox.reserve(key, { platform: 'console', roomId: 'r1' });
+    await tdb.db.outboundMessage.update({ where: { dedupeKey: key }, data: { claimedBy: dead.claimToken } });
+    sender.landed.push({ key, text: 'c', id: 'm-dead' });
+    const res = await outbox.send(key, reply('c'), await claimedItem());
+    expect(res).toMatchObject({ skipped: true, platformMessageId: 'm-dead' });
+    expect(sender.attempts).toBe(0);
+    expect(await row(key)).toMatchObject({ status: 'sent', platformMessageId: 'm-dead' });
+  });
+
+  it('only the worker holding the work item\'s claim posts; one that lost it posts nothing', async () => {
+    const { sender, outbox, reply, key } = setup();
+    const item = await claimedItem();
+    // The claim expired and another worker took the item over.
+    await tdb.db.$executeRaw`UPDATE work_items SET "claimedBy" = 'other-worker' WHERE id = ${item.id}`;
+    await expect(outbox.send(key, reply('d'), item)).rejects.toMatchObject({ name: 'ClaimLostError' });
+    expect(sender.attempts).toBe(0);
+
+    const late = await claimedItem();
+    // Still ours, but about to expire: too late to start a post.
+    await tdb.db.$executeRaw`
+      UPDATE work_items SET "claimExpiresAt" = now() + interval '1 second' WHERE id = ${late.id}`;
+    await expect(outbox.send(`${key}:2`, reply('d'), late)).rejects.toMatchObject({ name: 'ClaimLostError' });
+
+    const lost = { ...(await claimedItem()), claimLost: true };
+    await expect(outbox.send(`${key}:3`, reply('d'), lost)).rejects.toMatchObject({ name: 'ClaimLostError' });
+    expect(sender.attempts).toBe(0);
+
+    const held = await claimedItem();
+    await outbox.send(`${key}:4`, reply('d'), held);
+    expect(sender.attempts).toBe(1);
+    expect((await row(`${key}:4`)).claimedBy).toBe(held.claimToken);
+  });
+});
