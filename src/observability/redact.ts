@@ -96,8 +96,19 @@ const RULES: readonly Rule[] = [
   // followed by a town and a block number (a bare 「品川区で会議」 or a date is not an address).
   { name: 'ADDRESS', pattern: new RegExp(`${PLACE}{1,8}[市区町村郡]${TOWN}{0,14}?${BLOCK}`, 'gu') },
   // Long random-looking tokens (hex / base64) that are not plain words or numbers.
-  { name: 'SECRET', pattern: /\b(?=[A-Za-z0-9+/_-]*\d)(?=[A-Za-z0-9+/_-]*[A-Za-z])[A-Za-z0-9+/_-]{32,}={0,2}/g },
+  { name: 'SECRET', pattern: /\b(?=[A-Za-z0-9+/_-]*\d)(?=[A-Za-z0-9+/_-]*[A-Za-z])[A-Za-z0-9+/_-]{32,}={0,2}/g, accept: isRandomToken },
 ];
+
+/**
+ * A long token is a secret unless it reads as words: an identifier such as a migration name
+ * (`20261122190700_confirmation_rounds_and_outbox_owner`) has several all-lowercase words of three or more
+ * letters; a key (`sk-ant-api03-…`, hex, base64) has at most a prefix word or two.
+ */
+function isRandomToken(match: string): boolean {
+  const parts = match.split(/[_/+-]+/).filter((x) => x.length > 0);
+  const words = parts.filter((x) => /^[a-z]{3,}$/.test(x)).length;
+  return !(parts.length >= 3 && words * 2 >= parts.length);
+}
 
 /** Dashes people type between digits (after NFKC): minus, bars, en/em dashes, full-width hyphen. */
 const DASHES = new Set(['−', '―', '‐', '‑', '‒', '–', '—', '﹣', '－']);

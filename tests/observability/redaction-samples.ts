@@ -59,7 +59,9 @@ export const TEXT_SAMPLES: readonly TextSample[] = [
   { text: 'token=ghp_abcdefghijklmnopqrstuvwxyz0123', spans: [['ghp_abcdefghijklmnopqrstuvwxyz0123', 'API_KEY']] },
   { text: 'DB は postgresql://app:s3cr3t@db.internal:5432/hisho', spans: [['postgresql://app:s3cr3t@db.internal:5432/hisho', 'URL_CREDENTIALS']] },
   // Negatives: nothing to redact
+  { text: 'webhook token 3f9a1c7e5b2d8f4a6c0e9b1d7a3f5c8e2b4d6f8a', spans: [['3f9a1c7e5b2d8f4a6c0e9b1d7a3f5c8e2b4d6f8a', 'SECRET']] },
   { text: '明日 2026-11-24 の 15:00 から会議', spans: [] },
+  { text: 'migration 20261122190700_confirmation_rounds_and_outbox_owner applied', spans: [] },
   { text: '予算は ¥120,000 です', spans: [] },
   { text: '請求額は１２０，０００円、税込み１３２，０００円', spans: [] },
   { text: 'タスク 3f2b8c1e-9a4d-4c7b-8e21-0d5f6a7b8c9d を完了にして', spans: [] },
