@@ -5,7 +5,7 @@ export const DEFAULT_TIMEZONE = 'Asia/Tokyo';
 
 /** The rows a directory should leave in the database, in the column shapes of the Prisma models. */
 export interface DirectoryRows {
-  org: { id: string; name: string; timezone: string; values: string };
+  org: { id: string; name: string; timezone: string; values: string; quietHours: string | null };
   departments: Array<{ orgId: string; id: string; name: string; parentId: string | null }>;
   members: Array<{
     orgId: string;
@@ -16,10 +16,12 @@ export interface DirectoryRows {
     departmentId: string | null;
     title: string | null;
     noticesOptOut: boolean;
+    quietHours: string | null;
     active: boolean;
   }>;
   accounts: Array<{ platform: string; accountId: string; orgId: string; memberId: string }>;
-  rooms: Array<{ platform: string; externalId: string; orgId: string; name: string; authority: string; noticesEnabled: boolean }>;
+  rooms: Array<{ platform: string; externalId: string; orgId: string; name: string; authority: string; noticesEnabled: boolean;
+    adminAlerts: boolean }>;
   policies: Array<{ orgId: string; id: string; title: string; content: string; rule: PolicyRule | null; priority: number }>;
   schedules: Array<{
     id: string;
@@ -43,7 +45,10 @@ export function directoryRows(dir: Directory): DirectoryRows {
   const orgId = dir.organization.id;
   const timezone = dir.organization.timezone ?? DEFAULT_TIMEZONE;
   return {
-    org: { id: orgId, name: dir.organization.name, timezone, values: dir.organization.values ?? '' },
+    org: {
+      id: orgId, name: dir.organization.name, timezone, values: dir.organization.values ?? '',
+      quietHours: dir.organization.quiet_hours ?? null,
+    },
     departments: dir.departments.map((d) => ({ orgId, id: d.id, name: d.name, parentId: d.parent ?? null })),
     members: dir.members.map((m) => ({
       orgId,
@@ -54,6 +59,7 @@ export function directoryRows(dir: Directory): DirectoryRows {
       departmentId: m.department ?? null,
       title: m.title ?? null,
       noticesOptOut: m.notices_opt_out ?? false,
+      quietHours: m.quiet_hours ?? null,
       active: true,
     })),
     accounts: dir.members.flatMap((m) =>
@@ -68,6 +74,7 @@ export function directoryRows(dir: Directory): DirectoryRows {
       name: r.name ?? '',
       authority: r.authority,
       noticesEnabled: r.notices ?? true,
+      adminAlerts: r.admin ?? false,
     })),
     policies: dir.policies.map((p) => ({
       orgId,

@@ -73,7 +73,9 @@ async function syncOrganization(tx: Tx, org: DirectoryRows['org']): Promise<Impo
     await tx.organization.create({ data: org });
     return 'created';
   }
-  if (existing.name === org.name && existing.timezone === org.timezone && existing.values === org.values) return 'unchanged';
+  const same = existing.name === org.name && existing.timezone === org.timezone && existing.values === org.values
+    && existing.quietHours === org.quietHours;
+  if (same) return 'unchanged';
   await tx.organization.update({ where: { id: org.id }, data: org });
   return 'updated';
 }
