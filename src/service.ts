@@ -42,6 +42,10 @@ import { ToolExecutor } from './tools/executor';
 import { ToolRegistry } from './tools/registry';
 import { createApp } from './server/app';
 import { scheduleMaintenance } from './scheduler/maintenance';
+import { NoticeDelivery } from './pipeline/notice-delivery';
+import { NoticeScheduler } from './scheduler/notices/notice-scheduler';
+import { ScheduledNoticeHandler } from './scheduler/notices/notice-handler';
+import { PLATFORMS } from './org/directory.schema';
 
 export const SAMPLE_DIRECTORY = path.resolve(__dirname, '..', 'config', 'org.sample.yaml');
 
@@ -56,6 +60,10 @@ export interface ServiceOverrides {
   instanceId?: string;
   /** How often due reminders are turned into notifications (default 15 s). */
   reminderSweepMs?: number;
+  /** Run the notice scheduler (default: NOTICES_ENABLED, off under NODE_ENV=test unless set here). */
+  noticeScheduler?: boolean;
+  /** How often schedules are re-read (default SCHEDULE_RELOAD_SECONDS). */
+  scheduleReloadMs?: number;
 }
 
 export interface Service {
@@ -70,6 +78,8 @@ export interface Service {
   port: number;
   databaseUrl: string;
   startupMs: number;
+  /** The notice scheduler, when it runs. */
+  scheduler: NoticeScheduler | null;
   stop(): Promise<void>;
 }
 
@@ -144,7 +154,17 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     defaultUserLevel: config.DEFAULT_USER_LEVEL, shadowMode: config.SHADOW_MODE, llmConfigured: llm !== null, now: o.now,
   });
 
-  const notices = new NoticeRunner({ db, brain, contextBuilder, prompts, outbox, recorder, guardianConfig, logger, llmConfigured: llm !== null, shadowMode: config.SHADOW_MODE, now: o.now });
+  // Proactive notices: facts are given explicitly and scoped to the reader, so their builder has no sources.
+  const noticeContext = new ContextBuilder({ db, logger, defaultTimezone: config.BOT_TIMEZONE, sources: [], sql });
+  const delivery = new NoticeDelivery({
+    db, brain, contextBuilder: noticeContext, outbox, recorder, guardianConfig, logger, metrics,
+    llmConfigured: llm !== null, shadowMode: config.SHADOW_MODE, now: o.now,
+  });
+  const scheduledNotices = new ScheduledNoticeHandler({ db, delivery, prompts, logger, metrics, now: o.now });
+  const notices = new NoticeRunner({
+    db, brain, contextBuilder, prompts, outbox, recorder, guardianConfig, logger, llmConfigured: llm !== null,
+    shadowMode: config.SHADOW_MODE, now: o.now, kinds: { schedule: (item) => scheduledNotices.handle(item) },
+  });
   const buttonAnswer = createButtonAnswers({ states, intake, logger, now: o.now });
 
   // Adapters.
@@ -228,6 +248,14 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
       .catch((err: Error) => logger.warn({ err: err.name }, 'reminder sweep failed; retrying on the next tick'));
   }, o.reminderSweepMs ?? 15000);
   sweep.unref();
+  const schedulerOn = o.noticeScheduler ?? (config.NOTICES_ENABLED && config.NODE_ENV !== 'test');
+  const scheduler = schedulerOn ? new NoticeScheduler({
+    db, sql, logger, metrics, instanceId, platforms: new Set(PLATFORMS.filter((p) => outbox.hasSender(p))),
+    catchUpHorizonMs: config.NOTICE_CATCHUP_HORIZON_MINUTES * 60_000,
+    reloadMs: o.scheduleReloadMs ?? config.SCHEDULE_RELOAD_SECONDS * 1000, now: o.now,
+    onEnqueued: (n) => { for (let i = 0; i < n; i++) pool?.wake(); },
+  }) : null;
+  await scheduler?.start();
   const maintenance = config.NODE_ENV === 'test' ? null : scheduleMaintenance({ db, logger, timezone: config.BOT_TIMEZONE, policy: { auditDays: config.RETENTION_AUDIT_DAYS, historyDays: config.RETENTION_HISTORY_DAYS } });
   const startupMs = Math.round(performance.now() - t0);
   logger.info({ port, startupMs, chatwork: chatworkOn, discord: discordOn, console: consoleOn, llm: llm !== null, embedded: embedded !== null }, 'Hisho is up');
@@ -237,6 +265,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     await new Promise<void>((r) => server.close(() => r()));
     server.closeAllConnections?.();
     clearInterval(sweep);
+    await scheduler?.stop();
     await maintenance?.stop();
     await pool!.stop(7000);
     for (const s of stoppers) await s().catch(() => undefined);
@@ -244,5 +273,5 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     await pgPool.end().catch(() => undefined);
     if (embedded) await embedded.stop();
   })());
-  return { config, db, logger, metrics, queue, pool, intake, server, port, databaseUrl, startupMs, stop };
+  return { config, db, logger, metrics, queue, pool, intake, server, port, databaseUrl, startupMs, scheduler, stop };
 }

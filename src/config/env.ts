@@ -62,6 +62,13 @@ export const ZEnv = z.object({
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(8),
   WORK_CLAIM_TTL_MS: z.coerce.number().int().min(1000).default(120000),
   WORK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(3),
+  // [[PROACTIVE NOTICES]]
+  /** Scheduled notices from the directory's schedules (deadline reminders, digests, goal check-ins). */
+  NOTICES_ENABLED: flag('true'),
+  /** A missed schedule period older than this is skipped (counted), not sent late. */
+  NOTICE_CATCHUP_HORIZON_MINUTES: z.coerce.number().int().min(1).max(7 * 24 * 60).default(180),
+  /** How often schedules are re-read from the database (a directory import applies without a restart). */
+  SCHEDULE_RELOAD_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
   // [[RETENTION]]
   RETENTION_AUDIT_DAYS: z.coerce.number().int().min(1).default(365),
   RETENTION_HISTORY_DAYS: z.coerce.number().int().min(1).default(90),

@@ -13,6 +13,14 @@ export interface Metrics {
   queueDepth: Gauge<'state'>;
   webhookAcks: Counter<'platform' | 'status'>;
   constitutionViolations: Counter<'reason_code'>;
+  /** Schedule periods by outcome: fired, caught_up, skipped (R-P2). */
+  schedulePeriods: Counter<'schedule' | 'status'>;
+  /** Proactive notices by kind and outcome (sent, blocked, empty, opted_out, shadow, duplicate). */
+  notices: Counter<'kind' | 'outcome'>;
+  /** Admin alerts raised (sent once per window) and repeats suppressed inside a window (R-O5). */
+  adminAlerts: Counter<'kind' | 'outcome'>;
+  /** Self-critiques by verdict (ok, concern, failed) (R-B6). */
+  selfCritiques: Counter<'verdict'>;
 }
 
 export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Metrics {
@@ -31,5 +39,9 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Metrics 
     queueDepth: new Gauge({ name: 'hisho_queue_depth', help: 'Work items by state', labelNames: ['state'], registers: r }),
     webhookAcks: new Counter({ name: 'hisho_webhook_requests_total', help: 'Webhook requests by status', labelNames: ['platform', 'status'], registers: r }),
     constitutionViolations: new Counter({ name: 'hisho_constitution_violations_total', help: 'Constitution violations detected', labelNames: ['reason_code'], registers: r }),
+    schedulePeriods: new Counter({ name: 'hisho_schedule_periods_total', help: 'Schedule periods by outcome', labelNames: ['schedule', 'status'], registers: r }),
+    notices: new Counter({ name: 'hisho_notices_total', help: 'Proactive notices by kind and outcome', labelNames: ['kind', 'outcome'], registers: r }),
+    adminAlerts: new Counter({ name: 'hisho_admin_alerts_total', help: 'Admin alerts: sent (once per window) or suppressed', labelNames: ['kind', 'outcome'], registers: r }),
+    selfCritiques: new Counter({ name: 'hisho_self_critiques_total', help: 'Self-critiques of sampled turns by verdict', labelNames: ['verdict'], registers: r }),
   };
 }
