@@ -69,6 +69,19 @@ export const ZEnv = z.object({
   NOTICE_CATCHUP_HORIZON_MINUTES: z.coerce.number().int().min(1).max(7 * 24 * 60).default(180),
   /** How often schedules are re-read from the database (a directory import applies without a restart). */
   SCHEDULE_RELOAD_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
+  // [[ADMIN ALERTS]]
+  /** Each kind of admin alert is sent at most once per window (repeats are counted). */
+  ALERT_WINDOW_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(60),
+  ALERT_CHECK_SECONDS: z.coerce.number().int().min(5).max(3600).default(60),
+  /** Thresholds of seed 003 §15.1, over the last ALERT_EVAL_MINUTES with at least ALERT_MIN_SAMPLES samples. */
+  ALERT_EVAL_MINUTES: z.coerce.number().int().min(5).max(24 * 60).default(60),
+  ALERT_MIN_SAMPLES: z.coerce.number().int().min(1).default(20),
+  ALERT_LLM_P95_SECONDS: z.coerce.number().positive().default(10),
+  ALERT_TOOL_ERROR_RATE: rate.default(0.05),
+  ALERT_CONFIRMATION_RATE: rate.default(0.3),
+  ALERT_BLOCK_RATE: rate.default(0.1),
+  /** Daily LLM cost budget in USD for the alert (0 = none); LLM_DAILY_COST_LIMIT_USD is the hard limit. */
+  ALERT_DAILY_COST_USD: z.coerce.number().min(0).default(35),
   // [[RETENTION]]
   RETENTION_AUDIT_DAYS: z.coerce.number().int().min(1).default(365),
   RETENTION_HISTORY_DAYS: z.coerce.number().int().min(1).default(90),

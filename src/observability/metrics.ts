@@ -21,6 +21,10 @@ export interface Metrics {
   adminAlerts: Counter<'kind' | 'outcome'>;
   /** Self-critiques by verdict (ok, concern, failed) (R-B6). */
   selfCritiques: Counter<'verdict'>;
+  /** 1 while the work queue reaches the database, 0 during an outage (R-E2). */
+  databaseUp: Gauge;
+  /** Tool executions by tool and status (ok, error, internal_error, clarify), from turn records. */
+  toolExecutions: Counter<'tool' | 'status'>;
 }
 
 export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Metrics {
@@ -43,5 +47,7 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Metrics 
     notices: new Counter({ name: 'hisho_notices_total', help: 'Proactive notices by kind and outcome', labelNames: ['kind', 'outcome'], registers: r }),
     adminAlerts: new Counter({ name: 'hisho_admin_alerts_total', help: 'Admin alerts: sent (once per window) or suppressed', labelNames: ['kind', 'outcome'], registers: r }),
     selfCritiques: new Counter({ name: 'hisho_self_critiques_total', help: 'Self-critiques of sampled turns by verdict', labelNames: ['verdict'], registers: r }),
+    databaseUp: new Gauge({ name: 'hisho_database_up', help: '1 while the work queue reaches the database', registers: r }),
+    toolExecutions: new Counter({ name: 'hisho_tool_executions_total', help: 'Tool executions by status', labelNames: ['tool', 'status'], registers: r }),
   };
 }

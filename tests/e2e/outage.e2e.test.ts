@@ -35,11 +35,14 @@ describe('database outage (R-E2)', () => {
 
       proxy.restore();
       await waitFor(async () => (await fetch(`${url}/readyz`)).status === 200, 10000, 'ready again');
-      llm.script(replyCall('戻ったウル！お待たせしたウル🐺'));
+      // Two answers: the reply, and the recovery alert for the admin room (whichever asks first).
+      llm.script(replyCall('戻ったウル！お待たせしたウル🐺'), replyCall('戻ったウル！お待たせしたウル🐺'));
       const again = mentionDelivery({ from: 1004, room: 5001, body: '[To:9999] 戻った？' });
       expect((await postWebhook(url, again.raw, again.signature)).status).toBe(200);
       await waitFor(() => cw.posts.length === 1, 10000, 'reply after recovery');
       expect(cw.posts[0]!.body).toContain('戻ったウル');
+      const recovery = await waitFor(() => svc.db.turnRecord.findFirst({ where: { reasonCode: 'A_DB_RECOVERED' } }), 10000, 'recovery alert');
+      expect(recovery).toMatchObject({ roomId: 'console-admin', decision: 'NOTICE' });
     } finally {
       llm.stop();
       await svc.stop();
