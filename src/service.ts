@@ -49,6 +49,7 @@ import { PLATFORMS } from './org/directory.schema';
 import { AdminAlerts } from './observability/alerts';
 import { AlertMonitor } from './observability/alert-monitor';
 import type { ChatSender, Platform } from './adapters/types';
+import { SelfCritic } from './observability/self-critique';
 
 export const SAMPLE_DIRECTORY = path.resolve(__dirname, '..', 'config', 'org.sample.yaml');
 
@@ -172,9 +173,15 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     shadowMode: config.SHADOW_MODE, logger, services, now: o.now, pending: states, metrics,
   });
   const confirmations = new ConfirmationFlow({ db, states, brain, registry, executor, stage: toolStage, prompts, logger, defaultUserLevel: config.DEFAULT_USER_LEVEL, shadowMode: config.SHADOW_MODE });
+  const critic = llm ? new SelfCritic({
+    db, queue, llm, models: costGuard, logger, metrics, rate: config.SELF_CRITIQUE_RATE, riskOf: (tool) => registry.meta(tool)?.risk,
+    onConcern: (turnId, risk) => raise({ kind: 'self_critique_concern', severity: 'info', facts: { turnIds: turnId, value: risk } }),
+    onEnqueued: () => pool?.wake(),
+  }) : null;
   const runner = new TurnRunner({
     db, brain, contextBuilder, recorder, outbox, prompts, logger, metrics, guardianConfig, toolStage, states, confirmations, sql,
     defaultUserLevel: config.DEFAULT_USER_LEVEL, shadowMode: config.SHADOW_MODE, llmConfigured: llm !== null, now: o.now,
+    afterTurn: critic ? (turn) => critic.afterTurn(turn) : undefined,
   });
 
   // Proactive notices: facts are given explicitly and scoped to the reader, so their builder has no sources.
@@ -245,7 +252,10 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
 
   pool = new WorkerPool({
     queue, concurrency: config.WORKER_CONCURRENCY, logger, pollMs: o.workerPollMs, claimTtlMs: config.WORK_CLAIM_TTL_MS,
-    handlers: { user_request: (item) => runner.handleUserRequest(item), notification: (item) => notices.handle(item) },
+    handlers: {
+      user_request: (item) => runner.handleUserRequest(item), notification: (item) => notices.handle(item),
+      work: async (item) => { await critic?.handle(item); },
+    },
     describeError: (err) => {
       const app = asAppError(err);
       return { text: safeRedactText(`${app.code}: ${app.message}`) ?? app.code, retryable: (err as { retryable?: boolean }).retryable !== false };

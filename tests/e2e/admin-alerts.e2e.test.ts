@@ -92,7 +92,7 @@ describe('admin alerts without the database and with a broken configuration', ()
     nock(CW_BASE.replace('/v2', '')).persist().get('/v2/rooms/5001/members').reply(200, [{ account_id: 9999, name: 'Hisho', role: 'member' }]);
     const svc = await startService(loadConfig({
       NODE_ENV: 'test', PORT: '0', LOG_LEVEL: 'silent', DATABASE_URL: viaProxy.toString(), ANTHROPIC_API_KEY: TEST_API_KEY, ANTHROPIC_BASE_URL: FAKE_ANTHROPIC_URL,
-      LLM_MAX_RETRIES: '0', LLM_DAILY_COST_LIMIT_USD: '0', ORG_DIRECTORY_FILE: directory, ...chatworkEnv(), CONSOLE_ENABLED: 'false',
+      LLM_MAX_RETRIES: '0', LLM_DAILY_COST_LIMIT_USD: '0', SELF_CRITIQUE_RATE: '0', ORG_DIRECTORY_FILE: directory, ...chatworkEnv(), CONSOLE_ENABLED: 'false',
     }), { logger: silentLogger(), workerPollMs: 50, chatworkBotAccountId: BOT_ACCOUNT });
     const posts = (needle: string) => cw.posts.filter((p) => p.roomId === '5001' && p.body.includes(needle));
     try {
@@ -123,7 +123,7 @@ describe('admin alerts without the database and with a broken configuration', ()
     const { logger, lines } = captureLogger('warn');
     const svc = await startService(loadConfig({
       NODE_ENV: 'test', PORT: '0', DATABASE_URL: t.url, ANTHROPIC_API_KEY: TEST_API_KEY, ANTHROPIC_BASE_URL: FAKE_ANTHROPIC_URL,
-      LLM_DAILY_COST_LIMIT_USD: '0', ORG_DIRECTORY_FILE: directory, ...chatworkEnv(),
+      LLM_DAILY_COST_LIMIT_USD: '0', SELF_CRITIQUE_RATE: '0', ORG_DIRECTORY_FILE: directory, ...chatworkEnv(),
     }), { logger, chatworkBotAccountId: BOT_ACCOUNT });
     try {
       await waitFor(() => lines.find((l) => String(l.msg).includes('does not exist or the bot is not a member')), 8000, 'warning');
@@ -135,7 +135,7 @@ describe('admin alerts without the database and with a broken configuration', ()
     const t2 = await createTestDatabase();
     await t2.close();
     const second = captureLogger('warn');
-    const svc2 = await startService(loadConfig({ NODE_ENV: 'test', PORT: '0', DATABASE_URL: t2.url, ORG_DIRECTORY_FILE: none, LLM_DAILY_COST_LIMIT_USD: '0' }), { logger: second.logger });
+    const svc2 = await startService(loadConfig({ NODE_ENV: 'test', PORT: '0', DATABASE_URL: t2.url, ORG_DIRECTORY_FILE: none, LLM_DAILY_COST_LIMIT_USD: '0', SELF_CRITIQUE_RATE: '0' }), { logger: second.logger });
     await svc2.stop();
     expect(second.lines.map((l) => l.msg)).toContain('no admin room in the directory (rooms: admin: true): admin alerts go to the log only');
     fs.rmSync(directory, { force: true });

@@ -18,7 +18,7 @@ async function env(extra: Record<string, string> = {}) {
   await t.close();
   return loadConfig({
     NODE_ENV: 'test', PORT: '0', LOG_LEVEL: 'silent', DATABASE_URL: t.url, ANTHROPIC_API_KEY: TEST_API_KEY, ANTHROPIC_BASE_URL: FAKE_ANTHROPIC_URL,
-    LLM_MAX_RETRIES: '0', LLM_DAILY_COST_LIMIT_USD: '0', WORKER_CONCURRENCY: '2', ...extra,
+    LLM_MAX_RETRIES: '0', LLM_DAILY_COST_LIMIT_USD: '0', SELF_CRITIQUE_RATE: '0', WORKER_CONCURRENCY: '2', ...extra,
   });
 }
 

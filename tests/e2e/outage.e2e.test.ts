@@ -18,7 +18,7 @@ describe('database outage (R-E2)', () => {
     viaProxy.port = String(proxy.port);
     const svc: Service = await startService(loadConfig({
       NODE_ENV: 'test', PORT: '0', LOG_LEVEL: 'silent', DATABASE_URL: viaProxy.toString(), ANTHROPIC_API_KEY: 'sk-ant-test-0123456789abcdefghijklmnop',
-      ANTHROPIC_BASE_URL: FAKE_ANTHROPIC_URL, LLM_MAX_RETRIES: '0', LLM_DAILY_COST_LIMIT_USD: '0', ...chatworkEnv(),
+      ANTHROPIC_BASE_URL: FAKE_ANTHROPIC_URL, LLM_MAX_RETRIES: '0', LLM_DAILY_COST_LIMIT_USD: '0', SELF_CRITIQUE_RATE: '0', ...chatworkEnv(),
     }), { logger: silentLogger(), workerPollMs: 50, chatworkBotAccountId: BOT_ACCOUNT });
     const url = `http://127.0.0.1:${svc.port}`;
     const cw = new FakeChatwork().install();
