@@ -50,6 +50,8 @@ import { AdminAlerts } from './observability/alerts';
 import { AlertMonitor } from './observability/alert-monitor';
 import type { ChatSender, Platform } from './adapters/types';
 import { SelfCritic } from './observability/self-critique';
+import { AdminAuth } from './server/admin-auth';
+import { createAdminRouter } from './server/admin/admin.route';
 
 export const SAMPLE_DIRECTORY = path.resolve(__dirname, '..', 'config', 'org.sample.yaml');
 
@@ -240,12 +242,16 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     await gateway.start();
     stoppers.push(() => gateway.stop());
   }
+  // One admin login for /admin and the remote console (R-O4, issue 8 §4).
+  const auth = new AdminAuth({ token: config.ADMIN_TOKEN, logger });
+  let scheduler: NoticeScheduler | null = null;
+  routers.push(createAdminRouter({ db, sql, auth, logger, timezone: config.BOT_TIMEZONE, scheduler: () => scheduler, now: o.now }));
   const consoleOn = config.CONSOLE_ENABLED === 'true' || (config.CONSOLE_ENABLED === 'auto' && !chatworkOn && !discordOn);
   if (consoleOn) {
     const sender = new ConsoleSender();
     register(sender);
     routers.push(createConsoleRouter({
-      db, intake, sender, defaultOrgId, allowRemote: config.CONSOLE_ALLOW_REMOTE, logger,
+      db, intake, sender, defaultOrgId, allowRemote: config.CONSOLE_ALLOW_REMOTE, allowedHosts: config.CONSOLE_ALLOWED_HOSTS, auth, logger,
       setupNotice: () => (llm ? null : personaMessage(prompts, 'console.no_llm', 'ja')),
     }));
   }
@@ -286,7 +292,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   }, o.reminderSweepMs ?? 15000);
   sweep.unref();
   const schedulerOn = o.noticeScheduler ?? (config.NOTICES_ENABLED && config.NODE_ENV !== 'test');
-  const scheduler = schedulerOn ? new NoticeScheduler({
+  scheduler = schedulerOn ? new NoticeScheduler({
     db, sql, logger, metrics, instanceId, platforms: new Set(PLATFORMS.filter((p) => outbox.hasSender(p))),
     catchUpHorizonMs: config.NOTICE_CATCHUP_HORIZON_MINUTES * 60_000,
     reloadMs: o.scheduleReloadMs ?? config.SCHEDULE_RELOAD_SECONDS * 1000, now: o.now,

@@ -47,7 +47,10 @@ export const ZEnv = z.object({
   // [[CONSOLE]]
   /** auto = on when neither ChatWork nor Discord is configured. */
   CONSOLE_ENABLED: z.enum(['auto', 'true', 'false']).default('auto'),
+  /** Accept console requests from other machines; needs ADMIN_TOKEN (login page, session cookie). */
   CONSOLE_ALLOW_REMOTE: flag('false'),
+  /** Host names the console answers to besides localhost, 127.0.0.1 and [::1] (comma-separated). */
+  CONSOLE_ALLOWED_HOSTS: z.string().default('').transform((s) => s.split(',').map((x) => x.trim().toLowerCase()).filter(Boolean)),
   // [[BRAIN AND GUARDIAN]]
   SHADOW_MODE: flag('false'),
   APPROVAL_MODE: z.enum(['standard', 'strict']).default('standard'),
@@ -119,5 +122,10 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   if (!parsed.success) {
     throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
   }
-  return Object.freeze(parsed.data);
+  const c = parsed.data;
+  if (c.CONSOLE_ALLOW_REMOTE && c.CONSOLE_ENABLED !== 'false' && !c.ADMIN_TOKEN) {
+    // The console lets whoever uses it speak as any member: from other machines only behind the admin login.
+    throw new ConfigError(['CONSOLE_ALLOW_REMOTE: true needs ADMIN_TOKEN (remote console users log in with it)']);
+  }
+  return Object.freeze(c);
 }

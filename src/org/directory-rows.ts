@@ -62,11 +62,7 @@ export function directoryRows(dir: Directory): DirectoryRows {
       quietHours: m.quiet_hours ?? null,
       active: true,
     })),
-    accounts: dir.members.flatMap((m) =>
-      Object.entries(m.accounts ?? {})
-        .filter((e): e is [string, string] => e[1] !== undefined)
-        .map(([platform, accountId]) => ({ platform, accountId, orgId, memberId: m.id })),
-    ),
+    accounts: withConsoleAccounts(orgId, dir.members),
     rooms: dir.rooms.map((r) => ({
       platform: r.platform,
       externalId: r.id,
@@ -95,6 +91,23 @@ export function directoryRows(dir: Directory): DirectoryRows {
       enabled: s.enabled ?? true,
     })),
   };
+}
+
+/**
+ * Every member's listed platform accounts, plus a console account `<org>:<member>` for members without
+ * one, so the console speaks as any member picked there (account ids are global across organisations;
+ * organisation ids contain no ":").
+ */
+function withConsoleAccounts(orgId: string, members: Directory['members']): DirectoryRows['accounts'] {
+  const listed = members.flatMap((m) =>
+    Object.entries(m.accounts ?? {})
+      .filter((e): e is [string, string] => e[1] !== undefined)
+      .map(([platform, accountId]) => ({ platform, accountId, orgId, memberId: m.id })));
+  const taken = new Set(listed.filter((a) => a.platform === 'console').map((a) => a.accountId));
+  const implicit = members
+    .filter((m) => m.accounts?.console === undefined && !taken.has(`${orgId}:${m.id}`))
+    .map((m) => ({ platform: 'console', accountId: `${orgId}:${m.id}`, orgId, memberId: m.id }));
+  return [...listed, ...implicit];
 }
 
 /** The rule without absent optional keys, so the stored JSON is the same on every import. */

@@ -27,7 +27,7 @@ describe('admin alerts in the admin room (R-O5, seed 003 §15.1)', () => {
   it('the cost guard crossing the daily limit: one alert, written by the brain, however often it is crossed in the window', async () => {
     await svc.db.llmUsage.create({ data: { model: 'claude-opus-5-5', inputTokens: 1, outputTokens: 1, cacheWriteTokens: 0, cacheReadTokens: 0, costUsd: 2, durationMs: 10 } });
     llm.script(replyCall('こんにちはウル！何か手伝えることはあるウル？'), replyCall('管理者の皆さん、今日のAI利用額が上限に達したウル。/admin で確認してほしいウル🐺'));
-    await fetch(`${svc.url}/console/api/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ memberId: 'tanaka-taro', text: 'こんにちは', roomId: 'c-cost' }) });
+    await fetch(`${svc.url}/console/api/messages`, { method: 'POST', headers: { 'content-type': 'application/json', origin: svc.url }, body: JSON.stringify({ memberId: 'tanaka-taro', text: 'こんにちは', roomId: 'c-cost' }) });
     const [alert] = await waitFor(async () => { const m = await adminRoom(svc); return m.length === 1 ? m : null; }, 10000, 'alert in the admin room');
     const rec = await waitFor(() => svc.db.turnRecord.findFirst({ where: { reasonCode: 'A_LLM_COST_LIMIT' } }), 5000, 'alert record');
     expect(rec).toMatchObject({ decision: 'NOTICE', finalDecider: 'LLM', kind: 'notification' });

@@ -95,7 +95,7 @@ describe('scheduled proactive notices (R-P1..R-P3, console)', () => {
       toolCall('set_notice_preference', { kind: 'daily_digest', enabled: false }),
       replyCall('了解ウル、朝のまとめは止めたウル。また欲しくなったら言ってほしいウル🐺'),
     );
-    await fetch(`${svc.url}/console/api/messages`, { method: 'POST', headers: { 'content-type': 'application/json' },
+    await fetch(`${svc.url}/console/api/messages`, { method: 'POST', headers: { 'content-type': 'application/json', origin: svc.url },
       body: JSON.stringify({ memberId: 'tanaka-taro', text: '朝のまとめはもういらない', roomId: 'c-optout' }) });
     await waitFor(() => svc.db.noticePreference.findFirst({ where: { memberId: 'tanaka-taro', kind: 'daily_digest', enabled: false } }), 8000, 'preference');
     await waitFor(async () => (await svc.db.conversationMessage.count({ where: { roomId: 'c-optout', role: 'assistant' } })) === 1, 8000, 'reply');

@@ -12,7 +12,7 @@ describe('self-critique of sampled turns (R-B6)', () => {
   afterEach(() => llm.stop());
 
   const say = (text: string, roomId: string) => fetch(`${svc.url}/console/api/messages`, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ memberId: 'suzuki-kenji', text, roomId }),
+    method: 'POST', headers: { 'content-type': 'application/json', origin: svc.url }, body: JSON.stringify({ memberId: 'suzuki-kenji', text, roomId }),
   });
 
   it('runs after the reply, is stored with the turn, is raised to admins when it disagrees, and changes nothing', async () => {
