@@ -30,7 +30,8 @@ describe('/admin with ADMIN_TOKEN (R-O4)', () => {
   };
 
   it('the JSON API wants the token: 401 without it or with a wrong one, nothing revealed', async () => {
-    for (const headers of [{}, { authorization: 'Bearer not-the-admin-token-000' }, { authorization: `Basic ${ADMIN_TOKEN}` }]) {
+    const tries: Record<string, string>[] = [{}, { authorization: 'Bearer not-the-admin-token-000' }, { authorization: `Basic ${ADMIN_TOKEN}` }];
+    for (const headers of tries) {
       const res = await fetch(`${svc.url}/admin/api/overview`, { headers });
       expect(res.status).toBe(401);
       expect(await res.json()).toEqual({ error: 'authentication required' });
