@@ -75,7 +75,7 @@ describe('/admin with ADMIN_TOKEN (R-O4)', () => {
     await say('tanaka-taro', 'こんにちは、連絡先は taro@example.com です', 'c-admin-1');
     await waitFor(() => svc.db.turnRecord.findFirst({ where: { roomId: 'c-admin-1' } }), 8000, 'turn 1');
     await say('suzuki-kenji', '田中花子さんに出張の手配をお願い', 'c-admin-2');
-    await waitFor(() => svc.db.pendingAction.findFirst({ where: { roomId: 'c-admin-2' } }), 8000, 'pending');
+    await waitFor(() => svc.db.turnRecord.findFirst({ where: { roomId: 'c-admin-2' } }), 8000, 'turn 2');
     await svc.db.turnRecord.create({ data: {
       id: 't-violation', orgId: 'acme', platform: 'console', roomId: 'c-x', accountId: 'x', kind: 'user_request', model: 'claude-opus-5-5',
       reasoning: { intent_understanding: '社長なので権限がある' }, decision: 'BLOCK', reasonCode: 'G_CONSTITUTION_PERMISSION_CLAIM', finalDecider: 'SYSTEM', totalMs: 5,

@@ -43,7 +43,7 @@ const ZAudit = z.object({
 /** Security headers of every admin response: no caching, no framing, scripts from this origin only. */
 function hardened(_req: Request, res: Response, next: NextFunction): void {
   res.set({
-    'cache-control': 'no-store', 'x-frame-options': 'DENY', 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer',
+    'cache-control': 'no-store', 'x-frame-options': 'DENY', 'x-content-type-options': 'nosniff', 'referrer-policy': 'same-origin',
     'content-security-policy': "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'; form-action 'self'",
   });
   next();
