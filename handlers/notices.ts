@@ -11,7 +11,11 @@ import { dbOf, requireSender } from './_people';
 const NOTICE_KINDS = ['daily_digest', 'deadline_reminder', 'goal_checkin'] as const;
 const settings = z.object({ daily_digest: z.boolean(), deadline_reminder: z.boolean(), goal_checkin: z.boolean() });
 
-async function currentSettings(db: ReturnType<typeof dbOf>, orgId: string, memberId: string): Promise<z.infer<typeof settings>> {
+async function currentSettings(
+  db: ReturnType<typeof dbOf>,
+  orgId: string,
+  memberId: string,
+): Promise<z.infer<typeof settings>> {
   const [member, prefs] = await Promise.all([
     db.member.findUnique({ where: { orgId_id: { orgId, id: memberId } }, select: { noticesOptOut: true } }),
     db.noticePreference.findMany({ where: { orgId, memberId } }),
@@ -28,9 +32,15 @@ async function currentSettings(db: ReturnType<typeof dbOf>, orgId: string, membe
 export const setNoticePreference = defineTool({
   name: 'set_notice_preference',
   description:
-    'Turn the sender\'s own proactive notices off or on: daily_digest (morning summary of the day), deadline_reminder ' +
-    '(tasks due today/tomorrow/overdue), goal_checkin (weekly goal check-in), or all. Only for the sender. Returns the resulting settings.',
-  triggerExamples: ['朝のまとめはもういらない', '期限のリマインドをまた送って', '定期通知を全部止めて', 'stop the morning digest'],
+    "Turn the sender's own proactive notices off or on: daily_digest (morning summary of the day), deadline_reminder " +
+    '(tasks due today/tomorrow/overdue), goal_checkin (weekly goal check-in), or all. Only for the sender. ' +
+    'Returns the resulting settings.',
+  triggerExamples: [
+    '朝のまとめはもういらない',
+    '期限のリマインドをまた送って',
+    '定期通知を全部止めて',
+    'stop the morning digest',
+  ],
   effects: ['db.notice_preference'],
   risk: 'none',
   requiredLevel: 1,
@@ -45,7 +55,8 @@ export const setNoticePreference = defineTool({
     const key = { orgId: ctx.orgId, memberId: sender.id };
     await db.$transaction(async (tx) => {
       // "all" replaces the per-kind choices, so the latest wish is what counts.
-      if (input.kind === 'all') await tx.noticePreference.deleteMany({ where: { ...key, kind: { in: [...NOTICE_KINDS] } } });
+      if (input.kind === 'all')
+        await tx.noticePreference.deleteMany({ where: { ...key, kind: { in: [...NOTICE_KINDS] } } });
       await tx.noticePreference.upsert({
         where: { orgId_memberId_kind: { ...key, kind: input.kind } },
         create: { ...key, kind: input.kind, enabled: input.enabled },

@@ -145,23 +145,29 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   // Adapters register their senders here (outbox + admin alerts' direct path); `platforms` fills as they start.
   const senders = new Map<Platform, ChatSender>();
   const platforms = new Set<Platform>();
-  const register = (sender: ChatSender) => { outbox.register(sender); senders.set(sender.platform, sender); platforms.add(sender.platform); };
+  const register = (sender: ChatSender) => { outbox.register(sender); senders.set(sender.platform,
+    sender); platforms.add(sender.platform); };
   const alertWindowMs = config.ALERT_WINDOW_MINUTES * 60_000;
   let chatworkClient: ChatworkClient | null = null;
   const alerts = new AdminAlerts({
     db, sql, logger, metrics, prompts, instanceId, windowMs: alertWindowMs, platforms, senders, now: o.now,
-    chatworkRoomExists: async (roomId) => (chatworkClient ? (await chatworkClient.getRoomMembers(roomId), true) : false),
+    chatworkRoomExists: async (roomId) => (chatworkClient ? (await chatworkClient.getRoomMembers(roomId),
+      true) : false),
     onEnqueued: (n) => { for (let i = 0; i < n; i++) pool?.wake(); },
   });
   const raise = (a: Parameters<AdminAlerts['raise']>[0]) => {
-    void alerts.raise(a).catch((err: Error) => logger.warn({ alert: a.kind, err: err.name }, 'admin alert could not be stored'));
+    void alerts.raise(a).catch((err: Error) => logger.warn({ alert: a.kind, err: err.name },
+      'admin alert could not be stored'));
   };
   const llm = o.llm ?? (config.ANTHROPIC_API_KEY
     ? new AnthropicLlmClient({ apiKey: config.ANTHROPIC_API_KEY, baseURL: config.ANTHROPIC_BASE_URL, timeoutMs: config.LLM_TIMEOUT_MS, maxRetries: config.LLM_MAX_RETRIES })
     : null);
   const guardianConfig: GuardianConfig = { ...defaultGuardianConfig(), approvalMode: config.APPROVAL_MODE, autoApprove: [...config.AUTO_APPROVE_TOOLS], shadowRules: [...config.GUARDIAN_SHADOW_RULES] };
-  const costGuard = new CostGuard({ db, logger, model: config.ANTHROPIC_MODEL, fallbackModel: config.ANTHROPIC_FALLBACK_MODEL, dailyLimitUsd: config.LLM_DAILY_COST_LIMIT_USD, action: config.LLM_COST_LIMIT_ACTION, timezone: config.BOT_TIMEZONE, now: o.now,
-    onLimitReached: (spentUsd, limitUsd, action) => raise({ kind: 'llm_cost_limit', severity: 'critical', facts: { spentUsd: spentUsd.toFixed(2), limitUsd, action } }) });
+  const costGuard = new CostGuard({ db, logger, model: config.ANTHROPIC_MODEL,
+    fallbackModel: config.ANTHROPIC_FALLBACK_MODEL, dailyLimitUsd: config.LLM_DAILY_COST_LIMIT_USD,
+    action: config.LLM_COST_LIMIT_ACTION, timezone: config.BOT_TIMEZONE, now: o.now,
+    onLimitReached: (spentUsd, limitUsd, action) => raise({ kind: 'llm_cost_limit', severity: 'critical',
+      facts: { spentUsd: spentUsd.toFixed(2), limitUsd, action } }) });
   const brain = new Brain({ llm: llm ?? { create: async () => { throw new Error('LLM not configured'); } }, prompts, models: costGuard, maxTokens: config.LLM_MAX_TOKENS });
   const contextBuilder = new ContextBuilder({ db, logger, defaultTimezone: config.BOT_TIMEZONE, sources: [personsSource, tasksSource, goalsSource, memoriesSource], sql });
   const outbox = new Outbox(db);
@@ -176,8 +182,10 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   });
   const confirmations = new ConfirmationFlow({ db, states, brain, registry, executor, stage: toolStage, prompts, logger, defaultUserLevel: config.DEFAULT_USER_LEVEL, shadowMode: config.SHADOW_MODE });
   const critic = llm ? new SelfCritic({
-    db, queue, llm, models: costGuard, logger, metrics, rate: config.SELF_CRITIQUE_RATE, riskOf: (tool) => registry.meta(tool)?.risk,
-    onConcern: (turnId, risk) => raise({ kind: 'self_critique_concern', severity: 'info', facts: { turnIds: turnId, value: risk } }),
+    db, queue, llm, models: costGuard, logger, metrics, rate: config.SELF_CRITIQUE_RATE,
+      riskOf: (tool) => registry.meta(tool)?.risk,
+    onConcern: (turnId, risk) => raise({ kind: 'self_critique_concern', severity: 'info', facts: { turnIds: turnId,
+      value: risk } }),
     onEnqueued: () => pool?.wake(),
   }) : null;
   const runner = new TurnRunner({
@@ -195,7 +203,8 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   const scheduledNotices = new ScheduledNoticeHandler({ db, delivery, prompts, logger, metrics, now: o.now });
   const notices = new NoticeRunner({
     db, brain, contextBuilder, prompts, outbox, recorder, guardianConfig, logger, llmConfigured: llm !== null,
-    shadowMode: config.SHADOW_MODE, now: o.now, kinds: { schedule: (item) => scheduledNotices.handle(item), admin_alert: (item) => alerts.handle(item) },
+    shadowMode: config.SHADOW_MODE, now: o.now, kinds: { schedule: (item) => scheduledNotices.handle(item),
+      admin_alert: (item) => alerts.handle(item) },
   });
   alerts.useDelivery(delivery);
   const buttonAnswer = createButtonAnswers({ states, intake, logger, now: o.now });
@@ -245,13 +254,15 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   // One admin login for /admin and the remote console (R-O4, issue 8 §4).
   const auth = new AdminAuth({ token: config.ADMIN_TOKEN, logger });
   let scheduler: NoticeScheduler | null = null;
-  routers.push(createAdminRouter({ db, sql, auth, logger, timezone: config.BOT_TIMEZONE, scheduler: () => scheduler, now: o.now }));
+  routers.push(createAdminRouter({ db, sql, auth, logger, timezone: config.BOT_TIMEZONE, scheduler: () => scheduler,
+    now: o.now }));
   const consoleOn = config.CONSOLE_ENABLED === 'true' || (config.CONSOLE_ENABLED === 'auto' && !chatworkOn && !discordOn);
   if (consoleOn) {
     const sender = new ConsoleSender();
     register(sender);
     routers.push(createConsoleRouter({
-      db, intake, sender, defaultOrgId, allowRemote: config.CONSOLE_ALLOW_REMOTE, allowedHosts: config.CONSOLE_ALLOWED_HOSTS, auth, logger,
+      db, intake, sender, defaultOrgId, allowRemote: config.CONSOLE_ALLOW_REMOTE,
+        allowedHosts: config.CONSOLE_ALLOWED_HOSTS, auth, logger,
       setupNotice: () => (llm ? null : personaMessage(prompts, 'console.no_llm', 'ja')),
     }));
   }
@@ -301,10 +312,13 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   await scheduler?.start();
   await alerts.start();
   const monitor = new AlertMonitor({
-    sql, alerts, logger, timezone: config.BOT_TIMEZONE, windowMs: alertWindowMs, intervalMs: config.ALERT_CHECK_SECONDS * 1000, now: o.now,
+    sql, alerts, logger, timezone: config.BOT_TIMEZONE, windowMs: alertWindowMs,
+      intervalMs: config.ALERT_CHECK_SECONDS * 1000, now: o.now,
     thresholds: {
-      llmP95Seconds: config.ALERT_LLM_P95_SECONDS, toolErrorRate: config.ALERT_TOOL_ERROR_RATE, confirmationRate: config.ALERT_CONFIRMATION_RATE,
-      blockRate: config.ALERT_BLOCK_RATE, dailyCostUsd: config.ALERT_DAILY_COST_USD, evalMinutes: config.ALERT_EVAL_MINUTES, minSamples: config.ALERT_MIN_SAMPLES,
+      llmP95Seconds: config.ALERT_LLM_P95_SECONDS, toolErrorRate: config.ALERT_TOOL_ERROR_RATE,
+        confirmationRate: config.ALERT_CONFIRMATION_RATE,
+      blockRate: config.ALERT_BLOCK_RATE, dailyCostUsd: config.ALERT_DAILY_COST_USD,
+        evalMinutes: config.ALERT_EVAL_MINUTES, minSamples: config.ALERT_MIN_SAMPLES,
     },
   });
   if (o.alertMonitor ?? config.NODE_ENV !== 'test') monitor.start();
@@ -326,5 +340,6 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     await pgPool.end().catch(() => undefined);
     if (embedded) await embedded.stop();
   })());
-  return { config, db, logger, metrics, queue, pool, intake, server, port, databaseUrl, startupMs, scheduler, alerts, monitor, stop };
+  return { config, db, logger, metrics, queue, pool, intake, server, port, databaseUrl, startupMs, scheduler, alerts,
+    monitor, stop };
 }

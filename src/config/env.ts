@@ -50,7 +50,8 @@ export const ZEnv = z.object({
   /** Accept console requests from other machines; needs ADMIN_TOKEN (login page, session cookie). */
   CONSOLE_ALLOW_REMOTE: flag('false'),
   /** Host names the console answers to besides localhost, 127.0.0.1 and [::1] (comma-separated). */
-  CONSOLE_ALLOWED_HOSTS: z.string().default('').transform((s) => s.split(',').map((x) => x.trim().toLowerCase()).filter(Boolean)),
+  CONSOLE_ALLOWED_HOSTS: z.string().default('')
+    .transform((s) => s.split(',').map((x) => x.trim().toLowerCase()).filter(Boolean)),
   // [[BRAIN AND GUARDIAN]]
   SHADOW_MODE: flag('false'),
   APPROVAL_MODE: z.enum(['standard', 'strict']).default('standard'),

@@ -96,7 +96,8 @@ export class WorkerPool {
         const text = this.opts.describeError(err).text;
         if (now - this.lastAlertAt > (this.opts.alertWindowMs ?? 60000)) {
           this.lastAlertAt = now;
-          this.opts.logger.error({ alert: 'db_unavailable', err: text }, 'ADMIN ALERT: work queue unreachable; workers are backing off');
+          this.opts.logger.error({ alert: 'db_unavailable', err: text },
+            'ADMIN ALERT: work queue unreachable; workers are backing off');
         }
         this.databaseDown = true;
         this.opts.onDatabaseDown?.(text);
@@ -112,7 +113,8 @@ export class WorkerPool {
           this.lastSweepAt = Date.now();
           const n = await this.opts.queue.failAbandoned().catch(() => 0);
           if (n > 0) {
-            this.opts.logger.error({ alert: 'work_abandoned', count: n }, 'ADMIN ALERT: work items failed after repeated worker crashes');
+            this.opts.logger.error({ alert: 'work_abandoned', count: n },
+              'ADMIN ALERT: work items failed after repeated worker crashes');
             this.opts.onAbandoned?.(n);
           }
         }

@@ -22,13 +22,28 @@ export interface AlertThresholds {
 }
 
 export const DEFAULT_THRESHOLDS: AlertThresholds = {
-  llmP95Seconds: 10, toolErrorRate: 0.05, confirmationRate: 0.3, blockRate: 0.1, dailyCostUsd: 35, evalMinutes: 60, minSamples: 20,
+  llmP95Seconds: 10,
+  toolErrorRate: 0.05,
+  confirmationRate: 0.3,
+  blockRate: 0.1,
+  dailyCostUsd: 35,
+  evalMinutes: 60,
+  minSamples: 20,
 };
 
 /** Window figures read in one statement. */
 export interface MonitorFigures {
-  p95Ms: number | null; llmCalls: number; turns: number; confirms: number; blocks: number;
-  executions: number; executionErrors: number; costTodayUsd: number; violations: number; violationCodes: string | null; violationTurns: string | null;
+  p95Ms: number | null;
+  llmCalls: number;
+  turns: number;
+  confirms: number;
+  blocks: number;
+  executions: number;
+  executionErrors: number;
+  costTodayUsd: number;
+  violations: number;
+  violationCodes: string | null;
+  violationTurns: string | null;
 }
 
 /** Pure: which alerts the figures call for. */
@@ -37,22 +52,69 @@ export function alertsFor(f: MonitorFigures, t: AlertThresholds): AlertInput[] {
   const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
   const windowMinutes = t.evalMinutes;
   if (f.llmCalls >= t.minSamples && f.p95Ms !== null && f.p95Ms > t.llmP95Seconds * 1000) {
-    out.push({ kind: 'llm_latency_p95', severity: 'warn', facts: { value: `${(f.p95Ms / 1000).toFixed(1)}s`, threshold: `${t.llmP95Seconds}s`, windowMinutes, samples: f.llmCalls } });
+    out.push({
+      kind: 'llm_latency_p95',
+      severity: 'warn',
+      facts: {
+        value: `${(f.p95Ms / 1000).toFixed(1)}s`,
+        threshold: `${t.llmP95Seconds}s`,
+        windowMinutes,
+        samples: f.llmCalls,
+      },
+    });
   }
   if (f.executions >= t.minSamples && f.executionErrors / f.executions > t.toolErrorRate) {
-    out.push({ kind: 'tool_error_rate', severity: 'warn', facts: { value: pct(f.executionErrors / f.executions), threshold: pct(t.toolErrorRate), windowMinutes, samples: f.executions, count: f.executionErrors } });
+    out.push({
+      kind: 'tool_error_rate',
+      severity: 'warn',
+      facts: {
+        value: pct(f.executionErrors / f.executions),
+        threshold: pct(t.toolErrorRate),
+        windowMinutes,
+        samples: f.executions,
+        count: f.executionErrors,
+      },
+    });
   }
   if (f.turns >= t.minSamples && f.confirms / f.turns > t.confirmationRate) {
-    out.push({ kind: 'confirmation_rate', severity: 'info', facts: { value: pct(f.confirms / f.turns), threshold: pct(t.confirmationRate), windowMinutes, samples: f.turns, count: f.confirms } });
+    out.push({
+      kind: 'confirmation_rate',
+      severity: 'info',
+      facts: {
+        value: pct(f.confirms / f.turns),
+        threshold: pct(t.confirmationRate),
+        windowMinutes,
+        samples: f.turns,
+        count: f.confirms,
+      },
+    });
   }
   if (f.turns >= t.minSamples && f.blocks / f.turns > t.blockRate) {
-    out.push({ kind: 'block_rate', severity: 'warn', facts: { value: pct(f.blocks / f.turns), threshold: pct(t.blockRate), windowMinutes, samples: f.turns, count: f.blocks } });
+    out.push({
+      kind: 'block_rate',
+      severity: 'warn',
+      facts: {
+        value: pct(f.blocks / f.turns),
+        threshold: pct(t.blockRate),
+        windowMinutes,
+        samples: f.turns,
+        count: f.blocks,
+      },
+    });
   }
   if (t.dailyCostUsd > 0 && f.costTodayUsd > t.dailyCostUsd) {
-    out.push({ kind: 'daily_cost_budget', severity: 'warn', facts: { spentUsd: f.costTodayUsd.toFixed(2), threshold: `${t.dailyCostUsd} USD` } });
+    out.push({
+      kind: 'daily_cost_budget',
+      severity: 'warn',
+      facts: { spentUsd: f.costTodayUsd.toFixed(2), threshold: `${t.dailyCostUsd} USD` },
+    });
   }
   if (f.violations > 0) {
-    out.push({ kind: 'constitution_violation', severity: 'critical', facts: { count: f.violations, reasonCodes: f.violationCodes ?? '', turnIds: f.violationTurns ?? '' } });
+    out.push({
+      kind: 'constitution_violation',
+      severity: 'critical',
+      facts: { count: f.violations, reasonCodes: f.violationCodes ?? '', turnIds: f.violationTurns ?? '' },
+    });
   }
   return out;
 }
@@ -65,10 +127,23 @@ export function alertsFor(f: MonitorFigures, t: AlertThresholds): AlertInput[] {
 export class AlertMonitor {
   private timer: NodeJS.Timeout | null = null;
 
-  constructor(private readonly o: { sql: Sql; alerts: AdminAlerts; logger: Logger; thresholds: AlertThresholds; timezone: string; windowMs: number; intervalMs: number; now?: () => Date }) {}
+  constructor(
+    private readonly o: {
+      sql: Sql;
+      alerts: AdminAlerts;
+      logger: Logger;
+      thresholds: AlertThresholds;
+      timezone: string;
+      windowMs: number;
+      intervalMs: number;
+      now?: () => Date;
+    },
+  ) {}
 
   start(): void {
-    this.timer = setInterval(() => { void this.check().catch((err: Error) => this.o.logger.warn({ err: err.name }, 'alert check failed')); }, this.o.intervalMs);
+    this.timer = setInterval(() => {
+      void this.check().catch((err: Error) => this.o.logger.warn({ err: err.name }, 'alert check failed'));
+    }, this.o.intervalMs);
     this.timer.unref();
   }
 
@@ -91,13 +166,18 @@ export class AlertMonitor {
     const today = startOfDay(now, this.o.timezone).toISOString();
     const windowStart = new Date(Math.floor(now.getTime() / this.o.windowMs) * this.o.windowMs).toISOString();
     const [r] = await this.o.sql<Record<string, string | number | null>>(
-      `WITH w AS (SELECT $1::timestamptz AT TIME ZONE 'UTC' AS since, $2::timestamptz AT TIME ZONE 'UTC' AS today, $3::timestamptz AT TIME ZONE 'UTC' AS win),
-       turns AS (SELECT decision, proposals FROM turn_records, w WHERE "createdAt" >= w.since AND kind = 'user_request'),
-       execs AS (SELECT p->'execution'->>'status' AS status FROM turns, jsonb_array_elements(turns.proposals) p WHERE p ? 'execution'),
+      `WITH w AS (SELECT $1::timestamptz AT TIME ZONE 'UTC' AS since, $2::timestamptz AT TIME ZONE 'UTC' AS today,
+        $3::timestamptz AT TIME ZONE 'UTC' AS win),
+       turns AS (SELECT decision, proposals FROM turn_records, w WHERE "createdAt" >= w.since
+         AND kind = 'user_request'),
+       execs AS (SELECT p->'execution'->>'status' AS status FROM turns, jsonb_array_elements(turns.proposals) p
+         WHERE p ? 'execution'),
        bad AS (SELECT t.id, t."createdAt", concat_ws(' ', t."reasonCode", t."guardianReason", t.proposals::text) AS text
                FROM turn_records t, w WHERE t."createdAt" >= w.win
-                 AND (t."reasonCode" LIKE 'G_CONSTITUTION%' OR coalesce(t."guardianReason", '') LIKE 'G_CONSTITUTION%' OR t.proposals::text LIKE '%G_CONSTITUTION%'))
-       SELECT (SELECT percentile_cont(0.95) WITHIN GROUP (ORDER BY "durationMs") FROM llm_usage, w WHERE "createdAt" >= w.since) AS p95,
+                 AND (t."reasonCode" LIKE 'G_CONSTITUTION%' OR coalesce(t."guardianReason",
+                   '') LIKE 'G_CONSTITUTION%' OR t.proposals::text LIKE '%G_CONSTITUTION%'))
+       SELECT (SELECT percentile_cont(0.95) WITHIN GROUP (ORDER BY "durationMs") FROM llm_usage, w
+         WHERE "createdAt" >= w.since) AS p95,
               (SELECT count(*) FROM llm_usage, w WHERE "createdAt" >= w.since)::int AS llm,
               (SELECT count(*) FROM turns)::int AS turns,
               (SELECT count(*) FROM turns WHERE decision IN ('CONFIRM', 'SHADOW_CONFIRM'))::int AS confirms,
@@ -109,12 +189,21 @@ export class AlertMonitor {
               (SELECT string_agg(DISTINCT m[1], ', ') FROM bad,
                  regexp_matches(bad.text, '(G_CONSTITUTION_[A-Z_]+)', 'g') AS m) AS codes,
               (SELECT string_agg(id, ', ') FROM (SELECT id FROM bad ORDER BY "createdAt" DESC LIMIT 5) l) AS turn_ids`,
-      [since, today, windowStart]);
+      [since, today, windowStart],
+    );
     const n = (k: string) => Number(r?.[k] ?? 0);
     return {
-      p95Ms: r?.p95 === null || r?.p95 === undefined ? null : Number(r.p95), llmCalls: n('llm'), turns: n('turns'), confirms: n('confirms'), blocks: n('blocks'),
-      executions: n('execs'), executionErrors: n('exec_errors'), costTodayUsd: n('cost'), violations: n('violations'),
-      violationCodes: (r?.codes as string | null) ?? null, violationTurns: (r?.turn_ids as string | null) ?? null,
+      p95Ms: r?.p95 === null || r?.p95 === undefined ? null : Number(r.p95),
+      llmCalls: n('llm'),
+      turns: n('turns'),
+      confirms: n('confirms'),
+      blocks: n('blocks'),
+      executions: n('execs'),
+      executionErrors: n('exec_errors'),
+      costTodayUsd: n('cost'),
+      violations: n('violations'),
+      violationCodes: (r?.codes as string | null) ?? null,
+      violationTurns: (r?.turn_ids as string | null) ?? null,
     };
   }
 }

@@ -9,8 +9,17 @@ import type { Metrics } from './metrics';
 
 /** What an admin alert is about (R-O5, seed 003 §4.7.3, §15.1). */
 export type AlertKind =
-  | 'llm_cost_limit' | 'daily_cost_budget' | 'db_outage' | 'db_recovered' | 'constitution_violation'
-  | 'llm_latency_p95' | 'tool_error_rate' | 'confirmation_rate' | 'block_rate' | 'work_abandoned' | 'self_critique_concern';
+  | 'llm_cost_limit'
+  | 'daily_cost_budget'
+  | 'db_outage'
+  | 'db_recovered'
+  | 'constitution_violation'
+  | 'llm_latency_p95'
+  | 'tool_error_rate'
+  | 'confirmation_rate'
+  | 'block_rate'
+  | 'work_abandoned'
+  | 'self_critique_concern';
 
 export type AlertSeverity = 'info' | 'warn' | 'critical';
 
@@ -24,7 +33,11 @@ export interface AlertInput {
 }
 
 /** An admin room: `rooms.adminAlerts` in the directory (one per platform). */
-interface AdminRoom { platform: Platform; roomId: string; orgId: string }
+interface AdminRoom {
+  platform: Platform;
+  roomId: string;
+  orgId: string;
+}
 
 export interface AdminAlertsOptions {
   db: Db;
@@ -45,7 +58,8 @@ export interface AdminAlertsOptions {
   now?: () => Date;
 }
 
-const line = (label: string, value: string | number | undefined) => (value === undefined || value === '' ? null : `${label}: ${value}`);
+const line = (label: string, value: string | number | undefined) =>
+  value === undefined || value === '' ? null : `${label}: ${value}`;
 
 /** The facts of an alert as the lines admins read (Japanese; numbers and ids only). */
 export function alertLines(kind: AlertKind, f: Record<string, string | number>, windowMinutes: number): string[] {
@@ -64,9 +78,18 @@ export function alertLines(kind: AlertKind, f: Record<string, string | number>, 
   };
   const lines = [
     `種類: ${title[kind]}（${kind}）`,
-    line('値', f.value), line('しきい値', f.threshold), line('対象期間', f.windowMinutes !== undefined ? `直近${f.windowMinutes}分` : undefined),
-    line('件数', f.count), line('サンプル数', f.samples), line('本日の利用額 (USD)', f.spentUsd), line('上限 (USD)', f.limitUsd),
-    line('対応', f.action), line('理由コード', f.reasonCodes), line('ターンID', f.turnIds), line('発生時刻', f.since), line('停止時間（分）', f.downMinutes),
+    line('値', f.value),
+    line('しきい値', f.threshold),
+    line('対象期間', f.windowMinutes !== undefined ? `直近${f.windowMinutes}分` : undefined),
+    line('件数', f.count),
+    line('サンプル数', f.samples),
+    line('本日の利用額 (USD)', f.spentUsd),
+    line('上限 (USD)', f.limitUsd),
+    line('対応', f.action),
+    line('理由コード', f.reasonCodes),
+    line('ターンID', f.turnIds),
+    line('発生時刻', f.since),
+    line('停止時間（分）', f.downMinutes),
     line('エラー', f.error),
     `同じ種類のアラートは${windowMinutes}分に1回だけ送ります。詳細は /admin で確認できます。`,
   ];
@@ -99,25 +122,42 @@ export class AdminAlerts {
   async start(): Promise<void> {
     await this.refreshRooms();
     if (this.rooms.length === 0) {
-      this.o.logger.warn({ alert: 'config' }, 'no admin room in the directory (rooms: admin: true): admin alerts go to the log only');
+      this.o.logger.warn(
+        { alert: 'config' },
+        'no admin room in the directory (rooms: admin: true): admin alerts go to the log only',
+      );
     }
     const all = await this.o.db.room.findMany({ where: { adminAlerts: true } });
     const lookups: Promise<void>[] = [];
     for (const r of all) {
       const where = `admin room ${r.platform} "${r.externalId}"`;
       if (!this.o.platforms.has(r.platform)) {
-        this.o.logger.warn({ platform: r.platform, roomId: r.externalId }, `${where}: ${r.platform} is not configured on any enabled adapter; its alerts go to the log only`);
+        this.o.logger.warn(
+          { platform: r.platform, roomId: r.externalId },
+          `${where}: ${r.platform} is not configured on any enabled adapter; its alerts go to the log only`,
+        );
       } else if (r.platform === 'chatwork' && this.o.chatworkRoomExists) {
-        lookups.push(this.o.chatworkRoomExists(r.externalId).catch(() => false).then((ok) => {
-          if (!ok) this.o.logger.warn({ platform: r.platform, roomId: r.externalId }, `${where} does not exist or the bot is not a member: alerts cannot be posted there`);
-        }));
+        lookups.push(
+          this.o
+            .chatworkRoomExists(r.externalId)
+            .catch(() => false)
+            .then((ok) => {
+              if (!ok)
+                this.o.logger.warn(
+                  { platform: r.platform, roomId: r.externalId },
+                  `${where} does not exist or the bot is not a member: alerts cannot be posted there`,
+                );
+            }),
+        );
       }
     }
     void Promise.all(lookups);
   }
 
   async refreshRooms(): Promise<void> {
-    const rows = await this.o.db.room.findMany({ where: { adminAlerts: true, platform: { in: [...this.o.platforms] } } });
+    const rows = await this.o.db.room.findMany({
+      where: { adminAlerts: true, platform: { in: [...this.o.platforms] } },
+    });
     this.rooms = rows.map((r) => ({ platform: r.platform as Platform, roomId: r.externalId, orgId: r.orgId }));
   }
 
@@ -134,13 +174,25 @@ export class AdminAlerts {
        ins AS (
          INSERT INTO work_items (type, payload, "orderingKey", "dedupeKey", "maxAttempts")
          SELECT 'notification',
-                jsonb_build_object('kind', 'admin_alert', 'alertId', a.id::text, 'platform', r.platform, 'roomId', r."externalId", 'orgId', r."orgId"),
-                'alert:' || r.platform || ':' || r."externalId", 'alert:' || a.id::text || ':' || r.platform || ':' || r."externalId", 5
-         FROM a JOIN rooms r ON r."adminAlerts" AND r.platform = ANY($6::text[]) AND ($7::text IS NULL OR r."orgId" = $7)
+                jsonb_build_object('kind', 'admin_alert', 'alertId', a.id::text, 'platform', r.platform, 'roomId',
+                  r."externalId", 'orgId', r."orgId"),
+                'alert:' || r.platform || ':' || r."externalId", 'alert:' || a.id::text || ':' || r.platform
+                  || ':' || r."externalId", 5
+         FROM a JOIN rooms r ON r."adminAlerts" AND r.platform = ANY($6::text[]) AND ($7::text IS NULL
+           OR r."orgId" = $7)
          WHERE a.inserted
          ON CONFLICT ("dedupeKey") DO NOTHING RETURNING 1)
        SELECT a.id::text AS id, a.inserted, (SELECT count(*) FROM ins)::int AS rooms FROM a`,
-      [a.kind, windowKey, a.severity, JSON.stringify(a.facts), this.o.instanceId, [...this.o.platforms], a.orgId ?? null]);
+      [
+        a.kind,
+        windowKey,
+        a.severity,
+        JSON.stringify(a.facts),
+        this.o.instanceId,
+        [...this.o.platforms],
+        a.orgId ?? null,
+      ],
+    );
     const outcome = r?.inserted ? 'sent' : 'suppressed';
     this.o.metrics?.adminAlerts.inc({ kind: a.kind, outcome });
     if (r && r.rooms > 0) this.o.onEnqueued?.(r.rooms);
@@ -159,11 +211,16 @@ export class AdminAlerts {
     this.outageAlertedAt = now;
     this.o.metrics?.adminAlerts.inc({ kind: 'db_outage', outcome: 'sent' });
     const facts = { since: new Date(this.outageSince).toISOString(), error };
-    const text = personaMessage(this.o.prompts, 'notice.admin_alert_fallback', 'ja', { facts: alertLines('db_outage', facts, this.o.windowMs / 60000).join('\n') });
+    const text = personaMessage(this.o.prompts, 'notice.admin_alert_fallback', 'ja', {
+      facts: alertLines('db_outage', facts, this.o.windowMs / 60000).join('\n'),
+    });
     for (const room of this.rooms) {
       const sender = this.o.senders.get(room.platform);
-      void sender?.send({ platform: room.platform, roomId: room.roomId, text, kind: 'notice' })
-        .catch((err: Error) => this.o.logger.error({ roomId: room.roomId, err: err.name }, 'could not post the database outage alert'));
+      void sender
+        ?.send({ platform: room.platform, roomId: room.roomId, text, kind: 'notice' })
+        .catch((err: Error) =>
+          this.o.logger.error({ roomId: room.roomId, err: err.name }, 'could not post the database outage alert'),
+        );
     }
   }
 
@@ -175,8 +232,11 @@ export class AdminAlerts {
     this.outageSince = null;
     this.outageAlertedAt = 0;
     const downMinutes = Math.max(1, Math.round(((this.o.now?.() ?? new Date()).getTime() - since) / 60000));
-    void this.raise({ kind: 'db_recovered', severity: 'info', facts: { since: new Date(since).toISOString(), downMinutes } })
-      .catch((err: Error) => this.o.logger.warn({ err: err.name }, 'recovery alert failed'));
+    void this.raise({
+      kind: 'db_recovered',
+      severity: 'info',
+      facts: { since: new Date(since).toISOString(), downMinutes },
+    }).catch((err: Error) => this.o.logger.warn({ err: err.name }, 'recovery alert failed'));
   }
 
   /** Notification handler for `admin_alert` items: the brain writes the alert for the admin room. */
@@ -184,13 +244,38 @@ export class AdminAlerts {
     const p = item.payload as { alertId: string; platform: Platform; roomId: string; orgId: string };
     const alert = await this.o.db.adminAlert.findUnique({ where: { id: BigInt(p.alertId) } });
     if (!alert || !this.delivery) return;
-    const facts = { title: '通知の内容: 管理者アラート', lines: alertLines(alert.kind as AlertKind, alert.facts as Record<string, string | number>, this.o.windowMs / 60000) };
+    const facts = {
+      title: '通知の内容: 管理者アラート',
+      lines: alertLines(
+        alert.kind as AlertKind,
+        alert.facts as Record<string, string | number>,
+        this.o.windowMs / 60000,
+      ),
+    };
     await this.delivery.deliver({
-      kind: 'admin_alert', orgId: p.orgId, platform: p.platform, roomId: p.roomId, accountId: 'admin-alerts', memberId: null,
-      reader: { known: true, memberId: null, name: '管理者の皆さん', level: 6, departmentId: null, departmentName: null, title: '管理者ルーム', preferences: {} },
+      kind: 'admin_alert',
+      orgId: p.orgId,
+      platform: p.platform,
+      roomId: p.roomId,
+      accountId: 'admin-alerts',
+      memberId: null,
+      reader: {
+        known: true,
+        memberId: null,
+        name: '管理者の皆さん',
+        level: 6,
+        departmentId: null,
+        departmentName: null,
+        title: '管理者ルーム',
+        preferences: {},
+      },
       instruction: personaMessage(this.o.prompts, 'notice.admin_alert_task', 'ja'),
-      facts, fallback: personaMessage(this.o.prompts, 'notice.admin_alert_fallback', 'ja', { facts: facts.lines.join('\n') }),
-      outboxKey: item.dedupeKey, mentionAccountIds: [], reasonCode: `A_${alert.kind.toUpperCase()}`, workItemId: item.id,
+      facts,
+      fallback: personaMessage(this.o.prompts, 'notice.admin_alert_fallback', 'ja', { facts: facts.lines.join('\n') }),
+      outboxKey: item.dedupeKey,
+      mentionAccountIds: [],
+      reasonCode: `A_${alert.kind.toUpperCase()}`,
+      workItemId: item.id,
     });
   }
 }

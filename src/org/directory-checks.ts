@@ -57,7 +57,10 @@ export function checkDirectory(dir: Directory): DirectoryProblem[] {
     if (r.admin !== true) return;
     const first = adminPlatforms.get(r.platform);
     if (first === undefined) adminPlatforms.set(r.platform, i);
-    else problems.push({ path: ['rooms', i, 'admin'], message: `${r.platform} already has an admin room (${formatPath(['rooms', first])})` });
+    else {
+      const message = `${r.platform} already has an admin room (${formatPath(['rooms', first])})`;
+      problems.push({ path: ['rooms', i, 'admin'], message });
+    }
   });
 
   dir.schedules.forEach((s, i) => {

@@ -20,7 +20,8 @@ export interface DirectoryRows {
     active: boolean;
   }>;
   accounts: Array<{ platform: string; accountId: string; orgId: string; memberId: string }>;
-  rooms: Array<{ platform: string; externalId: string; orgId: string; name: string; authority: string; noticesEnabled: boolean;
+  rooms: Array<{
+    platform: string; externalId: string; orgId: string; name: string; authority: string; noticesEnabled: boolean;
     adminAlerts: boolean }>;
   policies: Array<{ orgId: string; id: string; title: string; content: string; rule: PolicyRule | null; priority: number }>;
   schedules: Array<{

@@ -34,7 +34,10 @@ export function parseDirectory(text: string, fileName: string): ParseDirectoryRe
     problems
       .map((p) => ({ p, line: lineOf(doc, lineCounter, p.path) }))
       .sort((a, b) => (a.line ?? 0) - (b.line ?? 0))
-      .map(({ p, line }) => `${formatPath(p.path)}${scheduleLabel(data, p.path)}: ${p.message}${line === undefined ? '' : ` (line ${line})`}`);
+      .map(({ p, line }) => {
+        const where = line === undefined ? '' : ` (line ${line})`;
+        return `${formatPath(p.path)}${scheduleLabel(data, p.path)}: ${p.message}${where}`;
+      });
 
   const parsed = ZDirectory.safeParse(data);
   if (!parsed.success) {

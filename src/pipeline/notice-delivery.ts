@@ -61,7 +61,10 @@ export class NoticeDelivery {
 
   async deliver(req: NoticeRequest): Promise<NoticeOutcome> {
     const started = performance.now();
-    const prior = await this.d.db.outboundMessage.findUnique({ where: { dedupeKey: req.outboxKey }, select: { status: true } });
+    const prior = await this.d.db.outboundMessage.findUnique({
+      where: { dedupeKey: req.outboxKey },
+      select: { status: true },
+    });
     if (prior?.status === 'sent') return this.count(req, 'duplicate');
     const now = this.d.now?.() ?? new Date();
     const written = await this.write(req, now);
@@ -71,53 +74,117 @@ export class NoticeDelivery {
     let platformMessageId: string | undefined;
     if (outcome === 'sent') {
       const res = await this.d.outbox.send(req.outboxKey, {
-        platform: req.platform, roomId: req.roomId, text: check.text, kind: 'notice', mentionAccountIds: req.mentionAccountIds,
+        platform: req.platform,
+        roomId: req.roomId,
+        text: check.text,
+        kind: 'notice',
+        mentionAccountIds: req.mentionAccountIds,
       });
       if (res.skipped) return this.count(req, 'duplicate');
       platformMessageId = res.platformMessageId;
-      await this.d.db.conversationMessage.create({ data: {
-        orgId: req.orgId, platform: req.platform, roomId: req.roomId, accountId: req.accountId, role: 'assistant', text: check.text,
-        platformMessageId: platformMessageId ?? null, sentAt: now,
-      } });
+      await this.d.db.conversationMessage.create({
+        data: {
+          orgId: req.orgId,
+          platform: req.platform,
+          roomId: req.roomId,
+          accountId: req.accountId,
+          role: 'assistant',
+          text: check.text,
+          platformMessageId: platformMessageId ?? null,
+          sentAt: now,
+        },
+      });
     } else if (blocked) {
-      this.d.logger.warn({ kind: req.kind, reasonCode: check.reasonCode, roomId: req.roomId }, 'notice blocked by the Guardian: not sent');
+      this.d.logger.warn(
+        { kind: req.kind, reasonCode: check.reasonCode, roomId: req.roomId },
+        'notice blocked by the Guardian: not sent',
+      );
     }
     await this.d.recorder.record({
-      orgId: req.orgId, platform: req.platform, roomId: req.roomId, accountId: req.accountId, memberId: req.memberId,
-      workItemId: req.workItemId, kind: 'notification', input: req.instruction,
+      orgId: req.orgId,
+      platform: req.platform,
+      roomId: req.roomId,
+      accountId: req.accountId,
+      memberId: req.memberId,
+      workItemId: req.workItemId,
+      kind: 'notification',
+      input: req.instruction,
       contextSummary: { sections: [req.facts.title], facts: req.facts.lines, notice: req.kind },
-      model: written.model, outputType: written.outputType, reasoning: written.reasoning, confidence: written.confidence,
+      model: written.model,
+      outputType: written.outputType,
+      reasoning: written.reasoning,
+      confidence: written.confidence,
       finalReply: blocked ? null : check.text,
       decision: blocked ? 'NOTICE_BLOCKED' : this.d.shadowMode ? 'SHADOW_NOTICE' : 'NOTICE',
-      reasonCode: blocked ? check.reasonCode : req.reasonCode, finalDecider: blocked ? 'SYSTEM' : written.decider,
-      totalMs: performance.now() - started, calls: written.calls, guardianAction: check.action, guardianReason: check.reasonCode,
+      reasonCode: blocked ? check.reasonCode : req.reasonCode,
+      finalDecider: blocked ? 'SYSTEM' : written.decider,
+      totalMs: performance.now() - started,
+      calls: written.calls,
+      guardianAction: check.action,
+      guardianReason: check.reasonCode,
       notes: { outbox: req.outboxKey, ...(written.error ? { brain: written.error } : {}) },
     });
     return this.count(req, outcome);
   }
 
-  private async write(req: NoticeRequest, now: Date): Promise<{
-    text: string; decider: 'LLM' | 'SYSTEM'; calls: LlmCallRecord[]; model: string | null; outputType: string | null;
-    reasoning?: unknown; confidence?: unknown; error?: string;
+  private async write(
+    req: NoticeRequest,
+    now: Date,
+  ): Promise<{
+    text: string;
+    decider: 'LLM' | 'SYSTEM';
+    calls: LlmCallRecord[];
+    model: string | null;
+    outputType: string | null;
+    reasoning?: unknown;
+    confidence?: unknown;
+    error?: string;
   }> {
     const fallback = { text: req.fallback, decider: 'SYSTEM' as const, calls: [], model: null, outputType: null };
     if (!this.d.llmConfigured) return fallback;
     const msg: InboundMessage = {
-      platform: req.platform, orgId: req.orgId, roomId: req.roomId, senderAccountId: req.accountId, senderName: req.reader.name,
-      text: req.instruction, rawText: '', mentions: [], platformMessageId: `notice:${req.outboxKey}`, sentAt: now.toISOString(),
+      platform: req.platform,
+      orgId: req.orgId,
+      roomId: req.roomId,
+      senderAccountId: req.accountId,
+      senderName: req.reader.name,
+      text: req.instruction,
+      rawText: '',
+      mentions: [],
+      platformMessageId: `notice:${req.outboxKey}`,
+      sentAt: now.toISOString(),
     };
     try {
-      const ctx = await this.d.contextBuilder.build({ msg, now, sender: req.reader, room: { platform: req.platform, roomId: req.roomId, name: null, authority: 'member' } });
+      const ctx = await this.d.contextBuilder.build({
+        msg,
+        now,
+        sender: req.reader,
+        room: { platform: req.platform, roomId: req.roomId, name: null, authority: 'member' },
+      });
       ctx.sections.push(req.facts);
       const decision = await this.d.brain.decide({ ctx, tools: [], purpose: 'notice' });
       const out = decision.output;
       const meta = checkBrainOutputMeta(out.reasoning, out.confidence, this.d.guardianConfig);
-      const base = { calls: decision.calls, model: decision.model, outputType: out.type, reasoning: out.reasoning, confidence: out.confidence };
+      const base = {
+        calls: decision.calls,
+        model: decision.model,
+        outputType: out.type,
+        reasoning: out.reasoning,
+        confidence: out.confidence,
+      };
       if (out.type === 'text_response' && meta.action === 'ALLOW') return { ...base, text: out.text, decider: 'LLM' };
-      return { ...base, text: req.fallback, decider: 'SYSTEM', error: meta.action === 'ALLOW' ? `unexpected ${out.type}` : meta.reasonCode };
+      return {
+        ...base,
+        text: req.fallback,
+        decider: 'SYSTEM',
+        error: meta.action === 'ALLOW' ? `unexpected ${out.type}` : meta.reasonCode,
+      };
     } catch (err) {
       const calls = (err as { calls?: LlmCallRecord[] }).calls ?? [];
-      this.d.logger.warn({ kind: req.kind, err: (err as Error).name }, 'notice written from the persona template (brain unavailable)');
+      this.d.logger.warn(
+        { kind: req.kind, err: (err as Error).name },
+        'notice written from the persona template (brain unavailable)',
+      );
       return { ...fallback, calls, error: (err as { code?: string }).code ?? (err as Error).name };
     }
   }

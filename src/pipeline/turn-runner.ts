@@ -47,7 +47,9 @@ export interface TurnRunnerDeps {
   sql?: Sql;
   now?: () => Date;
   /** Called after the reply was sent and the turn recorded (self-critique sampling); must not throw. */
-  afterTurn?: (turn: { id: string; orgId: string | null; model?: string | null; confidence?: unknown; proposals?: unknown[] }) => Promise<void>;
+  afterTurn?: (turn: {
+    id: string; orgId: string | null; model?: string | null; confidence?: unknown; proposals?: unknown[];
+  }) => Promise<void>;
 }
 
 /** The outcome of the decision part of a turn: what to say and what to record. */
@@ -272,7 +274,8 @@ export class TurnRunner {
     const { completed } = await turnFinish(this.sql, { msg, sent, history: { text: outcome.text, options: outcome.options, at: this.now() }, turn, item });
     item.completed = completed;
     turn.observe();
-    void this.d.afterTurn?.({ id: turnId, orgId: msg.orgId, model: outcome.record.model, confidence: outcome.record.confidence, proposals: outcome.record.proposals });
+    void this.d.afterTurn?.({ id: turnId, orgId: msg.orgId, model: outcome.record.model,
+      confidence: outcome.record.confidence, proposals: outcome.record.proposals });
     log.info({ decision: outcome.record.decision, reasonCode: outcome.record.reasonCode, ms: Math.round(performance.now() - started) }, 'turn done');
   }
 

@@ -74,7 +74,9 @@ export class AdminAuth {
   }
 
   private sign(body: string): string {
-    return createHmac('sha256', this.key ?? Buffer.alloc(32)).update(body).digest('base64url');
+    return createHmac('sha256', this.key ?? Buffer.alloc(32))
+      .update(body)
+      .digest('base64url');
   }
 
   /** True for the configured token (constant time); false when none is configured. */
@@ -115,27 +117,48 @@ export class AdminAuth {
     return (req: Request, res: Response, next: NextFunction) => {
       const client = req.socket.remoteAddress ?? 'unknown';
       const wait = this.limitedFor(client);
-      if (wait > 0) return void res.status(429).set('retry-after', String(wait)).type('text/plain').send('too many failed attempts; try again later');
+      if (wait > 0)
+        return void res
+          .status(429)
+          .set('retry-after', String(wait))
+          .type('text/plain')
+          .send('too many failed attempts; try again later');
       if (this.authenticated(req)) return next();
       if (req.headers.authorization !== undefined) this.fail(client, req.path);
-      if (kind === 'api') return void res.status(401).set('www-authenticate', 'Bearer').json({ error: 'authentication required' });
+      if (kind === 'api')
+        return void res.status(401).set('www-authenticate', 'Bearer').json({ error: 'authentication required' });
       res.redirect(303, `/admin/login?next=${encodeURIComponent(req.originalUrl)}`);
     };
   }
 
-  /** `POST /admin/login` (form `token`, `next`) and `POST /admin/logout`. The login page itself is served by the caller. */
+  /** `POST /admin/login` (form `token`, `next`) and `POST /admin/logout`; the caller serves the login page. */
   routes(loginPage: (error: string | null, next: string) => string): Router {
     const r = express.Router();
     r.post('/admin/login', express.urlencoded({ extended: false, limit: '4kb' }), (req, res) => {
       const client = req.socket.remoteAddress ?? 'unknown';
       const wait = this.limitedFor(client);
-      if (wait > 0) return void res.status(429).set('retry-after', String(wait)).type('html').send(loginPage('試行回数が多すぎます。しばらくしてからもう一度お試しください。', String(req.body?.next ?? '')));
+      if (wait > 0)
+        return void res
+          .status(429)
+          .set('retry-after', String(wait))
+          .type('html')
+          .send(
+            loginPage('試行回数が多すぎます。しばらくしてからもう一度お試しください。', String(req.body?.next ?? '')),
+          );
       const token = typeof req.body?.token === 'string' ? req.body.token : '';
       if (!this.checkToken(token)) {
         this.fail(client, 'login');
-        return void res.status(401).type('html').send(loginPage('トークンが正しくありません。もう一度入力してください。', String(req.body?.next ?? '')));
+        return void res
+          .status(401)
+          .type('html')
+          .send(loginPage('トークンが正しくありません。もう一度入力してください。', String(req.body?.next ?? '')));
       }
-      res.cookie(SESSION_COOKIE, this.issueSession(), { httpOnly: true, sameSite: 'strict', path: '/', maxAge: this.o.sessionMs ?? 12 * 3_600_000 });
+      res.cookie(SESSION_COOKIE, this.issueSession(), {
+        httpOnly: true,
+        sameSite: 'strict',
+        path: '/',
+        maxAge: this.o.sessionMs ?? 12 * 3_600_000,
+      });
       res.redirect(303, safeNext(req.body?.next));
     });
     r.post('/admin/logout', (_req, res) => {
@@ -148,5 +171,7 @@ export class AdminAuth {
 
 /** Only our own pages are valid places to return to after login (no open redirect). */
 export function safeNext(next: unknown): string {
-  return typeof next === 'string' && /^\/(admin|console)(\/[\w\-./?=&%]*)?$/.test(next) && !next.startsWith('//') ? next : '/admin';
+  return typeof next === 'string' && /^\/(admin|console)(\/[\w\-./?=&%]*)?$/.test(next) && !next.startsWith('//')
+    ? next
+    : '/admin';
 }

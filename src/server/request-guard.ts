@@ -38,13 +38,17 @@ export function requestGuard(o: RequestGuardOptions) {
   return (req: Request, res: Response, next: NextFunction) => {
     const refuse = (why: string) => res.status(403).type('text/plain').send(`${o.surface}: ${why}`);
     if (!o.allowRemote && !isLoopbackAddress(req.socket.remoteAddress ?? '')) {
-      return void refuse('available from this machine only (CONSOLE_ALLOW_REMOTE=true changes that; it then needs ADMIN_TOKEN)');
+      return void refuse(
+        'available from this machine only (CONSOLE_ALLOW_REMOTE=true changes that; it then needs ADMIN_TOKEN)',
+      );
     }
     const host = req.headers.host ?? '';
-    if (!o.anyHost && !allowed.has(hostName(host))) return void refuse('unknown Host (add it to CONSOLE_ALLOWED_HOSTS if it is yours)');
+    if (!o.anyHost && !allowed.has(hostName(host)))
+      return void refuse('unknown Host (add it to CONSOLE_ALLOWED_HOSTS if it is yours)');
     if (UNSAFE.has(req.method)) {
       const origin = req.headers.origin;
-      if (origin !== `http://${host.toLowerCase()}` && origin !== `https://${host.toLowerCase()}`) return void refuse('cross-origin request refused');
+      if (origin !== `http://${host.toLowerCase()}` && origin !== `https://${host.toLowerCase()}`)
+        return void refuse('cross-origin request refused');
     }
     next();
   };

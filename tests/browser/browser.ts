@@ -15,11 +15,23 @@ export const describeBrowser: jest.Describe = process.env.HISHO_SKIP_BROWSER ===
 
 export async function launchBrowser(): Promise<Browser> {
   if (!fs.existsSync(CHROMIUM)) {
-    throw new Error(`chromium not found at ${CHROMIUM}: install it (apt-get install -y chromium; .ci/run does) or set HISHO_SKIP_BROWSER=1 to skip browser tests`);
+    throw new Error(
+      `chromium not found at ${CHROMIUM}: install it (apt-get install -y chromium; .ci/run does) ` +
+        'or set HISHO_SKIP_BROWSER=1 to skip browser tests',
+    );
   }
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }
 

@@ -17,7 +17,9 @@ describeBrowser('the console and /admin in a real browser (headless Chromium)', 
     browser = await launchBrowser();
     page = await browser.newPage({ viewport: { width: 1280, height: 900 }, locale: 'ja-JP' });
     page.setDefaultTimeout(8000);
-    page.on('pageerror', (err) => { errors.push(err.message); });
+    page.on('pageerror', (err) => {
+      errors.push(err.message);
+    });
   }, 60000);
   afterAll(async () => {
     llm.stop();
@@ -56,7 +58,10 @@ describeBrowser('the console and /admin in a real browser (headless Chromium)', 
     await page.waitForSelector('.error >> text=トークンが正しくありません');
     await page.fill('#token', ADMIN_TOKEN);
     await Promise.all([page.waitForURL(`${svc.url}/admin`), page.click('button[type=submit]')]);
-    expect((await page.context().cookies()).find((c) => c.name === 'hisho_admin')).toMatchObject({ httpOnly: true, sameSite: 'Strict' });
+    expect((await page.context().cookies()).find((c) => c.name === 'hisho_admin')).toMatchObject({
+      httpOnly: true,
+      sameSite: 'Strict',
+    });
 
     // Overview: uPlot draws the turns chart from the API's buckets.
     await page.waitForSelector('#c-turns canvas');
@@ -80,7 +85,16 @@ describeBrowser('the console and /admin in a real browser (headless Chromium)', 
     await row.first().click();
     await page.waitForSelector('#turn-steps .step >> text=4. Guardian');
     const steps = await page.textContent('#turn-steps');
-    for (const part of ['1. 入力', '2. 使った文脈', '3. モデルの思考と確信度', '5. 権限ゲート', '6. 実行', '7. 返答', '所要時間とトークン']) expect(steps).toContain(part);
+    for (const part of [
+      '1. 入力',
+      '2. 使った文脈',
+      '3. モデルの思考と確信度',
+      '5. 権限ゲート',
+      '6. 実行',
+      '7. 返答',
+      '所要時間とトークン',
+    ])
+      expect(steps).toContain(part);
     expect(steps).toContain('G_CONFIDENCE_MEDIUM');
     expect(await page.locator('#turn-steps table tbody tr').count()).toBeGreaterThan(5);
     await screenshot(page, 'admin-turn');

@@ -13,7 +13,9 @@ describe('scheduled proactive notices (R-P1..R-P3, console)', () => {
   beforeAll(async () => {
     svc = await startTestService({}, { noticeScheduler: true, now: clock.now, scheduleReloadMs: 3_600_000 });
   });
-  afterAll(async () => { await svc.close(); });
+  afterAll(async () => {
+    await svc.close();
+  });
   afterEach(async () => {
     llm.stop();
     await svc.db.task.deleteMany();
@@ -24,25 +26,44 @@ describe('scheduled proactive notices (R-P1..R-P3, console)', () => {
   async function onlySchedule(id: string, cron: string): Promise<void> {
     await svc.db.schedule.updateMany({ data: { enabled: false } });
     await svc.db.scheduleRun.deleteMany({ where: { scheduleId: `acme:${id}` } });
-    await svc.db.schedule.update({ where: { id: `acme:${id}` }, data: { enabled: true, cron, createdAt: new Date(clock.current.getTime() - 86_400_000) } });
+    await svc.db.schedule.update({
+      where: { id: `acme:${id}` },
+      data: { enabled: true, cron, createdAt: new Date(clock.current.getTime() - 86_400_000) },
+    });
     await svc.scheduler!.reload();
   }
   const task = (assignee: string, title: string, dueAt: Date, by?: string) =>
-    svc.db.task.create({ data: { orgId: 'acme', title, assigneeMemberId: assignee, createdByMemberId: by ?? assignee, dueAt } });
-  const notices = () => svc.db.conversationMessage.findMany({ where: { platform: 'console', roomId: 'console-general', role: 'assistant' }, orderBy: { id: 'asc' } });
+    svc.db.task.create({
+      data: { orgId: 'acme', title, assigneeMemberId: assignee, createdByMemberId: by ?? assignee, dueAt },
+    });
+  const notices = () =>
+    svc.db.conversationMessage.findMany({
+      where: { platform: 'console', roomId: 'console-general', role: 'assistant' },
+      orderBy: { id: 'asc' },
+    });
   const requestText = (i: number) => JSON.stringify([llm.requests[i]!.system, llm.requests[i]!.messages]);
 
-  it('deadline reminders: one message per recipient per period, written by the brain; nobody else, never twice', async () => {
+  it('deadline reminders: one message per recipient per period, by the brain; nobody else, never twice', async () => {
     clock.set(futureTokyo(1, '09:00:10'));
     const today17 = tokyoAt(clock.current, 0, '17:00');
     await task('tanaka-taro', '見積書の送付', today17);
     await task('tanaka-hanako', '出張報告の提出', tokyoAt(clock.current, 1, '12:00'));
     await task('ito-yui', '設計レビュー', today17); // notices_opt_out in the directory
     await task('suzuki-kenji', '来月の予算案', tokyoAt(clock.current, 20, '12:00')); // nothing due soon
-    llm.script(replyCall('期限の近いタスクのお知らせウル！今日中に片付けるウル🐺'), replyCall('明日が期限のタスクがあるウル！準備を進めるウル🐺'));
+    llm.script(
+      replyCall('期限の近いタスクのお知らせウル！今日中に片付けるウル🐺'),
+      replyCall('明日が期限のタスクがあるウル！準備を進めるウル🐺'),
+    );
     await onlySchedule('deadline-reminder', '0 9 * * 1-5');
 
-    const sent = await waitFor(async () => { const n = await notices(); return n.length === 2 ? n : null; }, 10000, "two notices");
+    const sent = await waitFor(
+      async () => {
+        const n = await notices();
+        return n.length === 2 ? n : null;
+      },
+      10000,
+      'two notices',
+    );
     expect(sent.map((m) => m.accountId).sort()).toEqual(['tanaka-hanako', 'tanaka-taro']);
     expect(sent.every((m) => /ウル/.test(m.text))).toBe(true);
     const asked = [requestText(0), requestText(1)];
@@ -51,9 +72,19 @@ describe('scheduled proactive notices (R-P1..R-P3, console)', () => {
     expect(asked.join()).not.toContain('設計レビュー');
     expect(asked.join()).not.toContain('来月の予算案');
     const runs = await svc.db.scheduleRun.findMany({ where: { scheduleId: 'acme:deadline-reminder' } });
-    expect(runs).toEqual([expect.objectContaining({ status: 'fired', recipients: 2, skipped: 0, period: tokyoAt(clock.current, 0, '09:00') })]);
+    expect(runs).toEqual([
+      expect.objectContaining({
+        status: 'fired',
+        recipients: 2,
+        skipped: 0,
+        period: tokyoAt(clock.current, 0, '09:00'),
+      }),
+    ]);
     const records = await svc.db.turnRecord.findMany({ where: { kind: 'notification' } });
-    expect(records.map((r) => [r.decision, r.reasonCode, r.finalDecider])).toEqual([['NOTICE', 'P_DEADLINE_REMINDER', 'LLM'], ['NOTICE', 'P_DEADLINE_REMINDER', 'LLM']]);
+    expect(records.map((r) => [r.decision, r.reasonCode, r.finalDecider])).toEqual([
+      ['NOTICE', 'P_DEADLINE_REMINDER', 'LLM'],
+      ['NOTICE', 'P_DEADLINE_REMINDER', 'LLM'],
+    ]);
 
     // Another tick in the same minute (another instance, a reload) sends nothing more.
     clock.advance(20_000);
@@ -68,7 +99,14 @@ describe('scheduled proactive notices (R-P1..R-P3, console)', () => {
     await task('tanaka-taro', '夜間バッチの確認', tokyoAt(clock.current, 1, '10:00'));
     const before = await svc.db.workItem.count({ where: { type: 'notification' } });
     await onlySchedule('deadline-reminder', '0 22 * * *');
-    const item = await waitFor(() => svc.db.workItem.findFirst({ where: { type: 'notification', dedupeKey: { contains: tokyoAt(clock.current, 0, '22:00').toISOString() } } }), 5000, 'held item');
+    const item = await waitFor(
+      () =>
+        svc.db.workItem.findFirst({
+          where: { type: 'notification', dedupeKey: { contains: tokyoAt(clock.current, 0, '22:00').toISOString() } },
+        }),
+      5000,
+      'held item',
+    );
     expect(item.runAt).toEqual(tokyoAt(clock.current, 1, '08:00'));
     await new Promise((r) => setTimeout(r, 700));
     expect((await svc.db.workItem.findUniqueOrThrow({ where: { id: item.id } })).state).toBe('queued');
@@ -83,22 +121,45 @@ describe('scheduled proactive notices (R-P1..R-P3, console)', () => {
     llm.script(replyCall('田中さん、今日は給与の話があるウル'));
     const sentBefore = (await notices()).length;
     await onlySchedule('deadline-reminder', '0 9 * * 1-5');
-    const rec = await waitFor(() => svc.db.turnRecord.findFirst({ where: { decision: 'NOTICE_BLOCKED' } }), 8000, 'blocked record');
-    expect(rec).toMatchObject({ reasonCode: 'G_CONFIDENTIAL', guardianAction: 'BLOCK', finalReply: null, memberId: 'tanaka-taro' });
+    const rec = await waitFor(
+      () => svc.db.turnRecord.findFirst({ where: { decision: 'NOTICE_BLOCKED' } }),
+      8000,
+      'blocked record',
+    );
+    expect(rec).toMatchObject({
+      reasonCode: 'G_CONFIDENTIAL',
+      guardianAction: 'BLOCK',
+      finalReply: null,
+      memberId: 'tanaka-taro',
+    });
     await new Promise((r) => setTimeout(r, 300));
     expect(await notices()).toHaveLength(sentBefore);
-    expect(await (await fetch(`${svc.url}/metrics`)).text()).toMatch(/hisho_notices_total\{kind="deadline_reminder",outcome="blocked"\} 1/);
+    expect(await (await fetch(`${svc.url}/metrics`)).text()).toMatch(
+      /hisho_notices_total\{kind="deadline_reminder",outcome="blocked"\} 1/,
+    );
   });
 
-  it('opt-out through the bot: 「朝のまとめはもういらない」 stops the digest for that member only, and survives a directory import', async () => {
+  it('opt-out through the bot: 「朝のまとめはもういらない」 stops the digest for that member, also after an import', async () => {
     llm.script(
       toolCall('set_notice_preference', { kind: 'daily_digest', enabled: false }),
       replyCall('了解ウル、朝のまとめは止めたウル。また欲しくなったら言ってほしいウル🐺'),
     );
-    await fetch(`${svc.url}/console/api/messages`, { method: 'POST', headers: { 'content-type': 'application/json', origin: svc.url },
-      body: JSON.stringify({ memberId: 'tanaka-taro', text: '朝のまとめはもういらない', roomId: 'c-optout' }) });
-    await waitFor(() => svc.db.noticePreference.findFirst({ where: { memberId: 'tanaka-taro', kind: 'daily_digest', enabled: false } }), 8000, 'preference');
-    await waitFor(async () => (await svc.db.conversationMessage.count({ where: { roomId: 'c-optout', role: 'assistant' } })) === 1, 8000, 'reply');
+    await fetch(`${svc.url}/console/api/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: svc.url },
+      body: JSON.stringify({ memberId: 'tanaka-taro', text: '朝のまとめはもういらない', roomId: 'c-optout' }),
+    });
+    await waitFor(
+      () =>
+        svc.db.noticePreference.findFirst({ where: { memberId: 'tanaka-taro', kind: 'daily_digest', enabled: false } }),
+      8000,
+      'preference',
+    );
+    await waitFor(
+      async () => (await svc.db.conversationMessage.count({ where: { roomId: 'c-optout', role: 'assistant' } })) === 1,
+      8000,
+      'reply',
+    );
     const { importDirectoryFile } = await import('../../src/org/import-directory');
     const { SAMPLE_DIRECTORY } = await import('../../src/service');
     await importDirectoryFile(svc.db, SAMPLE_DIRECTORY);
@@ -110,7 +171,14 @@ describe('scheduled proactive notices (R-P1..R-P3, console)', () => {
     llm.script(replyCall('おはようウル！今日のまとめウル🐺'));
     const before = (await notices()).length;
     await onlySchedule('daily-digest', '30 8 * * 1-5');
-    const after = await waitFor(async () => { const n = await notices(); return n.length === before + 1 ? n : null; }, 8000, 'one digest');
+    const after = await waitFor(
+      async () => {
+        const n = await notices();
+        return n.length === before + 1 ? n : null;
+      },
+      8000,
+      'one digest',
+    );
     expect(after.at(-1)!.accountId).toBe('tanaka-hanako');
     await new Promise((r) => setTimeout(r, 400));
     expect(await notices()).toHaveLength(before + 1);
@@ -126,25 +194,34 @@ describe('scheduled proactive notices (R-P1..R-P3, console)', () => {
     await task('tanaka-taro', '東京の新規提案', yesterday, 'yamada-ichiro'); // another department's work
     await task('watanabe-sho', '渡辺さんの請求書整理', yesterday, 'suzuki-kenji'); // overdue, in Taro's team
     await task('yamada-ichiro', '役員会の資料', yesterday, 'yamada-ichiro'); // the CEO's own work
-    await svc.db.member.updateMany({ where: { orgId: 'acme', id: { notIn: ['tanaka-hanako', 'tanaka-taro'] } }, data: { noticesOptOut: true } });
+    await svc.db.member.updateMany({
+      where: { orgId: 'acme', id: { notIn: ['tanaka-hanako', 'tanaka-taro'] } },
+      data: { noticesOptOut: true },
+    });
     try {
       llm.script(replyCall('おはようウル！今日のまとめウル🐺'), replyCall('おはようウル！チームの状況ウル🐺'));
       const started = new Date();
       await onlySchedule('daily-digest', '30 8 * * 1-5');
-      const digests = () => svc.db.turnRecord.count({ where: { reasonCode: 'P_DAILY_DIGEST', createdAt: { gte: started } } });
+      const digests = () =>
+        svc.db.turnRecord.count({ where: { reasonCode: 'P_DAILY_DIGEST', createdAt: { gte: started } } });
       await waitFor(async () => llm.requests.length === 2 && (await digests()) === 2, 8000, 'two digests');
       const texts = [requestText(0), requestText(1)];
       const hanako = texts.find((t) => t.includes('大阪の見積書'))!;
       const taro = texts.find((t) => t.includes('東京の新規提案'))!;
       expect(hanako).toBeDefined();
       expect(taro).toBeDefined();
-      for (const secret of ['開発部の極秘リリース計画', '東京の新規提案', '渡辺さんの請求書整理', '役員会の資料']) expect(hanako).not.toContain(secret);
+      for (const secret of ['開発部の極秘リリース計画', '東京の新規提案', '渡辺さんの請求書整理', '役員会の資料'])
+        expect(hanako).not.toContain(secret);
       // Taro (level 3, 東京営業課) sees his own overdue task and his team's, not Hanako's, the developers' or the CEO's.
       expect(taro).toContain('渡辺さんの請求書整理');
-      for (const secret of ['大阪の見積書', '開発部の極秘リリース計画', '役員会の資料']) expect(taro).not.toContain(secret);
+      for (const secret of ['大阪の見積書', '開発部の極秘リリース計画', '役員会の資料'])
+        expect(taro).not.toContain(secret);
     } finally {
       await svc.db.member.updateMany({ where: { orgId: 'acme' }, data: { noticesOptOut: false } });
-      await svc.db.member.update({ where: { orgId_id: { orgId: 'acme', id: 'ito-yui' } }, data: { noticesOptOut: true } });
+      await svc.db.member.update({
+        where: { orgId_id: { orgId: 'acme', id: 'ito-yui' } },
+        data: { noticesOptOut: true },
+      });
     }
   });
 });

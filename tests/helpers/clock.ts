@@ -4,8 +4,12 @@ import { addDays, formatZonedDateTime, zonedParts } from '../../src/guardian/zon
 export class TestClock {
   constructor(public current: Date) {}
   now = (): Date => this.current;
-  set(d: Date): void { this.current = d; }
-  advance(ms: number): void { this.current = new Date(this.current.getTime() + ms); }
+  set(d: Date): void {
+    this.current = d;
+  }
+  advance(ms: number): void {
+    this.current = new Date(this.current.getTime() + ms);
+  }
 }
 
 /**

@@ -6,7 +6,8 @@ import { SAMPLE_DIRECTORY } from '../../src/service';
 /** The sample directory with its `schedules:` section replaced (and other edits), written to a temp file. */
 export function sampleDirectoryWith(opts: { schedules: string; edits?: [string, string][] }): string {
   let text = fs.readFileSync(SAMPLE_DIRECTORY, 'utf8');
-  text = `${text.slice(0, text.indexOf('\nschedules:'))}\nschedules:${opts.schedules ? `\n${opts.schedules}` : ' []\n'}`;
+  const head = text.slice(0, text.indexOf('\nschedules:'));
+  text = `${head}\nschedules:${opts.schedules ? `\n${opts.schedules}` : ' []\n'}`;
   for (const [from, to] of opts.edits ?? []) {
     if (!text.includes(from)) throw new Error(`not in the sample directory: ${from}`);
     text = text.replace(from, to);

@@ -46,7 +46,8 @@ const PAGE = fs.readFileSync(path.join(__dirname, 'console.html'), 'utf8');
 export function createConsoleRouter(deps: ConsoleDeps): Router {
   const r = express.Router();
   if (deps.allowRemote && !deps.auth?.configured) throw new Error('CONSOLE_ALLOW_REMOTE=true needs ADMIN_TOKEN');
-  r.use('/console', requestGuard({ allowedHosts: deps.allowedHosts, allowRemote: deps.allowRemote, surface: 'console' }));
+  r.use('/console', requestGuard({ allowedHosts: deps.allowedHosts, allowRemote: deps.allowRemote,
+    surface: 'console' }));
   if (deps.allowRemote) {
     r.use('/console/api', deps.auth!.require('api'));
     r.get('/console', deps.auth!.require('page'));
@@ -78,7 +79,9 @@ export function createConsoleRouter(deps: ConsoleDeps): Router {
     const member = await deps.db.member.findUnique({ where: { orgId_id: { orgId, id: parsed.data.memberId } }, include: { accounts: { where: { platform: 'console' } } } });
     if (!member || !member.active) return void res.status(404).json({ error: 'unknown member' });
     const accountId = member.accounts[0]?.accountId ?? (await consoleAccount(deps.db, orgId, member.id));
-    if (!accountId) return void res.status(409).json({ error: 'this member has no console identity; re-import the directory' });
+    if (!accountId) {
+      return void res.status(409).json({ error: 'this member has no console identity; re-import the directory' });
+    }
     const id = randomUUID();
     const msg: InboundMessage = {
       platform: 'console', orgId, roomId: parsed.data.roomId, senderAccountId: accountId, senderName: member.name,
@@ -104,7 +107,9 @@ export function createConsoleRouter(deps: ConsoleDeps): Router {
     const accounts = await deps.db.platformAccount.findMany({ where: { platform: 'console', accountId: { in: [...new Set(rows.map((r) => r.accountId))] } }, include: { member: { select: { name: true } } } });
     const nameOf = new Map(accounts.map((a) => [a.accountId, a.member.name]));
     res.json({
-      messages: rows.map((r) => ({ id: r.id.toString(), role: r.role, accountId: r.accountId, name: r.role === 'user' ? nameOf.get(r.accountId) ?? '（不明なメンバー）' : null, text: r.text, options: r.options ?? null, at: r.sentAt.toISOString() })),
+      messages: rows.map((r) => ({ id: r.id.toString(), role: r.role, accountId: r.accountId,
+        name: r.role === 'user' ? nameOf.get(r.accountId) ?? '（不明なメンバー）' : null, text: r.text,
+        options: r.options ?? null, at: r.sentAt.toISOString() })),
     });
   });
   return r;
@@ -116,7 +121,9 @@ export function createConsoleRouter(deps: ConsoleDeps): Router {
  */
 async function consoleAccount(db: Db, orgId: string, memberId: string): Promise<string | null> {
   const accountId = `${orgId}:${memberId}`;
-  await db.platformAccount.createMany({ data: [{ platform: 'console', accountId, orgId, memberId }], skipDuplicates: true });
-  const row = await db.platformAccount.findUnique({ where: { platform_accountId: { platform: 'console', accountId } } });
+  await db.platformAccount.createMany({ data: [{ platform: 'console', accountId, orgId, memberId }],
+    skipDuplicates: true });
+  const row = await db.platformAccount.findUnique({ where: { platform_accountId: { platform: 'console',
+    accountId } } });
   return row?.orgId === orgId && row.memberId === memberId ? accountId : null;
 }

@@ -22,14 +22,28 @@ const REASON: Record<ScheduledNoticePayload['scheduleKind'], string> = {
  * it (NoticeDelivery: persona, Guardian, once).
  */
 export class ScheduledNoticeHandler {
-  constructor(private readonly d: { db: Db; delivery: NoticeDelivery; prompts: PromptSet; logger: Logger; metrics?: Metrics; now?: () => Date }) {}
+  constructor(
+    private readonly d: {
+      db: Db;
+      delivery: NoticeDelivery;
+      prompts: PromptSet;
+      logger: Logger;
+      metrics?: Metrics;
+      now?: () => Date;
+    },
+  ) {}
 
   async handle(item: ClaimedItem): Promise<void> {
     const p = item.payload as ScheduledNoticePayload;
     const { db } = this.d;
-    const skip = (outcome: string) => { this.d.metrics?.notices.inc({ kind: p.scheduleKind, outcome }); };
+    const skip = (outcome: string) => {
+      this.d.metrics?.notices.inc({ kind: p.scheduleKind, outcome });
+    };
     const [member, org, schedule, prefs] = await Promise.all([
-      db.member.findUnique({ where: { orgId_id: { orgId: p.orgId, id: p.memberId } }, include: { accounts: { where: { platform: p.platform } } } }),
+      db.member.findUnique({
+        where: { orgId_id: { orgId: p.orgId, id: p.memberId } },
+        include: { accounts: { where: { platform: p.platform } } },
+      }),
       db.organization.findUnique({ where: { id: p.orgId } }),
       db.schedule.findUnique({ where: { id: p.scheduleId } }),
       db.noticePreference.findMany({ where: { orgId: p.orgId, memberId: p.memberId } }),
@@ -37,18 +51,42 @@ export class ScheduledNoticeHandler {
     if (!member?.active || !org) return skip('member_gone');
     if (!schedule?.enabled) return skip('schedule_gone');
     if (!noticesEnabled(member.noticesOptOut, prefs, p.scheduleKind)) return skip('opted_out');
-    const dept = member.departmentId ? await db.department.findUnique({ where: { orgId_id: { orgId: p.orgId, id: member.departmentId } } }) : null;
+    const dept = member.departmentId
+      ? await db.department.findUnique({ where: { orgId_id: { orgId: p.orgId, id: member.departmentId } } })
+      : null;
     const now = this.d.now?.() ?? new Date();
-    const recipient = { memberId: member.id, name: member.name, level: member.level, departmentId: member.departmentId };
-    const facts = await noticeFacts(db, { orgId: p.orgId, kind: p.scheduleKind, recipient, now, timezone: org.timezone });
+    const recipient = {
+      memberId: member.id,
+      name: member.name,
+      level: member.level,
+      departmentId: member.departmentId,
+    };
+    const facts = await noticeFacts(db, {
+      orgId: p.orgId,
+      kind: p.scheduleKind,
+      recipient,
+      now,
+      timezone: org.timezone,
+    });
     if (facts.lines.length === 0) return skip('empty');
     const account = member.accounts[0]?.accountId ?? member.id;
     const vars = { name: member.name, facts: facts.lines.join('\n') };
     await this.d.delivery.deliver({
-      kind: p.scheduleKind, orgId: p.orgId, platform: p.platform as Platform, roomId: p.roomId, accountId: account, memberId: member.id,
+      kind: p.scheduleKind,
+      orgId: p.orgId,
+      platform: p.platform as Platform,
+      roomId: p.roomId,
+      accountId: account,
+      memberId: member.id,
       reader: {
-        known: true, memberId: member.id, name: member.name, level: member.level, departmentId: member.departmentId,
-        departmentName: dept?.name ?? null, title: member.title, preferences: {},
+        known: true,
+        memberId: member.id,
+        name: member.name,
+        level: member.level,
+        departmentId: member.departmentId,
+        departmentName: dept?.name ?? null,
+        title: member.title,
+        preferences: {},
       },
       instruction: personaMessage(this.d.prompts, `notice.${p.scheduleKind}_task`, 'ja', vars),
       facts,

@@ -27,7 +27,12 @@ export interface NoticeSchedulerOptions {
 const LOOKBACK_MS = 7 * 24 * 3_600_000;
 
 /** Why an enabled schedule cannot send (shown in the log at start and on the dashboard). */
-export type ScheduleProblem = 'no_room' | 'room_not_in_directory' | 'platform_not_enabled' | 'room_notices_off' | 'public_room';
+export type ScheduleProblem =
+  | 'no_room'
+  | 'room_not_in_directory'
+  | 'platform_not_enabled'
+  | 'room_notices_off'
+  | 'public_room';
 
 interface Active {
   row: ScheduleRow;
@@ -67,7 +72,9 @@ export class NoticeScheduler {
 
   async start(): Promise<void> {
     await this.reload();
-    this.timer = setInterval(() => { void this.reload().catch(() => undefined); }, this.o.reloadMs);
+    this.timer = setInterval(() => {
+      void this.reload().catch(() => undefined);
+    }, this.o.reloadMs);
     this.timer.unref();
   }
 
@@ -89,15 +96,29 @@ export class NoticeScheduler {
         seen.add(row.id);
         const room = rooms.find((r) => r.platform === row.platform && r.externalId === row.roomId) ?? null;
         const problem = this.problemOf(row, room);
-        const signature = JSON.stringify([row.cron, row.timezone, row.enabled, row.platform, row.roomId, row.createdAt, problem]);
+        const signature = JSON.stringify([
+          row.cron,
+          row.timezone,
+          row.enabled,
+          row.platform,
+          row.roomId,
+          row.createdAt,
+          problem,
+        ]);
         const old = this.active.get(row.id);
-        if (old && old.signature === signature) { old.row = row; continue; }
+        if (old && old.signature === signature) {
+          old.row = row;
+          continue;
+        }
         if (old) this.dispose(old);
         this.active.set(row.id, this.create(row, signature, problem));
         if (row.enabled && problem) this.warn(row, problem);
       }
       for (const [id, a] of this.active) {
-        if (!seen.has(id)) { this.dispose(a); this.active.delete(id); }
+        if (!seen.has(id)) {
+          this.dispose(a);
+          this.active.delete(id);
+        }
       }
       await this.checkAll();
     });
@@ -111,9 +132,15 @@ export class NoticeScheduler {
   /** Dashboard view: every schedule with its problem and next run. */
   statuses(): ScheduleStatus[] {
     return [...this.active.values()].map(({ row, problem, matcher }) => ({
-      id: row.id, orgId: row.orgId, kind: row.kind, cron: row.cron, timezone: row.timezone,
-      room: row.platform && row.roomId ? `${row.platform}:${row.roomId}` : null, enabled: row.enabled, problem,
-      nextRun: row.enabled && !problem ? matcher.next()?.toISOString() ?? null : null,
+      id: row.id,
+      orgId: row.orgId,
+      kind: row.kind,
+      cron: row.cron,
+      timezone: row.timezone,
+      room: row.platform && row.roomId ? `${row.platform}:${row.roomId}` : null,
+      enabled: row.enabled,
+      problem,
+      nextRun: row.enabled && !problem ? (matcher.next()?.toISOString() ?? null) : null,
     }));
   }
 
@@ -121,7 +148,13 @@ export class NoticeScheduler {
     const matcher = cronMatcher(row.cron, row.timezone);
     const a: Active = { row, signature, matcher, task: null, problem, checkedUpTo: null };
     if (row.enabled && !problem) {
-      a.task = cron.schedule(row.cron, () => { void this.serial(() => this.check(a)).catch(() => undefined); }, { name: `notice:${row.id}`, timezone: row.timezone, noOverlap: true });
+      a.task = cron.schedule(
+        row.cron,
+        () => {
+          void this.serial(() => this.check(a)).catch(() => undefined);
+        },
+        { name: `notice:${row.id}`, timezone: row.timezone, noOverlap: true },
+      );
     }
     return a;
   }
@@ -131,7 +164,10 @@ export class NoticeScheduler {
     a.matcher.dispose();
   }
 
-  private problemOf(row: ScheduleRow, room: { authority: string; noticesEnabled: boolean } | null): ScheduleProblem | null {
+  private problemOf(
+    row: ScheduleRow,
+    room: { authority: string; noticesEnabled: boolean } | null,
+  ): ScheduleProblem | null {
     if (!row.platform || !row.roomId) return 'no_room';
     if (!room) return 'room_not_in_directory';
     if (!this.o.platforms.has(row.platform)) return 'platform_not_enabled';
@@ -151,17 +187,26 @@ export class NoticeScheduler {
       room_notices_off: 'its room has notices: false',
       public_room: 'its room is public (notices carry internal data)',
     };
-    this.o.logger.warn({ schedule: row.id, kind: row.kind, problem }, `schedule "${row.id}" will not send: ${why[problem]}`);
+    this.o.logger.warn(
+      { schedule: row.id, kind: row.kind, problem },
+      `schedule "${row.id}" will not send: ${why[problem]}`,
+    );
   }
 
   private async checkAll(): Promise<void> {
     const runnable = [...this.active.values()].filter((a) => a.row.enabled && !a.problem);
-    const last = await lastPeriods(this.o.sql, runnable.map((a) => a.row.id));
+    const last = await lastPeriods(
+      this.o.sql,
+      runnable.map((a) => a.row.id),
+    );
     for (const a of runnable) {
       try {
         await this.checkOne(a, last.get(a.row.id) ?? null);
       } catch (err) {
-        this.o.logger.warn({ schedule: a.row.id, err: (err as Error).name }, 'schedule check failed; trying again on the next tick');
+        this.o.logger.warn(
+          { schedule: a.row.id, err: (err as Error).name },
+          'schedule check failed; trying again on the next tick',
+        );
       }
     }
   }
@@ -176,23 +221,44 @@ export class NoticeScheduler {
   private async checkOne(a: Active, lastPeriod: Date | null): Promise<void> {
     const now = this.o.now?.() ?? new Date();
     const plan = planDue({
-      matcher: a.matcher, now, lastPeriod, createdAt: a.row.createdAt, checkedUpTo: a.checkedUpTo,
-      horizonMs: this.o.catchUpHorizonMs, lookbackMs: LOOKBACK_MS,
+      matcher: a.matcher,
+      now,
+      lastPeriod,
+      createdAt: a.row.createdAt,
+      checkedUpTo: a.checkedUpTo,
+      horizonMs: this.o.catchUpHorizonMs,
+      lookbackMs: LOOKBACK_MS,
     });
-    if (plan.action === 'none') { a.checkedUpTo = floorMinute(now); return; }
+    if (plan.action === 'none') {
+      a.checkedUpTo = floorMinute(now);
+      return;
+    }
     const { row } = a;
-    const items = plan.action === 'fire' ? await periodItems(this.o.db, row as ScheduleRow & { platform: string; roomId: string }, plan.period, now) : [];
+    const items =
+      plan.action === 'fire'
+        ? await periodItems(this.o.db, row as ScheduleRow & { platform: string; roomId: string }, plan.period, now)
+        : [];
     const status = plan.action === 'fire' ? plan.status : 'skipped';
-    const res = await recordPeriod(this.o.sql, { scheduleId: row.id, period: plan.period, status, skipped: plan.skipped, instanceId: this.o.instanceId }, items);
+    const res = await recordPeriod(
+      this.o.sql,
+      { scheduleId: row.id, period: plan.period, status, skipped: plan.skipped, instanceId: this.o.instanceId },
+      items,
+    );
     a.checkedUpTo = floorMinute(now);
     if (!res.claimed) return;
     if (plan.skipped > 0) this.o.metrics?.schedulePeriods.inc({ schedule: row.id, status: 'skipped' }, plan.skipped);
     if (plan.action === 'skip') {
-      this.o.logger.warn({ schedule: row.id, period: plan.period.toISOString(), skipped: plan.skipped }, 'missed schedule periods are older than the catch-up horizon: skipped');
+      this.o.logger.warn(
+        { schedule: row.id, period: plan.period.toISOString(), skipped: plan.skipped },
+        'missed schedule periods are older than the catch-up horizon: skipped',
+      );
       return;
     }
     this.o.metrics?.schedulePeriods.inc({ schedule: row.id, status });
-    this.o.logger.info({ schedule: row.id, period: plan.period.toISOString(), status, skipped: plan.skipped, notices: res.enqueued }, 'schedule period fired');
+    this.o.logger.info(
+      { schedule: row.id, period: plan.period.toISOString(), status, skipped: plan.skipped, notices: res.enqueued },
+      'schedule period fired',
+    );
     if (res.enqueued > 0) this.o.onEnqueued?.(res.enqueued);
   }
 
