@@ -63,44 +63,16 @@ export function alertsFor(f: MonitorFigures, t: AlertThresholds): AlertInput[] {
       },
     });
   }
-  if (f.executions >= t.minSamples && f.executionErrors / f.executions > t.toolErrorRate) {
-    out.push({
-      kind: 'tool_error_rate',
-      severity: 'warn',
-      facts: {
-        value: pct(f.executionErrors / f.executions),
-        threshold: pct(t.toolErrorRate),
-        windowMinutes,
-        samples: f.executions,
-        count: f.executionErrors,
-      },
-    });
-  }
-  if (f.turns >= t.minSamples && f.confirms / f.turns > t.confirmationRate) {
-    out.push({
-      kind: 'confirmation_rate',
-      severity: 'info',
-      facts: {
-        value: pct(f.confirms / f.turns),
-        threshold: pct(t.confirmationRate),
-        windowMinutes,
-        samples: f.turns,
-        count: f.confirms,
-      },
-    });
-  }
-  if (f.turns >= t.minSamples && f.blocks / f.turns > t.blockRate) {
-    out.push({
-      kind: 'block_rate',
-      severity: 'warn',
-      facts: {
-        value: pct(f.blocks / f.turns),
-        threshold: pct(t.blockRate),
-        windowMinutes,
-        samples: f.turns,
-        count: f.blocks,
-      },
-    });
+  // Rates: [kind, severity, count, samples, threshold].
+  const rates: [AlertInput['kind'], AlertInput['severity'], number, number, number][] = [
+    ['tool_error_rate', 'warn', f.executionErrors, f.executions, t.toolErrorRate],
+    ['confirmation_rate', 'info', f.confirms, f.turns, t.confirmationRate],
+    ['block_rate', 'warn', f.blocks, f.turns, t.blockRate],
+  ];
+  for (const [kind, severity, count, samples, threshold] of rates) {
+    if (samples < t.minSamples || count / samples <= threshold) continue;
+    const facts = { value: pct(count / samples), threshold: pct(threshold), windowMinutes, samples, count };
+    out.push({ kind, severity, facts });
   }
   if (t.dailyCostUsd > 0 && f.costTodayUsd > t.dailyCostUsd) {
     out.push({

@@ -109,6 +109,15 @@ export class AdminAuth {
     this.o.logger.warn({ client, where, failures: list.length }, 'admin authentication failed');
   }
 
+  /** Answers 429 (with Retry-After) when the client is over its failure budget; true when it did. */
+  private refuseLimited(client: string, res: Response, body: () => string): boolean {
+    const wait = this.limitedFor(client);
+    if (wait === 0) return false;
+    const text = body();
+    res.status(429).set('retry-after', String(wait)).type(text.startsWith('<') ? 'html' : 'text/plain').send(text);
+    return true;
+  }
+
   /**
    * Guards a route. `api`: 401 JSON (or 429 when limited). `page`: a browser is sent to the login page,
    * which comes back to the page it asked for.
@@ -116,13 +125,7 @@ export class AdminAuth {
   require(kind: 'api' | 'page') {
     return (req: Request, res: Response, next: NextFunction) => {
       const client = req.socket.remoteAddress ?? 'unknown';
-      const wait = this.limitedFor(client);
-      if (wait > 0)
-        return void res
-          .status(429)
-          .set('retry-after', String(wait))
-          .type('text/plain')
-          .send('too many failed attempts; try again later');
+      if (this.refuseLimited(client, res, () => 'too many failed attempts; try again later')) return;
       if (this.authenticated(req)) return next();
       if (req.headers.authorization !== undefined) this.fail(client, req.path);
       if (kind === 'api')
@@ -136,15 +139,8 @@ export class AdminAuth {
     const r = express.Router();
     r.post('/admin/login', express.urlencoded({ extended: false, limit: '4kb' }), (req, res) => {
       const client = req.socket.remoteAddress ?? 'unknown';
-      const wait = this.limitedFor(client);
-      if (wait > 0)
-        return void res
-          .status(429)
-          .set('retry-after', String(wait))
-          .type('html')
-          .send(
-            loginPage('試行回数が多すぎます。しばらくしてからもう一度お試しください。', String(req.body?.next ?? '')),
-          );
+      const again = () => loginPage('試行回数が多すぎます。しばらくしてからもう一度お試しください。', String(req.body?.next ?? ''));
+      if (this.refuseLimited(client, res, again)) return;
       const token = typeof req.body?.token === 'string' ? req.body.token : '';
       if (!this.checkToken(token)) {
         this.fail(client, 'login');

@@ -17,7 +17,7 @@ import {
   waitFor,
   type TestService,
 } from '../helpers/service';
-import { TcpProxy } from '../helpers/tcp-proxy';
+import { proxiedTestDatabase } from '../helpers/tcp-proxy';
 
 const adminRoom = (svc: Service) =>
   svc.db.conversationMessage.findMany({
@@ -172,13 +172,7 @@ describe('admin alerts without the database and with a broken configuration', ()
   afterEach(() => nock.cleanAll());
 
   it('database outage: straight to the ChatWork admin room once per window; recovery once', async () => {
-    const t = await createTestDatabase();
-    await t.close();
-    const target = new URL(t.url);
-    const proxy = new TcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
-    await proxy.start();
-    const viaProxy = new URL(t.url);
-    viaProxy.port = String(proxy.port);
+    const { proxy, url: viaProxy } = await proxiedTestDatabase();
     const directory = sampleDirectoryWith({
       schedules: '',
       edits: [
@@ -198,7 +192,7 @@ describe('admin alerts without the database and with a broken configuration', ()
         NODE_ENV: 'test',
         PORT: '0',
         LOG_LEVEL: 'silent',
-        DATABASE_URL: viaProxy.toString(),
+        DATABASE_URL: viaProxy,
         ANTHROPIC_API_KEY: TEST_API_KEY,
         ANTHROPIC_BASE_URL: FAKE_ANTHROPIC_URL,
         LLM_MAX_RETRIES: '0',
@@ -223,7 +217,7 @@ describe('admin alerts without the database and with a broken configuration', ()
       ]);
       await new Promise((r) => setTimeout(r, 500));
       expect(posts('復旧しました')).toHaveLength(1);
-      expect(cw.posts.every((p) => !p.body.includes(t.url))).toBe(true);
+      expect(cw.posts.every((p) => !p.body.includes('postgresql://'))).toBe(true);
     } finally {
       await svc.stop();
       await proxy.stop();

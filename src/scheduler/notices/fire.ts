@@ -1,21 +1,12 @@
 import type { Db } from '../../db/prisma';
+import type { Schedule } from '../../generated/prisma/client';
 import type { Sql } from '../../db/sql';
 import { dayBounds, type NoticeKind } from './facts';
 import { noticesEnabled } from './preferences';
 import { parseQuietHours, quietUntil } from './quiet-hours';
 
 /** A schedule as the scheduler reads it from the database (directory import, R-P1). */
-export interface ScheduleRow {
-  id: string;
-  orgId: string;
-  kind: string;
-  cron: string;
-  timezone: string;
-  platform: string | null;
-  roomId: string | null;
-  enabled: boolean;
-  createdAt: Date;
-}
+export type ScheduleRow = Omit<Schedule, 'lastFiredAt'>;
 
 /** The payload of a scheduled notice's `notification` work item. */
 export interface ScheduledNoticePayload {
