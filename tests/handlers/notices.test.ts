@@ -20,7 +20,10 @@ describe('notice preference capabilities (R-P3)', () => {
     const r = await exec().run('set_notice_preference', { kind: 'daily_digest', enabled: false }, ctx);
     expect(r).toMatchObject({
       status: 'ok',
-      output: { changed: 'daily_digest', settings: { daily_digest: false, deadline_reminder: true, goal_checkin: true } },
+      output: {
+        changed: 'daily_digest',
+        settings: { daily_digest: false, deadline_reminder: true, goal_checkin: true },
+      },
     });
     const other = await exec().run('get_notice_preferences', {}, await toolContext(t.db, 'tanaka-hanako'));
     expect(other).toMatchObject({ output: { settings: { daily_digest: true } } });
@@ -44,9 +47,10 @@ describe('notice preference capabilities (R-P3)', () => {
   });
 
   it('refuses unknown senders and unknown kinds', async () => {
-    const stranger = await exec().run('set_notice_preference', { kind: 'all', enabled: false }, await toolContext(t.db, null));
+    const off = { kind: 'all', enabled: false };
+    const stranger = await exec().run('set_notice_preference', off, await toolContext(t.db, null));
     expect(stranger).toMatchObject({ status: 'error', code: 'NO_MEMBER' });
-    const weather = await exec().run('set_notice_preference', { kind: 'weather', enabled: false }, await toolContext(t.db, 'tanaka-taro'));
+    const weather = await exec().run('set_notice_preference', { ...off, kind: 'weather' }, await toolContext(t.db, 'tanaka-taro'));
     expect(weather).toMatchObject({ status: 'error' });
     expect(await t.db.noticePreference.count()).toBe(0);
   });
