@@ -50,7 +50,8 @@ describe('notice preference capabilities (R-P3)', () => {
     const off = { kind: 'all', enabled: false };
     const stranger = await exec().run('set_notice_preference', off, await toolContext(t.db, null));
     expect(stranger).toMatchObject({ status: 'error', code: 'NO_MEMBER' });
-    const weather = await exec().run('set_notice_preference', { ...off, kind: 'weather' }, await toolContext(t.db, 'tanaka-taro'));
+    const taro = await toolContext(t.db, 'tanaka-taro');
+    const weather = await exec().run('set_notice_preference', { ...off, kind: 'weather' }, taro);
     expect(weather).toMatchObject({ status: 'error' });
     expect(await t.db.noticePreference.count()).toBe(0);
   });
