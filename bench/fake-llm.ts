@@ -14,7 +14,8 @@ export class ZeroLatencyLlm implements LlmClient {
 
   async create(req: LlmRequest): Promise<LlmResponse> {
     this.calls++;
-    this.lastRequest = req;
+    // The prefix figure is about turns: a self-critique call (its own tool, no `reply`) is not one.
+    if (req.tools.some((t) => t.name === 'reply')) this.lastRequest = req;
     const last = req.messages.at(-1)!;
     const text = typeof last.content === 'string' ? last.content : '';
     const afterTool = Array.isArray(last.content) && last.content.some((b) => (b as { type: string }).type === 'tool_result');
