@@ -126,6 +126,8 @@ export class AlertMonitor {
 
   /** One check: reads the figures, raises what they call for; returns what was raised. */
   async check(): Promise<AlertInput[]> {
+    // Admin rooms may change with a directory import; the outage path needs them without the database.
+    await this.o.alerts.refreshRooms().catch(() => undefined);
     const figures = await this.figures();
     const due = alertsFor(figures, this.o.thresholds);
     for (const a of due) await this.o.alerts.raise(a);
