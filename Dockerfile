@@ -23,6 +23,7 @@ COPY prisma ./dist/prisma
 COPY prompts ./dist/prompts
 COPY config ./dist/config
 COPY src/adapters/console/console.html ./dist/src/adapters/console/console.html
+COPY src/server/admin/admin.html src/server/admin/admin.js src/server/admin/login.html ./dist/src/server/admin/
 USER node
 EXPOSE 3000
 HEALTHCHECK --interval=30s --timeout=3s CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"

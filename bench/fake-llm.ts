@@ -14,7 +14,8 @@ export class ZeroLatencyLlm implements LlmClient {
 
   async create(req: LlmRequest): Promise<LlmResponse> {
     this.calls++;
-    this.lastRequest = req;
+    // The prefix figure is about turns: a self-critique call (its own tool, no `reply`) is not one.
+    if (req.tools.some((t) => t.name === 'reply')) this.lastRequest = req;
     const last = req.messages.at(-1)!;
     // The current message is the last text block of the last user turn (the context block comes before it).
     const blocks = typeof last.content === 'string' ? [{ type: 'text', text: last.content }] : last.content;

@@ -44,6 +44,16 @@ import { ToolExecutor } from './tools/executor';
 import { ToolRegistry } from './tools/registry';
 import { createApp } from './server/app';
 import { scheduleMaintenance } from './scheduler/maintenance';
+import { NoticeDelivery } from './pipeline/notice-delivery';
+import { NoticeScheduler } from './scheduler/notices/notice-scheduler';
+import { ScheduledNoticeHandler } from './scheduler/notices/notice-handler';
+import { PLATFORMS } from './org/directory.schema';
+import { AdminAlerts } from './observability/alerts';
+import { AlertMonitor } from './observability/alert-monitor';
+import type { ChatSender, Platform } from './adapters/types';
+import { SelfCritic } from './observability/self-critique';
+import { AdminAuth } from './server/admin-auth';
+import { createAdminRouter } from './server/admin/admin.route';
 
 export const SAMPLE_DIRECTORY = path.resolve(__dirname, '..', 'config', 'org.sample.yaml');
 
@@ -64,6 +74,12 @@ export interface ServiceOverrides {
   instanceId?: string;
   /** How often due reminders are turned into notifications (default 15 s). */
   reminderSweepMs?: number;
+  /** Run the notice scheduler (default: NOTICES_ENABLED, off under NODE_ENV=test unless set here). */
+  noticeScheduler?: boolean;
+  /** How often schedules are re-read (default SCHEDULE_RELOAD_SECONDS). */
+  scheduleReloadMs?: number;
+  /** Check alert thresholds periodically (default: on, off under NODE_ENV=test unless set here). */
+  alertMonitor?: boolean;
 }
 
 export interface Service {
@@ -78,6 +94,11 @@ export interface Service {
   port: number;
   databaseUrl: string;
   startupMs: number;
+  /** The notice scheduler, when it runs. */
+  scheduler: NoticeScheduler | null;
+  alerts: AdminAlerts;
+  /** Threshold checks (started unless off; `check()` runs one). */
+  monitor: AlertMonitor;
   stop(): Promise<void>;
 }
 
@@ -102,6 +123,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   if (migrations.applied.length > 0) logger.info({ applied: migrations.applied }, 'migrations applied');
   const { db, pool: pgPool } = createDatabase({ url: databaseUrl, poolMax: config.DATABASE_POOL_MAX });
   const sql = sqlRunner(db, pgPool);
+  metrics.databaseUp.set(1);
 
   // Organisation directory: the configured file, or the sample on an empty database.
   const directoryFile = config.ORG_DIRECTORY_FILE ?? ((await db.organization.count()) === 0 ? SAMPLE_DIRECTORY : null);
@@ -128,11 +150,32 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   const intake = new Intake(queue, () => pool?.wake());
 
   const prompts = loadPrompts(config.PERSONA);
+  // Adapters register their senders here (outbox + admin alerts' direct path); `platforms` fills as they start.
+  const senders = new Map<Platform, ChatSender>();
+  const platforms = new Set<Platform>();
+  const register = (sender: ChatSender) => { outbox.register(sender); senders.set(sender.platform,
+    sender); platforms.add(sender.platform); };
+  const alertWindowMs = config.ALERT_WINDOW_MINUTES * 60_000;
+  let chatworkClient: ChatworkClient | null = null;
+  const alerts = new AdminAlerts({
+    db, sql, logger, metrics, prompts, instanceId, windowMs: alertWindowMs, platforms, senders, now: o.now,
+    chatworkRoomExists: async (roomId) => (chatworkClient ? (await chatworkClient.getRoomMembers(roomId),
+      true) : false),
+    onEnqueued: (n) => { for (let i = 0; i < n; i++) pool?.wake(); },
+  });
+  const raise = (a: Parameters<AdminAlerts['raise']>[0]) => {
+    void alerts.raise(a).catch((err: Error) => logger.warn({ alert: a.kind, err: err.name },
+      'admin alert could not be stored'));
+  };
   const llm = o.llm ?? (config.ANTHROPIC_API_KEY
     ? new AnthropicLlmClient({ apiKey: config.ANTHROPIC_API_KEY, baseURL: config.ANTHROPIC_BASE_URL, timeoutMs: config.LLM_TIMEOUT_MS, maxRetries: config.LLM_MAX_RETRIES })
     : null);
   const guardianConfig: GuardianConfig = { ...defaultGuardianConfig(), approvalMode: config.APPROVAL_MODE, autoApprove: [...config.AUTO_APPROVE_TOOLS], shadowRules: [...config.GUARDIAN_SHADOW_RULES] };
-  const costGuard = new CostGuard({ db, logger, model: config.ANTHROPIC_MODEL, fallbackModel: config.ANTHROPIC_FALLBACK_MODEL, dailyLimitUsd: config.LLM_DAILY_COST_LIMIT_USD, action: config.LLM_COST_LIMIT_ACTION, timezone: config.BOT_TIMEZONE, now: o.now });
+  const costGuard = new CostGuard({ db, logger, model: config.ANTHROPIC_MODEL,
+    fallbackModel: config.ANTHROPIC_FALLBACK_MODEL, dailyLimitUsd: config.LLM_DAILY_COST_LIMIT_USD,
+    action: config.LLM_COST_LIMIT_ACTION, timezone: config.BOT_TIMEZONE, now: o.now,
+    onLimitReached: (spentUsd, limitUsd, action) => raise({ kind: 'llm_cost_limit', severity: 'critical',
+      facts: { spentUsd: spentUsd.toFixed(2), limitUsd, action } }) });
   const brain = new Brain({ llm: llm ?? { create: async () => { throw new Error('LLM not configured'); } }, prompts, models: costGuard, maxTokens: config.LLM_MAX_TOKENS });
   const contextBuilder = new ContextBuilder({ db, logger, defaultTimezone: config.BOT_TIMEZONE, sources: [personsSource, tasksSource, goalsSource, memoriesSource], sql });
   // A worker posts only while its claim has a third of its lifetime left (the heartbeat renews it every third).
@@ -141,7 +184,6 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   });
   const recorder = new TurnRecorder(db, metrics);
   const registry = ToolRegistry.fromDirectory();
-  let chatworkClient: ChatworkClient | null = null;
   const services = toolServicesFactory({ db, outbox, chatwork: () => chatworkClient });
   const states = new BrainStateManager(db, { now: o.now });
   const executor = new ToolExecutor(registry);
@@ -164,13 +206,33 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
       dailyCostUsd: config.SENDER_DAILY_COST_LIMIT_USD,
     },
   });
+  const critic = llm ? new SelfCritic({
+    db, queue, llm, models: costGuard, logger, metrics, rate: config.SELF_CRITIQUE_RATE,
+      riskOf: (tool) => registry.meta(tool)?.risk,
+    onConcern: (turnId, risk) => raise({ kind: 'self_critique_concern', severity: 'info', facts: { turnIds: turnId,
+      value: risk } }),
+    onEnqueued: () => pool?.wake(),
+  }) : null;
   const runner = new TurnRunner({
     db, brain, contextBuilder, recorder, outbox, prompts, logger, metrics, guardianConfig, toolStage, states, confirmations,
     sql, senderBudget,
     defaultUserLevel: config.DEFAULT_USER_LEVEL, shadowMode: config.SHADOW_MODE, llmConfigured: llm !== null, now: o.now,
+    afterTurn: critic ? (turn) => critic.afterTurn(turn) : undefined,
   });
 
-  const notices = new NoticeRunner({ db, brain, contextBuilder, prompts, outbox, recorder, guardianConfig, logger, llmConfigured: llm !== null, shadowMode: config.SHADOW_MODE, now: o.now });
+  // Proactive notices: facts are given explicitly and scoped to the reader, so their builder has no sources.
+  const noticeContext = new ContextBuilder({ db, logger, defaultTimezone: config.BOT_TIMEZONE, sources: [], sql });
+  const delivery = new NoticeDelivery({
+    db, brain, contextBuilder: noticeContext, outbox, recorder, guardianConfig, logger, metrics,
+    llmConfigured: llm !== null, shadowMode: config.SHADOW_MODE, now: o.now,
+  });
+  const scheduledNotices = new ScheduledNoticeHandler({ db, delivery, prompts, logger, metrics, now: o.now });
+  const notices = new NoticeRunner({
+    db, brain, contextBuilder, prompts, outbox, recorder, guardianConfig, logger, llmConfigured: llm !== null,
+    shadowMode: config.SHADOW_MODE, now: o.now, kinds: { schedule: (item) => scheduledNotices.handle(item),
+      admin_alert: (item) => alerts.handle(item) },
+  });
+  alerts.useDelivery(delivery);
   const buttonAnswer = createButtonAnswers({ states, intake, logger, now: o.now });
 
   // Adapters.
@@ -192,7 +254,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     // room message that arrives first waits briefly for the same request.
     void identity.start();
     stoppers.push(async () => identity.stop());
-    outbox.register(new ChatworkSender({ client, logger, botAccountId: () => identity.accountId }));
+    register(new ChatworkSender({ client, logger, botAccountId: () => identity.accountId }));
     // Count webhook answers by status (401/400/413/503 show up here, not in turn records).
     routers.push(express.Router().use('/webhooks/chatwork', (_req, res, next) => {
       res.on('finish', () => metrics.webhookAcks.inc({ platform: 'chatwork', status: String(res.statusCode) }));
@@ -226,27 +288,39 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
       },
       onButton: (click) => buttonAnswer({ platform: 'discord', roomId: click.roomId, accountId: click.accountId, key: click.key, clickId: click.interactionId }),
     });
-    outbox.register(gateway.sender());
+    register(gateway.sender());
     await gateway.start();
     stoppers.push(() => gateway.stop());
   }
+  // One admin login for /admin and the remote console (R-O4, issue 8 §4).
+  const auth = new AdminAuth({ token: config.ADMIN_TOKEN, logger });
+  let scheduler: NoticeScheduler | null = null;
+  routers.push(createAdminRouter({ db, sql, auth, logger, timezone: config.BOT_TIMEZONE, scheduler: () => scheduler,
+    now: o.now }));
   const consoleOn = config.CONSOLE_ENABLED === 'true' || (config.CONSOLE_ENABLED === 'auto' && !chatworkOn && !discordOn);
   if (consoleOn) {
     const sender = new ConsoleSender();
-    outbox.register(sender);
+    register(sender);
     routers.push(createConsoleRouter({
-      db, intake, sender, defaultOrgId, allowRemote: config.CONSOLE_ALLOW_REMOTE, logger,
+      db, intake, sender, defaultOrgId, allowRemote: config.CONSOLE_ALLOW_REMOTE,
+        allowedHosts: config.CONSOLE_ALLOWED_HOSTS, auth, logger,
       setupNotice: () => (llm ? null : personaMessage(prompts, 'console.no_llm', 'ja')),
     }));
   }
 
   pool = new WorkerPool({
     queue, concurrency: config.WORKER_CONCURRENCY, logger, pollMs: o.workerPollMs, claimTtlMs: config.WORK_CLAIM_TTL_MS,
-    handlers: { user_request: (item) => runner.handleUserRequest(item), notification: (item) => notices.handle(item) },
+    handlers: {
+      user_request: (item) => runner.handleUserRequest(item), notification: (item) => notices.handle(item),
+      work: async (item) => { await critic?.handle(item); },
+    },
     describeError: (err) => {
       const app = asAppError(err);
       return { text: safeRedactText(`${app.code}: ${app.message}`) ?? app.code, retryable: (err as { retryable?: boolean }).retryable !== false };
     },
+    onDatabaseDown: (error) => alerts.databaseDown(error),
+    onDatabaseUp: () => alerts.databaseUp(),
+    onAbandoned: (count) => raise({ kind: 'work_abandoned', severity: 'warn', facts: { count } }),
   });
 
   const app = createApp({
@@ -269,6 +343,26 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
       .catch((err: Error) => logger.warn({ err: err.name }, 'reminder sweep failed; retrying on the next tick'));
   }, o.reminderSweepMs ?? 15000);
   sweep.unref();
+  const schedulerOn = o.noticeScheduler ?? (config.NOTICES_ENABLED && config.NODE_ENV !== 'test');
+  scheduler = schedulerOn ? new NoticeScheduler({
+    db, sql, logger, metrics, instanceId, platforms: new Set(PLATFORMS.filter((p) => outbox.hasSender(p))),
+    catchUpHorizonMs: config.NOTICE_CATCHUP_HORIZON_MINUTES * 60_000,
+    reloadMs: o.scheduleReloadMs ?? config.SCHEDULE_RELOAD_SECONDS * 1000, now: o.now,
+    onEnqueued: (n) => { for (let i = 0; i < n; i++) pool?.wake(); },
+  }) : null;
+  await scheduler?.start();
+  await alerts.start();
+  const monitor = new AlertMonitor({
+    sql, alerts, logger, timezone: config.BOT_TIMEZONE, windowMs: alertWindowMs,
+      intervalMs: config.ALERT_CHECK_SECONDS * 1000, now: o.now,
+    thresholds: {
+      llmP95Seconds: config.ALERT_LLM_P95_SECONDS, toolErrorRate: config.ALERT_TOOL_ERROR_RATE,
+        confirmationRate: config.ALERT_CONFIRMATION_RATE,
+      blockRate: config.ALERT_BLOCK_RATE, dailyCostUsd: config.ALERT_DAILY_COST_USD,
+        evalMinutes: config.ALERT_EVAL_MINUTES, minSamples: config.ALERT_MIN_SAMPLES,
+    },
+  });
+  if (o.alertMonitor ?? config.NODE_ENV !== 'test') monitor.start();
   const maintenance = config.NODE_ENV === 'test' ? null : scheduleMaintenance({ db, logger, timezone: config.BOT_TIMEZONE, policy: { auditDays: config.RETENTION_AUDIT_DAYS, historyDays: config.RETENTION_HISTORY_DAYS } });
   const startupMs = Math.round(performance.now() - t0);
   logger.info({ port, startupMs, chatwork: chatworkOn, discord: discordOn, console: consoleOn, llm: llm !== null, embedded: embedded !== null }, 'Hisho is up');
@@ -278,6 +372,8 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     await new Promise<void>((r) => server.close(() => r()));
     server.closeAllConnections?.();
     clearInterval(sweep);
+    await scheduler?.stop();
+    monitor.stop();
     await maintenance?.stop();
     await pool!.stop(7000);
     for (const s of stoppers) await s().catch(() => undefined);
@@ -285,5 +381,6 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     await pgPool.end().catch(() => undefined);
     if (embedded) await embedded.stop();
   })());
-  return { config, db, logger, metrics, queue, pool, intake, server, port, databaseUrl, startupMs, stop };
+  return { config, db, logger, metrics, queue, pool, intake, server, port, databaseUrl, startupMs, scheduler, alerts,
+    monitor, stop };
 }

@@ -14,6 +14,8 @@ export interface CostGuardOptions {
   now?: () => Date;
   /** How long a spend figure is reused (one query per window, not per turn). */
   cacheMs?: number;
+  /** Called once a day (per instance) when the limit is crossed: the admin alert (R-O5). */
+  onLimitReached?: (spentUsd: number, limitUsd: number, action: string) => void;
 }
 
 /**
@@ -34,6 +36,7 @@ export class CostGuard implements ModelSelector {
     if (this.alertedDay !== day) {
       this.alertedDay = day;
       this.o.logger.error({ alert: 'llm_cost_limit', spentUsd: spent, limitUsd: this.o.dailyLimitUsd, action: this.o.action }, 'ADMIN ALERT: daily LLM cost limit reached');
+      this.o.onLimitReached?.(spent, this.o.dailyLimitUsd, this.o.action);
     }
     return this.o.action === 'refuse' ? { refuse: true } : { model: this.o.fallbackModel };
   }

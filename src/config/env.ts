@@ -53,7 +53,11 @@ export const ZEnv = z.object({
   // [[CONSOLE]]
   /** auto = on when neither ChatWork nor Discord is configured. */
   CONSOLE_ENABLED: z.enum(['auto', 'true', 'false']).default('auto'),
+  /** Accept console requests from other machines; needs ADMIN_TOKEN (login page, session cookie). */
   CONSOLE_ALLOW_REMOTE: flag('false'),
+  /** Host names the console answers to besides localhost, 127.0.0.1 and [::1] (comma-separated). */
+  CONSOLE_ALLOWED_HOSTS: z.string().default('')
+    .transform((s) => s.split(',').map((x) => x.trim().toLowerCase()).filter(Boolean)),
   // [[BRAIN AND GUARDIAN]]
   SHADOW_MODE: flag('false'),
   APPROVAL_MODE: z.enum(['standard', 'strict']).default('standard'),
@@ -68,6 +72,26 @@ export const ZEnv = z.object({
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(8),
   WORK_CLAIM_TTL_MS: z.coerce.number().int().min(1000).default(120000),
   WORK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(3),
+  // [[PROACTIVE NOTICES]]
+  /** Scheduled notices from the directory's schedules (deadline reminders, digests, goal check-ins). */
+  NOTICES_ENABLED: flag('true'),
+  /** A missed schedule period older than this is skipped (counted), not sent late. */
+  NOTICE_CATCHUP_HORIZON_MINUTES: z.coerce.number().int().min(1).max(7 * 24 * 60).default(180),
+  /** How often schedules are re-read from the database (a directory import applies without a restart). */
+  SCHEDULE_RELOAD_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
+  // [[ADMIN ALERTS]]
+  /** Each kind of admin alert is sent at most once per window (repeats are counted). */
+  ALERT_WINDOW_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(60),
+  ALERT_CHECK_SECONDS: z.coerce.number().int().min(5).max(3600).default(60),
+  /** Thresholds of seed 003 §15.1, over the last ALERT_EVAL_MINUTES with at least ALERT_MIN_SAMPLES samples. */
+  ALERT_EVAL_MINUTES: z.coerce.number().int().min(5).max(24 * 60).default(60),
+  ALERT_MIN_SAMPLES: z.coerce.number().int().min(1).default(20),
+  ALERT_LLM_P95_SECONDS: z.coerce.number().positive().default(10),
+  ALERT_TOOL_ERROR_RATE: rate.default(0.05),
+  ALERT_CONFIRMATION_RATE: rate.default(0.3),
+  ALERT_BLOCK_RATE: rate.default(0.1),
+  /** Daily LLM cost budget in USD for the alert (0 = none); LLM_DAILY_COST_LIMIT_USD is the hard limit. */
+  ALERT_DAILY_COST_USD: z.coerce.number().min(0).default(35),
   // [[RETENTION]]
   RETENTION_AUDIT_DAYS: z.coerce.number().int().min(1).default(365),
   RETENTION_HISTORY_DAYS: z.coerce.number().int().min(1).default(90),
@@ -105,5 +129,10 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   if (!parsed.success) {
     throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
   }
-  return Object.freeze(parsed.data);
+  const c = parsed.data;
+  if (c.CONSOLE_ALLOW_REMOTE && c.CONSOLE_ENABLED !== 'false' && !c.ADMIN_TOKEN) {
+    // The console lets whoever uses it speak as any member: from other machines only behind the admin login.
+    throw new ConfigError(['CONSOLE_ALLOW_REMOTE: true needs ADMIN_TOKEN (remote console users log in with it)']);
+  }
+  return Object.freeze(c);
 }

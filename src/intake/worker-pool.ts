@@ -17,6 +17,10 @@ export interface WorkerPoolOptions {
   alertWindowMs?: number;
   /** Maps an error to a (redacted) text and whether it is worth another attempt. */
   describeError: (err: unknown) => { text: string; retryable: boolean };
+  /** Admin alert hooks (R-E2, R-O5): every failed claim, the first good claim after one, abandoned items. */
+  onDatabaseDown?: (error: string) => void;
+  onDatabaseUp?: () => void;
+  onAbandoned?: (count: number) => void;
 }
 
 /**
@@ -31,6 +35,7 @@ export class WorkerPool {
   private readonly types: WorkType[];
   private lastAlertAt = 0;
   private lastSweepAt = 0;
+  private databaseDown = false;
 
   constructor(private readonly opts: WorkerPoolOptions) {
     this.types = Object.keys(opts.handlers) as WorkType[];
@@ -88,18 +93,30 @@ export class WorkerPool {
       } catch (err) {
         // Database down: back off (no crash loop) and alert admins once per window (R-E2).
         const now = Date.now();
+        const text = this.opts.describeError(err).text;
         if (now - this.lastAlertAt > (this.opts.alertWindowMs ?? 60000)) {
           this.lastAlertAt = now;
-          this.opts.logger.error({ alert: 'db_unavailable', err: this.opts.describeError(err).text }, 'ADMIN ALERT: work queue unreachable; workers are backing off');
+          this.opts.logger.error({ alert: 'db_unavailable', err: text },
+            'ADMIN ALERT: work queue unreachable; workers are backing off');
         }
+        this.databaseDown = true;
+        this.opts.onDatabaseDown?.(text);
         await sleep(Math.min(5000, pollMs * 8));
         continue;
+      }
+      if (this.databaseDown) {
+        this.databaseDown = false;
+        this.opts.onDatabaseUp?.();
       }
       if (!item) {
         if (Date.now() - this.lastSweepAt > 10000) {
           this.lastSweepAt = Date.now();
           const n = await this.opts.queue.failAbandoned().catch(() => 0);
-          if (n > 0) this.opts.logger.error({ alert: 'work_abandoned', count: n }, 'ADMIN ALERT: work items failed after repeated worker crashes');
+          if (n > 0) {
+            this.opts.logger.error({ alert: 'work_abandoned', count: n },
+              'ADMIN ALERT: work items failed after repeated worker crashes');
+            this.opts.onAbandoned?.(n);
+          }
         }
         await new Promise<void>((resolve) => {
           // Jitter keeps idle loops (and instances) from polling in step.

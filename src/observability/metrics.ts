@@ -17,6 +17,18 @@ export interface Metrics {
   senderBudgetRefusals: Counter<'limit'>;
   /** Messages from senders not in the directory (DMs, unlisted rooms), answered without the model. */
   strangerTurns: Counter<'platform'>;
+  /** Schedule periods by outcome: fired, caught_up, skipped (R-P2). */
+  schedulePeriods: Counter<'schedule' | 'status'>;
+  /** Proactive notices by kind and outcome (sent, blocked, empty, opted_out, shadow, duplicate). */
+  notices: Counter<'kind' | 'outcome'>;
+  /** Admin alerts raised (sent once per window) and repeats suppressed inside a window (R-O5). */
+  adminAlerts: Counter<'kind' | 'outcome'>;
+  /** Self-critiques by verdict (ok, concern, failed) (R-B6). */
+  selfCritiques: Counter<'verdict'>;
+  /** 1 while the work queue reaches the database, 0 during an outage (R-E2). */
+  databaseUp: Gauge;
+  /** Tool executions by tool and status (ok, error, internal_error, clarify), from turn records. */
+  toolExecutions: Counter<'tool' | 'status'>;
 }
 
 export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Metrics {
@@ -43,5 +55,17 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Metrics 
       name: 'hisho_stranger_turns_total', help: 'Messages from senders not in the directory',
       labelNames: ['platform'], registers: r,
     }),
+    schedulePeriods: new Counter({ name: 'hisho_schedule_periods_total', help: 'Schedule periods by outcome',
+      labelNames: ['schedule', 'status'], registers: r }),
+    notices: new Counter({ name: 'hisho_notices_total', help: 'Proactive notices by kind and outcome',
+      labelNames: ['kind', 'outcome'], registers: r }),
+    adminAlerts: new Counter({ name: 'hisho_admin_alerts_total',
+      help: 'Admin alerts: sent (once per window) or suppressed', labelNames: ['kind', 'outcome'], registers: r }),
+    selfCritiques: new Counter({ name: 'hisho_self_critiques_total',
+      help: 'Self-critiques of sampled turns by verdict', labelNames: ['verdict'], registers: r }),
+    databaseUp: new Gauge({ name: 'hisho_database_up', help: '1 while the work queue reaches the database',
+      registers: r }),
+    toolExecutions: new Counter({ name: 'hisho_tool_executions_total', help: 'Tool executions by status',
+      labelNames: ['tool', 'status'], registers: r }),
   };
 }

@@ -128,6 +128,9 @@ export class TurnRecorder {
     m.turns.inc({ kind: t.kind ?? 'user_request', decision: t.decision });
     if (t.guardianAction) m.guardian.inc({ action: t.guardianAction, reason_code: t.guardianReason ?? 'none' });
     if (t.authResult === 'DENIED') m.authDenials.inc({ reason_code: t.authReason ?? 'none' });
+    for (const p of (t.proposals ?? []) as { tool?: string; execution?: { status?: string } }[]) {
+      if (p?.execution?.status) m.toolExecutions.inc({ tool: p.tool ?? 'unknown', status: p.execution.status });
+    }
     for (const c of calls) {
       m.llmLatency.observe({ model: c.model }, c.durationMs / 1000);
       m.tokens.inc({ model: c.model, kind: 'input' }, c.usage.inputTokens);

@@ -52,6 +52,17 @@ export function checkDirectory(dir: Directory): DirectoryProblem[] {
     }
   });
 
+  const adminPlatforms = new Map<string, number>();
+  dir.rooms.forEach((r, i) => {
+    if (r.admin !== true) return;
+    const first = adminPlatforms.get(r.platform);
+    if (first === undefined) adminPlatforms.set(r.platform, i);
+    else {
+      const message = `${r.platform} already has an admin room (${formatPath(['rooms', first])})`;
+      problems.push({ path: ['rooms', i, 'admin'], message });
+    }
+  });
+
   dir.schedules.forEach((s, i) => {
     if (s.room && !rooms.has(`${s.room.platform}:${s.room.id}`)) {
       problems.push({ path: ['schedules', i, 'room'], message: `room ${s.room.platform} "${s.room.id}" is not listed in rooms` });

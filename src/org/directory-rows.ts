@@ -5,7 +5,7 @@ export const DEFAULT_TIMEZONE = 'Asia/Tokyo';
 
 /** The rows a directory should leave in the database, in the column shapes of the Prisma models. */
 export interface DirectoryRows {
-  org: { id: string; name: string; timezone: string; values: string; discordGuildIds: string[] };
+  org: { id: string; name: string; timezone: string; values: string; discordGuildIds: string[]; quietHours: string | null };
   departments: Array<{ orgId: string; id: string; name: string; parentId: string | null; topSecret: boolean }>;
   members: Array<{
     orgId: string;
@@ -16,10 +16,13 @@ export interface DirectoryRows {
     departmentId: string | null;
     title: string | null;
     noticesOptOut: boolean;
+    quietHours: string | null;
     active: boolean;
   }>;
   accounts: Array<{ platform: string; accountId: string; orgId: string; memberId: string }>;
-  rooms: Array<{ platform: string; externalId: string; orgId: string; name: string; authority: string; noticesEnabled: boolean }>;
+  rooms: Array<{
+    platform: string; externalId: string; orgId: string; name: string; authority: string; noticesEnabled: boolean;
+    adminAlerts: boolean }>;
   policies: Array<{ orgId: string; id: string; title: string; content: string; rule: PolicyRule | null; priority: number }>;
   schedules: Array<{
     id: string;
@@ -46,6 +49,7 @@ export function directoryRows(dir: Directory): DirectoryRows {
     org: {
       id: orgId, name: dir.organization.name, timezone, values: dir.organization.values ?? '',
       discordGuildIds: [...new Set(dir.organization.discord_guilds ?? [])].sort(),
+      quietHours: dir.organization.quiet_hours ?? null,
     },
     departments: dir.departments.map((d) => ({
       orgId, id: d.id, name: d.name, parentId: d.parent ?? null, topSecret: d.top_secret ?? false,
@@ -59,13 +63,10 @@ export function directoryRows(dir: Directory): DirectoryRows {
       departmentId: m.department ?? null,
       title: m.title ?? null,
       noticesOptOut: m.notices_opt_out ?? false,
+      quietHours: m.quiet_hours ?? null,
       active: true,
     })),
-    accounts: dir.members.flatMap((m) =>
-      Object.entries(m.accounts ?? {})
-        .filter((e): e is [string, string] => e[1] !== undefined)
-        .map(([platform, accountId]) => ({ platform, accountId, orgId, memberId: m.id })),
-    ),
+    accounts: withConsoleAccounts(orgId, dir.members),
     rooms: dir.rooms.map((r) => ({
       platform: r.platform,
       externalId: r.id,
@@ -73,6 +74,7 @@ export function directoryRows(dir: Directory): DirectoryRows {
       name: r.name ?? '',
       authority: r.authority,
       noticesEnabled: r.notices ?? true,
+      adminAlerts: r.admin ?? false,
     })),
     policies: dir.policies.map((p) => ({
       orgId,
@@ -93,6 +95,23 @@ export function directoryRows(dir: Directory): DirectoryRows {
       enabled: s.enabled ?? true,
     })),
   };
+}
+
+/**
+ * Every member's listed platform accounts, plus a console account `<org>:<member>` for members without
+ * one, so the console speaks as any member picked there (account ids are global across organisations;
+ * organisation ids contain no ":").
+ */
+function withConsoleAccounts(orgId: string, members: Directory['members']): DirectoryRows['accounts'] {
+  const listed = members.flatMap((m) =>
+    Object.entries(m.accounts ?? {})
+      .filter((e): e is [string, string] => e[1] !== undefined)
+      .map(([platform, accountId]) => ({ platform, accountId, orgId, memberId: m.id })));
+  const taken = new Set(listed.filter((a) => a.platform === 'console').map((a) => a.accountId));
+  const implicit = members
+    .filter((m) => m.accounts?.console === undefined && !taken.has(`${orgId}:${m.id}`))
+    .map((m) => ({ platform: 'console', accountId: `${orgId}:${m.id}`, orgId, memberId: m.id }));
+  return [...listed, ...implicit];
 }
 
 /** The rule without absent optional keys, so the stored JSON is the same on every import. */

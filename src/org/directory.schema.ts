@@ -22,6 +22,10 @@ export const SCHEDULE_KINDS = ['deadline_reminder', 'daily_digest', 'goal_checki
 const ZId = z.string().regex(/^\S+$/, { error: 'must be a non-empty id without spaces' });
 const ZText = z.string().trim().min(1, { error: 'must not be empty' });
 const ZTimeZone = z.string().refine(isTimeZone, { error: 'must be an IANA time zone such as Asia/Tokyo' });
+/** Quiet hours "HH:MM-HH:MM" (may wrap past midnight, e.g. "21:00-08:00"); see scheduler/notices/quiet-hours. */
+export const QUIET_HOURS_PATTERN = /^([01]\d|2[0-3]):[0-5]\d-([01]\d|2[0-3]):[0-5]\d$/;
+const ZQuietHours = z.string().regex(QUIET_HOURS_PATTERN, { error: 'must be "HH:MM-HH:MM", e.g. "21:00-08:00"' })
+  .refine((s) => s.slice(0, 5) !== s.slice(6), { error: 'start and end must differ' });
 const UNSAFE_NUMBER = 'must be a whole number small enough to be exact (write large ids in quotes)';
 
 /** An external id written as a string or a (safe) integer; always a string afterwards. */
@@ -61,6 +65,8 @@ const ZOrganization = z.strictObject({
   values: z.string().optional(),
   /** Discord guilds (servers) the bot answers in; messages from any other guild are ignored (issue 8). */
   discord_guilds: z.array(ZGuildId).optional(),
+  /** No proactive notices in these hours (organisation time zone); notices wait until they end (R-P3). */
+  quiet_hours: ZQuietHours.optional(),
 });
 
 const ZDepartment = z.strictObject({
@@ -81,6 +87,8 @@ const ZMember = z.strictObject({
   title: z.string().optional(),
   accounts: ZAccounts.optional(),
   notices_opt_out: z.boolean().optional(),
+  /** The member's own quiet hours (override the organisation's). */
+  quiet_hours: ZQuietHours.optional(),
 });
 
 const ZRoomRef = z.strictObject({
@@ -96,6 +104,8 @@ const ZRoom = z.strictObject({
   authority: z.enum(['member', 'public']).default('member'),
   /** Proactive notices enabled in this room (default true). */
   notices: z.boolean().optional(),
+  /** The platform's admin room: admin alerts go here (at most one per platform, R-O5). */
+  admin: z.boolean().optional(),
 });
 
 /**
@@ -124,7 +134,10 @@ const ZPolicy = z.strictObject({
 const ZSchedule = z.strictObject({
   id: ZId,
   kind: z.enum(SCHEDULE_KINDS),
-  cron: z.string().refine((c) => isValidCron(c), { error: 'must be a valid cron expression, e.g. "0 9 * * 1-5"' }),
+  /** Five fields (minute hour day month weekday): a period is one minute (R-P2). */
+  cron: z.string().refine((c) => c.trim().split(/\s+/).length === 5 && isValidCron(c), {
+    error: 'must be a valid cron expression with five fields (minute hour day month weekday), e.g. "0 9 * * 1-5"',
+  }),
   timezone: ZTimeZone.optional(),
   room: ZRoomRef.optional(),
   enabled: z.boolean().optional(),

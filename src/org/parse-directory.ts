@@ -34,7 +34,10 @@ export function parseDirectory(text: string, fileName: string): ParseDirectoryRe
     problems
       .map((p) => ({ p, line: lineOf(doc, lineCounter, p.path) }))
       .sort((a, b) => (a.line ?? 0) - (b.line ?? 0))
-      .map(({ p, line }) => `${formatPath(p.path)}: ${p.message}${line === undefined ? '' : ` (line ${line})`}`);
+      .map(({ p, line }) => {
+        const where = line === undefined ? '' : ` (line ${line})`;
+        return `${formatPath(p.path)}${scheduleLabel(data, p.path)}: ${p.message}${where}`;
+      });
 
   const parsed = ZDirectory.safeParse(data);
   if (!parsed.success) {
@@ -43,6 +46,13 @@ export function parseDirectory(text: string, fileName: string): ParseDirectoryRe
   const problems = checkDirectory(parsed.data);
   if (problems.length > 0) return { ok: false, errors: located(problems) };
   return { ok: true, directory: parsed.data };
+}
+
+/** ` (schedule "daily-digest")` for problems inside a schedule entry, so a start-up error names the schedule. */
+function scheduleLabel(data: unknown, path: DirectoryPath): string {
+  if (path[0] !== 'schedules' || typeof path[1] !== 'number' || path.length < 3) return '';
+  const id = valueAt(data, ['schedules', path[1], 'id']);
+  return typeof id === 'string' || typeof id === 'number' ? ` (schedule "${String(id)}")` : '';
 }
 
 /** The first line of a `yaml` error message, without its own "at line …" suffix (we add the line). */

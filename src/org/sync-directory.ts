@@ -74,7 +74,8 @@ async function syncOrganization(tx: Tx, org: DirectoryRows['org']): Promise<Impo
     return 'created';
   }
   const sameGuilds = [...(existing.discordGuildIds ?? [])].sort().join(',') === org.discordGuildIds.join(',');
-  const same = existing.name === org.name && existing.timezone === org.timezone && existing.values === org.values;
+  const same = existing.name === org.name && existing.timezone === org.timezone && existing.values === org.values
+    && existing.quietHours === org.quietHours;
   if (same && sameGuilds) return 'unchanged';
   await tx.organization.update({ where: { id: org.id }, data: org });
   return 'updated';

@@ -24,6 +24,8 @@ export interface NoticeRunnerDeps {
   /** Shadow mode: the notice is written and recorded, not sent. */
   shadowMode?: boolean;
   now?: () => Date;
+  /** Handlers of other notification kinds (scheduled notices, admin alerts), by `payload.kind`. */
+  kinds?: Record<string, (item: ClaimedItem) => Promise<void>>;
 }
 
 /**
@@ -46,6 +48,8 @@ export class NoticeRunner {
 
   async handle(item: ClaimedItem): Promise<void> {
     const payload = item.payload as { kind?: string; reminderId?: string };
+    const other = payload.kind && payload.kind !== 'reminder' ? this.d.kinds?.[payload.kind] : undefined;
+    if (other) return other(item);
     if (payload.kind !== 'reminder' || !payload.reminderId) {
       this.d.logger.warn({ workItemId: String(item.id) }, 'unknown notification kind: ignored');
       return;

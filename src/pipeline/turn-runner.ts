@@ -49,6 +49,10 @@ export interface TurnRunnerDeps {
   /** Raw SQL for the turn's combined first and last statements (defaults to running through Prisma). */
   sql?: Sql;
   now?: () => Date;
+  /** Called after the reply was sent and the turn recorded (self-critique sampling); must not throw. */
+  afterTurn?: (turn: {
+    id: string; orgId: string | null; model?: string | null; confidence?: unknown; proposals?: unknown[];
+  }) => Promise<void>;
 }
 
 /** The outcome of the decision part of a turn: what to say and what to record. */
@@ -329,6 +333,8 @@ export class TurnRunner {
     const { completed } = await turnFinish(this.sql, { msg, sent, history, turn, item });
     item.completed = completed;
     turn.observe();
+    void this.d.afterTurn?.({ id: turnId, orgId: msg.orgId, model: outcome.record.model,
+      confidence: outcome.record.confidence, proposals: outcome.record.proposals });
     log.info({ decision: outcome.record.decision, reasonCode: outcome.record.reasonCode, ms: Math.round(performance.now() - started) }, 'turn done');
   }
 

@@ -126,7 +126,7 @@ describe('confirmation sessions (end to end, ChatWork)', () => {
 
   it('20 duplicated approvals in a burst (console) execute the action exactly once', async () => {
     const consoleRoom = `burst-${room}`;
-    const post = (text: string) => fetch(`${svc.url}/console/api/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ memberId: 'suzuki-kenji', text, roomId: consoleRoom }) });
+    const post = (text: string) => fetch(`${svc.url}/console/api/messages`, { method: 'POST', headers: { 'content-type': 'application/json', origin: svc.url }, body: JSON.stringify({ memberId: 'suzuki-kenji', text, roomId: consoleRoom }) });
     const botMessages = () => svc.db.conversationMessage.count({ where: { platform: 'console', roomId: consoleRoom, role: 'assistant' } });
     llm.script(lowConfidenceTask('契約書のレビュー'));
     expect((await post('契約書のレビューを田中太郎さんに')).status).toBe(202);

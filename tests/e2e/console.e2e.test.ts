@@ -11,7 +11,7 @@ describe('local console (a real adapter through the same pipeline)', () => {
   afterAll(async () => { await svc.close(); });
   afterEach(() => { llm.stop(); });
 
-  const send = (body: Record<string, unknown>) => fetch(`${svc.url}/console/api/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const send = (body: Record<string, unknown>) => fetch(`${svc.url}/console/api/messages`, { method: 'POST', headers: { 'content-type': 'application/json', origin: svc.url }, body: JSON.stringify(body) });
   const messages = async (room: string): Promise<ConsoleMessage[]> => ((await (await fetch(`${svc.url}/console/api/messages?room=${room}&after=0`)).json()) as { messages: ConsoleMessage[] }).messages;
 
   it('serves the page and the sample organisation out of the box', async () => {
@@ -64,7 +64,7 @@ describe('console without ANTHROPIC_API_KEY', () => {
     try {
       const state = (await (await fetch(`${svc.url}/console/api/state`)).json()) as { notice: string };
       expect(state.notice).toContain('ANTHROPIC_API_KEY');
-      await fetch(`${svc.url}/console/api/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ memberId: 'tanaka-taro', text: 'こんにちは' }) });
+      await fetch(`${svc.url}/console/api/messages`, { method: 'POST', headers: { 'content-type': 'application/json', origin: svc.url }, body: JSON.stringify({ memberId: 'tanaka-taro', text: 'こんにちは' }) });
       const reply = await waitFor(() => svc.db.conversationMessage.findFirst({ where: { role: 'assistant' } }), 8000, 'hint');
       expect(reply.text).toContain('ANTHROPIC_API_KEY');
     } finally {
@@ -81,7 +81,7 @@ describe('console announcements', () => {
 
   it('an approved announcement appears in the console room once', async () => {
     const room = 'c-announce';
-    const send = (text: string) => fetch(`${svc.url}/console/api/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ memberId: 'yamada-ichiro', text, roomId: room }) });
+    const send = (text: string) => fetch(`${svc.url}/console/api/messages`, { method: 'POST', headers: { 'content-type': 'application/json', origin: svc.url }, body: JSON.stringify({ memberId: 'yamada-ichiro', text, roomId: room }) });
     const bot = () => svc.db.conversationMessage.findMany({ where: { platform: 'console', roomId: room, role: 'assistant' }, orderBy: { id: 'asc' } });
     llm.script(toolCall('announce', { recipients: ['田中太郎', '佐藤美咲', '鈴木健二'], message: '金曜は全社会議です' }));
     await send('3人に金曜は全社会議って知らせて');

@@ -12,7 +12,8 @@ describe('two service instances on one database (R-Q4)', () => {
     await t.close();
     const env = loadConfig({
       NODE_ENV: 'test', PORT: '0', LOG_LEVEL: 'silent', DATABASE_URL: t.url, ANTHROPIC_API_KEY: TEST_API_KEY, ANTHROPIC_BASE_URL: FAKE_ANTHROPIC_URL,
-      LLM_MAX_RETRIES: '0', LLM_DAILY_COST_LIMIT_USD: '0', WORKER_CONCURRENCY: '3', SENDER_TURNS_PER_MINUTE: '1000', ...chatworkEnv(),
+      LLM_MAX_RETRIES: '0', LLM_DAILY_COST_LIMIT_USD: '0', SELF_CRITIQUE_RATE: '0', WORKER_CONCURRENCY: '3',
+      SENDER_TURNS_PER_MINUTE: '1000', ...chatworkEnv(),
     });
     const [a, b] = await Promise.all([
       startService(env, { logger: silentLogger(), workerPollMs: 30, chatworkBotAccountId: BOT_ACCOUNT, instanceId: 'a' }),

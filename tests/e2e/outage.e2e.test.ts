@@ -3,22 +3,15 @@ import { silentLogger } from '../../src/observability/logger';
 import { startService, type Service } from '../../src/service';
 import { FakeAnthropic, FAKE_ANTHROPIC_URL, replyCall } from '../fakes/fake-anthropic';
 import { FakeChatwork, mentionDelivery, postWebhook } from '../helpers/chatwork';
-import { createTestDatabase } from '../helpers/db';
 import { BOT_ACCOUNT, chatworkEnv, waitFor } from '../helpers/service';
-import { TcpProxy } from '../helpers/tcp-proxy';
+import { proxiedTestDatabase } from '../helpers/tcp-proxy';
 
 describe('database outage (R-E2)', () => {
   it('answers webhooks 503 within a bounded wait, reports not ready, stays up, and recovers', async () => {
-    const t = await createTestDatabase();
-    await t.close();
-    const target = new URL(t.url);
-    const proxy = new TcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
-    await proxy.start();
-    const viaProxy = new URL(t.url);
-    viaProxy.port = String(proxy.port);
+    const { proxy, url: viaProxy } = await proxiedTestDatabase();
     const svc: Service = await startService(loadConfig({
-      NODE_ENV: 'test', PORT: '0', LOG_LEVEL: 'silent', DATABASE_URL: viaProxy.toString(), ANTHROPIC_API_KEY: 'sk-ant-test-0123456789abcdefghijklmnop',
-      ANTHROPIC_BASE_URL: FAKE_ANTHROPIC_URL, LLM_MAX_RETRIES: '0', LLM_DAILY_COST_LIMIT_USD: '0', ...chatworkEnv(),
+      NODE_ENV: 'test', PORT: '0', LOG_LEVEL: 'silent', DATABASE_URL: viaProxy, ANTHROPIC_API_KEY: 'sk-ant-test-0123456789abcdefghijklmnop',
+      ANTHROPIC_BASE_URL: FAKE_ANTHROPIC_URL, LLM_MAX_RETRIES: '0', LLM_DAILY_COST_LIMIT_USD: '0', SELF_CRITIQUE_RATE: '0', ...chatworkEnv(),
     }), { logger: silentLogger(), workerPollMs: 50, chatworkBotAccountId: BOT_ACCOUNT });
     const url = `http://127.0.0.1:${svc.port}`;
     const cw = new FakeChatwork().install();
@@ -35,11 +28,14 @@ describe('database outage (R-E2)', () => {
 
       proxy.restore();
       await waitFor(async () => (await fetch(`${url}/readyz`)).status === 200, 10000, 'ready again');
-      llm.script(replyCall('戻ったウル！お待たせしたウル🐺'));
+      // Two answers: the reply, and the recovery alert for the admin room (whichever asks first).
+      llm.script(replyCall('戻ったウル！お待たせしたウル🐺'), replyCall('戻ったウル！お待たせしたウル🐺'));
       const again = mentionDelivery({ from: 1004, room: 5001, body: '[To:9999] 戻った？' });
       expect((await postWebhook(url, again.raw, again.signature)).status).toBe(200);
       await waitFor(() => cw.posts.length === 1, 10000, 'reply after recovery');
       expect(cw.posts[0]!.body).toContain('戻ったウル');
+      const recovery = await waitFor(() => svc.db.turnRecord.findFirst({ where: { reasonCode: 'A_DB_RECOVERED' } }), 10000, 'recovery alert');
+      expect(recovery).toMatchObject({ roomId: 'console-admin', decision: 'NOTICE' });
     } finally {
       llm.stop();
       await svc.stop();

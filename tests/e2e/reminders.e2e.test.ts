@@ -21,7 +21,7 @@ describe('one-off reminders are delivered (console)', () => {
       replyCall('了解ウル、時間になったら知らせるウル🐺'),
       replyCall('田中さん、経費精算を出す時間ウル！終わったら教えてほしいウル🐺'),
     );
-    await fetch(`${svc.url}/console/api/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ memberId: 'tanaka-taro', text: 'あとで経費精算を出すってリマインドして', roomId: 'c-remind' }) });
+    await fetch(`${svc.url}/console/api/messages`, { method: 'POST', headers: { 'content-type': 'application/json', origin: svc.url }, body: JSON.stringify({ memberId: 'tanaka-taro', text: 'あとで経費精算を出すってリマインドして', roomId: 'c-remind' }) });
     await waitFor(async () => (await messages('c-remind')).length === 1, 8000, 'acknowledgement');
     const reminder = await waitFor(() => svc.db.reminder.findFirst({ where: { text: '経費精算を出す' } }), 5000, 'reminder row');
     expect(reminder.status).toBe('scheduled');

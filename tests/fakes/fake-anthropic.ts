@@ -37,7 +37,8 @@ export function toolCall(name: string, parameters: Record<string, unknown>, opts
     confidence: { overall, intent: overall, parameters: overall }, parameters, parameter_sources: [] } }] };
 }
 
-function sse(answer: Extract<ScriptedAnswer, { content: ScriptedBlock[] }>, model: string): string {
+/** The SSE stream of one scripted answer, as the Messages API streams it. */
+export function sse(answer: Extract<ScriptedAnswer, { content: ScriptedBlock[] }>, model: string): string {
   const id = `msg_${++seq}`;
   const usage = { input_tokens: 900, output_tokens: 120, cache_creation_input_tokens: 0, cache_read_input_tokens: 2400, ...(answer.usage ?? {}) };
   const ev = (type: string, data: object) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;

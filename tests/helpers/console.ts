@@ -5,7 +5,8 @@ export function consoleSay(
   svc: Pick<TestService, 'url'>, memberId: string, roomId: string, text: string, key?: string,
 ): Promise<Response> {
   const body = JSON.stringify({ memberId, text, roomId, ...(key ? { key } : {}) });
-  const headers = { 'content-type': 'application/json' };
+  // A browser sends its page's origin with every POST; the console refuses posts from any other origin.
+  const headers = { 'content-type': 'application/json', origin: svc.url };
   return fetch(`${svc.url}/console/api/messages`, { method: 'POST', headers, body });
 }
 

@@ -16,13 +16,13 @@ export interface TestService extends Service {
   close(): Promise<void>;
 }
 
-/** The whole service on a fresh database, with Anthropic (and optionally ChatWork) faked over HTTP. */
+/** The whole service on a fresh database, with Anthropic (and optionally ChatWork) faked over HTTP; self-critique off unless set. */
 export async function startTestService(env: Record<string, string> = {}, o: ServiceOverrides = {}): Promise<TestService> {
   const testDb = await createTestDatabase();
   const config = loadConfig({
     NODE_ENV: 'test', PORT: '0', LOG_LEVEL: 'silent', DATABASE_URL: testDb.url,
     ANTHROPIC_API_KEY: TEST_API_KEY, ANTHROPIC_BASE_URL: FAKE_ANTHROPIC_URL, LLM_MAX_RETRIES: '0', LLM_TIMEOUT_MS: '5000',
-    WORKER_CONCURRENCY: '4', LLM_DAILY_COST_LIMIT_USD: '0',
+    WORKER_CONCURRENCY: '4', LLM_DAILY_COST_LIMIT_USD: '0', SELF_CRITIQUE_RATE: '0',
     // Tests talk fast from few accounts: per-sender budgets are on but roomy (the budget test sets its own).
     SENDER_TURNS_PER_MINUTE: '1000', SENDER_TURNS_PER_DAY: '100000', ...env,
   });

@@ -39,3 +39,16 @@ export class TcpProxy {
     await new Promise<void>((r) => this.server?.close(() => r()));
   }
 }
+
+/** A fresh test database reached through a {@link TcpProxy}: `url` goes through the proxy. */
+export async function proxiedTestDatabase(): Promise<{ proxy: TcpProxy; url: string }> {
+  const { createTestDatabase } = await import('./db');
+  const t = await createTestDatabase();
+  await t.close();
+  const target = new URL(t.url);
+  const proxy = new TcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+  await proxy.start();
+  const viaProxy = new URL(t.url);
+  viaProxy.port = String(proxy.port);
+  return { proxy, url: viaProxy.toString() };
+}

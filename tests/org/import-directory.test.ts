@@ -54,9 +54,9 @@ describe('importDirectory', () => {
       departments: { total: 6, created: 6, updated: 0, removed: 0 },
       members: { total: 8, created: 8, updated: 0, removed: 0 },
       platformAccounts: { total: 20, created: 20, updated: 0, removed: 0 },
-      rooms: { total: 3, created: 3, updated: 0, removed: 0 },
+      rooms: { total: 4, created: 4, updated: 0, removed: 0 },
       policies: { total: 3, created: 3, updated: 0, removed: 0 },
-      schedules: { total: 2, created: 2, updated: 0, removed: 0 },
+      schedules: { total: 3, created: 3, updated: 0, removed: 0 },
     });
 
     const org = await t.db.organization.findUniqueOrThrow({ where: { id: 'acme' } });
@@ -199,15 +199,15 @@ describe('importDirectory', () => {
       departments: { total: 6, created: 0, updated: 1, removed: 0 },
       members: { total: 8, created: 0, updated: 1, removed: 0 },
       platformAccounts: { total: 20, created: 1, updated: 0, removed: 1 },
-      rooms: { total: 2, created: 0, updated: 0, removed: 1 },
+      rooms: { total: 3, created: 0, updated: 0, removed: 1 },
       policies: { total: 2, created: 0, updated: 0, removed: 1 },
-      schedules: { total: 2, created: 0, updated: 1, removed: 0 },
+      schedules: { total: 3, created: 0, updated: 1, removed: 0 },
     });
     const taro = await t.db.member.findUniqueOrThrow({ where: { orgId_id: { orgId: 'acme', id: 'tanaka-taro' } } });
     expect(taro).toMatchObject({ level: 4, preferences: { drink: 'coffee' } });
     expect(await t.db.platformAccount.findUnique({ where: { platform_accountId: { platform: 'chatwork', accountId: '2005' } } })).toMatchObject({ memberId: 'tanaka-hanako' });
     expect(await t.db.platformAccount.findUnique({ where: { platform_accountId: { platform: 'chatwork', accountId: '1005' } } })).toBeNull();
-    expect(await t.db.room.count({ where: { orgId: 'acme' } })).toBe(2);
+    expect(await t.db.room.count({ where: { orgId: 'acme' } })).toBe(3);
     expect(await t.db.policy.findUnique({ where: { orgId_id: { orgId: 'acme', id: 'bad-news-first' } } })).toBeNull();
     expect(await t.db.schedule.findUniqueOrThrow({ where: { id: 'acme:daily-digest' } })).toMatchObject({
       cron: '45 8 * * 1-5',

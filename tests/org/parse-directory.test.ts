@@ -36,9 +36,12 @@ describe('parseDirectory', () => {
       ['console', 'console-general', 'member'],
       ['chatwork', '5001', 'member'],
       ['discord', '1122334455667788', 'public'],
+      ['console', 'console-admin', 'member'],
     ]);
+    expect(d.rooms.filter((r) => r.admin).map((r) => r.id)).toEqual(['console-admin']);
+    expect(d.organization.quiet_hours).toBe('21:00-08:00');
     expect(d.policies.find((p) => p.id === 'no-mass-mention')?.rule).toEqual({ tools: ['announce'], action: 'confirm' });
-    expect(d.schedules.map((s) => s.kind).sort()).toEqual(['daily_digest', 'deadline_reminder']);
+    expect(d.schedules.map((s) => s.kind).sort()).toEqual(['daily_digest', 'deadline_reminder', 'goal_checkin']);
   });
 
   it('accepts JSON and converts numeric ids to strings', () => {
@@ -88,15 +91,37 @@ describe('parseDirectory', () => {
     expect(errors).toEqual([
       `rooms[2].authority: must be one of: member, public (line ${lineOf(text, 'everyone')})`,
       `policies[0].rule.action: must be one of: confirm, block (line ${lineOf(text, 'deny')})`,
-      `schedules[1].cron: must be a valid cron expression, e.g. "0 9 * * 1-5" (line ${lineOf(text, 'every morning')})`,
+      `schedules[1].cron (schedule "daily-digest"): must be a valid cron expression with five fields (minute hour day month weekday), e.g. "0 9 * * 1-5" (line ${lineOf(text, 'every morning')})`,
     ]);
     const tz = edit('  timezone: Asia/Tokyo\n  values', '  timezone: Tokyo\n  values');
     expect(errorsOf(parseDirectory(tz, 'org.yaml'))).toEqual([`organization.timezone: must be an IANA time zone such as Asia/Tokyo (line ${lineOf(tz, 'timezone: Tokyo')})`]);
   });
 
+  it('names the schedule whose cron or time zone does not parse, and wants five cron fields', () => {
+    const sixFields = edit('cron: "0 9 * * 1-5"', 'cron: "*/10 * * * * *"');
+    expect(errorsOf(parseDirectory(sixFields, 'org.yaml'))).toEqual([
+      `schedules[0].cron (schedule "deadline-reminder"): must be a valid cron expression with five fields (minute hour day month weekday), e.g. "0 9 * * 1-5" (line ${lineOf(sixFields, '*/10')})`,
+    ]);
+    const tz = edit('    cron: "30 8 * * 1-5"\n    timezone: Asia/Tokyo', '    cron: "30 8 * * 1-5"\n    timezone: Mars/Olympus');
+    expect(errorsOf(parseDirectory(tz, 'org.yaml'))).toEqual([
+      `schedules[1].timezone (schedule "daily-digest"): must be an IANA time zone such as Asia/Tokyo (line ${lineOf(tz, 'Mars/Olympus')})`,
+    ]);
+  });
+
+  it('checks quiet hours and allows one admin room per platform', () => {
+    const quiet = edit('quiet_hours: "21:00-08:00"', 'quiet_hours: "9pm-8am"');
+    expect(errorsOf(parseDirectory(quiet, 'org.yaml'))).toEqual([
+      `organization.quiet_hours: must be "HH:MM-HH:MM", e.g. "21:00-08:00" (line ${lineOf(quiet, '9pm')})`,
+    ]);
+    const twoAdmins = edit('name: コンソール（全体）, authority: member }', 'name: コンソール（全体）, authority: member, admin: true }');
+    expect(errorsOf(parseDirectory(twoAdmins, 'org.yaml'))).toEqual([
+      `rooms[3].admin: console already has an admin room (rooms[0]) (line ${lineOf(twoAdmins, 'console-admin')})`,
+    ]);
+  });
+
   it('asks for Discord ids in quotes (they exceed exact JavaScript numbers)', () => {
     const text = edit('discord: "402938475612345601"', 'discord: 402938475612345601');
-    expect(errorsOf(parseDirectory(text, 'org.yaml'))[0]).toMatch(/^members\[0\]\.accounts\.discord: must be a Discord user id in quotes.*\(line 30\)$/);
+    expect(errorsOf(parseDirectory(text, 'org.yaml'))[0]).toMatch(/^members\[0\]\.accounts\.discord: must be a Discord user id in quotes.*\(line 32\)$/);
   });
 
   it('rejects a parent department that does not exist', () => {
@@ -135,7 +160,7 @@ describe('parseDirectory', () => {
 
   it('rejects a schedule room that is not listed in rooms', () => {
     const text = sample.replace(/room: \{ platform: console, id: console-general \}/, 'room: { platform: console, id: nowhere }');
-    expect(errorsOf(parseDirectory(text, 'org.yaml'))).toEqual([`schedules[0].room: room console "nowhere" is not listed in rooms (line ${lineOf(text, 'nowhere')})`]);
+    expect(errorsOf(parseDirectory(text, 'org.yaml'))).toEqual([`schedules[0].room (schedule "deadline-reminder"): room console "nowhere" is not listed in rooms (line ${lineOf(text, 'nowhere')})`]);
   });
 
   it('reports YAML syntax errors with their line', () => {

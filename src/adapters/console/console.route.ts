@@ -5,6 +5,8 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 import { z } from 'zod';
 import type { Db } from '../../db/prisma';
 import type { Logger } from '../../observability/logger';
+import type { AdminAuth } from '../../server/admin-auth';
+import { requestGuard } from '../../server/request-guard';
 import type { InboundMessage } from '../types';
 import { parseButtonKey } from '../../state/answer-parser';
 import type { ConsoleSender } from './console-sender';
@@ -18,8 +20,12 @@ export interface ConsoleDeps {
   defaultOrgId: () => string | undefined;
   /** Shown on the page when the brain cannot think yet (e.g. no ANTHROPIC_API_KEY). */
   setupNotice: () => string | null;
-  /** Accept requests from other machines (off: loopback only — the console lets you act as anyone). */
+  /** Accept requests from other machines (off: loopback only — the console lets you act as anyone); needs `auth`. */
   allowRemote: boolean;
+  /** Host names accepted besides localhost / 127.0.0.1 / [::1] (CONSOLE_ALLOWED_HOSTS). */
+  allowedHosts: readonly string[];
+  /** The admin login (required in remote mode: the console then needs an admin session). */
+  auth?: AdminAuth;
   logger: Logger;
 }
 
@@ -33,21 +39,19 @@ const ZPost = z.object({
 
 const PAGE = fs.readFileSync(path.join(__dirname, 'console.html'), 'utf8');
 
-function loopbackOnly(allowRemote: boolean) {
-  return (req: Request, res: Response, next: NextFunction) => {
-    const ip = req.socket.remoteAddress ?? '';
-    if (allowRemote || ip === '127.0.0.1' || ip === '::1' || ip === '::ffff:127.0.0.1') return next();
-    res.status(403).type('text/plain').send('The console is available from this machine only (set CONSOLE_ALLOW_REMOTE=true to change that).');
-  };
-}
-
 /**
  * The local console (R-A4): a web chat that is a real adapter — messages go through the intake and the
  * same pipeline as ChatWork and Discord; replies are read back from the conversation history.
  */
 export function createConsoleRouter(deps: ConsoleDeps): Router {
   const r = express.Router();
-  r.use('/console', loopbackOnly(deps.allowRemote));
+  if (deps.allowRemote && !deps.auth?.configured) throw new Error('CONSOLE_ALLOW_REMOTE=true needs ADMIN_TOKEN');
+  r.use('/console', requestGuard({ allowedHosts: deps.allowedHosts, allowRemote: deps.allowRemote,
+    surface: 'console' }));
+  if (deps.allowRemote) {
+    r.use('/console/api', deps.auth!.require('api'));
+    r.get('/console', deps.auth!.require('page'));
+  }
   r.get('/console', (_req, res) => { res.type('html').send(PAGE); });
 
   r.get('/console/api/state', async (_req, res) => {
@@ -74,9 +78,13 @@ export function createConsoleRouter(deps: ConsoleDeps): Router {
     if (!orgId) return void res.status(409).json({ error: 'no organisation loaded' });
     const member = await deps.db.member.findUnique({ where: { orgId_id: { orgId, id: parsed.data.memberId } }, include: { accounts: { where: { platform: 'console' } } } });
     if (!member || !member.active) return void res.status(404).json({ error: 'unknown member' });
+    const accountId = member.accounts[0]?.accountId ?? (await consoleAccount(deps.db, orgId, member.id));
+    if (!accountId) {
+      return void res.status(409).json({ error: 'this member has no console identity; re-import the directory' });
+    }
     const id = randomUUID();
     const msg: InboundMessage = {
-      platform: 'console', orgId, roomId: parsed.data.roomId, senderAccountId: member.accounts[0]?.accountId ?? member.id, senderName: member.name,
+      platform: 'console', orgId, roomId: parsed.data.roomId, senderAccountId: accountId, senderName: member.name,
       text: parsed.data.text, rawText: parsed.data.text, mentions: [], platformMessageId: id, sentAt: new Date().toISOString(),
     };
     const answered = parsed.data.key ? parseButtonKey(parsed.data.key) : null;
@@ -102,8 +110,23 @@ export function createConsoleRouter(deps: ConsoleDeps): Router {
     const accounts = await deps.db.platformAccount.findMany({ where: { platform: 'console', accountId: { in: [...new Set(rows.map((r) => r.accountId))] } }, include: { member: { select: { name: true } } } });
     const nameOf = new Map(accounts.map((a) => [a.accountId, a.member.name]));
     res.json({
-      messages: rows.map((r) => ({ id: r.id.toString(), role: r.role, accountId: r.accountId, name: r.role === 'user' ? nameOf.get(r.accountId) ?? r.accountId : null, text: r.text, options: r.options ?? null, at: r.sentAt.toISOString() })),
+      messages: rows.map((r) => ({ id: r.id.toString(), role: r.role, accountId: r.accountId,
+        name: r.role === 'user' ? nameOf.get(r.accountId) ?? '（不明なメンバー）' : null, text: r.text,
+        options: r.options ?? null, at: r.sentAt.toISOString() })),
     });
   });
   return r;
+}
+
+/**
+ * The console identity of a member the directory gave none (databases imported before console ids were
+ * implicit): `<org>:<member>`, created like the import would; null when another member holds it.
+ */
+async function consoleAccount(db: Db, orgId: string, memberId: string): Promise<string | null> {
+  const accountId = `${orgId}:${memberId}`;
+  await db.platformAccount.createMany({ data: [{ platform: 'console', accountId, orgId, memberId }],
+    skipDuplicates: true });
+  const row = await db.platformAccount.findUnique({ where: { platform_accountId: { platform: 'console',
+    accountId } } });
+  return row?.orgId === orgId && row.memberId === memberId ? accountId : null;
 }

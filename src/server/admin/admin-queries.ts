@@ -1,0 +1,319 @@
+import type { Db } from '../../db/prisma';
+import type { Sql } from '../../db/sql';
+import { startOfDay } from '../../brain/cost-guard';
+import { safeRedactText, safeRedactValue } from '../../observability/redact';
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+/** One bucket of the overview charts (R-O4, seed 003 §15.2). */
+export interface OverviewBucket {
+  t: string;
+  turns: number;
+  p50Ms: number | null;
+  p95Ms: number | null;
+  confirmRate: number | null;
+  blockRate: number | null;
+  costUsd: number;
+  /** Cache-read tokens ÷ all input tokens (input + cache write + cache read). */
+  cacheReadShare: number | null;
+  /** Work items waiting or running at the end of the bucket. */
+  queueDepth: number;
+}
+
+/** Bucket starts: hourly for 24 h, daily (organisation days) for 30 days. */
+export function bucketStarts(range: '24h' | '30d', now: Date, timezone: string): { starts: Date[]; widthMs: number } {
+  if (range === '24h') {
+    const end = Math.floor(now.getTime() / HOUR) * HOUR;
+    return { starts: Array.from({ length: 24 }, (_, i) => new Date(end - (23 - i) * HOUR)), widthMs: HOUR };
+  }
+  const today = startOfDay(now, timezone).getTime();
+  return { starts: Array.from({ length: 30 }, (_, i) => new Date(today - (29 - i) * DAY)), widthMs: DAY };
+}
+
+/** The overview series in one statement (user turns, latency, rates, cost, cache share, queue depth). */
+export async function overview(
+  sql: Sql,
+  range: '24h' | '30d',
+  now: Date,
+  timezone: string,
+): Promise<{ buckets: OverviewBucket[]; today: Record<string, number | null> }> {
+  const { starts, widthMs } = bucketStarts(range, now, timezone);
+  const rows = await sql<Record<string, string | number | null>>(
+    `WITH b AS (SELECT s AT TIME ZONE 'UTC' AS s, (s + ($2::int * interval '1 millisecond')) AT TIME ZONE 'UTC' AS e
+                FROM unnest($1::timestamptz[]) AS s)
+     SELECT to_char(b.s, 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS t, tr.*, u.*,
+            (SELECT count(*) FROM work_items w
+              WHERE w."createdAt" < b.e AND (w."finishedAt" IS NULL OR w."finishedAt" >= b.e))::int AS queue
+     FROM b
+     LEFT JOIN LATERAL (
+       SELECT count(*)::int AS turns,
+              percentile_cont(0.5) WITHIN GROUP (ORDER BY "totalMs") AS p50,
+              percentile_cont(0.95) WITHIN GROUP (ORDER BY "totalMs") AS p95,
+              count(*) FILTER (WHERE decision IN ('CONFIRM', 'SHADOW_CONFIRM'))::int AS confirms,
+              count(*) FILTER (WHERE decision IN ('BLOCK', 'SHADOW_BLOCK'))::int AS blocks
+       FROM turn_records WHERE kind = 'user_request' AND "createdAt" >= b.s AND "createdAt" < b.e) tr ON true
+     LEFT JOIN LATERAL (
+       SELECT coalesce(sum("costUsd"), 0)::float AS cost, sum("cacheReadTokens")::float AS cache_read,
+              sum("inputTokens" + "cacheWriteTokens" + "cacheReadTokens")::float AS all_input
+       FROM llm_usage WHERE "createdAt" >= b.s AND "createdAt" < b.e) u ON true
+     ORDER BY b.s`,
+    [starts.map((s) => s.toISOString()), widthMs],
+  );
+  const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+  const buckets = rows.map((r) => {
+    const turns = Number(r.turns ?? 0);
+    return {
+      t: String(r.t),
+      turns,
+      p50Ms: num(r.p50),
+      p95Ms: num(r.p95),
+      confirmRate: turns ? Number(r.confirms) / turns : null,
+      blockRate: turns ? Number(r.blocks) / turns : null,
+      costUsd: Number(r.cost ?? 0),
+      cacheReadShare: r.all_input ? Number(r.cache_read) / Number(r.all_input) : null,
+      queueDepth: Number(r.queue ?? 0),
+    };
+  });
+  const [d] = await sql<Record<string, string | number | null>>(
+    `WITH w AS (SELECT $1::timestamptz AT TIME ZONE 'UTC' AS day, $2::timestamptz AT TIME ZONE 'UTC' AS month),
+     t AS (SELECT decision, "totalMs", confidence FROM turn_records, w WHERE kind = 'user_request'
+       AND "createdAt" >= w.day)
+     SELECT (SELECT count(*) FROM t)::int AS turns, (SELECT avg("totalMs") FROM t)::float AS avg_ms,
+            (SELECT avg((confidence->>'overall')::float) FROM t
+              WHERE jsonb_typeof(confidence->'overall') = 'number') AS avg_confidence,
+            (SELECT count(*) FROM t WHERE decision IN ('CONFIRM', 'SHADOW_CONFIRM'))::int AS confirms,
+            (SELECT count(*) FROM t WHERE decision IN ('BLOCK', 'SHADOW_BLOCK'))::int AS blocks,
+            (SELECT coalesce(sum("costUsd"), 0) FROM llm_usage, w WHERE "createdAt" >= w.day)::float AS cost_today,
+            (SELECT coalesce(sum("costUsd"), 0) FROM llm_usage, w WHERE "createdAt" >= w.month)::float AS cost_month,
+            (SELECT count(*) FROM work_items WHERE state IN ('queued', 'running'))::int AS queue`,
+    [startOfDay(now, timezone).toISOString(), monthStart(now, timezone).toISOString()],
+  );
+  return { buckets, today: Object.fromEntries(Object.entries(d ?? {}).map(([k, v]) => [k, num(v)])) };
+}
+
+function monthStart(now: Date, timezone: string): Date {
+  const day = Number(new Intl.DateTimeFormat('en-US', { timeZone: timezone, day: 'numeric' }).format(now));
+  return startOfDay(new Date(startOfDay(now, timezone).getTime() - (day - 1) * DAY + HOUR), timezone);
+}
+
+/** Audit log filters (R-O4): person, room, reason code, decision, date range, free text in input/reply. */
+export interface AuditFilter {
+  person?: string;
+  room?: string;
+  reason?: string;
+  decision?: string;
+  kind?: string;
+  from?: string;
+  to?: string;
+  q?: string;
+  limit?: number;
+  before?: string;
+}
+
+/** Turn records (already redacted when written) matching the filter, newest first. */
+export async function auditLog(db: Db, f: AuditFilter): Promise<unknown[]> {
+  const persons = f.person
+    ? await db.member.findMany({
+        where: { OR: [{ id: f.person }, { name: { contains: f.person } }, { aliases: { has: f.person } }] },
+        select: { id: true },
+      })
+    : [];
+  const date = (s: string | undefined, endOfDay = false) => {
+    if (!s || !/^\d{4}-\d{2}-\d{2}/.test(s)) return undefined;
+    const d = new Date(s.length === 10 ? `${s}T00:00:00Z` : s);
+    return Number.isNaN(d.getTime()) ? undefined : new Date(d.getTime() + (endOfDay && s.length === 10 ? DAY : 0));
+  };
+  const rows = await db.turnRecord.findMany({
+    where: {
+      ...(f.person ? { OR: [{ memberId: { in: persons.map((p) => p.id) } }, { accountId: f.person }] } : {}),
+      ...(f.room ? { roomId: f.room } : {}),
+      ...(f.reason ? { reasonCode: { startsWith: f.reason } } : {}),
+      ...(f.decision ? { decision: f.decision } : {}),
+      ...(f.kind ? { kind: f.kind } : {}),
+      ...(f.q ? { OR: [{ inputRedacted: { contains: f.q } }, { finalReply: { contains: f.q } }] } : {}),
+      createdAt: {
+        ...(date(f.from) ? { gte: date(f.from) } : {}),
+        ...(date(f.to, true) ? { lt: date(f.to, true) } : {}),
+        ...(date(f.before) ? { lt: date(f.before) } : {}),
+      },
+    },
+    orderBy: { createdAt: 'desc' },
+    take: Math.min(Math.max(f.limit ?? 50, 1), 200),
+    select: {
+      id: true,
+      createdAt: true,
+      kind: true,
+      platform: true,
+      roomId: true,
+      accountId: true,
+      memberId: true,
+      decision: true,
+      reasonCode: true,
+      guardianAction: true,
+      guardianReason: true,
+      authResult: true,
+      authReason: true,
+      finalDecider: true,
+      totalMs: true,
+      llmMs: true,
+      inputTokens: true,
+      outputTokens: true,
+      costUsd: true,
+      inputRedacted: true,
+      finalReply: true,
+      selfCritique: true,
+    },
+  });
+  const names = await memberNames(
+    db,
+    rows.map((r) => r.memberId),
+  );
+  return rows.map((r) => ({
+    ...r,
+    costUsd: Number(r.costUsd),
+    member: r.memberId ? (names.get(r.memberId) ?? r.memberId) : null,
+    input: clip(r.inputRedacted, 160),
+    reply: clip(r.finalReply, 160),
+    inputRedacted: undefined,
+    finalReply: undefined,
+    critique: (r.selfCritique as { verdict?: string } | null)?.verdict ?? null,
+    selfCritique: undefined,
+  }));
+}
+
+/** Everything about one turn for the inspector: the record, its LLM calls and its pending action. */
+export async function turnDetail(db: Db, id: string): Promise<unknown | null> {
+  const turn = await db.turnRecord.findUnique({ where: { id } });
+  if (!turn) return null;
+  const [calls, names, pending] = await Promise.all([
+    db.llmUsage.findMany({ where: { turnId: id }, orderBy: { id: 'asc' } }),
+    memberNames(db, [turn.memberId]),
+    db.pendingAction.findMany({
+      where: { turnId: id },
+      select: {
+        id: true,
+        status: true,
+        confirmationType: true,
+        confirmationsGiven: true,
+        reasonCode: true,
+        expiresAt: true,
+        decidedAt: true,
+        executedAt: true,
+      },
+    }),
+  ]);
+  return {
+    ...turn,
+    workItemId: turn.workItemId?.toString() ?? null,
+    costUsd: Number(turn.costUsd),
+    member: turn.memberId ? (names.get(turn.memberId) ?? turn.memberId) : null,
+    calls: calls.map((c) => ({ ...c, id: c.id.toString(), costUsd: Number(c.costUsd) })),
+    pending,
+  };
+}
+
+/** Confirmations waiting for an answer (question redacted: pending actions keep raw text). */
+export async function pendingConfirmations(db: Db, now: Date): Promise<unknown[]> {
+  const rows = await db.pendingAction.findMany({
+    where: { status: { in: ['pending', 'approved'] }, expiresAt: { gt: now } },
+    orderBy: { createdAt: 'desc' },
+    take: 200,
+  });
+  const names = await memberNames(
+    db,
+    rows.map((r) => r.memberId),
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    createdAt: r.createdAt,
+    expiresAt: r.expiresAt,
+    status: r.status,
+    platform: r.platform,
+    roomId: r.roomId,
+    member: r.memberId ? (names.get(r.memberId) ?? r.memberId) : null,
+    tool: (r.proposal as { toolName?: string }).toolName ?? null,
+    question: safeRedactText(r.question),
+    confirmationType: r.confirmationType,
+    confirmationsGiven: r.confirmationsGiven,
+    reasonCode: r.reasonCode,
+    confidence: r.confidence,
+    turnId: r.turnId,
+  }));
+}
+
+/** Last runs of every schedule (period rows), for the schedules page. */
+export async function lastRuns(
+  db: Db,
+): Promise<
+  Map<string, { period: Date | null; status: string; recipients: number; skipped: number; firedBy: string | null }>
+> {
+  const rows = await db.scheduleRun.findMany({
+    where: { period: { not: null } },
+    orderBy: { period: 'desc' },
+    distinct: ['scheduleId'],
+  });
+  return new Map(
+    rows.map((r) => [
+      r.scheduleId,
+      { period: r.period, status: r.status, recipients: r.recipients, skipped: r.skipped, firedBy: r.firedBy },
+    ]),
+  );
+}
+
+/**
+ * Constitution audits (seed 003 §4.8.1–4.8.2): turns whose reasoning is short (< 50 characters), claims
+ * permissions, or asserts execution; a tool executed without a Guardian verdict or without an
+ * AuthorizationGate result (a layer skipped); and blocked constitution violations.
+ */
+export async function constitutionAudits(
+  sql: Sql,
+  days: number,
+): Promise<{ checks: Record<string, number>; turns: unknown[] }> {
+  const since = new Date(Date.now() - days * DAY).toISOString();
+  const rows = await sql<Record<string, unknown>>(
+    `WITH t AS (
+       SELECT id, "createdAt", decision, "reasonCode", "guardianAction", "authResult", proposals, "memberId", "roomId",
+              coalesce(reasoning::text, '') AS r, length(coalesce(reasoning->>'intent_understanding', '')) AS r_len
+       FROM turn_records
+       WHERE "createdAt" >= $1::timestamptz AT TIME ZONE 'UTC' AND kind = 'user_request' AND model IS NOT NULL),
+     runs AS (SELECT t.id, bool_or(coalesce(p->'guardian'->>'action', '') = '') AS no_guardian,
+                     bool_or(coalesce(p->'auth'->>'result', '') <> 'ALLOWED') AS no_auth
+              FROM t, jsonb_array_elements(t.proposals) p WHERE p->'execution'->>'status' = 'ok' GROUP BY t.id),
+     flagged AS (
+       SELECT id, "createdAt", decision, "reasonCode", "memberId", "roomId", array_remove(ARRAY[
+         CASE WHEN r_len < 50 THEN 'short_reasoning' END,
+         CASE WHEN r ~ '(権限がある|アクセスできる|見せてよい|許可されている)' THEN 'permission_claim' END,
+         CASE WHEN r ~ '(実行します|実行する)' THEN 'asserts_execution' END,
+         CASE WHEN "reasonCode" LIKE 'G_CONSTITUTION%'
+           OR proposals::text LIKE '%G_CONSTITUTION%' THEN 'violation_blocked' END,
+         CASE WHEN runs.no_guardian THEN 'guardian_skipped' END,
+         CASE WHEN runs.no_auth THEN 'auth_skipped' END
+       ], NULL) AS findings FROM t LEFT JOIN runs USING (id))
+     SELECT id, "createdAt", decision, "reasonCode", "memberId", "roomId", findings
+     FROM flagged WHERE cardinality(findings) > 0
+     ORDER BY "createdAt" DESC LIMIT 100`,
+    [since],
+  );
+  const checks: Record<string, number> = {
+    short_reasoning: 0,
+    permission_claim: 0,
+    asserts_execution: 0,
+    violation_blocked: 0,
+    guardian_skipped: 0,
+    auth_skipped: 0,
+  };
+  for (const r of rows) for (const f of r.findings as string[]) checks[f] = (checks[f] ?? 0) + 1;
+  return { checks, turns: rows.map((r) => safeRedactValue(r)) };
+}
+
+async function memberNames(db: Db, ids: (string | null)[]): Promise<Map<string, string>> {
+  const wanted = [...new Set(ids.filter((x): x is string => !!x))];
+  if (wanted.length === 0) return new Map();
+  const rows = await db.member.findMany({ where: { id: { in: wanted } }, select: { id: true, name: true } });
+  return new Map(rows.map((m) => [m.id, m.name]));
+}
+
+function clip(s: string | null, n: number): string | null {
+  return s === null ? null : s.length > n ? `${s.slice(0, n)}…` : s;
+}

@@ -1,0 +1,165 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import { z } from 'zod';
+import type { Db } from '../../db/prisma';
+import type { Sql } from '../../db/sql';
+import type { Logger } from '../../observability/logger';
+import type { NoticeScheduler } from '../../scheduler/notices/notice-scheduler';
+import { safeNext, type AdminAuth } from '../admin-auth';
+import { requestGuard } from '../request-guard';
+import { auditLog, constitutionAudits, lastRuns, overview, pendingConfirmations, turnDetail } from './admin-queries';
+
+export interface AdminDeps {
+  db: Db;
+  sql: Sql;
+  auth: AdminAuth;
+  logger: Logger;
+  timezone: string;
+  scheduler: () => NoticeScheduler | null;
+  now?: () => Date;
+}
+
+const read = (f: string) => fs.readFileSync(path.join(__dirname, f), 'utf8');
+const PAGE = read('admin.html');
+const SCRIPT = read('admin.js');
+const LOGIN = read('login.html');
+const UPLOT_JS = fs.readFileSync(require.resolve('uplot/dist/uPlot.iife.min.js'), 'utf8');
+const UPLOT_CSS = fs.readFileSync(require.resolve('uplot/dist/uPlot.min.css'), 'utf8');
+
+/** The login page with an optional error line and the page to return to (both escaped). */
+export function loginPage(error: string | null, next: string): string {
+  const esc = (s: string) =>
+    s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
+  return LOGIN.replace('<!--error-->', error ? `<p class="error" role="alert">${esc(error)}</p>` : '').replace(
+    '<!--next-->',
+    esc(safeNext(next)),
+  );
+}
+
+const ZAudit = z.object({
+  person: z.string().max(100).optional(),
+  room: z.string().max(100).optional(),
+  reason: z
+    .string()
+    .max(60)
+    .regex(/^[A-Za-z0-9_]*$/)
+    .optional(),
+  decision: z
+    .string()
+    .max(40)
+    .regex(/^[A-Z_]*$/)
+    .optional(),
+  kind: z.enum(['user_request', 'notification']).optional(),
+  from: z.string().max(30).optional(),
+  to: z.string().max(30).optional(),
+  before: z.string().max(30).optional(),
+  q: z.string().max(100).optional(),
+  limit: z.coerce.number().int().min(1).max(200).optional(),
+});
+
+/** Security headers of every admin response: no caching, no framing, scripts from this origin only. */
+function hardened(_req: Request, res: Response, next: NextFunction): void {
+  res.set({
+    'cache-control': 'no-store',
+    'x-frame-options': 'DENY',
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'same-origin',
+    'content-security-policy':
+      "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
+      "frame-ancestors 'none'; form-action 'self'",
+  });
+  next();
+}
+
+/**
+ * The operator's dashboard (R-O4): `/admin` pages (login page → session cookie) and the JSON API under
+ * `/admin/api/` (`Authorization: Bearer ADMIN_TOKEN` or the session). Without ADMIN_TOKEN it answers 404.
+ */
+export function createAdminRouter(deps: AdminDeps): Router {
+  const r = express.Router();
+  if (!deps.auth.configured) {
+    deps.logger.warn('ADMIN_TOKEN is not set: /admin is off (it answers 404)');
+    r.use('/admin', (_req, res) => {
+      res.status(404).type('text/plain').send('Not found');
+    });
+    return r;
+  }
+  const now = () => deps.now?.() ?? new Date();
+  r.use('/admin', hardened, requestGuard({ allowedHosts: [], allowRemote: true, anyHost: true, surface: 'admin' }));
+  r.get('/admin/login', (req, res) => {
+    res.type('html').send(loginPage(null, String(req.query.next ?? '')));
+  });
+  r.use(deps.auth.routes(loginPage));
+  r.get('/admin/assets/uplot.js', (_req, res) => {
+    res.type('js').send(UPLOT_JS);
+  });
+  r.get('/admin/assets/uplot.css', (_req, res) => {
+    res.type('css').send(UPLOT_CSS);
+  });
+  r.get('/admin/assets/admin.js', deps.auth.require('api'), (_req, res) => {
+    res.type('js').send(SCRIPT);
+  });
+  r.get('/admin', deps.auth.require('page'), (_req, res) => {
+    res.type('html').send(PAGE);
+  });
+
+  const api = express.Router();
+  api.use(deps.auth.require('api'));
+  api.get('/overview', async (req, res) => {
+    const range = req.query.range ?? '24h';
+    if (range !== '24h' && range !== '30d') return void res.status(400).json({ error: 'range must be 24h or 30d' });
+    res.json({ range, ...(await overview(deps.sql, range, now(), deps.timezone)) });
+  });
+  api.get('/audit', async (req, res) => {
+    const f = ZAudit.safeParse(req.query);
+    if (!f.success)
+      return void res
+        .status(400)
+        .json({ error: f.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') });
+    res.json({ turns: await auditLog(deps.db, f.data) });
+  });
+  api.get('/turns/:id', async (req, res) => {
+    const id = String(req.params.id);
+    if (!/^[\w-]{1,80}$/.test(id)) return void res.status(400).json({ error: 'bad turn id' });
+    const turn = await turnDetail(deps.db, id);
+    if (!turn) return void res.status(404).json({ error: 'no such turn' });
+    res.json({ turn });
+  });
+  api.get('/pending', async (_req, res) => {
+    res.json({ pending: await pendingConfirmations(deps.db, now()) });
+  });
+  api.get('/schedules', async (_req, res) => {
+    const [rows, runs] = await Promise.all([deps.db.schedule.findMany({ orderBy: { id: 'asc' } }), lastRuns(deps.db)]);
+    const live = new Map((deps.scheduler()?.statuses() ?? []).map((s) => [s.id, s]));
+    res.json({
+      running: deps.scheduler() !== null,
+      schedules: rows.map((s) => ({
+        id: s.id,
+        kind: s.kind,
+        cron: s.cron,
+        timezone: s.timezone,
+        room: s.platform && s.roomId ? `${s.platform}:${s.roomId}` : null,
+        enabled: s.enabled,
+        problem: live.get(s.id)?.problem ?? null,
+        nextRun: live.get(s.id)?.nextRun ?? null,
+        lastRun: runs.get(s.id) ?? null,
+      })),
+    });
+  });
+  api.get('/audits/constitution', async (req, res) => {
+    const days = Number(req.query.days ?? 7);
+    if (!Number.isInteger(days) || days < 1 || days > 90)
+      return void res.status(400).json({ error: 'days must be 1..90' });
+    res.json({ days, ...(await constitutionAudits(deps.sql, days)) });
+  });
+  api.get('/alerts', async (_req, res) => {
+    const rows = await deps.db.adminAlert.findMany({ orderBy: { createdAt: 'desc' }, take: 100 });
+    res.json({ alerts: rows.map((a) => ({ ...a, id: a.id.toString() })) });
+  });
+  api.use((_req, res) => {
+    res.status(404).json({ error: 'no such endpoint' });
+  });
+  r.use('/admin/api', api);
+  return r;
+}

@@ -1,0 +1,19 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { SAMPLE_DIRECTORY } from '../../src/service';
+
+/** The sample directory with its `schedules:` section replaced (and other edits), written to a temp file. */
+export function sampleDirectoryWith(opts: { schedules: string; edits?: [string, string][] }): string {
+  let text = fs.readFileSync(SAMPLE_DIRECTORY, 'utf8');
+  const head = text.slice(0, text.indexOf('\nschedules:'));
+  text = `${head}\nschedules:${opts.schedules ? `\n${opts.schedules}` : ' []\n'}`;
+  for (const [from, to] of opts.edits ?? []) {
+    if (!text.includes(from)) throw new Error(`not in the sample directory: ${from}`);
+    text = text.replace(from, to);
+  }
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hisho-dir-'));
+  const file = path.join(dir, 'org.yaml');
+  fs.writeFileSync(file, text);
+  return file;
+}
