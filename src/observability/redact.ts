@@ -26,12 +26,16 @@ function luhn(digits: string): boolean {
   return sum % 10 === 0;
 }
 
-/** Order matters: the most specific patterns first. */
+/**
+ * Order matters: the most specific patterns first. Repetitions that a failed match backtracks over are
+ * bounded (e-mail local part ≤ 64, user/password ≤ 256): unbounded ones made a long run of letters
+ * quadratic — a 100 KB message blocked the process for seconds.
+ */
 const RULES: Rule[] = [
   { name: 'API_KEY', pattern: /\b(?:sk|pk|rk|xox[abpr])[-_][A-Za-z0-9_\-]{16,}\b/g },
   { name: 'API_KEY', pattern: /\b(?:Bearer|Basic)\s+[A-Za-z0-9._~+/=\-]{16,}/g },
-  { name: 'URL_CREDENTIALS', pattern: /\b[a-z][a-z0-9+.-]*:\/\/[^\s:@/]+:[^\s@/]+@[^\s]+/gi },
-  { name: 'EMAIL', pattern: /[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]+\.[A-Za-z]{2,}/g },
+  { name: 'URL_CREDENTIALS', pattern: /\b[a-z][a-z0-9+.-]{0,31}:\/\/[^\s:@/]{1,256}:[^\s@/]{1,256}@[^\s]+/gi },
+  { name: 'EMAIL', pattern: /[A-Za-z0-9._%+\-]{1,64}@[A-Za-z0-9.\-]{1,253}\.[A-Za-z]{2,}/g },
   { name: 'CARD', pattern: /\b(?:\d[ \-]?){12,18}\d\b/g, accept: luhn },
   { name: 'MY_NUMBER', pattern: /(?<!\d)\d{4}[ \-]?\d{4}[ \-]?\d{4}(?!\d)/g },
   { name: 'PHONE', pattern: /(?<![\d\-])(?:\+81[ \-]?|0)\d{1,4}[ \-]?\d{1,4}[ \-]?\d{3,4}(?![\d\-])/g },
