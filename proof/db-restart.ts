@@ -25,6 +25,8 @@ export interface DbRestartResult extends Tally {
 }
 
 export async function dbRestart(w: ProofWorld, o: DbRestartOptions, log: (s: string) => void): Promise<DbRestartResult> {
+  const { stop, start } = w.pg;
+  if (!stop || !start) throw new Error('the database restart needs the proof\'s own embedded PostgreSQL');
   const databaseUrl = await w.pg.createDatabase(`proof_db_${Date.now().toString(36)}`);
   const svc = ServiceProcess.spawn({ databaseUrl, port: await freePort(), anthropicUrl: w.llm.url, chatworkUrl: w.cw.url, claimTtlMs: o.claimTtlMs });
   await svc.ready();
@@ -35,10 +37,10 @@ export async function dbRestart(w: ProofWorld, o: DbRestartOptions, log: (s: str
   let acceptingAfterMs = NaN;
   try {
     await sleep(3000);
-    await w.pg.stop();
+    await stop.call(w.pg);
     log(`    database stopped; ${stream.outcomes.size} mentions sent so far`);
     await sleep(o.downMs);
-    await w.pg.start();
+    await start.call(w.pg);
     const up = performance.now();
     log(`    database started again after ${o.downMs} ms`);
     while (Number.isNaN(readyAfterMs) && performance.now() - up < 60000) {

@@ -161,7 +161,9 @@ export class ServiceProcess {
   async stop(): Promise<void> {
     if (!this.alive) return;
     this.child.kill('SIGTERM');
-    await Promise.race([this.exited, sleep(15000)]);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.exited, new Promise((r) => { timer = setTimeout(r, 15000); })]);
+    clearTimeout(timer);
     await this.kill();
   }
 }

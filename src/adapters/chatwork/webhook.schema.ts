@@ -11,7 +11,7 @@ const id = z.number().int().nonnegative();
 /** Strings as stored (no NUL, no unpaired surrogate: see storableText). */
 const text = z.string().transform(storableText);
 /** ChatWork message ids are decimal strings of about 19 digits; far longer ones are not from ChatWork. */
-const messageId = z.string().min(1).max(100).transform(storableText);
+const messageId = z.string().max(100).transform(storableText).pipe(z.string().min(1));
 // Bounded so that `new Date(s * 1000)` is always a valid date.
 const epochSeconds = z.number().nonnegative().max(1e11);
 
