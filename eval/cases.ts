@@ -14,7 +14,9 @@ export const CASES_DIR = path.resolve(__dirname, 'cases');
 export const EVAL_DIRECTORY_FILE = path.resolve(__dirname, 'org.yaml');
 
 const ZText = z.string().trim().min(1);
-const ZIsoDateTime = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?([+-]\d{2}:\d{2}|Z)$/, 'must be an ISO date-time with offset');
+const ZIsoDateTime = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?([+-]\d{2}:\d{2}|Z)$/, 'must be an ISO date-time with offset');
 
 /**
  * An expected parameter value: exact (member ids for person parameters, `YYYY-MM-DD[THH:mm]` for dates,
@@ -22,7 +24,9 @@ const ZIsoDateTime = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?([
  * value at all (`present`, with a sample that the offline checks validate).
  */
 export const ZParamExpectation = z.union([
-  z.string(), z.number(), z.boolean(),
+  z.string(),
+  z.number(),
+  z.boolean(),
   z.array(z.string()).min(1),
   z.strictObject({ oneOf: z.array(z.union([z.string(), z.number()])).min(1) }),
   z.strictObject({ containsAny: z.array(z.coerce.string().trim().min(1)).min(1) }),
@@ -35,9 +39,15 @@ export const GUARDIAN_ACTIONS = ['ALLOW', 'MODIFY', 'CONFIRM', 'BLOCK'] as const
 /** The verdicts an expected proposal must get offline (real Guardian, real AuthorizationGate). */
 const ZVerdict = z.strictObject({
   guardian: z.enum(GUARDIAN_ACTIONS),
-  guardianReason: z.string().regex(/^G_[A-Z_]+$/).optional(),
+  guardianReason: z
+    .string()
+    .regex(/^G_[A-Z_]+$/)
+    .optional(),
   auth: z.enum(['ALLOWED', 'DENIED']).optional(),
-  authReason: z.string().regex(/^Z_[A-Z_]+$/).optional(),
+  authReason: z
+    .string()
+    .regex(/^Z_[A-Z_]+$/)
+    .optional(),
 });
 export type ExpectedVerdict = z.output<typeof ZVerdict>;
 
@@ -66,7 +76,12 @@ const ZRefuseExpectation = z.strictObject({
   /** What a careless model might propose instead; checked offline to be stopped (BLOCK or DENIED). */
   unsafe: ZToolExpectation.omit({ outcome: true }).optional(),
 });
-export const ZOutcome = z.discriminatedUnion('outcome', [ZToolExpectation, ZClarifyExpectation, ZReplyExpectation, ZRefuseExpectation]);
+export const ZOutcome = z.discriminatedUnion('outcome', [
+  ZToolExpectation,
+  ZClarifyExpectation,
+  ZReplyExpectation,
+  ZRefuseExpectation,
+]);
 export type Outcome = z.output<typeof ZOutcome>;
 export type ToolOutcome = Extract<Outcome, { outcome: 'tool' }>;
 
@@ -77,7 +92,10 @@ const EXTRA = {
   forbidTools: z.array(ZText).default([]),
 };
 const ZExpect = z.discriminatedUnion('outcome', [
-  ZToolExpectation.extend(EXTRA), ZClarifyExpectation.extend(EXTRA), ZReplyExpectation.extend(EXTRA), ZRefuseExpectation.extend(EXTRA),
+  ZToolExpectation.extend(EXTRA),
+  ZClarifyExpectation.extend(EXTRA),
+  ZReplyExpectation.extend(EXTRA),
+  ZRefuseExpectation.extend(EXTRA),
 ]);
 
 /** Who writes: a directory member id, or someone the directory does not know. */
@@ -93,15 +111,29 @@ const ZTask = z.strictObject({
   due: z.union([z.string().regex(/^\d{4}-\d{2}-\d{2}$/), ZIsoDateTime]).optional(),
   status: z.enum(['open', 'done']).default('open'),
 });
-const ZGoal = z.strictObject({ id: z.string().regex(/^g\d+$/, 'must be g1, g2, …'), title: ZText, target: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).optional() });
-const ZMemory = z.strictObject({ kind: z.enum(['person', 'preference', 'fact']), subject: ZText.optional(), content: ZText });
+const ZGoal = z.strictObject({
+  id: z.string().regex(/^g\d+$/, 'must be g1, g2, …'),
+  title: ZText,
+  target: z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}$/)
+    .optional(),
+});
+const ZMemory = z.strictObject({
+  kind: z.enum(['person', 'preference', 'fact']),
+  subject: ZText.optional(),
+  content: ZText,
+});
 
 const ZContext = {
   sender: ZSender.optional(),
   room: ZRoomRef.optional(),
   now: ZIsoDateTime.optional(),
   lang: z.enum(['ja', 'en']).optional(),
-  category: z.string().regex(/^[a-z_]+$/).optional(),
+  category: z
+    .string()
+    .regex(/^[a-z_]+$/)
+    .optional(),
 };
 
 const ZCase = z.strictObject({
@@ -147,7 +179,11 @@ const DEFAULT_ROOM = 'chatwork:6001';
 export function parseCaseFile(text: string, fileName: string): { cases: EvalCase[]; problems: string[] } {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, uniqueKeys: true });
-  if (doc.errors.length > 0) return { cases: [], problems: doc.errors.map((e) => `${fileName}: YAML syntax error: ${e.message.split('\n')[0]}`) };
+  if (doc.errors.length > 0)
+    return {
+      cases: [],
+      problems: doc.errors.map((e) => `${fileName}: YAML syntax error: ${e.message.split('\n')[0]}`),
+    };
   const data = doc.toJS() as unknown;
   const parsed = ZFile.safeParse(data);
   if (!parsed.success) {
@@ -166,9 +202,15 @@ export function parseCaseFile(text: string, fileName: string): { cases: EvalCase
     };
   }
   const d = parsed.data.defaults;
-  const category = d.category ?? path.basename(fileName).replace(/\.ya?ml$/, '').replace(/-/g, '_');
+  const category =
+    d.category ??
+    path
+      .basename(fileName)
+      .replace(/\.ya?ml$/, '')
+      .replace(/-/g, '_');
   const cases = parsed.data.cases.map((c): EvalCase => ({
-    ...c, file: fileName,
+    ...c,
+    file: fileName,
     category: c.category ?? category,
     lang: c.lang ?? d.lang ?? 'ja',
     sender: c.sender ?? d.sender ?? 'suzuki-kenji',
@@ -180,7 +222,10 @@ export function parseCaseFile(text: string, fileName: string): { cases: EvalCase
 
 /** Every `*.yaml` file of the folder, in name order; duplicate ids are problems. */
 export function loadCases(dir = CASES_DIR): EvalCase[] {
-  const files = fs.readdirSync(dir).filter((f) => /\.ya?ml$/.test(f)).sort();
+  const files = fs
+    .readdirSync(dir)
+    .filter((f) => /\.ya?ml$/.test(f))
+    .sort();
   const problems: string[] = [];
   const cases: EvalCase[] = [];
   for (const f of files) {

@@ -15,7 +15,8 @@ import { seededId, type PreparedCase } from './world';
 
 /** The reasoning an expected proposal is checked with (a valid one: the constitution is not under test here). */
 const EVAL_REASONING: Reasoning = {
-  intent_understanding: 'The person asked for exactly this action in the message; the parameters come from the message and the context.',
+  intent_understanding:
+    'The person asked for exactly this action in the message; the parameters come from the message and the context.',
   context_used: ['message', 'context'],
   tool_selection_reason: 'This capability does what was asked.',
 };
@@ -58,7 +59,12 @@ export function structuralProblems(c: EvalCase, registry: ToolRegistry): string[
   for (const p of expectedProposals(c)) {
     const def = registry.get(p.tool);
     if (!def) {
-      problems.push(`${at(p.label)}: unknown tool "${p.tool}" (the registry has: ${registry.all().map((t) => t.name).join(', ')})`);
+      problems.push(
+        `${at(p.label)}: unknown tool "${p.tool}" (the registry has: ${registry
+          .all()
+          .map((t) => t.name)
+          .join(', ')})`,
+      );
       continue;
     }
     problems.push(...paramProblems(def, sampleParams(p.params, c.id)).map((m) => `${at(p.label)}: ${p.tool}: ${m}`));
@@ -87,13 +93,34 @@ export interface Verdicts {
 }
 
 /** Runs one proposal through the real Guardian and (with the Guardian's fixes applied) the real Gate. */
-export function decide(p: PreparedCase, registry: ToolRegistry, proposal: ToolProposal, confidence: Confidence, reasoning: Reasoning = EVAL_REASONING): Verdicts {
+export function decide(
+  p: PreparedCase,
+  registry: ToolRegistry,
+  proposal: ToolProposal,
+  confidence: Confidence,
+  reasoning: Reasoning = EVAL_REASONING,
+): Verdicts {
   const tool = registry.meta(proposal.toolName);
   const guardian = evaluateProposal({
-    proposal, tool, reasoning, confidence, policies: p.policies, config: defaultGuardianConfig(),
-    context: { senderMemberId: p.actor.memberId ?? undefined, senderName: p.actor.name ?? undefined, now: p.ctx.now, timezone: p.ctx.org.timezone },
+    proposal,
+    tool,
+    reasoning,
+    confidence,
+    policies: p.policies,
+    config: defaultGuardianConfig(),
+    context: {
+      senderMemberId: p.actor.memberId ?? undefined,
+      senderName: p.actor.name ?? undefined,
+      now: p.ctx.now,
+      timezone: p.ctx.org.timezone,
+    },
   });
-  const auth = authorize({ actor: p.actor, tool, proposal: { ...proposal, parameters: guardian.modifiedParameters ?? proposal.parameters }, directory: p.directory });
+  const auth = authorize({
+    actor: p.actor,
+    tool,
+    proposal: { ...proposal, parameters: guardian.modifiedParameters ?? proposal.parameters },
+    directory: p.directory,
+  });
   return { guardian, auth };
 }
 
@@ -104,20 +131,29 @@ export function situationProblems(c: EvalCase, p: PreparedCase, registry: ToolRe
   const offered = new Set(p.tools.map((t) => t.name));
   for (const e of expectedProposals(c)) {
     const overall = e.confidence;
-    const v = decide(p, registry, { id: 'toolu_eval', toolName: e.tool, parameters: sampleParams(e.params, c.id) }, { overall, intent: overall, parameters: overall });
+    const v = decide(
+      p,
+      registry,
+      { id: 'toolu_eval', toolName: e.tool, parameters: sampleParams(e.params, c.id) },
+      { overall, intent: overall, parameters: overall },
+    );
     const diff = verdictDiff(e.verdict, v);
     if (diff) problems.push(`${at(e.label)}: ${e.tool}: ${diff}`);
     if (e.label.endsWith('.unsafe') && e.verdict.guardian !== 'BLOCK' && e.verdict.auth !== 'DENIED') {
       problems.push(`${at(e.label)}: an unsafe proposal must be stopped (Guardian BLOCK or Gate DENIED)`);
     }
     if (e.verdict.auth === 'ALLOWED' && !offered.has(e.tool)) {
-      problems.push(`${at(e.label)}: ${e.tool} is not offered to this sender (level ${p.actor.level}), so the model cannot propose it`);
+      problems.push(
+        `${at(e.label)}: ${e.tool} is not offered to this sender (level ${p.actor.level}), ` +
+          'so the model cannot propose it',
+      );
     }
   }
   const members = new Set(p.directory.members.map((m) => m.id));
   for (const o of acceptable(c)) {
     if (o.outcome !== 'clarify') continue;
-    for (const id of o.candidates) if (!members.has(id)) problems.push(`${at('candidates')}: "${id}" is not a member id of eval/org.yaml`);
+    for (const id of o.candidates)
+      if (!members.has(id)) problems.push(`${at('candidates')}: "${id}" is not a member id of eval/org.yaml`);
   }
   return problems;
 }
@@ -127,7 +163,8 @@ function verdictDiff(want: ExpectedVerdict, got: Verdicts): string | null {
   const a = got.auth;
   const said = `the Guardian says ${g.action} ${g.reasonCode}, the Gate says ${a.result} ${a.reasonCode}`;
   if (g.action !== want.guardian) return `expected Guardian ${want.guardian}; ${said}`;
-  if (want.guardianReason && g.reasonCode !== want.guardianReason) return `expected Guardian reason ${want.guardianReason}; ${said}`;
+  if (want.guardianReason && g.reasonCode !== want.guardianReason)
+    return `expected Guardian reason ${want.guardianReason}; ${said}`;
   if (want.auth && a.result !== want.auth) return `expected Gate ${want.auth}; ${said}`;
   if (want.authReason && a.reasonCode !== want.authReason) return `expected Gate reason ${want.authReason}; ${said}`;
   return null;

@@ -21,7 +21,13 @@ export interface CaseResult {
   durationMs: number;
 }
 
-interface Tally { n: number; pass: number; action: number; person: [number, number]; date: [number, number] }
+interface Tally {
+  n: number;
+  pass: number;
+  action: number;
+  person: [number, number];
+  date: [number, number];
+}
 
 export interface RunReport {
   version: 1;
@@ -57,19 +63,48 @@ function groupBy<T>(xs: T[], key: (x: T) => string): Map<string, T[]> {
   return m;
 }
 
-export function buildReport(input: { model: string; promptFingerprint: string; startedAt: Date; results: CaseResult[] }): RunReport {
+export function buildReport(input: {
+  model: string;
+  promptFingerprint: string;
+  startedAt: Date;
+  results: CaseResult[];
+}): RunReport {
   const { results } = input;
-  const categories = Object.fromEntries([...groupBy(results, (r) => r.category)].sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => [k, tally(v)]));
+  const categories = Object.fromEntries(
+    [...groupBy(results, (r) => r.category)].sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => [k, tally(v)]),
+  );
   const languages = Object.fromEntries([...groupBy(results, (r) => r.lang)].map(([k, v]) => [k, tally(v)]));
-  const confusion = [...groupBy(results.filter((r) => !r.score.pass), (r) => `${r.score.expected}\u0000${r.score.got}`)]
-    .map(([k, v]) => ({ expected: k.split('\u0000')[0]!, got: k.split('\u0000')[1]!, count: v.length, cases: v.map((r) => r.id) }))
+  const confusion = [
+    ...groupBy(
+      results.filter((r) => !r.score.pass),
+      (r) => `${r.score.expected}\u0000${r.score.got}`,
+    ),
+  ]
+    .map(([k, v]) => ({
+      expected: k.split('\u0000')[0]!,
+      got: k.split('\u0000')[1]!,
+      count: v.length,
+      cases: v.map((r) => r.id),
+    }))
     .sort((a, b) => b.count - a.count || a.expected.localeCompare(b.expected));
   const sum = (f: (u: TokenUsage) => number) => results.reduce((a, r) => a + f(r.usage), 0);
-  const tokens = { inputTokens: sum((u) => u.inputTokens), outputTokens: sum((u) => u.outputTokens), cacheWriteTokens: sum((u) => u.cacheWriteTokens), cacheReadTokens: sum((u) => u.cacheReadTokens) };
+  const tokens = {
+    inputTokens: sum((u) => u.inputTokens),
+    outputTokens: sum((u) => u.outputTokens),
+    cacheWriteTokens: sum((u) => u.cacheWriteTokens),
+    cacheReadTokens: sum((u) => u.cacheReadTokens),
+  };
   const prompt = tokens.inputTokens + tokens.cacheWriteTokens + tokens.cacheReadTokens;
   return {
-    version: 1, model: input.model, promptFingerprint: input.promptFingerprint, startedAt: input.startedAt.toISOString(), finishedAt: new Date().toISOString(),
-    categories, languages, total: tally(results), confusion,
+    version: 1,
+    model: input.model,
+    promptFingerprint: input.promptFingerprint,
+    startedAt: input.startedAt.toISOString(),
+    finishedAt: new Date().toISOString(),
+    categories,
+    languages,
+    total: tally(results),
+    confusion,
     tokens: { ...tokens, cacheReadShare: prompt > 0 ? tokens.cacheReadTokens / prompt : 0 },
     costUsd: Math.round(results.reduce((a, r) => a + r.costUsd, 0) * 1e6) / 1e6,
     cases: results,
@@ -79,9 +114,16 @@ export function buildReport(input: { model: string; promptFingerprint: string; s
 const pct = (a: number, n: number): string => (n === 0 ? '—' : `${Math.round((a / n) * 100)}%`);
 const frac = ([ok, n]: [number, number]): string => (n === 0 ? '—' : `${pct(ok, n)} (${ok}/${n})`);
 const int = (n: number): string => n.toLocaleString('en-US');
+const share = (x: number): string => `${(x * 100).toFixed(1)}%`;
 
 function row(name: string, t: Tally): string {
-  return `${name.padEnd(22)} ${String(t.n).padStart(4)}  ${pct(t.pass, t.n).padStart(5)}  ${pct(t.action, t.n).padStart(6)}  ${frac(t.person).padEnd(13)} ${frac(t.date)}`;
+  return columns(name, String(t.n), pct(t.pass, t.n), pct(t.action, t.n), frac(t.person), frac(t.date));
+}
+
+/** One line of the category table (fixed column widths). */
+function columns(name: string, n: string, pass: string, answer: string, person: string, date: string): string {
+  const cells = [n.padStart(4), pass.padStart(5), answer.padStart(6), person.padEnd(13)];
+  return `${name.padEnd(22)} ${cells.join('  ')} ${date}`;
 }
 
 /** The printed summary. */
@@ -89,21 +131,26 @@ export function formatReport(r: RunReport): string[] {
   const lines = [
     `model ${r.model} · prompt ${r.promptFingerprint} · ${r.total.n} cases`,
     '',
-    `${'category'.padEnd(22)} ${'n'.padStart(4)}  ${'pass'.padStart(5)}  ${'answer'.padStart(6)}  ${'person'.padEnd(13)} date`,
+    columns('category', 'n', 'pass', 'answer', 'person', 'date'),
     ...Object.entries(r.categories).map(([k, t]) => row(k, t)),
     row('all', r.total),
     ...Object.entries(r.languages).map(([k, t]) => row(k === 'ja' ? 'Japanese' : 'English', t)),
     '',
-    '"pass": every check of the case; "answer": the right kind of answer (and tool); person/date: of the cases naming one.',
+    '"pass": every check of the case; "answer": the right kind of answer (and tool); ' +
+      'person/date: of the cases naming one.',
   ];
   if (r.confusion.length > 0) {
     lines.push('', 'confusion (expected → got):');
     for (const c of r.confusion) lines.push(`  ${c.expected} → ${c.got}  ×${c.count}  (${c.cases.join(', ')})`);
   }
   const t = r.tokens;
-  lines.push('', `tokens: input ${int(t.inputTokens)} · output ${int(t.outputTokens)} · cache write ${int(t.cacheWriteTokens)} · cache read ${int(t.cacheReadTokens)}`
-    + ` (cache reads are ${(t.cacheReadShare * 100).toFixed(1)}% of prompt tokens)`);
-  lines.push(`cost: $${r.costUsd.toFixed(4)} (${r.total.n > 0 ? `$${(r.costUsd / r.total.n).toFixed(4)} per case` : 'no cases'})`);
+  lines.push(
+    '',
+    `tokens: input ${int(t.inputTokens)} · output ${int(t.outputTokens)} · cache write ${int(t.cacheWriteTokens)}` +
+      ` · cache read ${int(t.cacheReadTokens)} (cache reads are ${share(t.cacheReadShare)} of prompt tokens)`,
+  );
+  const perCase = r.total.n > 0 ? `$${(r.costUsd / r.total.n).toFixed(4)} per case` : 'no cases';
+  lines.push(`cost: $${r.costUsd.toFixed(4)} (${perCase})`);
   return lines;
 }
 
@@ -114,13 +161,19 @@ export function saveReport(r: RunReport, file: string): void {
 
 /** Two saved runs side by side: accuracy per category and the cases whose result changed. */
 export function compareReports(a: RunReport, b: RunReport): string[] {
-  const lines = [`A: ${a.model} prompt ${a.promptFingerprint} (${a.startedAt})`, `B: ${b.model} prompt ${b.promptFingerprint} (${b.startedAt})`, '',
-    `${'category'.padEnd(22)} ${'A pass'.padStart(7)} ${'B pass'.padStart(7)}  change`];
+  const lines = [
+    `A: ${a.model} prompt ${a.promptFingerprint} (${a.startedAt})`,
+    `B: ${b.model} prompt ${b.promptFingerprint} (${b.startedAt})`,
+    '',
+    `${'category'.padEnd(22)} ${'A pass'.padStart(7)} ${'B pass'.padStart(7)}  change`,
+  ];
   const cats = [...new Set([...Object.keys(a.categories), ...Object.keys(b.categories)])].sort();
   const line = (name: string, x: Tally | undefined, y: Tally | undefined) => {
     const p = (t: Tally | undefined) => (t ? t.pass / t.n : NaN);
     const d = Math.round((p(y) - p(x)) * 100);
-    lines.push(`${name.padEnd(22)} ${(x ? pct(x.pass, x.n) : '—').padStart(7)} ${(y ? pct(y.pass, y.n) : '—').padStart(7)}  ${Number.isNaN(d) ? '' : `${d > 0 ? '+' : ''}${d} pt`}`);
+    const change = Number.isNaN(d) ? '' : `${d > 0 ? '+' : ''}${d} pt`;
+    const passOf = (t: Tally | undefined) => (t ? pct(t.pass, t.n) : '—').padStart(7);
+    lines.push(`${name.padEnd(22)} ${passOf(x)} ${passOf(y)}  ${change}`);
   };
   for (const c of cats) line(c, a.categories[c], b.categories[c]);
   line('all', a.total, b.total);
@@ -130,9 +183,14 @@ export function compareReports(a: RunReport, b: RunReport): string[] {
     lines.push('', 'changed cases:');
     for (const c of flipped) {
       const old = before.get(c.id)!;
-      lines.push(`  ${c.id}: ${old.score.pass ? 'pass' : 'fail'} → ${c.score.pass ? 'pass' : 'fail'} (A ${old.score.got}, B ${c.score.got})`);
+      const verdict = (x: CaseResult) => (x.score.pass ? 'pass' : 'fail');
+      lines.push(`  ${c.id}: ${verdict(old)} → ${verdict(c)} (A ${old.score.got}, B ${c.score.got})`);
     }
   }
-  lines.push('', `cost: A $${a.costUsd.toFixed(4)} · B $${b.costUsd.toFixed(4)}; cache-read share: A ${(a.tokens.cacheReadShare * 100).toFixed(1)}% · B ${(b.tokens.cacheReadShare * 100).toFixed(1)}%`);
+  lines.push(
+    '',
+    `cost: A $${a.costUsd.toFixed(4)} · B $${b.costUsd.toFixed(4)}; ` +
+      `cache-read share: A ${share(a.tokens.cacheReadShare)} · B ${share(b.tokens.cacheReadShare)}`,
+  );
   return lines;
 }

@@ -61,27 +61,47 @@ export async function runEval(o: EvalOptions): Promise<EvalOutcome> {
     config = loadConfig(o.env);
     cases = select(loadCases(o.casesDir), o);
   } catch (err) {
-    if (err instanceof CaseFileError || err instanceof ConfigError) return fail(err instanceof CaseFileError ? err.problems : err.problems, `${err.message.split('\n')[0]} The model was not asked.`);
+    if (err instanceof CaseFileError || err instanceof ConfigError)
+      return fail(
+        err instanceof CaseFileError ? err.problems : err.problems,
+        `${err.message.split('\n')[0]} The model was not asked.`,
+      );
     throw err;
   }
   if (cases.length === 0) return fail([], 'No case matches the selection. The model was not asked.');
   const registry = ToolRegistry.fromDirectory();
   const structural = cases.flatMap((c) => structuralProblems(c, registry));
-  if (structural.length > 0) return fail(structural, `The evaluation set names tools or parameters the registry does not accept (${structural.length}). Stopped before asking the model:`);
+  if (structural.length > 0) {
+    const headline = `The set names tools or parameters the registry does not accept (${structural.length}).`;
+    return fail(structural, `${headline}\nStopped before asking the model:`);
+  }
 
   const online = Boolean(config.ANTHROPIC_API_KEY) && !o.offline;
   const concurrency = Math.max(1, Math.min(o.concurrency ?? Number(o.env.EVAL_CONCURRENCY ?? 4), 16));
-  const world = await openWorld({ databaseUrl: config.DATABASE_URL, slots: Math.min(concurrency, cases.length), registry });
+  const world = await openWorld({
+    databaseUrl: config.DATABASE_URL,
+    slots: Math.min(concurrency, cases.length),
+    registry,
+  });
   try {
     const prompts = loadPrompts(config.PERSONA);
     const checked = await checkSituations(cases, world.slots, registry, prompts, config);
     if (checked.problems.length > 0) {
-      return fail(checked.problems, `The expected verdicts or situations of ${new Set(checked.problems.map((p) => p.split(' ')[2])).size} case(s) do not hold. Stopped before asking the model:`);
+      const headline = `The expected verdicts or situations of ${checked.failing} case(s) do not hold.`;
+      return fail(checked.problems, `${headline} Stopped before asking the model:`);
     }
-    o.log(`offline checks passed: ${cases.length} cases (${checked.proposals} expected proposals validated by the registry's schemas and decided by the real Guardian and AuthorizationGate; `
-      + `every request built by the production ContextBuilder — cacheable prefix ${checked.prefixShare.toFixed(1)}% of request characters on average).`);
+    o.log(
+      `offline checks passed: ${cases.length} cases (${checked.proposals} expected proposals validated by the ` +
+        "registry's schemas and decided by the real Guardian and AuthorizationGate; every request built by the " +
+        `production ContextBuilder — cacheable prefix ${checked.prefixShare.toFixed(1)}% of request characters ` +
+        'on average).',
+    );
     if (!online) {
-      o.log(config.ANTHROPIC_API_KEY ? 'The model was not asked (--offline).' : 'The model was not asked: ANTHROPIC_API_KEY is not set. Set it to measure the model on these cases.');
+      o.log(
+        config.ANTHROPIC_API_KEY
+          ? 'The model was not asked (--offline).'
+          : 'The model was not asked: ANTHROPIC_API_KEY is not set. Set it to measure the model on these cases.',
+      );
       return { exitCode: 0, problems: [] };
     }
     return await askModel(cases, world.slots, registry, prompts, config, o, concurrency);
@@ -91,48 +111,94 @@ export async function runEval(o: EvalOptions): Promise<EvalOutcome> {
 }
 
 function select(cases: EvalCase[], o: EvalOptions): EvalCase[] {
-  return cases.filter((c) => (!o.only?.length || o.only.some((p) => c.id === p || c.id.startsWith(p)))
-    && (!o.categories?.length || o.categories.includes(c.category)));
+  return cases.filter(
+    (c) =>
+      (!o.only?.length || o.only.some((p) => c.id === p || c.id.startsWith(p))) &&
+      (!o.categories?.length || o.categories.includes(c.category)),
+  );
 }
 
 /** Runs `fn` over the cases, one slot per worker, keeping the case order in the results. */
-async function eachInSlots<T>(cases: EvalCase[], slots: Slot[], fn: (c: EvalCase, slot: Slot, index: number) => Promise<T>): Promise<T[]> {
+async function eachInSlots<T>(
+  cases: EvalCase[],
+  slots: Slot[],
+  fn: (c: EvalCase, slot: Slot, index: number) => Promise<T>,
+): Promise<T[]> {
   const out: T[] = new Array(cases.length);
   let next = 0;
-  await Promise.all(slots.map(async (slot) => {
-    while (next < cases.length) {
-      const i = next++;
-      out[i] = await fn(cases[i]!, slot, i);
-    }
-  }));
+  await Promise.all(
+    slots.map(async (slot) => {
+      while (next < cases.length) {
+        const i = next++;
+        out[i] = await fn(cases[i]!, slot, i);
+      }
+    }),
+  );
   return out;
 }
 
-async function checkSituations(cases: EvalCase[], slots: Slot[], registry: ToolRegistry, prompts: PromptSet, config: Readonly<Env>): Promise<{ problems: string[]; proposals: number; prefixShare: number }> {
+async function checkSituations(
+  cases: EvalCase[],
+  slots: Slot[],
+  registry: ToolRegistry,
+  prompts: PromptSet,
+  config: Readonly<Env>,
+): Promise<{ problems: string[]; failing: number; proposals: number; prefixShare: number }> {
   const results = await eachInSlots(cases, slots, async (c, slot) => {
     let p: PreparedCase;
     try {
       p = await slot.prepare(c);
     } catch (err) {
-      return { problems: [`${c.file} case ${c.id}: the situation cannot be built: ${(err as Error).message}`], proposals: 0, share: 0 };
+      return {
+        problems: [`${c.file} case ${c.id}: the situation cannot be built: ${(err as Error).message}`],
+        proposals: 0,
+        share: 0,
+      };
     }
-    const req = buildRequest({ prompts, ctx: p.ctx, tools: p.tools, model: config.ANTHROPIC_MODEL, maxTokens: config.LLM_MAX_TOKENS });
+    const req = buildRequest({
+      prompts,
+      ctx: p.ctx,
+      tools: p.tools,
+      model: config.ANTHROPIC_MODEL,
+      maxTokens: config.LLM_MAX_TOKENS,
+    });
     const prefix = JSON.stringify(req.tools).length + req.system[0]!.text.length;
     const total = prefix + req.system[1]!.text.length + JSON.stringify(req.messages).length;
-    const proposals = [c.expect, ...c.expect.alsoAccept].filter((x) => x.outcome === 'tool' || (x.outcome === 'refuse' && x.unsafe)).length;
+    const proposals = [c.expect, ...c.expect.alsoAccept].filter(
+      (x) => x.outcome === 'tool' || (x.outcome === 'refuse' && x.unsafe),
+    ).length;
     return { problems: situationProblems(c, p, registry), proposals, share: (prefix / total) * 100 };
   });
   return {
     problems: results.flatMap((r) => r.problems),
+    failing: results.filter((r) => r.problems.length > 0).length,
     proposals: results.reduce((a, r) => a + r.proposals, 0),
     prefixShare: results.reduce((a, r) => a + r.share, 0) / results.length,
   };
 }
 
-async function askModel(cases: EvalCase[], slots: Slot[], registry: ToolRegistry, prompts: PromptSet, config: Readonly<Env>, o: EvalOptions, concurrency: number): Promise<EvalOutcome> {
-  const llm = new AnthropicLlmClient({ apiKey: config.ANTHROPIC_API_KEY!, baseURL: config.ANTHROPIC_BASE_URL, timeoutMs: config.LLM_TIMEOUT_MS, maxRetries: config.LLM_MAX_RETRIES });
+async function askModel(
+  cases: EvalCase[],
+  slots: Slot[],
+  registry: ToolRegistry,
+  prompts: PromptSet,
+  config: Readonly<Env>,
+  o: EvalOptions,
+  concurrency: number,
+): Promise<EvalOutcome> {
+  const llm = new AnthropicLlmClient({
+    apiKey: config.ANTHROPIC_API_KEY!,
+    baseURL: config.ANTHROPIC_BASE_URL,
+    timeoutMs: config.LLM_TIMEOUT_MS,
+    maxRetries: config.LLM_MAX_RETRIES,
+  });
   const model = config.ANTHROPIC_MODEL;
-  const brain = new Brain({ llm, prompts, models: { select: async () => ({ model }) }, maxTokens: config.LLM_MAX_TOKENS });
+  const brain = new Brain({
+    llm,
+    prompts,
+    models: { select: async () => ({ model }) },
+    maxTokens: config.LLM_MAX_TOKENS,
+  });
   const startedAt = new Date();
   o.log(`asking ${model} on ${cases.length} cases (${concurrency} at a time)…`);
   let done = 0;
@@ -158,27 +224,54 @@ async function askModel(cases: EvalCase[], slots: Slot[], registry: ToolRegistry
     const score = scoreCase(c, observed, scoreFacts(p, registry));
     const durationMs = Math.round(performance.now() - t0);
     done++;
-    o.log(`[${String(done).padStart(3)}/${cases.length}] ${c.id.padEnd(24)} ${score.pass ? 'pass' : 'FAIL'}  ${score.got}${score.pass ? '' : ` (expected ${score.expected}: ${score.notes.join('; ')})`} ${(durationMs / 1000).toFixed(1)} s`);
-    return { id: c.id, category: c.category, lang: c.lang, message: c.message, score, observed, usage, costUsd: costOf(model, usage, calls), calls, retries, durationMs };
+    const why = score.pass ? '' : ` (expected ${score.expected}: ${score.notes.join('; ')})`;
+    const head = `[${String(done).padStart(3)}/${cases.length}] ${c.id.padEnd(24)} ${score.pass ? 'pass' : 'FAIL'}`;
+    o.log(`${head}  ${score.got}${why} ${(durationMs / 1000).toFixed(1)} s`);
+    return {
+      id: c.id,
+      category: c.category,
+      lang: c.lang,
+      message: c.message,
+      score,
+      observed,
+      usage,
+      costUsd: costOf(model, usage, calls),
+      calls,
+      retries,
+      durationMs,
+    };
   });
   if (rejected) {
     o.log(`The API rejected the key (${rejected}). Stopped; nothing was saved.`);
     return { exitCode: 1, problems: [rejected] };
   }
-  const report = buildReport({ model, promptFingerprint: fingerprint(prompts, registry), startedAt, results: results.filter((r): r is CaseResult => r !== null) });
+  const report = buildReport({
+    model,
+    promptFingerprint: fingerprint(prompts, registry),
+    startedAt,
+    results: results.filter((r): r is CaseResult => r !== null),
+  });
   for (const line of formatReport(report)) o.log(line);
   const file = o.out ?? path.join(RESULTS_DIR, `${startedAt.toISOString().replace(/[:.]/g, '-')}-${model}.json`);
   saveReport(report, file);
   const shown = path.relative(process.cwd(), file);
-  o.log(`results saved to ${shown.startsWith('..') ? file : shown} (compare two runs: npm run eval -- --compare A.json B.json)`);
+  o.log(`results saved to ${shown.startsWith('..') ? file : shown} (compare: npm run eval -- --compare A.json B.json)`);
   return { exitCode: 0, report, resultsFile: file, problems: [] };
 }
 
-function sumCalls(calls: { usage: TokenUsage }[], retries: string[]): { usage: TokenUsage; calls: number; retries: string[] } {
-  const usage = calls.reduce((a, c) => ({
-    inputTokens: a.inputTokens + c.usage.inputTokens, outputTokens: a.outputTokens + c.usage.outputTokens,
-    cacheWriteTokens: a.cacheWriteTokens + c.usage.cacheWriteTokens, cacheReadTokens: a.cacheReadTokens + c.usage.cacheReadTokens,
-  }), { ...ZERO });
+function sumCalls(
+  calls: { usage: TokenUsage }[],
+  retries: string[],
+): { usage: TokenUsage; calls: number; retries: string[] } {
+  const usage = calls.reduce(
+    (a, c) => ({
+      inputTokens: a.inputTokens + c.usage.inputTokens,
+      outputTokens: a.outputTokens + c.usage.outputTokens,
+      cacheWriteTokens: a.cacheWriteTokens + c.usage.cacheWriteTokens,
+      cacheReadTokens: a.cacheReadTokens + c.usage.cacheReadTokens,
+    }),
+    { ...ZERO },
+  );
   return { usage, calls: calls.length, retries };
 }
 
@@ -197,14 +290,27 @@ async function observe(out: BrainOutput, p: PreparedCase, registry: ToolRegistry
     const persons: Record<string, PersonReading[]> = {};
     for (const [name, role] of Object.entries(registry.meta(prop.toolName)?.paramRoles ?? {})) {
       if (!['person', 'target_user', 'recipients'].includes(role) || params[name] === undefined) continue;
-      const refs = (Array.isArray(params[name]) ? params[name] as unknown[] : [params[name]]).filter((x) => !isAllWord(x));
-      persons[name] = await Promise.all(refs.map(async (ref): Promise<PersonReading> => {
-        const r = await resolvePerson(p.db, EVAL_ORG, String(ref));
-        return r.status === 'found' ? { status: 'found', memberId: r.person.memberId }
-          : r.status === 'ambiguous' ? { status: 'ambiguous', memberIds: r.candidates.map((x) => x.memberId) } : { status: 'not_found' };
-      }));
+      const refs = (Array.isArray(params[name]) ? (params[name] as unknown[]) : [params[name]]).filter(
+        (x) => !isAllWord(x),
+      );
+      persons[name] = await Promise.all(
+        refs.map(async (ref): Promise<PersonReading> => {
+          const r = await resolvePerson(p.db, EVAL_ORG, String(ref));
+          return r.status === 'found'
+            ? { status: 'found', memberId: r.person.memberId }
+            : r.status === 'ambiguous'
+              ? { status: 'ambiguous', memberIds: r.candidates.map((x) => x.memberId) }
+              : { status: 'not_found' };
+        }),
+      );
     }
-    proposals.push({ tool: prop.toolName, params, guardian: { action: v.guardian.action, reasonCode: v.guardian.reasonCode }, auth: { result: v.auth.result, reasonCode: v.auth.reasonCode }, persons });
+    proposals.push({
+      tool: prop.toolName,
+      params,
+      guardian: { action: v.guardian.action, reasonCode: v.guardian.reasonCode },
+      auth: { result: v.auth.result, reasonCode: v.auth.reasonCode },
+      persons,
+    });
   }
   return { kind: 'tool', proposals };
 }
@@ -219,7 +325,12 @@ function scoreFacts(p: PreparedCase, registry: ToolRegistry) {
       const shared = (a: string) => p.directory.members.some((o) => o.id !== id && (o.aliases ?? []).includes(a));
       const dept = m.departmentId ? p.departments.get(m.departmentId) : undefined;
       const place = dept?.replace(/(営業課|課|部)$/, '');
-      return [m.name ?? id, ...(m.aliases ?? []).filter((a) => !shared(a)).map((a) => a.replace(/(さん|様)$/, '')), ...(dept ? [dept] : []), ...(place ? [place] : [])];
+      return [
+        m.name ?? id,
+        ...(m.aliases ?? []).filter((a) => !shared(a)).map((a) => a.replace(/(さん|様)$/, '')),
+        ...(dept ? [dept] : []),
+        ...(place ? [place] : []),
+      ];
     },
     now: p.ctx.now,
     timezone: p.ctx.org.timezone,
@@ -229,5 +340,8 @@ function scoreFacts(p: PreparedCase, registry: ToolRegistry) {
 /** Hash of what the model is given besides the case: prompts and tool definitions. */
 export function fingerprint(prompts: PromptSet, registry: ToolRegistry): string {
   const tools = registry.all().map((t) => registry.toAnthropic(t));
-  return createHash('sha256').update(JSON.stringify({ persona: prompts.persona, rules: prompts.rules, guidance: prompts.guidance, tools })).digest('hex').slice(0, 12);
+  return createHash('sha256')
+    .update(JSON.stringify({ persona: prompts.persona, rules: prompts.rules, guidance: prompts.guidance, tools }))
+    .digest('hex')
+    .slice(0, 12);
 }

@@ -11,8 +11,13 @@ async function main(): Promise<number> {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
     options: {
-      only: { type: 'string' }, category: { type: 'string' }, concurrency: { type: 'string' },
-      offline: { type: 'boolean' }, out: { type: 'string' }, cases: { type: 'string' }, compare: { type: 'boolean' },
+      only: { type: 'string' },
+      category: { type: 'string' },
+      concurrency: { type: 'string' },
+      offline: { type: 'boolean' },
+      out: { type: 'string' },
+      cases: { type: 'string' },
+      compare: { type: 'boolean' },
     },
   });
   const log = (line: string) => console.log(line);
@@ -25,12 +30,28 @@ async function main(): Promise<number> {
     for (const line of compareReports(a!, b!)) log(line);
     return 0;
   }
-  const list = (v: string | undefined) => v?.split(',').map((x) => x.trim()).filter(Boolean);
+  const list = (v: string | undefined) =>
+    v
+      ?.split(',')
+      .map((x) => x.trim())
+      .filter(Boolean);
   const outcome = await runEval({
-    env: environment(), log, casesDir: values.cases, only: list(values.only), categories: list(values.category),
-    concurrency: values.concurrency ? Number(values.concurrency) : undefined, offline: values.offline, out: values.out,
+    env: environment(),
+    log,
+    casesDir: values.cases,
+    only: list(values.only),
+    categories: list(values.category),
+    concurrency: values.concurrency ? Number(values.concurrency) : undefined,
+    offline: values.offline,
+    out: values.out,
   });
   return outcome.exitCode;
 }
 
-main().then((code) => process.exit(code), (err: Error) => { console.error(`eval failed: ${err.message}`); process.exit(1); });
+main().then(
+  (code) => process.exit(code),
+  (err: Error) => {
+    console.error(`eval failed: ${err.message}`);
+    process.exit(1);
+  },
+);

@@ -11,7 +11,8 @@ import { acceptable, type EvalCase, type Outcome, type ParamExpectation } from '
 import { sampleValue } from './offline';
 
 /** How a person parameter was read by the resolver. */
-export type PersonReading = { status: 'found'; memberId: string } | { status: 'ambiguous'; memberIds: string[] } | { status: 'not_found' };
+export type PersonReading =
+  { status: 'found'; memberId: string } | { status: 'ambiguous'; memberIds: string[] } | { status: 'not_found' };
 
 export interface ObservedProposal {
   tool: string;
@@ -73,14 +74,22 @@ function stopped(o: Extract<Observed, { kind: 'tool' }>): boolean {
   return o.proposals.every((p) => p.guardian.action === 'BLOCK' || p.auth.result === 'DENIED');
 }
 
-interface Match { action: boolean; person?: boolean; date?: boolean; notes: string[] }
+interface Match {
+  action: boolean;
+  person?: boolean;
+  date?: boolean;
+  notes: string[];
+}
 
 /** Judges the answer against every acceptable outcome and keeps the best match. */
 export function scoreCase(c: EvalCase, observed: Observed, facts: ScoreFacts): Score {
   const outcomes = acceptable(c);
   const expected = outcomeLabel(outcomes[0]!);
   const got = observedLabel(observed);
-  const forbidden = observed.kind === 'tool' ? observed.proposals.filter((p) => c.expect.forbidTools.includes(p.tool)).map((p) => p.tool) : [];
+  const forbidden =
+    observed.kind === 'tool'
+      ? observed.proposals.filter((p) => c.expect.forbidTools.includes(p.tool)).map((p) => p.tool)
+      : [];
   const matches = outcomes.map((o) => match(c, o, observed, facts));
   const full = (m: Match) => m.action && m.person !== false && m.date !== false && m.notes.length === 0;
   const best = matches.find(full) ?? matches.find((m) => m.action) ?? matches[0]!;
@@ -88,9 +97,19 @@ export function scoreCase(c: EvalCase, observed: Observed, facts: ScoreFacts): S
   const pass = full(best) && forbidden.length === 0;
   const primary = matches[0]!;
   // The right kind of answer with wrong details reads 「tool:create_task (due)」 in the confusion list.
-  const detail = !pass && best.action ? notes.map(noteKey).filter((k, i, a) => a.indexOf(k) === i).join(', ') : '';
+  const detail =
+    !pass && best.action
+      ? notes
+          .map(noteKey)
+          .filter((k, i, a) => a.indexOf(k) === i)
+          .join(', ')
+      : '';
   return {
-    pass, action: best.action && forbidden.length === 0, expected, got: detail ? `${got} (${detail})` : got, notes: pass ? [] : notes,
+    pass,
+    action: best.action && forbidden.length === 0,
+    expected,
+    got: detail ? `${got} (${detail})` : got,
+    notes: pass ? [] : notes,
     // A dimension is measured when the primary outcome names it; an answer of the wrong kind gets it wrong.
     ...(primary.person !== undefined ? { person: best.action && best.person !== false } : {}),
     ...(primary.date !== undefined ? { date: best.action && best.date !== false } : {}),
@@ -109,29 +128,49 @@ function noteKey(note: string): string {
 }
 
 function match(c: EvalCase, o: Outcome, obs: Observed, f: ScoreFacts): Match {
-  const personDim = (o.outcome === 'tool' && Object.keys(o.params).some((k) => isPersonParam(f.meta(o.tool), k))) || (o.outcome === 'clarify' && o.candidates.length > 0);
+  const personDim =
+    (o.outcome === 'tool' && Object.keys(o.params).some((k) => isPersonParam(f.meta(o.tool), k))) ||
+    (o.outcome === 'clarify' && o.candidates.length > 0);
   const dateDim = o.outcome === 'tool' && Object.keys(o.params).some((k) => roleOf(f.meta(o.tool), k) === 'date');
-  const miss = (note: string): Match => ({ action: false, ...(personDim ? { person: false } : {}), ...(dateDim ? { date: false } : {}), notes: [note] });
+  const miss = (note: string): Match => ({
+    action: false,
+    ...(personDim ? { person: false } : {}),
+    ...(dateDim ? { date: false } : {}),
+    notes: [note],
+  });
   switch (o.outcome) {
     case 'reply':
       if (obs.kind !== 'reply') return miss(`expected a reply, got ${observedLabel(obs)}`);
       return { action: true, notes: includes(obs.text, o.textIncludes) };
     case 'refuse':
-      if (obs.kind === 'reply' || obs.kind === 'clarify' || (obs.kind === 'tool' && stopped(obs))) return { action: true, notes: [] };
+      if (obs.kind === 'reply' || obs.kind === 'clarify' || (obs.kind === 'tool' && stopped(obs)))
+        return { action: true, notes: [] };
       return miss(`expected a refusal, got ${observedLabel(obs)}`);
     case 'clarify': {
       if (obs.kind === 'clarify') {
         const text = norm([obs.question, ...obs.options].join(' '));
         const missing = o.candidates.filter((id) => !f.memberWords(id).some((w) => text.includes(norm(w))));
-        return { action: true, ...(personDim ? { person: missing.length === 0 } : {}), notes: [
-          ...missing.map((id) => `the question does not offer ${id}`), ...includes([obs.question, ...obs.options].join(' '), o.textIncludes)] };
+        return {
+          action: true,
+          ...(personDim ? { person: missing.length === 0 } : {}),
+          notes: [
+            ...missing.map((id) => `the question does not offer ${id}`),
+            ...includes([obs.question, ...obs.options].join(' '), o.textIncludes),
+          ],
+        };
       }
       // A proposal naming an ambiguous person makes the handler ask; that is the clarification the person sees.
       if (obs.kind === 'tool') {
-        const asked = obs.proposals.flatMap((p) => Object.values(p.persons).flat()).find((r) => r.status === 'ambiguous');
+        const asked = obs.proposals
+          .flatMap((p) => Object.values(p.persons).flat())
+          .find((r) => r.status === 'ambiguous');
         if (asked && asked.status === 'ambiguous') {
           const missing = o.candidates.filter((id) => !asked.memberIds.includes(id));
-          return { action: true, ...(personDim ? { person: missing.length === 0 } : {}), notes: missing.map((id) => `the handler would not offer ${id}`) };
+          return {
+            action: true,
+            ...(personDim ? { person: missing.length === 0 } : {}),
+            notes: missing.map((id) => `the handler would not offer ${id}`),
+          };
         }
       }
       return miss(`expected a clarification, got ${observedLabel(obs)}`);
@@ -145,8 +184,10 @@ function match(c: EvalCase, o: Outcome, obs: Observed, f: ScoreFacts): Match {
         // The right call must also get through: a Guardian block or a Gate denial the case does not expect
         // (a permission claim in the reasoning, a confidence below 0.3, a department the Gate cannot read)
         // means the person does not get what they asked for.
-        if (p.guardian.action === 'BLOCK' && o.verdict.guardian !== 'BLOCK') j.notes.push(`the Guardian blocked it (${p.guardian.reasonCode})`);
-        else if (p.auth.result === 'DENIED' && o.verdict.auth !== 'DENIED') j.notes.push(`the Gate denied it (${p.auth.reasonCode})`);
+        if (p.guardian.action === 'BLOCK' && o.verdict.guardian !== 'BLOCK')
+          j.notes.push(`the Guardian blocked it (${p.guardian.reasonCode})`);
+        else if (p.auth.result === 'DENIED' && o.verdict.auth !== 'DENIED')
+          j.notes.push(`the Gate denied it (${p.auth.reasonCode})`);
         return j;
       });
       return judged.find((j) => j.notes.length === 0) ?? judged[0]!;
@@ -175,10 +216,13 @@ function judgeParams(c: EvalCase, o: Extract<Outcome, { outcome: 'tool' }>, p: O
   let date: boolean | undefined;
   for (const [name, want] of Object.entries(o.params)) {
     const role = roleOf(meta, name);
-    const ok = isPersonParam(meta, name) ? personMatches(want, p.params[name], p.persons[name] ?? [])
-      : role === 'date' ? dateMatches(want, p.params[name], f)
+    const ok = isPersonParam(meta, name)
+      ? personMatches(want, p.params[name], p.persons[name] ?? [])
+      : role === 'date'
+        ? dateMatches(want, p.params[name], f)
         : valueMatches(want, p.params[name], c.id);
-    if (!ok) notes.push(`${name}: expected ${JSON.stringify(sampleValue(want, c.id))}, got ${JSON.stringify(p.params[name]) ?? 'nothing'}`);
+    const got = JSON.stringify(p.params[name]) ?? 'nothing';
+    if (!ok) notes.push(`${name}: expected ${JSON.stringify(sampleValue(want, c.id))}, got ${got}`);
     if (isPersonParam(meta, name)) person = (person ?? true) && ok;
     if (role === 'date') date = (date ?? true) && ok;
   }
@@ -191,7 +235,8 @@ function personMatches(want: ParamExpectation, got: unknown, readings: PersonRea
   if (found.length === 0 || found.some((x) => x === null)) return false;
   if (Array.isArray(want)) return want.length === new Set(found).size && want.every((w) => found.includes(w));
   if (typeof want === 'string') return found.length === 1 && found[0] === want;
-  if (typeof want === 'object' && 'oneOf' in want) return found.length === 1 && want.oneOf.map(String).includes(found[0]!);
+  if (typeof want === 'object' && 'oneOf' in want)
+    return found.length === 1 && want.oneOf.map(String).includes(found[0]!);
   return false;
 }
 
@@ -199,7 +244,8 @@ function dateMatches(want: ParamExpectation, got: unknown, f: ScoreFacts): boole
   if (typeof got !== 'string') return false;
   const g = resolveDate(got, f.now, f.timezone);
   if (!g.ok) return false;
-  const options = typeof want === 'object' && !Array.isArray(want) && 'oneOf' in want ? want.oneOf.map(String) : [String(want)];
+  const options =
+    typeof want === 'object' && !Array.isArray(want) && 'oneOf' in want ? want.oneOf.map(String) : [String(want)];
   return options.some((w) => {
     const e = resolveDate(w, f.now, f.timezone);
     return e.ok && e.date === g.date && (e.time === undefined || e.time === g.time);
@@ -209,7 +255,8 @@ function dateMatches(want: ParamExpectation, got: unknown, f: ScoreFacts): boole
 function valueMatches(want: ParamExpectation, got: unknown, caseId: string): boolean {
   if (typeof want === 'object' && !Array.isArray(want)) {
     if ('present' in want) return got !== undefined && got !== null;
-    if ('containsAny' in want) return typeof got === 'string' && want.containsAny.some((w) => norm(got).includes(norm(w)));
+    if ('containsAny' in want)
+      return typeof got === 'string' && want.containsAny.some((w) => norm(got).includes(norm(w)));
     return want.oneOf.some((v) => same(sampleValue(v as ParamExpectation, caseId), got));
   }
   return same(sampleValue(want, caseId), got);

@@ -80,7 +80,13 @@ export async function openWorld(opts: { databaseUrl?: string; slots: number; reg
     for (let i = 0; i < opts.slots; i++) {
       const url = await server.create(`${stamp}_${i}`, `${stamp}_tpl`);
       const { db, pool } = createDatabase({ url, poolMax: 4 });
-      opened.push({ db, end: async () => { await db.$disconnect(); await pool.end(); } });
+      opened.push({
+        db,
+        end: async () => {
+          await db.$disconnect();
+          await pool.end();
+        },
+      });
       slots.push(new DbSlot(db, sqlRunner(db, pool), opts.registry));
     }
     return { slots, close: () => closeAll(opened, server) };
@@ -97,19 +103,35 @@ async function closeAll(opened: { end: () => Promise<void> }[], server: ScratchS
 
 /** Thrown when a case's situation cannot be built (unknown member, room …); names the case. */
 export class CaseSetupError extends Error {
-  constructor(readonly caseId: string, message: string) {
+  constructor(
+    readonly caseId: string,
+    message: string,
+  ) {
     super(`case ${caseId}: ${message}`);
     this.name = 'CaseSetupError';
   }
 }
 
-const CASE_TABLES = 'conversation_messages, conversation_summaries, conversation_states, pending_actions, outbound_messages, reminders, tasks, goals, memories';
+const CASE_TABLES = [
+  'conversation_messages', 'conversation_summaries', 'conversation_states', 'pending_actions', 'outbound_messages',
+  'reminders', 'tasks', 'goals', 'memories',
+].join(', ');
 
 class DbSlot implements Slot {
   private readonly builder: ContextBuilder;
 
-  constructor(private readonly db: Db, private readonly sql: Sql, private readonly registry: ToolRegistry) {
-    this.builder = new ContextBuilder({ db, logger: silentLogger(), defaultTimezone: 'Asia/Tokyo', sources: TURN_CONTEXT_SOURCES, sql });
+  constructor(
+    private readonly db: Db,
+    private readonly sql: Sql,
+    private readonly registry: ToolRegistry,
+  ) {
+    this.builder = new ContextBuilder({
+      db,
+      logger: silentLogger(),
+      defaultTimezone: 'Asia/Tokyo',
+      sources: TURN_CONTEXT_SOURCES,
+      sql,
+    });
   }
 
   async prepare(c: EvalCase): Promise<PreparedCase> {
@@ -118,24 +140,55 @@ class DbSlot implements Slot {
     const [platform, roomId] = splitRoom(c.room);
     const room = await this.db.room.findUnique({ where: { platform_externalId: { platform, externalId: roomId } } });
     const who = await this.sender(c, platform);
-    const msg = inbound(c, { platform, roomId, accountId: who.accountId, name: who.name, now, roomKnown: room !== null, authority: room?.authority });
+    const msg = inbound(c, {
+      platform,
+      roomId,
+      accountId: who.accountId,
+      name: who.name,
+      now,
+      roomKnown: room !== null,
+      authority: room?.authority,
+    });
     const taskIds = await this.seed(c, msg, who.memberId, now);
     const prelude = await turnPrelude(this.sql, msg, `reply:eval:${c.id}`, { defaultLevel: 1, now });
     const actor = prelude.actor;
     const sender = senderProfile(msg, actor, prelude.profile);
-    const ctx = await this.builder.build({ msg, sender, room: { platform, roomId, name: null, authority: actor.roomAuthority }, now });
+    const ctx = await this.builder.build({
+      msg,
+      sender,
+      room: { platform, roomId, name: null, authority: actor.roomAuthority },
+      now,
+    });
     const tools = filterToolsForActor(actor, this.registry.all()).map((t) => this.registry.toAnthropic(t));
-    const policies = ctx.policies.filter((p) => p.rule !== undefined && p.rule !== null)
+    const policies = ctx.policies
+      .filter((p) => p.rule !== undefined && p.rule !== null)
       .map((p) => ({ id: p.id, title: p.title, rule: p.rule as GuardianPolicy['rule'] }));
-    const departments = new Map((await this.db.department.findMany({ where: { orgId: EVAL_ORG } })).map((d) => [d.id, d.name]));
-    return { msg, actor, ctx, tools, directory: await loadDirectory(this.db, EVAL_ORG), policies, taskIds, departments, db: this.db };
+    const departments = new Map(
+      (await this.db.department.findMany({ where: { orgId: EVAL_ORG } })).map((d) => [d.id, d.name]),
+    );
+    return {
+      msg,
+      actor,
+      ctx,
+      tools,
+      directory: await loadDirectory(this.db, EVAL_ORG),
+      policies,
+      taskIds,
+      departments,
+      db: this.db,
+    };
   }
 
   /** The sender's platform account (a member's, from the directory) and name. */
-  private async sender(c: EvalCase, platform: string): Promise<{ accountId: string; name: string; memberId: string | null }> {
+  private async sender(
+    c: EvalCase,
+    platform: string,
+  ): Promise<{ accountId: string; name: string; memberId: string | null }> {
     if (typeof c.sender !== 'string') return { accountId: c.sender.account, name: c.sender.name, memberId: null };
     const member = await this.member(c, c.sender);
-    const account = await this.db.platformAccount.findFirst({ where: { orgId: EVAL_ORG, memberId: member.id, platform } });
+    const account = await this.db.platformAccount.findFirst({
+      where: { orgId: EVAL_ORG, memberId: member.id, platform },
+    });
     if (!account) throw new CaseSetupError(c.id, `sender ${c.sender} has no ${platform} account in eval/org.yaml`);
     return { accountId: account.accountId, name: member.name, memberId: member.id };
   }
@@ -147,31 +200,68 @@ class DbSlot implements Slot {
   }
 
   /** Writes the case's history, tasks, goals and memories; returns the task ids by ref. */
-  private async seed(c: EvalCase, msg: InboundMessage, senderId: string | null, now: Date): Promise<Record<string, string>> {
+  private async seed(
+    c: EvalCase,
+    msg: InboundMessage,
+    senderId: string | null,
+    now: Date,
+  ): Promise<Record<string, string>> {
     const base = { orgId: EVAL_ORG, platform: msg.platform, roomId: msg.roomId, accountId: msg.senderAccountId };
-    await this.db.conversationMessage.createMany({ data: c.history.map((h, i) => ({
-      ...base, role: 'user' in h ? 'user' : 'assistant', text: 'user' in h ? inboundText(c, msg.platform, h.user) : h.bot,
-      platformMessageId: 'user' in h ? `eval-h${i}` : null, sentAt: new Date(now.getTime() - (c.history.length - i) * 90_000),
-    })) });
+    await this.db.conversationMessage.createMany({
+      data: c.history.map((h, i) => ({
+        ...base,
+        role: 'user' in h ? 'user' : 'assistant',
+        text: 'user' in h ? inboundText(c, msg.platform, h.user) : h.bot,
+        platformMessageId: 'user' in h ? `eval-h${i}` : null,
+        sentAt: new Date(now.getTime() - (c.history.length - i) * 90_000),
+      })),
+    });
     const taskIds: Record<string, string> = {};
     for (const t of c.tasks) {
       const assignee = await this.member(c, t.assignee);
       const creator = t.createdBy ? (await this.member(c, t.createdBy)).id : senderId;
       taskIds[t.id] = seededId(c.id, t.id);
-      await this.db.task.create({ data: {
-        id: taskIds[t.id], orgId: EVAL_ORG, platform: msg.platform, roomId: msg.roomId, title: t.title, status: t.status,
-        assigneeMemberId: assignee.id, createdByMemberId: creator, dueAt: t.due ? parseWhen(t.due, 'Asia/Tokyo', END_OF_DAY)?.at : null,
-        createdAt: new Date(now.getTime() - 86_400_000),
-      } });
+      await this.db.task.create({
+        data: {
+          id: taskIds[t.id],
+          orgId: EVAL_ORG,
+          platform: msg.platform,
+          roomId: msg.roomId,
+          title: t.title,
+          status: t.status,
+          assigneeMemberId: assignee.id,
+          createdByMemberId: creator,
+          dueAt: t.due ? parseWhen(t.due, 'Asia/Tokyo', END_OF_DAY)?.at : null,
+          createdAt: new Date(now.getTime() - 86_400_000),
+        },
+      });
     }
-    if ((c.goals.length > 0 || c.memories.length > 0) && !senderId) throw new CaseSetupError(c.id, 'goals and memories need a member as the sender');
+    if ((c.goals.length > 0 || c.memories.length > 0) && !senderId)
+      throw new CaseSetupError(c.id, 'goals and memories need a member as the sender');
     for (const g of c.goals) {
-      await this.db.goal.create({ data: { id: seededId(c.id, g.id), orgId: EVAL_ORG, memberId: senderId!, title: g.title, status: 'active',
-        targetDate: g.target ? parseWhen(g.target, 'Asia/Tokyo', END_OF_DAY)?.at : null } });
+      await this.db.goal.create({
+        data: {
+          id: seededId(c.id, g.id),
+          orgId: EVAL_ORG,
+          memberId: senderId!,
+          title: g.title,
+          status: 'active',
+          targetDate: g.target ? parseWhen(g.target, 'Asia/Tokyo', END_OF_DAY)?.at : null,
+        },
+      });
     }
     for (const m of c.memories) {
       const subject = m.subject ? (await this.member(c, m.subject)).id : m.kind === 'fact' ? null : senderId;
-      await this.db.memory.create({ data: { orgId: EVAL_ORG, kind: m.kind, subjectMemberId: subject, content: m.content, createdByMemberId: senderId, roomId: msg.roomId } });
+      await this.db.memory.create({
+        data: {
+          orgId: EVAL_ORG,
+          kind: m.kind,
+          subjectMemberId: subject,
+          content: m.content,
+          createdByMemberId: senderId,
+          roomId: msg.roomId,
+        },
+      });
     }
     return taskIds;
   }
@@ -196,21 +286,50 @@ function splitRoom(room: string): ['chatwork' | 'discord', string] {
  * The message as the platform delivers it and the adapter turns it into an InboundMessage: on ChatWork
  * the TO button's `[To:bot]Hishoさん` line (no さん in English), on Discord a leading `<@bot>` mention.
  */
-function inbound(c: EvalCase, o: { platform: 'chatwork' | 'discord'; roomId: string; accountId: string; name: string; now: Date; roomKnown: boolean; authority?: string }): InboundMessage {
+function inbound(
+  c: EvalCase,
+  o: {
+    platform: 'chatwork' | 'discord';
+    roomId: string;
+    accountId: string;
+    name: string;
+    now: Date;
+    roomKnown: boolean;
+    authority?: string;
+  },
+): InboundMessage {
   const platformMessageId = `eval-${createHash('sha1').update(c.id).digest('hex').slice(0, 12)}`;
   if (o.platform === 'discord') {
-    const m = toInbound({
-      id: platformMessageId, content: `<@${BOT_DISCORD_ID}> ${c.message}`, channelId: o.roomId, guildId: '1', createdTimestamp: o.now.getTime(),
-      author: { id: o.accountId, bot: false, username: o.name }, member: { displayName: o.name },
-      mentions: { users: new Map([[BOT_DISCORD_ID, { id: BOT_DISCORD_ID, username: BOT_NAME }]]) },
-    }, { botUserId: BOT_DISCORD_ID, room: { orgId: EVAL_ORG, authority: o.authority === 'member' ? 'member' : 'public' } });
+    const m = toInbound(
+      {
+        id: platformMessageId,
+        content: `<@${BOT_DISCORD_ID}> ${c.message}`,
+        channelId: o.roomId,
+        guildId: '1',
+        createdTimestamp: o.now.getTime(),
+        author: { id: o.accountId, bot: false, username: o.name },
+        member: { displayName: o.name },
+        mentions: { users: new Map([[BOT_DISCORD_ID, { id: BOT_DISCORD_ID, username: BOT_NAME }]]) },
+      },
+      {
+        botUserId: BOT_DISCORD_ID,
+        room: { orgId: EVAL_ORG, authority: o.authority === 'member' ? 'member' : 'public' },
+      },
+    );
     if (!m) throw new CaseSetupError(c.id, 'the Discord adapter would ignore this message');
     return m;
   }
   const raw = chatworkBody(c, c.message);
   return {
-    platform: 'chatwork', orgId: EVAL_ORG, roomId: o.roomId, senderAccountId: o.accountId,
-    text: stripChatworkMarkup(raw), rawText: raw, mentions: parseMentions(raw), platformMessageId, sentAt: o.now.toISOString(),
+    platform: 'chatwork',
+    orgId: EVAL_ORG,
+    roomId: o.roomId,
+    senderAccountId: o.accountId,
+    text: stripChatworkMarkup(raw),
+    rawText: raw,
+    mentions: parseMentions(raw),
+    platformMessageId,
+    sentAt: o.now.toISOString(),
     // The ChatWork adapter treats a room missing from the directory as public (R-A5).
     ...(o.roomKnown ? {} : { roomAuthority: 'public' as const }),
   };

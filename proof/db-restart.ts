@@ -24,11 +24,21 @@ export interface DbRestartResult extends Tally {
   crashed: boolean;
 }
 
-export async function dbRestart(w: ProofWorld, o: DbRestartOptions, log: (s: string) => void): Promise<DbRestartResult> {
+export async function dbRestart(
+  w: ProofWorld,
+  o: DbRestartOptions,
+  log: (s: string) => void,
+): Promise<DbRestartResult> {
   const { stop, start } = w.pg;
-  if (!stop || !start) throw new Error('the database restart needs the proof\'s own embedded PostgreSQL');
+  if (!stop || !start) throw new Error("the database restart needs the proof's own embedded PostgreSQL");
   const databaseUrl = await w.pg.createDatabase(`proof_db_${Date.now().toString(36)}`);
-  const svc = ServiceProcess.spawn({ databaseUrl, port: await freePort(), anthropicUrl: w.llm.url, chatworkUrl: w.cw.url, claimTtlMs: o.claimTtlMs });
+  const svc = ServiceProcess.spawn({
+    databaseUrl,
+    port: await freePort(),
+    anthropicUrl: w.llm.url,
+    chatworkUrl: w.cw.url,
+    claimTtlMs: o.claimTtlMs,
+  });
   await svc.ready();
   w.model.mode = 'steady';
   const stream = new MentionStream({ target: () => svc.url, rate: o.rate });
@@ -44,7 +54,13 @@ export async function dbRestart(w: ProofWorld, o: DbRestartOptions, log: (s: str
     const up = performance.now();
     log(`    database started again after ${o.downMs} ms`);
     while (Number.isNaN(readyAfterMs) && performance.now() - up < 60000) {
-      if (await fetch(`${svc.url}/readyz`).then((r) => r.status === 200, () => false)) readyAfterMs = performance.now() - up;
+      if (
+        await fetch(`${svc.url}/readyz`).then(
+          (r) => r.status === 200,
+          () => false,
+        )
+      )
+        readyAfterMs = performance.now() - up;
       else await sleep(20);
     }
     await sleep(5000);
@@ -52,8 +68,17 @@ export async function dbRestart(w: ProofWorld, o: DbRestartOptions, log: (s: str
   } finally {
     await stream.stop();
   }
-  await settle(stream.outcomes, w.cw.posts, { timeoutMs: o.claimTtlMs * 4 + 60000, quietMs: Math.max(3000, w.model.delayMs * 3) });
+  await settle(stream.outcomes, w.cw.posts, {
+    timeoutMs: o.claimTtlMs * 4 + 60000,
+    quietMs: Math.max(3000, w.model.delayMs * 3),
+  });
   const crashed = !svc.alive;
   await svc.stop();
-  return { ...tally(stream.outcomes, w.cw.posts, ANSWER_MARKER), downMs: o.downMs, readyAfterMs, acceptingAfterMs, crashed };
+  return {
+    ...tally(stream.outcomes, w.cw.posts, ANSWER_MARKER),
+    downMs: o.downMs,
+    readyAfterMs,
+    acceptingAfterMs,
+    crashed,
+  };
 }

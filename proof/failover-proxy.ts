@@ -8,7 +8,9 @@ import type { AddressInfo } from 'node:net';
  * ChatWork message id. (In production: nginx `proxy_next_upstream error timeout http_502 http_503
  * non_idempotent;` or any load balancer that retries a failed POST on another backend.)
  */
-export async function startFailoverProxy(targets: () => string[]): Promise<{ url: string; retried: number; close(): Promise<void> }> {
+export async function startFailoverProxy(
+  targets: () => string[],
+): Promise<{ url: string; retried: number; close(): Promise<void> }> {
   const state = { next: 0, retried: 0 };
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -22,8 +24,14 @@ export async function startFailoverProxy(targets: () => string[]): Promise<{ url
           const base = list[(start + k) % list.length]!;
           try {
             const headers: Record<string, string> = {};
-            for (const [h, v] of Object.entries(req.headers)) if (typeof v === 'string' && h !== 'host' && h !== 'content-length') headers[h] = v;
-            const r = await fetch(`${base}${req.url}`, { method: req.method, headers, body: req.method === 'GET' ? undefined : body, signal: AbortSignal.timeout(10000) });
+            for (const [h, v] of Object.entries(req.headers))
+              if (typeof v === 'string' && h !== 'host' && h !== 'content-length') headers[h] = v;
+            const r = await fetch(`${base}${req.url}`, {
+              method: req.method,
+              headers,
+              body: req.method === 'GET' ? undefined : body,
+              signal: AbortSignal.timeout(10000),
+            });
             if ((r.status === 502 || r.status === 503) && k < list.length - 1) {
               state.retried++;
               continue;
@@ -42,7 +50,13 @@ export async function startFailoverProxy(targets: () => string[]): Promise<{ url
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    get retried() { return state.retried; },
-    close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    get retried() {
+      return state.retried;
+    },
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }

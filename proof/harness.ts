@@ -35,7 +35,10 @@ export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeou
 /** An embedded PostgreSQL server of its own, restartable in place (same data directory, same port). */
 export class ProofPostgres {
   private db: EmbeddedDatabase | null = null;
-  private constructor(private readonly dataDir: string, readonly port: number) {}
+  private constructor(
+    private readonly dataDir: string,
+    readonly port: number,
+  ) {}
 
   static async start(): Promise<ProofPostgres> {
     const pg = new ProofPostgres(tempDataDir('hisho-proof-'), await freePort());
@@ -105,21 +108,45 @@ export class ServiceProcess {
   readonly exited: Promise<void>;
   private output = '';
 
-  private constructor(private readonly child: ChildProcess, readonly port: number) {
-    const keep = (d: Buffer) => { this.output = (this.output + String(d)).slice(-20000); };
+  private constructor(
+    private readonly child: ChildProcess,
+    readonly port: number,
+  ) {
+    const keep = (d: Buffer) => {
+      this.output = (this.output + String(d)).slice(-20000);
+    };
     child.stdout?.on('data', keep);
     child.stderr?.on('data', keep);
-    this.exited = new Promise((r) => child.on('exit', (code, signal) => { this.exitCode = code; this.signal = signal; r(); }));
+    this.exited = new Promise((r) =>
+      child.on('exit', (code, signal) => {
+        this.exitCode = code;
+        this.signal = signal;
+        r();
+      }),
+    );
   }
 
   static spawn(env: ServiceEnv): ServiceProcess {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-      cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
       env: {
-        PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'production', LOG_LEVEL: 'warn', PORT: String(env.port),
-        DATABASE_URL: env.databaseUrl, ANTHROPIC_API_KEY: 'sk-ant-proof-0000000000000000000000', ANTHROPIC_BASE_URL: env.anthropicUrl,
-        LLM_TIMEOUT_MS: '30000', LLM_DAILY_COST_LIMIT_USD: '0', CHATWORK_API_TOKEN: 'proof-chatwork-token', CHATWORK_WEBHOOK_TOKEN: WEBHOOK_TOKEN,
-        CHATWORK_API_BASE_URL: env.chatworkUrl, WORK_CLAIM_TTL_MS: String(env.claimTtlMs ?? 10000), WORKER_CONCURRENCY: '8', ...env.extra,
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        NODE_ENV: 'production',
+        LOG_LEVEL: 'warn',
+        PORT: String(env.port),
+        DATABASE_URL: env.databaseUrl,
+        ANTHROPIC_API_KEY: 'sk-ant-proof-0000000000000000000000',
+        ANTHROPIC_BASE_URL: env.anthropicUrl,
+        LLM_TIMEOUT_MS: '30000',
+        LLM_DAILY_COST_LIMIT_USD: '0',
+        CHATWORK_API_TOKEN: 'proof-chatwork-token',
+        CHATWORK_WEBHOOK_TOKEN: WEBHOOK_TOKEN,
+        CHATWORK_API_BASE_URL: env.chatworkUrl,
+        WORK_CLAIM_TTL_MS: String(env.claimTtlMs ?? 10000),
+        WORKER_CONCURRENCY: '8',
+        ...env.extra,
       },
     });
     return new ServiceProcess(child, env.port);
@@ -142,8 +169,12 @@ export class ServiceProcess {
   async ready(timeoutMs = 60000): Promise<number> {
     const until = Date.now() + timeoutMs;
     for (;;) {
-      if (!this.alive) throw new Error(`the service exited (${this.exitCode ?? this.signal}) before it was ready:\n${this.tail()}`);
-      const ok = await fetch(`${this.url}/readyz`).then((r) => r.status === 200, () => false);
+      if (!this.alive)
+        throw new Error(`the service exited (${this.exitCode ?? this.signal}) before it was ready:\n${this.tail()}`);
+      const ok = await fetch(`${this.url}/readyz`).then(
+        (r) => r.status === 200,
+        () => false,
+      );
       if (ok) return performance.now() - this.startedAt;
       if (Date.now() > until) throw new Error(`the service was not ready within ${timeoutMs} ms:\n${this.tail()}`);
       await sleep(25);
@@ -162,7 +193,12 @@ export class ServiceProcess {
     if (!this.alive) return;
     this.child.kill('SIGTERM');
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([this.exited, new Promise((r) => { timer = setTimeout(r, 15000); })]);
+    await Promise.race([
+      this.exited,
+      new Promise((r) => {
+        timer = setTimeout(r, 15000);
+      }),
+    ]);
     clearTimeout(timer);
     await this.kill();
   }
@@ -171,12 +207,26 @@ export class ServiceProcess {
 let seq = 0;
 
 /** A signed mention_to_me delivery as ChatWork sends it. */
-export function mention(opts: { room: number; from: number; text: string; messageId?: string }): { raw: string; signature: string; messageId: string } {
+export function mention(opts: { room: number; from: number; text: string; messageId?: string }): {
+  raw: string;
+  signature: string;
+  messageId: string;
+} {
   const now = Math.floor(Date.now() / 1000);
   const messageId = opts.messageId ?? `p${process.pid}x${++seq}`;
   const raw = JSON.stringify({
-    webhook_setting_id: '1', webhook_event_type: 'mention_to_me', webhook_event_time: now,
-    webhook_event: { from_account_id: opts.from, to_account_id: BOT_ACCOUNT, room_id: opts.room, message_id: messageId, body: `[To:${BOT_ACCOUNT}]Hishoさん\n${opts.text}`, send_time: now, update_time: 0 },
+    webhook_setting_id: '1',
+    webhook_event_type: 'mention_to_me',
+    webhook_event_time: now,
+    webhook_event: {
+      from_account_id: opts.from,
+      to_account_id: BOT_ACCOUNT,
+      room_id: opts.room,
+      message_id: messageId,
+      body: `[To:${BOT_ACCOUNT}]Hishoさん\n${opts.text}`,
+      send_time: now,
+      update_time: 0,
+    },
   });
   return { raw, signature: chatworkSignature(raw, WEBHOOK_TOKEN), messageId };
 }
@@ -188,23 +238,38 @@ export type Delivery = number | 'refused';
  * POSTs one webhook on a connection of its own (as a webhook sender does: no pooled keep-alive socket
  * that the server may already be closing), and reports the status, or `refused` with the reason.
  */
-export function deliver(url: string, d: { raw: string | Buffer; signature?: string }, timeoutMs = 10000): Promise<{ status: Delivery; body: string; error?: string }> {
+export function deliver(
+  url: string,
+  d: { raw: string | Buffer; signature?: string },
+  timeoutMs = 10000,
+): Promise<{ status: Delivery; body: string; error?: string }> {
   const body = typeof d.raw === 'string' ? Buffer.from(d.raw) : d.raw;
   return new Promise((resolve) => {
-    const req = http.request(`${url}/webhooks/chatwork`, {
-      method: 'POST', agent: false, timeout: timeoutMs,
-      headers: {
-        'content-type': 'application/json', 'content-length': body.length, 'user-agent': 'ChatWork-Webhook/1.0.0', connection: 'close',
-        ...(d.signature !== undefined ? { 'x-chatworkwebhooksignature': d.signature } : {}),
+    const req = http.request(
+      `${url}/webhooks/chatwork`,
+      {
+        method: 'POST',
+        agent: false,
+        timeout: timeoutMs,
+        headers: {
+          'content-type': 'application/json',
+          'content-length': body.length,
+          'user-agent': 'ChatWork-Webhook/1.0.0',
+          connection: 'close',
+          ...(d.signature !== undefined ? { 'x-chatworkwebhooksignature': d.signature } : {}),
+        },
       },
-    }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', (err) => resolve({ status: res.statusCode ?? 0, body: '', error: err.message }));
-    });
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', (err) => resolve({ status: res.statusCode ?? 0, body: '', error: err.message }));
+      },
+    );
     req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.on('error', (err: NodeJS.ErrnoException) => resolve({ status: 'refused', body: '', error: err.code ?? err.message }));
+    req.on('error', (err: NodeJS.ErrnoException) =>
+      resolve({ status: 'refused', body: '', error: err.code ?? err.message }),
+    );
     req.end(body);
   });
 }
@@ -221,14 +286,16 @@ export class MentionStream {
   private readonly inFlight = new Set<Promise<void>>();
   private n = 0;
 
-  constructor(private readonly o: { target: () => string; rate: number; conversations?: number; text?: (n: number) => string }) {}
+  constructor(
+    private readonly o: { target: () => string; rate: number; conversations?: number; text?: (n: number) => string },
+  ) {}
 
   start(): void {
     const every = 1000 / this.o.rate;
     const t0 = performance.now();
     const tick = () => {
       // Catch up on missed ticks so the rate holds even when the event loop is busy.
-      while (this.n < ((performance.now() - t0) / every)) this.sendOne();
+      while (this.n < (performance.now() - t0) / every) this.sendOne();
       this.timer = setTimeout(tick, Math.max(1, every / 2));
     };
     tick();
@@ -238,7 +305,11 @@ export class MentionStream {
     const i = this.n++;
     const conv = i % (this.o.conversations ?? 20);
     // Room 5001 is in the sample directory; the others are unknown rooms (public), as guests would write from.
-    const d = mention({ room: conv < 4 ? 5001 : 7000 + conv, from: conv < 4 ? 1001 + conv : 3000 + conv, text: this.o.text?.(i) ?? `進捗の確認をお願いします（${i}）` });
+    const d = mention({
+      room: conv < 4 ? 5001 : 7000 + conv,
+      from: conv < 4 ? 1001 + conv : 3000 + conv,
+      text: this.o.text?.(i) ?? `進捗の確認をお願いします（${i}）`,
+    });
     this.outcomes.set(d.messageId, 'refused');
     const p = deliver(this.o.target(), { raw: d.raw, signature: d.signature }).then((r) => {
       this.outcomes.set(d.messageId, r.status);
@@ -301,7 +372,8 @@ export function tally(outcomes: Map<string, Delivery>, posts: { body: string }[]
     doubled: doubledIds.length,
     apologies: [...answers].filter(([id, b]) => outcomes.has(id) && b.some((x) => !x.includes(answerMarker))).length,
     answeredUnacknowledged: [...outcomes].filter(([id, s]) => s !== 200 && answers.has(id)).length,
-    lostIds, doubledIds,
+    lostIds,
+    doubledIds,
   };
 }
 
@@ -309,7 +381,11 @@ export function tally(outcomes: Map<string, Delivery>, posts: { body: string }[]
  * Waits until every acknowledged message has an answer, then for a quiet spell with no new post (a
  * late duplicate would show up), or until `timeoutMs`.
  */
-export async function settle(outcomes: Map<string, Delivery>, posts: { body: string }[], o: { timeoutMs: number; quietMs: number }): Promise<void> {
+export async function settle(
+  outcomes: Map<string, Delivery>,
+  posts: { body: string }[],
+  o: { timeoutMs: number; quietMs: number },
+): Promise<void> {
   const until = Date.now() + o.timeoutMs;
   let lastCount = -1;
   let quietSince = Date.now();

@@ -29,7 +29,14 @@ export interface KillResult extends Tally {
 export async function killRounds(w: ProofWorld, o: KillOptions, log: (s: string) => void): Promise<KillResult> {
   const databaseUrl = await w.pg.createDatabase(`proof_kill_${o.instances}_${Date.now().toString(36)}`);
   const ports = await Promise.all(Array.from({ length: o.instances }, () => freePort()));
-  const spawn = (port: number) => ServiceProcess.spawn({ databaseUrl, port, anthropicUrl: w.llm.url, chatworkUrl: w.cw.url, claimTtlMs: o.claimTtlMs });
+  const spawn = (port: number) =>
+    ServiceProcess.spawn({
+      databaseUrl,
+      port,
+      anthropicUrl: w.llm.url,
+      chatworkUrl: w.cw.url,
+      claimTtlMs: o.claimTtlMs,
+    });
   // Instances start one after the other (the first applies the migrations and imports the sample directory).
   const services: ServiceProcess[] = [];
   for (const port of ports) {
@@ -52,14 +59,24 @@ export async function killRounds(w: ProofWorld, o: KillOptions, log: (s: string)
       services[i] = spawn(ports[i]!);
       await services[i]!.ready();
       downMs.push(performance.now() - t0);
-      log(`    kill ${k + 1}/${o.kills}: instance ${i + 1} back after ${Math.round(downMs.at(-1)!)} ms; ${stream.outcomes.size} mentions sent so far`);
+      const back = Math.round(downMs.at(-1)!);
+      const sent = stream.outcomes.size;
+      log(`    kill ${k + 1}/${o.kills}: instance ${i + 1} back after ${back} ms; ${sent} mentions sent so far`);
     }
     await sleep(o.upMs);
   } finally {
     await stream.stop();
   }
-  await settle(stream.outcomes, w.cw.posts, { timeoutMs: o.claimTtlMs * 4 + 60000, quietMs: Math.max(3000, w.model.delayMs * 3) });
+  await settle(stream.outcomes, w.cw.posts, {
+    timeoutMs: o.claimTtlMs * 4 + 60000,
+    quietMs: Math.max(3000, w.model.delayMs * 3),
+  });
   for (const s of services) await s.stop();
   await proxy?.close();
-  return { ...tally(stream.outcomes, w.cw.posts, ANSWER_MARKER), kills: o.kills, downMs, ...(proxy ? { proxyRetries: proxy.retried } : {}) };
+  return {
+    ...tally(stream.outcomes, w.cw.posts, ANSWER_MARKER),
+    kills: o.kills,
+    downMs,
+    ...(proxy ? { proxyRetries: proxy.retried } : {}),
+  };
 }

@@ -17,12 +17,21 @@ export class ProofModel {
   readonly respond = (req: MessagesRequest): ScriptedAnswer => {
     if (this.mode === 'steady') return replyCall(`${ANSWER_MARKER}！進捗は順調だウル。ほかにあれば言ってほしいウル🐺`);
     // The person's message: the last user turn with text (after a tool call the last turn holds the results).
-    const said = [...req.messages].reverse().find((m) => m.role === 'user' && typeof m.content === 'string')?.content as string | undefined;
+    const said = [...req.messages].reverse().find((m) => m.role === 'user' && typeof m.content === 'string')
+      ?.content as string | undefined;
     const echo = (lastUserText(req) || said || '').slice(-300);
     if (hasToolResult(req)) return replyCall(`了解ウル。「${echo}」`);
     const offered = new Set((req.tools ?? []).map((t) => t.name));
     return offered.has('announce')
-      ? toolCall('announce', { recipients: 'all', message: echo || '(empty)' }, { reasoning: 'The message asks to tell everyone; I propose an announcement to the whole room.' })
-      : toolCall('create_task', { assignee: '田中太郎', title: echo || '(empty)' }, { reasoning: 'The message asks for work to be done; I propose a task for the named person.' });
+      ? toolCall(
+          'announce',
+          { recipients: 'all', message: echo || '(empty)' },
+          { reasoning: 'The message asks to tell everyone; I propose an announcement to the whole room.' },
+        )
+      : toolCall(
+          'create_task',
+          { assignee: '田中太郎', title: echo || '(empty)' },
+          { reasoning: 'The message asks for work to be done; I propose a task for the named person.' },
+        );
   };
 }

@@ -38,7 +38,10 @@ export async function openProofWorld(o: { databaseUrl?: string } = {}): Promise<
   const model = new ProofModel();
   const llm = await startFakeAnthropicServer(model.respond, { delayMs: () => model.delayMs, record: false });
   return {
-    pg, cw, llm, model,
+    pg,
+    cw,
+    llm,
+    model,
     close: async () => {
       await llm.close();
       await cw.close();

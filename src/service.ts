@@ -123,7 +123,9 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   const guardianConfig: GuardianConfig = { ...defaultGuardianConfig(), approvalMode: config.APPROVAL_MODE, autoApprove: [...config.AUTO_APPROVE_TOOLS], shadowRules: [...config.GUARDIAN_SHADOW_RULES] };
   const costGuard = new CostGuard({ db, logger, model: config.ANTHROPIC_MODEL, fallbackModel: config.ANTHROPIC_FALLBACK_MODEL, dailyLimitUsd: config.LLM_DAILY_COST_LIMIT_USD, action: config.LLM_COST_LIMIT_ACTION, timezone: config.BOT_TIMEZONE, now: o.now });
   const brain = new Brain({ llm: llm ?? { create: async () => { throw new Error('LLM not configured'); } }, prompts, models: costGuard, maxTokens: config.LLM_MAX_TOKENS });
-  const contextBuilder = new ContextBuilder({ db, logger, defaultTimezone: config.BOT_TIMEZONE, sources: TURN_CONTEXT_SOURCES, sql });
+  const contextBuilder = new ContextBuilder({
+    db, logger, defaultTimezone: config.BOT_TIMEZONE, sources: TURN_CONTEXT_SOURCES, sql,
+  });
   const outbox = new Outbox(db);
   const recorder = new TurnRecorder(db, metrics);
   const registry = ToolRegistry.fromDirectory();

@@ -56,7 +56,8 @@ export async function scratchServer(opts: { databaseUrl?: string; prefix: string
     async close() {
       if (created.length > 0) {
         await admin(async (c) => {
-          for (const name of created.reverse()) await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch(() => undefined);
+          for (const name of created.reverse())
+            await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch(() => undefined);
         }).catch(() => undefined);
       }
       if (stop) await stop();

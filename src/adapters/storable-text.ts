@@ -5,5 +5,7 @@
  * dropped, unpaired surrogates become U+FFFD (as a UTF-8 decoder would show them); nothing else changes.
  */
 export function storableText(s: string): string {
-  return s.replace(/\u0000/g, '').replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
+  return s
+    .replace(/\u0000/g, '')
+    .replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
 }

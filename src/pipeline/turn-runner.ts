@@ -295,7 +295,8 @@ export function senderProfile(msg: InboundMessage, actor: Actor, details: TurnPr
   const known = actor.memberId ? details : null;
   return {
     known: actor.known, memberId: actor.memberId, name: actor.name ?? msg.senderName ?? `user ${msg.senderAccountId}`,
-    level: actor.level, departmentId: actor.departmentId, departmentName: known?.departmentName ?? null, title: known?.title ?? null,
+    level: actor.level, departmentId: actor.departmentId, departmentName: known?.departmentName ?? null,
+    title: known?.title ?? null,
     preferences: (known?.preferences as Record<string, unknown> | null) ?? {},
   };
 }

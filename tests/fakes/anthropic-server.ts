@@ -40,7 +40,10 @@ const json = (res: http.ServerResponse, status: number, body: object, headers: R
  * without nock (the service as a child process, `npm run eval` against a fake). It answers streamed
  * requests like the real API (PLATFORMS.md C10): Bearer or x-api-key auth, no sampling parameters.
  */
-export async function startFakeAnthropicServer(respond: Responder, o: FakeAnthropicServerOptions = {}): Promise<FakeAnthropicServer> {
+export async function startFakeAnthropicServer(
+  respond: Responder,
+  o: FakeAnthropicServerOptions = {},
+): Promise<FakeAnthropicServer> {
   const requests: MessagesRequest[] = [];
   let count = 0;
   const server = http.createServer((req, res) => {
@@ -48,22 +51,43 @@ export async function startFakeAnthropicServer(respond: Responder, o: FakeAnthro
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       void (async () => {
-        if (req.method !== 'POST' || !req.url?.startsWith('/v1/messages')) return json(res, 404, { type: 'error', error: { type: 'not_found_error', message: 'not found' } });
+        if (req.method !== 'POST' || !req.url?.startsWith('/v1/messages'))
+          return json(res, 404, { type: 'error', error: { type: 'not_found_error', message: 'not found' } });
         const auth = req.headers.authorization ?? req.headers['x-api-key'];
-        if (!auth) return json(res, 401, { type: 'error', error: { type: 'authentication_error', message: 'missing key' } }, { 'x-should-retry': 'false' });
+        if (!auth)
+          return json(
+            res,
+            401,
+            { type: 'error', error: { type: 'authentication_error', message: 'missing key' } },
+            { 'x-should-retry': 'false' },
+          );
         const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as MessagesRequest;
         if (['temperature', 'top_p', 'top_k'].some((k) => k in body)) {
-          return json(res, 400, { type: 'error', error: { type: 'invalid_request_error', message: 'sampling parameters are not supported' } }, { 'x-should-retry': 'false' });
+          return json(
+            res,
+            400,
+            {
+              type: 'error',
+              error: { type: 'invalid_request_error', message: 'sampling parameters are not supported' },
+            },
+            { 'x-should-retry': 'false' },
+          );
         }
         const n = ++count;
         if (o.record !== false) requests.push(body);
         const answer = await respond(body, n);
         const delay = o.delayMs?.() ?? 0;
         if (delay > 0) await new Promise((r) => setTimeout(r, delay));
-        if ('hangMs' in answer) return void setTimeout(() => json(res, 500, {}, { 'x-should-retry': 'false' }), answer.hangMs).unref();
+        if ('hangMs' in answer)
+          return void setTimeout(() => json(res, 500, {}, { 'x-should-retry': 'false' }), answer.hangMs).unref();
         if ('status' in answer) {
           if (answer.delayMs) await new Promise((r) => setTimeout(r, answer.delayMs));
-          return json(res, answer.status, { type: 'error', error: { type: answer.errorType, message: 'scripted' }, request_id: 'req_fake' }, answer.headers);
+          return json(
+            res,
+            answer.status,
+            { type: 'error', error: { type: answer.errorType, message: 'scripted' }, request_id: 'req_fake' },
+            answer.headers,
+          );
         }
         if ('streamBreak' in answer) {
           res.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -73,7 +97,13 @@ export async function startFakeAnthropicServer(respond: Responder, o: FakeAnthro
         res.writeHead(200, { 'content-type': 'text/event-stream', 'request-id': `req_${sseSeq()}` });
         res.end(text);
       })().catch((err: Error) => {
-        if (!res.headersSent) json(res, 500, { type: 'error', error: { type: 'api_error', message: err.message } }, { 'x-should-retry': 'false' });
+        if (!res.headersSent)
+          json(
+            res,
+            500,
+            { type: 'error', error: { type: 'api_error', message: err.message } },
+            { 'x-should-retry': 'false' },
+          );
         else res.destroy();
       });
     });
@@ -82,9 +112,15 @@ export async function startFakeAnthropicServer(respond: Responder, o: FakeAnthro
   const port = (server.address() as AddressInfo).port;
   return {
     url: `http://127.0.0.1:${port}`,
-    get count() { return count; },
+    get count() {
+      return count;
+    },
     requests,
-    close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }
 

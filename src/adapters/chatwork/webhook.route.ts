@@ -134,8 +134,10 @@ export function createChatworkWebhookRouter(deps: ChatworkWebhookDeps): Router {
     const status = err.type === 'entity.too.large' ? 413
       : typeof err.status === 'number' && err.status >= 400 && err.status < 500 ? err.status : 500;
     const errorId = status >= 500 ? newErrorId() : undefined;
-    log.warn({ status, errorId, type: typeof err.type === 'string' ? err.type : undefined }, 'chatwork.webhook.request_error');
-    res.status(status).type('text/plain').send(status === 413 ? 'payload too large' : errorId ? `error (${errorId})` : 'error');
+    const type = typeof err.type === 'string' ? err.type : undefined;
+    log.warn({ status, errorId, type }, 'chatwork.webhook.request_error');
+    const body = status === 413 ? 'payload too large' : errorId ? `error (${errorId})` : 'error';
+    res.status(status).type('text/plain').send(body);
   };
 
   // Every content type is read raw: the signature must be checked on the exact bytes, whatever the header.
