@@ -144,6 +144,22 @@ cases:
     expect(r.asked).toBe(0);
   }, 30000);
 
+  it('stops at once, saving nothing, when the API rejects the key', async () => {
+    const rejected = { status: 401, errorType: 'authentication_error', headers: { 'x-should-retry': 'false' } };
+    const fake = await startFakeAnthropicServer(() => rejected);
+    const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'hisho-eval-out-')), 'run.json');
+    try {
+      const env = { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: fake.url };
+      const r = await run(env, { categories: ['conversation'], concurrency: 1, out });
+      expect(r.exitCode).toBe(1);
+      expect(r.lines.join('\n')).toMatch(/The API rejected the key .*Stopped; nothing was saved/);
+      expect(fake.count).toBe(1);
+      expect(fs.existsSync(out)).toBe(false);
+    } finally {
+      await fake.close();
+    }
+  }, 30000);
+
   describe('against the model (a fake Anthropic server over HTTP)', () => {
     let fake: FakeAnthropicServer;
     let out: string;
