@@ -13,6 +13,7 @@ import { buildRequest } from '../src/brain/request';
 import { ConfigError, loadConfig, type Env } from '../src/config/env';
 import { asAppError } from '../src/errors/app-error';
 import { resolvePerson } from '../src/tools/person-resolver';
+import { checkReplyText, defaultGuardianConfig } from '../src/guardian';
 import { isAllWord } from '../src/guardian/param-values';
 import { ToolRegistry } from '../src/tools/registry';
 import type { BrainOutput } from '../src/brain/types';
@@ -281,8 +282,13 @@ function costOf(model: string, usage: TokenUsage, calls: number): number {
 
 /** What the person would get from this answer: the Guardian's fixes, the Gate's verdict, the resolver's reading. */
 async function observe(out: BrainOutput, p: PreparedCase, registry: ToolRegistry): Promise<Observed> {
-  if (out.type === 'text_response') return { kind: 'reply', text: out.text };
-  if (out.type === 'clarification_needed') return { kind: 'clarify', question: out.question, options: out.options };
+  // The person reads the text after the Guardian's output check: a blocked text never reaches them.
+  const shown = (text: string) => {
+    const check = checkReplyText(text, defaultGuardianConfig());
+    return check.action === 'BLOCK' ? `(blocked by the Guardian: ${check.reasonCode})` : check.text;
+  };
+  if (out.type === 'text_response') return { kind: 'reply', text: shown(out.text) };
+  if (out.type === 'clarification_needed') return { kind: 'clarify', question: shown(out.question), options: out.options };
   const proposals: ObservedProposal[] = [];
   for (const prop of out.proposals) {
     const v = decide(p, registry, prop, out.confidence, out.reasoning);
