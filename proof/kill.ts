@@ -4,7 +4,7 @@
  * behind a retrying proxy (rolling kills).
  */
 import { startFailoverProxy } from './failover-proxy';
-import { freePort, MentionStream, ServiceProcess, settle, sleep, tally, type Tally } from './harness';
+import { freePort, MentionStream, repliedTo, ServiceProcess, settle, sleep, tally, type Tally } from './harness';
 import { ANSWER_MARKER } from './model';
 import type { ProofWorld } from './world';
 
@@ -72,6 +72,11 @@ export async function killRounds(w: ProofWorld, o: KillOptions, log: (s: string)
     quietMs: Math.max(3000, w.model.delayMs * 3),
   });
   for (const s of services) await s.stop();
+  if (process.env.PROOF_DEBUG) {
+    const ids = new Set(stream.outcomes.keys());
+    const apologies = w.cw.posts.filter((p) => ids.has(repliedTo(p.body) ?? '') && !p.body.includes(ANSWER_MARKER));
+    for (const p of apologies) log(`    apology: ${p.body.slice(0, 160)}`);
+  }
   await proxy?.close();
   return {
     ...tally(stream.outcomes, w.cw.posts, ANSWER_MARKER),
