@@ -36,8 +36,20 @@ async function runStopping(yaml: string): Promise<{ exitCode: number; text: stri
   }
 }
 
+const tempDirs: string[] = [];
+afterAll(() => {
+  for (const d of tempDirs) fs.rmSync(d, { recursive: true, force: true });
+});
+
+/** A temporary folder (removed after the file's tests). */
+function tempDir(prefix: string): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  tempDirs.push(dir);
+  return dir;
+}
+
 function tempCases(yaml: string): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hisho-eval-cases-'));
+  const dir = tempDir('hisho-eval-cases-');
   fs.writeFileSync(path.join(dir, 'tasks.yaml'), yaml);
   return dir;
 }
@@ -147,7 +159,7 @@ cases:
   it('stops at once, saving nothing, when the API rejects the key', async () => {
     const rejected = { status: 401, errorType: 'authentication_error', headers: { 'x-should-retry': 'false' } };
     const fake = await startFakeAnthropicServer(() => rejected);
-    const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'hisho-eval-out-')), 'run.json');
+    const out = path.join(tempDir('hisho-eval-out-'), 'run.json');
     try {
       const env = { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: fake.url };
       const r = await run(env, { categories: ['conversation'], concurrency: 1, out });
@@ -195,7 +207,7 @@ cases:
         const c = caseOf(req, chosen);
         return special[c.id] ?? rightAnswer(c);
       });
-      out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'hisho-eval-out-')), 'run.json');
+      out = path.join(tempDir('hisho-eval-out-'), 'run.json');
     });
     afterAll(async () => {
       await fake.close();
