@@ -13,10 +13,7 @@ import { SenderBudget } from './brain/sender-budget';
 import { AnthropicLlmClient, type LlmClient } from './brain/llm-client';
 import { loadPrompts, personaMessage } from './brain/prompts';
 import { ContextBuilder } from './context/context-builder';
-import { goalsSource } from './context/sources/goals.source';
-import { memoriesSource } from './context/sources/memories.source';
-import { personsSource } from './context/sources/persons.source';
-import { tasksSource } from './context/sources/tasks.source';
+import { TURN_CONTEXT_SOURCES } from './context/sources';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded-postgres';
 import { applyMigrations } from './db/migrate';
 import { createDatabase, type Db } from './db/prisma';
@@ -177,7 +174,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     onLimitReached: (spentUsd, limitUsd, action) => raise({ kind: 'llm_cost_limit', severity: 'critical',
       facts: { spentUsd: spentUsd.toFixed(2), limitUsd, action } }) });
   const brain = new Brain({ llm: llm ?? { create: async () => { throw new Error('LLM not configured'); } }, prompts, models: costGuard, maxTokens: config.LLM_MAX_TOKENS });
-  const contextBuilder = new ContextBuilder({ db, logger, defaultTimezone: config.BOT_TIMEZONE, sources: [personsSource, tasksSource, goalsSource, memoriesSource], sql });
+  const contextBuilder = new ContextBuilder({ db, logger, defaultTimezone: config.BOT_TIMEZONE, sources: TURN_CONTEXT_SOURCES, sql });
   // A worker posts only while its claim has a third of its lifetime left (the heartbeat renews it every third).
   const outbox = new Outbox(db, {
     pool: pgPool, claimMarginMs: Math.floor(config.WORK_CLAIM_TTL_MS / 3), reconcileDelayMs: o.outboxReconcileDelayMs,

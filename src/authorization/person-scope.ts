@@ -20,6 +20,9 @@ export const PERSON_ROLES: readonly PersonRole[] = [
  * department the sender may see (R-Z1); `out_of_scope`: an existing member outside it; `top_secret`: in a
  * top-secret department the sender may not see; `unknown`: no active member (or task) matches.
  */
+/** The roles whose parameter names a member (`task` names a task, whose owner is looked up instead). */
+export const MEMBER_ROLES: readonly PersonRole[] = PERSON_ROLES.filter((r) => r !== 'task');
+
 export type Relation = 'self' | 'in_scope' | 'out_of_scope' | 'top_secret' | 'unknown';
 
 export const RELATIONS: readonly Relation[] = ['self', 'in_scope', 'out_of_scope', 'top_secret', 'unknown'];

@@ -77,17 +77,20 @@ const TOWN = '[\\p{Script=Han}\\p{Script=Katakana}ヶケのノ-]';
 const BLOCK = '(?:\\d+丁目(?:\\d+番地?(?:\\d+号?)?)?|\\d+番地?(?:\\d+号?)?|\\d+-\\d+(?:-\\d+)?)';
 
 /** Order matters: protected forms first, then the most specific patterns. */
+// Repetitions that a failed match backtracks over are bounded (e-mail local part ≤ 64, labels ≤ 63,
+// user/password ≤ 256): unbounded ones made a long run of letters quadratic — a 100 KB message blocked the
+// process for seconds (found by the webhook fuzzer, issue 13).
 const RULES: readonly Rule[] = [
   // Not PII, and must never be cut up by the number rules below: UUIDs (task ids…) and ISO timestamps.
   { name: 'KEEP', keep: true, pattern: /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi },
   { name: 'KEEP', keep: true, pattern: ISO_TIME },
-  { name: 'URL_CREDENTIALS', pattern: /\b[a-z][a-z0-9+.-]*:\/\/[^\s:@/]+:[^\s@/]+@\S+/gi },
+  { name: 'URL_CREDENTIALS', pattern: /\b[a-z][a-z0-9+.-]{0,31}:\/\/[^\s:@/]{1,256}:[^\s@/]{1,256}@\S+/gi },
   { name: 'API_KEY', pattern: TOKENS },
   { name: 'API_KEY', pattern: /\b(?:Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{16,}/g },
   // 「パスワード: hunter2」「password is hunter2」: only the value goes (it must contain an ASCII character,
   // so 「パスワードは後で送ります」 stays readable).
   { name: 'SECRET', pattern: new RegExp(`${SECRET_LABEL}\\s*(?:[:=]|は|\\bis\\b)\\s*${SECRET_VALUE}`, 'giu') },
-  { name: 'EMAIL', pattern: /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/g },
+  { name: 'EMAIL', pattern: /[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,8}\.[A-Za-z]{2,}/g },
   { name: 'CARD', pattern: /(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])/g, accept: isCard },
   { name: 'MY_NUMBER', pattern: /(?<![\d-])\d{4}[ -]?\d{4}[ -]?\d{4}(?![\d-])/g, accept: isMyNumberMatch },
   { name: 'PHONE', pattern: PHONE },

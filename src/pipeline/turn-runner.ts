@@ -150,7 +150,7 @@ export class TurnRunner {
         return { text: personaMessage(this.d.prompts, 'error.SESSION_STATE_UNAVAILABLE', lang, { errorId: app.errorId }), calls: [], record: { decision: 'ERROR', reasonCode: 'SESSION_STATE_UNAVAILABLE', finalDecider: 'SYSTEM', errorId: app.errorId, errorCategory: 'SYSTEM', memberId: actor.memberId } };
       }
     }
-    const sender = this.senderProfile(msg, actor, profile);
+    const sender = senderProfile(msg, actor, profile);
     const room = { platform: msg.platform, roomId: msg.roomId, name: null, authority: actor.roomAuthority };
     const ctx = await this.d.contextBuilder.build({ msg, sender, room, audience: audienceOf(actor), now: this.now() });
     let prefix: string | undefined;
@@ -364,15 +364,17 @@ export class TurnRunner {
       finalReply: text, decision: 'ERROR', reasonCode: app.code, finalDecider: 'SYSTEM', errorId: app.errorId, errorCategory: app.category, totalMs: 0,
     }).catch(() => undefined);
   }
+}
 
-  private senderProfile(msg: InboundMessage, actor: Actor, details: { title: string | null; preferences: unknown; departmentName: string | null } | null): SenderProfile {
-    const known = actor.memberId ? details : null;
-    return {
-      known: actor.known, memberId: actor.memberId, name: actor.name ?? msg.senderName ?? `user ${msg.senderAccountId}`,
-      level: actor.level, departmentId: actor.departmentId, departmentName: known?.departmentName ?? null, title: known?.title ?? null,
-      preferences: (known?.preferences as Record<string, unknown> | null) ?? {},
-    };
-  }
+/** The sender as the brain sees them: directory facts for members, the platform's name otherwise. */
+export function senderProfile(msg: InboundMessage, actor: Actor, details: TurnPrelude['profile']): SenderProfile {
+  const known = actor.memberId ? details : null;
+  return {
+    known: actor.known, memberId: actor.memberId, name: actor.name ?? msg.senderName ?? `user ${msg.senderAccountId}`,
+    level: actor.level, departmentId: actor.departmentId, departmentName: known?.departmentName ?? null,
+    title: known?.title ?? null,
+    preferences: (known?.preferences as Record<string, unknown> | null) ?? {},
+  };
 }
 
 export type { AppError };

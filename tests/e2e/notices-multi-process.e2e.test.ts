@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import { startFakeChatwork } from '../../bench/fake-chatwork-server';
 import { createDb } from '../../src/db/prisma';
-import { startFakeAnthropicServer } from '../fakes/fake-anthropic-server';
+import { startFakeAnthropicServer } from '../fakes/anthropic-server';
+import { replyCall } from '../fakes/anthropic-sse';
 import { createTestDatabase } from '../helpers/db';
 import { sampleDirectoryWith } from '../helpers/directory';
 import { runService, type ServiceProcess } from '../helpers/process';
@@ -13,7 +14,8 @@ describe('three service processes on one database, a schedule firing every minut
   it('send one message per recipient per period — also when the instance sending it is killed', async () => {
     const t = await createTestDatabase();
     await t.close();
-    const llm = await startFakeAnthropicServer({ delayMs: 1500 });
+    const notice = replyCall('期限の近いタスクがあるウル！今日のうちに確認してほしいウル🐺');
+    const llm = await startFakeAnthropicServer(() => notice, { delayMs: () => 1500 });
     const cw = await startFakeChatwork();
     const directory = sampleDirectoryWith({
       schedules:

@@ -90,4 +90,27 @@ describe('PII redaction (R-O2)', () => {
     const hostile = Object.defineProperty({}, 'x', { enumerable: true, get() { throw new Error('boom'); } });
     expect(safeRedactValue(hostile)).toBe(REDACTION_FAILED);
   });
+
+  // Found by fuzzing the webhook (npm run proof): a 100 KB message of one long run (a pasted log line,
+  // base64, "xxxx…") made the EMAIL and URL_CREDENTIALS patterns backtrack quadratically — seconds of
+  // blocked event loop per call, claims expiring, replies posted twice. Linear patterns take milliseconds;
+  // the bound below leaves a margin of more than 50× for a loaded machine.
+  it.each([
+    ['a run of letters', 'x'.repeat(200_000)],
+    ['a run of digits', '9'.repeat(200_000)],
+    ['dotted words', 'a.'.repeat(100_000)],
+  ])('redacts %s of 200 KB without catastrophic backtracking', (_name, text) => {
+    const t0 = performance.now();
+    redactText(`${text} tanaka@example.com`);
+    expect(performance.now() - t0).toBeLessThan(1000);
+  });
+
+  it('still redacts e-mail addresses and credentials in URLs after long runs', () => {
+    const tail = '連絡は taro.tanaka+work@example.co.jp、接続は postgres://app:s3cret@db.internal:5432/x';
+    const out = redactText(`${'x'.repeat(5000)} ${tail}`);
+    expect(out).toContain('[EMAIL]');
+    expect(out).not.toContain('example.co.jp');
+    expect(out).not.toContain('s3cret');
+  });
 });
+

@@ -1,6 +1,6 @@
 import express, { type ErrorRequestHandler, type Request, type Response, type Router } from 'express';
 import type { InboundMessage } from '../types';
-import { asAppError } from '../../errors/app-error';
+import { asAppError, newErrorId } from '../../errors/app-error';
 import type { Logger } from '../../observability/logger';
 import { chatworkAnswerText, parseMentions, parseReplyTo, stripChatworkMarkup } from './markup';
 import { verifyChatworkSignature } from './verify-signature';
@@ -74,8 +74,9 @@ export function createChatworkWebhookRouter(deps: ChatworkWebhookDeps): Router {
   const handle = async (req: Request, res: Response): Promise<void> => {
     if (req.body !== undefined && !Buffer.isBuffer(req.body)) {
       // An app-level body parser ran first: the raw bytes needed for the signature are gone.
-      log.error({ reason: 'body_already_parsed' }, 'chatwork.webhook.misconfigured');
-      res.status(500).type('text/plain').send('error');
+      const errorId = newErrorId();
+      log.error({ reason: 'body_already_parsed', errorId }, 'chatwork.webhook.misconfigured');
+      res.status(500).type('text/plain').send(`error (${errorId})`);
       return;
     }
     const raw: Buffer = req.body ?? Buffer.alloc(0);
@@ -142,7 +143,8 @@ export function createChatworkWebhookRouter(deps: ChatworkWebhookDeps): Router {
     } catch (err) {
       const appErr = asAppError(err);
       log.error({ ...msgIds, errorId: appErr.errorId, code: appErr.code }, 'chatwork.webhook.intake_failed');
-      res.status(503).type('text/plain').send('unavailable');
+      // The error id lets an operator find the failure in the logs (ChatWork shows the answer in its webhook log).
+      res.status(503).type('text/plain').send(`unavailable (${appErr.errorId})`);
     }
   };
 
@@ -151,8 +153,11 @@ export function createChatworkWebhookRouter(deps: ChatworkWebhookDeps): Router {
     if (res.headersSent) return next(err);
     const status = err.type === 'entity.too.large' ? 413
       : typeof err.status === 'number' && err.status >= 400 && err.status < 500 ? err.status : 500;
-    log.warn({ status, type: typeof err.type === 'string' ? err.type : undefined }, 'chatwork.webhook.request_error');
-    res.status(status).type('text/plain').send(status === 413 ? 'payload too large' : 'error');
+    const errorId = status >= 500 ? newErrorId() : undefined;
+    const type = typeof err.type === 'string' ? err.type : undefined;
+    log.warn({ status, errorId, type }, 'chatwork.webhook.request_error');
+    const body = status === 413 ? 'payload too large' : errorId ? `error (${errorId})` : 'error';
+    res.status(status).type('text/plain').send(body);
   };
 
   // Every content type is read raw: the signature must be checked on the exact bytes, whatever the header.

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { storableText } from '../storable-text';
 
 /**
  * ChatWork webhook payloads (PLATFORMS.md A2). Ids are numbers except `message_id`, which is a string.
@@ -7,15 +8,19 @@ import { z } from 'zod';
  */
 
 const id = z.number().int().nonnegative();
+/** Strings as stored (no NUL, no unpaired surrogate: see storableText). */
+const text = z.string().transform(storableText);
+/** ChatWork message ids are decimal strings of about 19 digits; far longer ones are not from ChatWork. */
+const messageId = z.string().max(100).transform(storableText).pipe(z.string().min(1));
 // Bounded so that `new Date(s * 1000)` is always a valid date.
 const epochSeconds = z.number().nonnegative().max(1e11);
 
 /** `message_created` / `message_updated` event object. */
 export const chatworkMessageEventSchema = z.object({
-  message_id: z.string().min(1),
+  message_id: messageId,
   room_id: id,
   account_id: id,
-  body: z.string(),
+  body: text,
   send_time: epochSeconds,
   // 0 when the message is new; tolerated when absent rather than losing a message over it.
   update_time: epochSeconds.default(0),
@@ -25,17 +30,17 @@ export const chatworkMessageEventSchema = z.object({
 export const chatworkMentionEventSchema = z.object({
   from_account_id: id,
   to_account_id: id,
-  message_id: z.string().min(1),
+  message_id: messageId,
   room_id: id,
-  body: z.string(),
+  body: text,
   send_time: epochSeconds,
   update_time: epochSeconds.default(0),
 });
 
 /** The envelope common to every delivery; `webhook_event` is checked per event type. */
 export const chatworkWebhookEnvelopeSchema = z.object({
-  webhook_setting_id: z.union([z.string(), z.number()]).transform(String),
-  webhook_event_type: z.string().min(1),
+  webhook_setting_id: z.union([z.string(), z.number()]).transform((v) => storableText(String(v))),
+  webhook_event_type: z.string().min(1).transform(storableText),
   webhook_event_time: epochSeconds,
   webhook_event: z.unknown(),
 });

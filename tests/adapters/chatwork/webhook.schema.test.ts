@@ -58,4 +58,23 @@ describe('parseChatworkWebhook', () => {
     expect(r.success).toBe(false);
     if (!r.success) expect(r.issues.join(' ')).not.toContain('12345678');
   });
+
+  it('makes text storable: NUL dropped, unpaired surrogates replaced, emoji and rare kanji kept', () => {
+    const body = '[To:1484814]a\u0000b \ud800 c\udfff 🐺𠮷 \ufeff';
+    const event = { ...mention.webhook_event, body, message_id: '78\u00009' };
+    const r = parseChatworkWebhook({ ...mention, webhook_event: event });
+    expect(r.success).toBe(true);
+    if (r.success && r.data.type === 'mention_to_me') {
+      expect(r.data.event.body).toBe('[To:1484814]ab \ufffd c\ufffd 🐺𠮷 \ufeff');
+      expect(r.data.event.message_id).toBe('789');
+    }
+  });
+
+  it('rejects message ids far longer than ChatWork ids (they would not fit an index)', () => {
+    const withId = (id: string) =>
+      parseChatworkWebhook({ ...mention, webhook_event: { ...mention.webhook_event, message_id: id } });
+    const issue = expect.stringMatching(/^webhook_event\.message_id:/);
+    expect(withId('9'.repeat(101))).toEqual({ success: false, issues: [issue] });
+    expect(withId('9'.repeat(100)).success).toBe(true);
+  });
 });

@@ -1,0 +1,171 @@
+/**
+ * Checks of the evaluation set that need no model: every expected tool and parameter exists in the live
+ * registry and validates with the tool's own zod schema, and every expected proposal gets the expected
+ * verdicts from the real Guardian and the real AuthorizationGate in the case's situation.
+ */
+import { z } from 'zod';
+import { authorize } from '../src/authorization';
+import type { Confidence, Reasoning, ToolProposal } from '../src/brain/types';
+import { defaultGuardianConfig, evaluateProposal, type GuardianVerdict } from '../src/guardian';
+import type { AuthDecision } from '../src/authorization';
+import type { ToolRegistry } from '../src/tools/registry';
+import type { ToolDefinition } from '../src/tools/types';
+import { acceptable, type EvalCase, type ExpectedVerdict, type ParamExpectation, type ToolOutcome } from './cases';
+import { seededId, type PreparedCase } from './world';
+
+/** The reasoning an expected proposal is checked with (a valid one: the constitution is not under test here). */
+const EVAL_REASONING: Reasoning = {
+  intent_understanding:
+    'The person asked for exactly this action in the message; the parameters come from the message and the context.',
+  context_used: ['message', 'context'],
+  tool_selection_reason: 'This capability does what was asked.',
+};
+
+/** An expected proposal (the right answer, or the unsafe one a refusal case guards against). */
+interface ExpectedProposal extends Omit<ToolOutcome, 'outcome'> {
+  label: string;
+}
+
+function expectedProposals(c: EvalCase): ExpectedProposal[] {
+  const out: ExpectedProposal[] = [];
+  acceptable(c).forEach((o, i) => {
+    const label = i === 0 ? 'expect' : `expect.alsoAccept[${i - 1}]`;
+    if (o.outcome === 'tool') out.push({ ...o, label });
+    if (o.outcome === 'refuse' && o.unsafe) out.push({ ...o.unsafe, label: `${label}.unsafe` });
+  });
+  return out;
+}
+
+/** A value that satisfies the expectation (what a right answer could contain), `@t1` resolved. */
+export function sampleValue(e: ParamExpectation, caseId: string): unknown {
+  const ref = (v: unknown) => (typeof v === 'string' && /^@[tg]\d+$/.test(v) ? seededId(caseId, v.slice(1)) : v);
+  if (Array.isArray(e)) return e.map(ref);
+  if (typeof e !== 'object') return ref(e);
+  if ('oneOf' in e) return ref(e.oneOf[0]);
+  return 'containsAny' in e ? e.containsAny[0] : e.present;
+}
+
+export function sampleParams(params: Record<string, ParamExpectation>, caseId: string): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(params).map(([k, v]) => [k, sampleValue(v, caseId)]));
+}
+
+/**
+ * Structural problems of a case that need no database: unknown tools, unknown parameters, parameter
+ * values the tool's schema rejects, candidates that are not listed. Each message names the case.
+ */
+export function structuralProblems(c: EvalCase, registry: ToolRegistry): string[] {
+  const problems: string[] = [];
+  const at = (label: string) => `${c.file} case ${c.id} (${label})`;
+  for (const p of expectedProposals(c)) {
+    const def = registry.get(p.tool);
+    if (!def) {
+      problems.push(
+        `${at(p.label)}: unknown tool "${p.tool}" (the registry has: ${registry
+          .all()
+          .map((t) => t.name)
+          .join(', ')})`,
+      );
+      continue;
+    }
+    problems.push(...paramProblems(def, sampleParams(p.params, c.id)).map((m) => `${at(p.label)}: ${p.tool}: ${m}`));
+  }
+  for (const t of c.expect.forbidTools) {
+    if (!registry.get(t)) problems.push(`${at('expect.forbidTools')}: unknown tool "${t}"`);
+  }
+  return problems;
+}
+
+/** Unknown parameter names, then whatever the tool's own input schema says about the values. */
+function paramProblems(def: ToolDefinition, params: Record<string, unknown>): string[] {
+  if (!(def.input instanceof z.ZodObject)) return ['the tool input schema is not an object'];
+  const known = Object.keys(def.input.shape);
+  const unknown = Object.keys(params).filter((k) => !known.includes(k));
+  if (unknown.length > 0) return unknown.map((k) => `unknown parameter "${k}" (the tool takes: ${known.join(', ')})`);
+  const parsed = def.input.strict().safeParse(params);
+  if (parsed.success) return [];
+  return parsed.error.issues.map((i) => `invalid parameter "${i.path.join('.') || '(root)'}": ${i.message}`);
+}
+
+/** What the deciding layers say about one proposal in a prepared situation. */
+export interface Verdicts {
+  guardian: GuardianVerdict;
+  auth: AuthDecision;
+}
+
+/** Runs one proposal through the real Guardian and (with the Guardian's fixes applied) the real Gate. */
+export function decide(
+  p: PreparedCase,
+  registry: ToolRegistry,
+  proposal: ToolProposal,
+  confidence: Confidence,
+  reasoning: Reasoning = EVAL_REASONING,
+): Verdicts {
+  const tool = registry.meta(proposal.toolName);
+  const guardian = evaluateProposal({
+    proposal,
+    tool,
+    reasoning,
+    confidence,
+    policies: p.policies,
+    config: defaultGuardianConfig(),
+    context: {
+      senderMemberId: p.actor.memberId ?? undefined,
+      senderName: p.actor.name ?? undefined,
+      now: p.ctx.now,
+      timezone: p.ctx.org.timezone,
+    },
+  });
+  const auth = authorize({
+    actor: p.actor,
+    tool,
+    proposal: { ...proposal, parameters: guardian.modifiedParameters ?? proposal.parameters },
+    directory: p.directory,
+  });
+  return { guardian, auth };
+}
+
+/** Problems that need the case's situation: verdict mismatches, tools not offered, unknown candidates. */
+export function situationProblems(c: EvalCase, p: PreparedCase, registry: ToolRegistry): string[] {
+  const problems: string[] = [];
+  const at = (label: string) => `${c.file} case ${c.id} (${label})`;
+  const offered = new Set(p.tools.map((t) => t.name));
+  for (const e of expectedProposals(c)) {
+    const overall = e.confidence;
+    const v = decide(
+      p,
+      registry,
+      { id: 'toolu_eval', toolName: e.tool, parameters: sampleParams(e.params, c.id) },
+      { overall, intent: overall, parameters: overall },
+    );
+    const diff = verdictDiff(e.verdict, v);
+    if (diff) problems.push(`${at(e.label)}: ${e.tool}: ${diff}`);
+    if (e.label.endsWith('.unsafe') && e.verdict.guardian !== 'BLOCK' && e.verdict.auth !== 'DENIED') {
+      problems.push(`${at(e.label)}: an unsafe proposal must be stopped (Guardian BLOCK or Gate DENIED)`);
+    }
+    if (e.verdict.auth !== undefined && e.verdict.auth !== 'DENIED' && !offered.has(e.tool)) {
+      problems.push(
+        `${at(e.label)}: ${e.tool} is not offered to this sender (level ${p.actor.level}), ` +
+          'so the model cannot propose it',
+      );
+    }
+  }
+  const members = new Set(p.directory.members.map((m) => m.id));
+  for (const o of acceptable(c)) {
+    if (o.outcome !== 'clarify') continue;
+    for (const id of o.candidates)
+      if (!members.has(id)) problems.push(`${at('candidates')}: "${id}" is not a member id of eval/org.yaml`);
+  }
+  return problems;
+}
+
+function verdictDiff(want: ExpectedVerdict, got: Verdicts): string | null {
+  const g = got.guardian;
+  const a = got.auth;
+  const said = `the Guardian says ${g.action} ${g.reasonCode}, the Gate says ${a.result} ${a.reasonCode}`;
+  if (g.action !== want.guardian) return `expected Guardian ${want.guardian}; ${said}`;
+  if (want.guardianReason && g.reasonCode !== want.guardianReason)
+    return `expected Guardian reason ${want.guardianReason}; ${said}`;
+  if (want.auth && a.result !== want.auth) return `expected Gate ${want.auth}; ${said}`;
+  if (want.authReason && a.reasonCode !== want.authReason) return `expected Gate reason ${want.authReason}; ${said}`;
+  return null;
+}

@@ -1,0 +1,144 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { sse, sseSeq, type ScriptedAnswer } from './anthropic-sse';
+
+/** The parts of a Messages API request body the fakes read. */
+export interface MessagesRequest {
+  model: string;
+  system?: { type: string; text: string }[];
+  tools?: { name: string }[];
+  messages: { role: string; content: unknown }[];
+  [key: string]: unknown;
+}
+
+/** Decides the answer to one request (the n-th, from 1). */
+export type Responder = (req: MessagesRequest, n: number) => ScriptedAnswer | Promise<ScriptedAnswer>;
+
+export interface FakeAnthropicServer {
+  /** Base URL for `ANTHROPIC_BASE_URL` (the SDK appends `/v1/messages`). */
+  url: string;
+  /** Requests received so far. */
+  readonly count: number;
+  readonly requests: MessagesRequest[];
+  close(): Promise<void>;
+}
+
+export interface FakeAnthropicServerOptions {
+  /** Delay before every answer (a slow model); may be changed while running. */
+  delayMs?: () => number;
+  /** Keep request bodies (off for long load runs). */
+  record?: boolean;
+}
+
+const json = (res: http.ServerResponse, status: number, body: object, headers: Record<string, string> = {}) => {
+  res.writeHead(status, { 'content-type': 'application/json', 'request-id': 'req_fake', ...headers });
+  res.end(JSON.stringify(body));
+};
+
+/**
+ * A loopback Anthropic Messages API over real HTTP, for code that runs the SDK in another process or
+ * without nock (the service as a child process, `npm run eval` against a fake). It answers streamed
+ * requests like the real API (PLATFORMS.md C10): Bearer or x-api-key auth, no sampling parameters.
+ */
+export async function startFakeAnthropicServer(
+  respond: Responder,
+  o: FakeAnthropicServerOptions = {},
+): Promise<FakeAnthropicServer> {
+  const requests: MessagesRequest[] = [];
+  let count = 0;
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      void (async () => {
+        if (req.method !== 'POST' || !req.url?.startsWith('/v1/messages'))
+          return json(res, 404, { type: 'error', error: { type: 'not_found_error', message: 'not found' } });
+        const auth = req.headers.authorization ?? req.headers['x-api-key'];
+        if (!auth)
+          return json(
+            res,
+            401,
+            { type: 'error', error: { type: 'authentication_error', message: 'missing key' } },
+            { 'x-should-retry': 'false' },
+          );
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as MessagesRequest;
+        if (['temperature', 'top_p', 'top_k'].some((k) => k in body)) {
+          return json(
+            res,
+            400,
+            {
+              type: 'error',
+              error: { type: 'invalid_request_error', message: 'sampling parameters are not supported' },
+            },
+            { 'x-should-retry': 'false' },
+          );
+        }
+        const n = ++count;
+        if (o.record !== false) requests.push(body);
+        const answer = await respond(body, n);
+        const delay = o.delayMs?.() ?? 0;
+        if (delay > 0) await new Promise((r) => setTimeout(r, delay));
+        if ('hangMs' in answer)
+          return void setTimeout(() => json(res, 500, {}, { 'x-should-retry': 'false' }), answer.hangMs).unref();
+        if ('status' in answer) {
+          if (answer.delayMs) await new Promise((r) => setTimeout(r, answer.delayMs));
+          return json(
+            res,
+            answer.status,
+            { type: 'error', error: { type: answer.errorType, message: 'scripted' }, request_id: 'req_fake' },
+            answer.headers,
+          );
+        }
+        if ('streamBreak' in answer) {
+          res.writeHead(200, { 'content-type': 'text/event-stream' });
+          return void res.end('event: message_start\ndata: {"type":"message_start"}\n\n');
+        }
+        const text = sse(answer, body.model);
+        res.writeHead(200, { 'content-type': 'text/event-stream', 'request-id': `req_${sseSeq()}` });
+        res.end(text);
+      })().catch((err: Error) => {
+        if (!res.headersSent)
+          json(
+            res,
+            500,
+            { type: 'error', error: { type: 'api_error', message: err.message } },
+            { 'x-should-retry': 'false' },
+          );
+        else res.destroy();
+      });
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    get count() {
+      return count;
+    },
+    requests,
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}
+
+/**
+ * The text of the last user message of a request: string content, or the last text block (the current
+ * message comes after the context block); a turn of tool results gives ''.
+ */
+export function lastUserText(req: MessagesRequest): string {
+  const last = req.messages.at(-1);
+  if (!last) return '';
+  if (typeof last.content === 'string') return last.content;
+  const blocks = Array.isArray(last.content) ? (last.content as { type?: string; text?: string }[]) : [];
+  if (blocks.some((b) => b.type === 'tool_result')) return '';
+  return blocks.filter((b) => b.type === 'text').at(-1)?.text ?? '';
+}
+
+/** True when the request carries tool results (a later step of a turn). */
+export function hasToolResult(req: MessagesRequest): boolean {
+  const last = req.messages.at(-1);
+  return Array.isArray(last?.content) && (last.content as { type?: string }[]).some((b) => b.type === 'tool_result');
+}
