@@ -2,7 +2,7 @@
  * ISO date / date-time parameters of the tasks and reminders capabilities. The Guardian has already
  * turned relative expressions (「明日15時」) into ISO values; anything else is refused here.
  */
-import { formatYMD, offsetMinutes, parseYMD, zonedParts, type YMD } from '../src/guardian/zoned-time';
+import { formatYMD, offsetMinutes, parseYMD, zonedParts, type YMD } from '../src/core/zoned-time';
 
 /** A point in time read from a parameter; `date` is the organisation-local calendar date. */
 export interface ParsedWhen {

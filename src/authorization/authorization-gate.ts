@@ -1,6 +1,6 @@
-import type { ToolProposal } from '../brain/types';
+import type { ToolProposal } from '../core/proposal';
 import type { Db } from '../db/prisma';
-import type { ToolMeta } from '../tools/types';
+import type { ToolMeta } from '../core/tool-meta';
 import { isPublicRoom, loadActor, type Actor, type LoadActorInput } from './actor';
 import { allow, deny, type AuthDecision } from './decision';
 import { loadDirectory, withReferencedTasks, type Directory } from './directory';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type Anthropic from '@anthropic-ai/sdk';
-import type { BrainOutput, ParameterSource, ToolProposal } from './types';
+import type { BrainOutput, ParameterSource, ToolProposal } from '../core/proposal';
 
 /** Names of the meta-tools that shape an answer without doing anything. */
 export const REPLY_TOOL = 'reply';

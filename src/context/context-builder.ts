@@ -1,5 +1,5 @@
 import type { InboundMessage } from '../adapters/types';
-import { detectLanguage } from '../brain/language';
+import { detectLanguage } from '../core/language';
 import type { Db } from '../db/prisma';
 import { sqlRunner, type Sql } from '../db/sql';
 import { standardParams, type SqlContextSource } from './sql-source';

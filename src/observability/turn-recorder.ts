@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { LlmCallRecord } from '../brain/brain';
+import type { LlmCallRecord } from '../core/llm-usage';
 import { Prisma, type Db } from '../db/prisma';
 import type { Metrics } from './metrics';
 import { REDACTION_FAILED, safeRedactText, safeRedactValue } from './redact';

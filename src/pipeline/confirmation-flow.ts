@@ -1,9 +1,10 @@
-import type Anthropic from '@anthropic-ai/sdk';
 import { stripLeadingName } from '../adapters/addressee';
 import type { InboundMessage } from '../adapters/types';
 import { authorize, directoryFor, loadActor, loadDirectory, type Actor } from '../authorization';
 import type { Brain } from '../brain/brain';
-import { personaMessage, type PromptSet } from '../brain/prompts';
+import { confirmedActionContinuation } from '../brain/continuation';
+import { type PromptSet } from '../brain/prompts';
+import { personaMessage } from '../core/messages';
 import type { TurnContext } from '../context/types';
 import type { Db } from '../db/prisma';
 import type { Logger } from '../observability/logger';
@@ -208,13 +209,11 @@ export class ConfirmationFlow {
       return this.handled(turnRunner, ctx, { ...record, decision: 'CLARIFY', reasonCode: 'T_CLARIFICATION', finalDecider: 'USER', execution }, question, exec.options.map((label, i) => ({ answer: String(i + 1), label })));
     }
     // The brain writes the report from the sanitised result (R-C4); a template if it cannot.
-    const toolUse = { type: 'tool_use', id: proposal.id, name: proposal.toolName, input: {
-      reasoning: { intent_understanding: pending.reasoning || 'Confirmed action.', context_used: [], tool_selection_reason: 'Confirmed by the person.', alternatives_considered: [] },
-      confidence: { overall: pending.confidence, intent: pending.confidence, parameters: pending.confidence }, action_summary: summary, parameters: proposal.parameters, parameter_sources: [] } };
-    const continuation: Anthropic.Messages.MessageParam[] = [
-      { role: 'assistant', content: [toolUse as Anthropic.Messages.ToolUseBlockParam] },
-      { role: 'user', content: [this.d.stage.resultBlock(proposal, exec), { type: 'text', text: 'The person confirmed this action; it has now run. Report the result with the reply tool.' }] },
-    ];
+    const continuation = confirmedActionContinuation({
+      proposal, reasoning: pending.reasoning, confidence: pending.confidence, summary,
+      result: this.d.stage.resultBlock(proposal, exec),
+      note: 'The person confirmed this action; it has now run. Report the result with the reply tool.',
+    });
     const base = { ...record, decision: exec.status === 'ok' ? 'EXECUTED' : 'ERROR', reasonCode: exec.status === 'ok' ? 'S_USER_APPROVED' : 'T_TOOL_FAILED', finalDecider: 'USER' as const, execution };
     try {
       const decision = await this.d.brain.decide({ ctx, tools: [], continuation, purpose: 'report_confirmed' });

@@ -1,7 +1,9 @@
 import type { InboundMessage } from '../adapters/types';
-import type { Brain, LlmCallRecord } from '../brain/brain';
-import { detectLanguage } from '../brain/language';
-import { personaMessage, type PromptSet } from '../brain/prompts';
+import type { Brain } from '../brain/brain';
+import type { LlmCallRecord } from '../core/llm-usage';
+import { detectLanguage } from '../core/language';
+import { type PromptSet } from '../brain/prompts';
+import { personaMessage } from '../core/messages';
 import type { ContextBuilder } from '../context/context-builder';
 import type { Db } from '../db/prisma';
 import { checkReplyText, type GuardianConfig } from '../guardian';

@@ -1,11 +1,14 @@
-import type Anthropic from '@anthropic-ai/sdk';
 import type { ReplyOption } from '../adapters/types';
 import {
   authorize, directoryFor, filterToolsForActor, loadDirectory, type Actor, type AuthDecision, type Directory,
 } from '../authorization';
-import { BrainFailure, type Brain, type BrainDecision, type LlmCallRecord } from '../brain/brain';
-import { personaMessage, type PromptSet } from '../brain/prompts';
-import { reasoningText, type BrainOutput, type ToolProposal } from '../brain/types';
+import { BrainFailure, type Brain, type BrainDecision } from '../brain/brain';
+import { nextStep, type Continuation, type ToolResult } from '../brain/continuation';
+import type { ToolSpec } from '../brain/tool-definitions';
+import { type LlmCallRecord } from '../core/llm-usage';
+import { type PromptSet } from '../brain/prompts';
+import { personaMessage } from '../core/messages';
+import { reasoningText, type BrainOutput, type ToolProposal } from '../core/proposal';
 import { neutraliseValue } from '../context/quote';
 import type { TurnContext } from '../context/types';
 import type { Db } from '../db/prisma';
@@ -20,9 +23,8 @@ import type { PendingActionView } from '../state/types';
 import { diffEffects, genericEffect, isEffectDescription, renderEffect } from '../tools/describe';
 import { originKey, type CallFailure, type ExecutionResult, type ToolExecutor } from '../tools/executor';
 import type { ToolRegistry } from '../tools/registry';
-import {
-  hasEffects, type DescribeContext, type EffectDescription, type ToolContext, type ToolMeta, type ToolServices,
-} from '../tools/types';
+import { type DescribeContext, type EffectDescription, type ToolContext, type ToolServices } from '../tools/types';
+import { hasEffects, type ToolMeta } from '../core/tool-meta';
 import type { ToolStage } from './tool-stage';
 import type { TurnOutcome, TurnRunner } from './turn-runner';
 
@@ -124,8 +126,8 @@ interface ConfirmInput {
 export class ProposalStage implements ToolStage {
   constructor(private readonly d: ProposalStageDeps) {}
 
-  toolsFor(actor: Actor): Anthropic.Messages.Tool[] {
-    return filterToolsForActor(actor, this.d.registry.all()).map((t) => this.d.registry.toAnthropic(this.d.registry.get(t.name)!));
+  toolsFor(actor: Actor): ToolSpec[] {
+    return filterToolsForActor(actor, this.d.registry.all());
   }
 
   async run(input: {
@@ -145,7 +147,7 @@ export class ProposalStage implements ToolStage {
     }
     const policies = this.policies(ctx);
     const directory = await loadDirectory(this.d.db, ctx.org.id);
-    let continuation: Anthropic.Messages.MessageParam[] = [];
+    let continuation: Continuation = [];
     let current: BrainDecision = input.decision;
 
     for (let step = 1; ; step++) {
@@ -157,7 +159,7 @@ export class ProposalStage implements ToolStage {
         return turnRunner.finalText(ctx, calls, { ...base(), decision: 'ERROR', reasonCode: 'BUDGET_EXCEEDED', finalDecider: 'SYSTEM', errorCategory: 'SYSTEM' },
           personaMessage(this.d.prompts, 'error.BUDGET_EXCEEDED', ctx.language));
       }
-      const results: Anthropic.Messages.ToolResultBlockParam[] = [];
+      const results: ToolResult[] = [];
       for (const [index, proposal] of out.proposals.entries()) {
         const verdict = this.guard(ctx, actor, out, proposal, policies);
         const t: ProposalTrail = { step, tool: proposal.toolName, parameters: proposal.parameters, guardian: { action: verdict.action, reasonCode: verdict.reasonCode, trace: verdict.trace } };
@@ -225,7 +227,7 @@ export class ProposalStage implements ToolStage {
         if (exec.status === 'internal_error') this.d.logger.error({ errorId: exec.errorId, tool: proposal.toolName, err: exec.internal }, 'tool failed');
         results.push(this.resultBlock(proposal, exec));
       }
-      continuation = [...continuation, { role: 'assistant', content: current.assistantContent as Anthropic.Messages.ContentBlockParam[] }, { role: 'user', content: results }];
+      continuation = nextStep(continuation, current, results);
       try {
         current = await this.d.brain.decide({ ctx, tools, continuation, purpose: `step_${step + 1}` });
         calls.push(...current.calls);
@@ -353,17 +355,17 @@ export class ProposalStage implements ToolStage {
    * Sanitised result for the model: outputs (stored text in them neutralised: data, never instructions) and
    * model-safe errors; internal errors only as an id.
    */
-  resultBlock(proposal: ToolProposal, exec: ExecutionResult): Anthropic.Messages.ToolResultBlockParam {
+  resultBlock(proposal: ToolProposal, exec: ExecutionResult): ToolResult {
     if (exec.status === 'ok') {
-      return { type: 'tool_result', tool_use_id: proposal.id, content: JSON.stringify(neutraliseValue(exec.output)) };
+      return { proposalId: proposal.id, content: JSON.stringify(neutraliseValue(exec.output)), isError: false };
     }
     if (exec.status === 'error') return this.errorResult(proposal, `${exec.code}: ${exec.modelMessage}`);
     if (exec.status === 'internal_error') return this.errorResult(proposal, `The tool failed (error id ${exec.errorId}). Apologise and suggest trying again later.`);
     return this.errorResult(proposal, 'Needs clarification.');
   }
 
-  private errorResult(proposal: ToolProposal, text: string): Anthropic.Messages.ToolResultBlockParam {
-    return { type: 'tool_result', tool_use_id: proposal.id, is_error: true, content: text };
+  private errorResult(proposal: ToolProposal, text: string): ToolResult {
+    return { proposalId: proposal.id, content: text, isError: true };
   }
 
   /** Turn-level Guardian/Auth summary: the strictest outcome of the turn's proposals. */

@@ -1,4 +1,4 @@
-import type Anthropic from '@anthropic-ai/sdk';
+import type { ToolSpec } from '../brain/tool-definitions';
 import type { Actor } from '../authorization';
 import type { BrainDecision } from '../brain/brain';
 import type { TurnContext } from '../context/types';
@@ -9,7 +9,7 @@ import type { TurnOutcome, TurnRunner } from './turn-runner';
 /** The proposal half of a turn: tools offered to the LLM, and what happens to what it proposes. */
 export interface ToolStage {
   /** Anthropic tool definitions this sender may be offered (filtered by level). */
-  toolsFor(actor: Actor): Anthropic.Messages.Tool[];
+  toolsFor(actor: Actor): ToolSpec[];
   /** `modifying`: the pending action this turn changes; any proposal with effects is then asked again, never run. */
   run(input: {
     ctx: TurnContext; actor: Actor; decision: BrainDecision; item: ClaimedItem; turnRunner: TurnRunner;

@@ -1,9 +1,11 @@
 import type { FoundMessage, InboundMessage, OutboundReply, ReplyOption } from '../adapters/types';
 import { audienceOf, type Actor } from '../authorization';
-import { BrainFailure, type Brain, type BrainDecision, type LlmCallRecord } from '../brain/brain';
-import { detectLanguage } from '../brain/language';
-import { personaMessage, type PromptSet } from '../brain/prompts';
-import type { BrainOutput } from '../brain/types';
+import { BrainFailure, type Brain, type BrainDecision } from '../brain/brain';
+import { type LlmCallRecord } from '../core/llm-usage';
+import { detectLanguage } from '../core/language';
+import { type PromptSet } from '../brain/prompts';
+import { personaMessage } from '../core/messages';
+import type { BrainOutput } from '../core/proposal';
 import type { ContextBuilder } from '../context/context-builder';
 import type { SenderProfile, TurnContext } from '../context/types';
 import type { Db } from '../db/prisma';

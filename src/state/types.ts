@@ -1,5 +1,5 @@
 /** Plain views of the conversation state and pending actions (R-S1); no Prisma types leak out. */
-import type { ToolProposal } from '../brain/types';
+import type { ToolProposal } from '../core/proposal';
 import type { SessionKey } from './session-key';
 
 /** Session modes (seed 003 §5.1.5). */

@@ -1,9 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type Anthropic from '@anthropic-ai/sdk';
-import { z } from 'zod';
-import { capabilityInputSchema } from '../brain/output';
-import type { ToolDefinition, ToolMeta } from './types';
+import type { ToolDefinition } from './types';
+import type { ToolMeta } from '../core/tool-meta';
 
 export const HANDLERS_DIR = path.resolve(__dirname, '..', '..', 'handlers');
 
@@ -18,7 +16,6 @@ function isToolDefinition(v: unknown): v is ToolDefinition {
  */
 export class ToolRegistry {
   private readonly tools = new Map<string, ToolDefinition>();
-  private readonly anthropicCache = new Map<string, Anthropic.Messages.Tool>();
 
   constructor(defs: ToolDefinition[]) {
     for (const d of defs) {
@@ -53,21 +50,5 @@ export class ToolRegistry {
 
   all(): ToolDefinition[] {
     return [...this.tools.values()].sort((a, b) => a.name.localeCompare(b.name));
-  }
-
-  /** The Anthropic definition of a tool: description + trigger examples, and the meta-wrapped schema. */
-  toAnthropic(def: ToolDefinition): Anthropic.Messages.Tool {
-    const hit = this.anthropicCache.get(def.name);
-    if (hit) return hit;
-    const params = z.toJSONSchema(def.input, { target: 'draft-2020-12' }) as Record<string, unknown>;
-    delete params.$schema;
-    const examples = def.triggerExamples.map((e) => `「${e}」`).join(' ');
-    const tool: Anthropic.Messages.Tool = {
-      name: def.name,
-      description: `${def.description}\nExamples: ${examples}`,
-      input_schema: capabilityInputSchema(params),
-    };
-    this.anthropicCache.set(def.name, tool);
-    return tool;
   }
 }

@@ -1,5 +1,5 @@
 import { authorize, filterToolsForActor, requiredLevelOf, SCOPE_DENIED_MESSAGE_JA, type AuthDecision } from '../../src/authorization';
-import type { ToolMeta } from '../../src/tools/types';
+import type { ToolMeta } from '../../src/core/tool-meta';
 import { actorAt, directory, proposal, tool } from './fixtures';
 
 const readTool = tool({ requiredLevel: 0 }); // scope table: the level check never interferes

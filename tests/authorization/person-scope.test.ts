@@ -3,7 +3,7 @@ import path from 'node:path';
 import {
   authorize, hiddenTopSecret, matchMembers, personScopeMarkdown, visibleDepartments, type AuthDecision, type Directory, type PersonRole,
 } from '../../src/authorization';
-import type { ToolMeta } from '../../src/tools/types';
+import type { ToolMeta } from '../../src/core/tool-meta';
 import { actorAt, directory as base, proposal } from './fixtures';
 
 /** The fixture organisation plus a top-secret department (M&A lab) under hq, and some tasks. */

@@ -1,3 +1,4 @@
+import { anthropicTool } from '../../src/brain/tool-definitions';
 import { ToolRegistry } from '../../src/tools/registry';
 
 /** Other engineers' handler files may sit in handlers/ too: only ours are asserted. */
@@ -18,7 +19,7 @@ describe('handlers/ discovery', () => {
     const def = registry.get(name);
     expect(def).toBeDefined();
     expect(def).toMatchObject({ ...meta, enabled: true, requiresConfirmation: false });
-    const tool = registry.toAnthropic(def!);
+    const tool = anthropicTool(def!);
     expect(tool.name).toBe(name);
     expect(tool.description).toContain('Examples:');
   });

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/prisma';
-import { localDate } from '../../guardian/zoned-time';
+import { localDate } from '../../core/zoned-time';
 import { quoted } from '../quote';
 import { defineSqlSource } from '../sql-source';
 

@@ -1,6 +1,6 @@
 import { quoted } from '../quote';
 import { defineSqlSource } from '../sql-source';
-import { zonedParts } from '../../guardian/zoned-time';
+import { zonedParts } from '../../core/zoned-time';
 
 /** At most this many of the sender's own open tasks are listed. */
 const MAX_OWN = 10;
