@@ -26,23 +26,27 @@ import { asAppError } from './errors/app-error';
 import { defaultGuardianConfig, type GuardianConfig } from './guardian';
 import { Intake } from './intake/intake';
 import { WorkerPool } from './intake/worker-pool';
-import { WorkQueue } from './intake/work-queue';
+import { ClaimLostError, WorkQueue } from './intake/work-queue';
 import { createLogger, type Logger } from './observability/logger';
 import { createMetrics, type Metrics } from './observability/metrics';
 import { safeRedactText } from './observability/redact';
 import { TurnRecorder } from './observability/turn-recorder';
 import { formatImportSummary, importDirectoryFile } from './org/import-directory';
-import { Outbox } from './pipeline/outbox';
+import { Outbox } from './outbox/outbox';
 import { createButtonAnswers } from './pipeline/button-answers';
 import { ConfirmationFlow } from './pipeline/confirmation-flow';
 import { NoticeRunner } from './pipeline/notice-runner';
-import { toolServicesFactory } from './pipeline/tool-services';
+import { ToolContexts } from './pipeline/tool-services';
+import { ReplyComposer } from './pipeline/reply';
+import { ConversationLog } from './state/conversation-log';
+import { TurnStore } from './state/turn-store';
 import { ProposalStage } from './pipeline/proposal-stage';
 import { enqueueDueReminders } from './scheduler/reminders';
 import { BrainStateManager } from './state/brain-state-manager';
 import { TurnRunner } from './pipeline/turn-runner';
 import { ToolExecutor } from './tools/executor';
 import { ToolRegistry } from './tools/registry';
+import { handlers } from '../handlers';
 import { createApp } from './server/app';
 import { scheduleMaintenance } from './scheduler/maintenance';
 
@@ -140,22 +144,23 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   const outbox = new Outbox(db, {
     pool: pgPool, claimMarginMs: Math.floor(config.WORK_CLAIM_TTL_MS / 3), reconcileDelayMs: o.outboxReconcileDelayMs,
   });
-  const recorder = new TurnRecorder(db, metrics);
-  const registry = ToolRegistry.fromDirectory();
+  const recorder = new TurnRecorder(db, metrics, sql);
+  const conversations = new ConversationLog(db, sql);
+  const registry = new ToolRegistry(handlers);
   let chatworkClient: ChatworkClient | null = null;
-  const services = toolServicesFactory({ db, outbox, chatwork: () => chatworkClient });
+  const contexts = new ToolContexts({ db, outbox, conversations, chatwork: () => chatworkClient, now: o.now });
   const states = new BrainStateManager(db, { now: o.now });
   const executor = new ToolExecutor(registry);
-  const toolStage = new ProposalStage({
-    db, brain, registry, executor, prompts, guardianConfig, stepBudget: config.STEP_BUDGET,
-    shadowMode: config.SHADOW_MODE, logger, services, now: o.now, pending: states, metrics,
+  const proposals = new ProposalStage({
+    db, brain, registry, executor, contexts, prompts, guardianConfig, stepBudget: config.STEP_BUDGET,
+    shadowMode: config.SHADOW_MODE, logger, metrics,
   });
   // Names people address the bot by: the persona's, and the ChatWork display name once GET /me answered.
   let chatworkIdentity: ChatworkBotIdentity | null = null;
   const personaNames = personaMessage(prompts, 'bot.names', 'ja').split(',');
   const botNames = () => (chatworkIdentity?.name ? [...personaNames, chatworkIdentity.name] : personaNames);
   const confirmations = new ConfirmationFlow({
-    db, states, brain, registry, executor, stage: toolStage, prompts, logger, botNames,
+    db, states, brain, registry, executor, contexts, stage: proposals, prompts, logger, botNames,
     defaultUserLevel: config.DEFAULT_USER_LEVEL, shadowMode: config.SHADOW_MODE,
   });
   const senderBudget = new SenderBudget({
@@ -166,12 +171,12 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     },
   });
   const runner = new TurnRunner({
-    db, brain, contextBuilder, recorder, outbox, prompts, logger, metrics, guardianConfig, toolStage, states, confirmations,
-    sql, senderBudget,
+    store: new TurnStore(sql), contextBuilder, states, confirmations, proposals,
+    replies: new ReplyComposer({ prompts, guardianConfig }), senderBudget, outbox, recorder, prompts, logger, metrics,
     defaultUserLevel: config.DEFAULT_USER_LEVEL, shadowMode: config.SHADOW_MODE, llmConfigured: llm !== null, now: o.now,
   });
 
-  const notices = new NoticeRunner({ db, brain, contextBuilder, prompts, outbox, recorder, guardianConfig, logger, llmConfigured: llm !== null, shadowMode: config.SHADOW_MODE, now: o.now });
+  const notices = new NoticeRunner({ db, brain, contextBuilder, prompts, outbox, conversations, recorder, guardianConfig, logger, llmConfigured: llm !== null, shadowMode: config.SHADOW_MODE, now: o.now });
   const buttonAnswer = createButtonAnswers({ states, intake, logger, now: o.now });
 
   // Adapters.
@@ -246,7 +251,8 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     handlers: { user_request: (item) => runner.handleUserRequest(item), notification: (item) => notices.handle(item) },
     describeError: (err) => {
       const app = asAppError(err);
-      return { text: safeRedactText(`${app.code}: ${app.message}`) ?? app.code, retryable: (err as { retryable?: boolean }).retryable !== false };
+      const retryable = err instanceof ClaimLostError ? err.retryable : app.retryable;
+      return { text: safeRedactText(`${app.code}: ${app.message}`) ?? app.code, retryable };
     },
   });
 

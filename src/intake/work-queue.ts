@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
 import type { Db } from '../db/prisma';
-import { sqlRunner, type Sql } from '../db/sql';
+import { SqlParams, sqlRunner, type Sql } from '../db/sql';
 
 /** Kinds of work (R-Q1). */
 export type WorkType = 'user_request' | 'work' | 'notification';
@@ -27,13 +27,31 @@ export interface ClaimedItem {
   /** Proof of ownership: only the current claimant may finish the item. */
   claimToken: string;
   dedupeKey: string;
-  /** Set when the handler completed the item inside its own final write. */
-  completed?: boolean;
   /**
    * Set when a heartbeat found the claim gone (it expired and another worker may have taken the item):
    * the worker must stop before any further effect.
    */
   claimLost?: boolean;
+}
+
+/** What a handler reports: `completed` when it completed the item inside its own final statement. */
+export interface WorkOutcome {
+  completed: boolean;
+}
+
+/**
+ * CTE `name`: marks the item done if this worker still holds its claim (RETURNING 1 when it did). The
+ * turn's last statement includes it, so the turn's writes and the item's completion are one statement.
+ */
+export function completeCte(p: SqlParams, name: string, item: Pick<ClaimedItem, 'id' | 'claimToken'>): string {
+  return `${name} AS (UPDATE work_items SET state = 'done', "finishedAt" = now(), "updatedAt" = now(), "claimExpiresAt" = NULL
+    WHERE id = ${p.add(item.id.toString())}::bigint AND "claimedBy" = ${p.add(item.claimToken)} AND state = 'running' RETURNING 1)`;
+}
+
+/** Deletes finished (done or failed) items last touched before `before` (retention); unfinished work stays. */
+export async function purgeFinishedWork(db: Db, before: Date): Promise<number> {
+  const { count } = await db.workItem.deleteMany({ where: { state: { in: ['done', 'failed'] }, updatedAt: { lt: before } } });
+  return count;
 }
 
 /** The outbox key of the reply to a user request (one reply per inbound message). */
@@ -42,9 +60,14 @@ export function replyKeyOf(item: Pick<ClaimedItem, 'dedupeKey'>): string {
 }
 
 /** The error a worker stops with when it no longer holds its item (nothing more is done or posted). */
-export function claimLostError(): Error {
-  const err = new Error('work item claim lost: another worker owns it now');
-  return Object.assign(err, { name: 'ClaimLostError', retryable: false });
+export class ClaimLostError extends Error {
+  /** Never retried by this worker: another worker owns the item now. */
+  readonly retryable = false;
+
+  constructor() {
+    super('work item claim lost: another worker owns it now');
+    this.name = 'ClaimLostError';
+  }
 }
 
 export interface WorkQueueOptions {
@@ -122,11 +145,9 @@ export class WorkQueue {
 
   /** Marks an item done. False when the claim was lost (expired and taken by another worker). */
   async complete(item: ClaimedItem): Promise<boolean> {
-    if (item.completed) return true;
-    const rows = await this.sql(
-      `UPDATE work_items SET state = 'done', "finishedAt" = now(), "updatedAt" = now(), "claimExpiresAt" = NULL
-       WHERE id = $1 AND "claimedBy" = $2 AND state = 'running' RETURNING 1`, [item.id.toString(), item.claimToken]);
-    return rows.length === 1;
+    const p = new SqlParams();
+    const rows = await this.sql<{ n: number }>(`WITH ${completeCte(p, 'w', item)} SELECT count(*)::int AS n FROM w`, p.values);
+    return rows[0]?.n === 1;
   }
 
   /**

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { LlmCallRecord } from '../core/llm-usage';
-import { Prisma, type Db } from '../db/prisma';
+import type { Db } from '../db/prisma';
+import { SqlParams, sqlRunner, type Sql } from '../db/sql';
 import type { Metrics } from './metrics';
-import { REDACTION_FAILED, safeRedactText, safeRedactValue } from './redact';
+import { safeRedactText, safeRedactValue } from './redact';
 
 /** Who made the final decision of a turn (seed 001). */
 export type FinalDecider = 'SYSTEM' | 'USER' | 'LLM';
@@ -64,11 +65,16 @@ export interface PreparedTurn {
 }
 
 /**
- * Writes turn records and LLM usage rows in one transaction. Every text and JSON value passes
+ * The single writer of `turn_records` and `llm_usage`: a turn's rows are written in one statement, on
+ * their own ({@link record}) or inside the turn's last statement ({@link turnCtes}). Every text and JSON value passes
  * fail-closed PII redaction first (R-O2): if redaction fails, a placeholder is stored, never raw text.
  */
 export class TurnRecorder {
-  constructor(private readonly db: Db, private readonly metrics?: Metrics) {}
+  private readonly sql: Sql;
+
+  constructor(db: Db, private readonly metrics?: Metrics, sql?: Sql) {
+    this.sql = sql ?? sqlRunner(db);
+  }
 
   /**
    * Redacts and shapes a turn into its rows (plain values; JSON columns as JSON text). Used by
@@ -102,24 +108,13 @@ export class TurnRecorder {
     return { id, row, usage, observe: () => this.observe(t, calls) };
   }
 
-  /** Writes one turn record and its LLM usage rows (the two inserts go out side by side). */
+  /** Writes one turn record and its LLM usage rows in one statement. */
   async record(t: TurnRecordInput): Promise<string> {
-    const p = this.prepare(t);
-    const r = p.row;
-    const j = (v: unknown) => (v === null ? Prisma.JsonNull : (JSON.parse(String(v)) as Prisma.InputJsonValue));
-    const data: Prisma.TurnRecordCreateInput = {
-      ...(r as unknown as Prisma.TurnRecordCreateInput),
-      workItemId: r.workItemId === null ? null : BigInt(String(r.workItemId)),
-      contextSummary: j(r.contextSummary) as Prisma.InputJsonValue, reasoning: j(r.reasoning), confidence: j(r.confidence),
-      proposals: j(r.proposals) as Prisma.InputJsonValue, execution: j(r.execution), selfCritique: j(r.selfCritique),
-      costUsd: new Prisma.Decimal(String(r.costUsd)),
-    };
-    await Promise.all([
-      this.db.turnRecord.create({ data, select: { id: true } }),
-      p.usage.length > 0 ? this.db.llmUsage.createMany({ data: p.usage.map((u) => ({ ...(u as unknown as Prisma.LlmUsageCreateManyInput), costUsd: new Prisma.Decimal(String(u.costUsd)) })) }) : Promise.resolve(),
-    ]);
-    p.observe();
-    return p.id;
+    const prepared = this.prepare(t);
+    const p = new SqlParams();
+    await this.sql(`WITH ${turnCtes(p, prepared).join(',\n')} SELECT 1`, p.values);
+    prepared.observe();
+    return prepared.id;
   }
 
   private observe(t: TurnRecordInput, calls: LlmCallRecord[]): void {
@@ -139,4 +134,30 @@ export class TurnRecorder {
   }
 }
 
-export { REDACTION_FAILED };
+const TURN_JSON = new Set(['contextSummary', 'reasoning', 'confidence', 'proposals', 'execution', 'selfCritique']);
+const USAGE_COLUMNS = '"turnId", "orgId", model, purpose, "inputTokens", "outputTokens", "cacheWriteTokens", '
+  + '"cacheReadTokens", "costUsd", "durationMs", "requestId"';
+const USAGE_TYPES = '"turnId" text, "orgId" text, model text, purpose text, "inputTokens" int, "outputTokens" int, '
+  + '"cacheWriteTokens" int, "cacheReadTokens" int, "costUsd" numeric, "durationMs" int, "requestId" text';
+
+/** CTEs `t` (the turn record) and `u` (its LLM usage rows, when there are any) for a prepared turn. */
+export function turnCtes(p: SqlParams, turn: PreparedTurn): string[] {
+  const cols = Object.keys(turn.row);
+  const cast = (c: string) => (TURN_JSON.has(c) ? '::jsonb' : c === 'workItemId' ? '::bigint' : c === 'costUsd' ? '::numeric' : '');
+  const ctes = [`t AS (INSERT INTO turn_records (${cols.map((c) => `"${c}"`).join(', ')})
+    VALUES (${cols.map((c) => `${p.add(turn.row[c])}${cast(c)}`).join(', ')}) RETURNING 1)`];
+  if (turn.usage.length > 0) {
+    ctes.push(`u AS (INSERT INTO llm_usage (${USAGE_COLUMNS}) SELECT ${USAGE_COLUMNS}
+      FROM jsonb_to_recordset(${p.add(JSON.stringify(turn.usage))}::jsonb) AS x(${USAGE_TYPES}) RETURNING 1)`);
+  }
+  return ctes;
+}
+
+/** Deletes turn records and LLM usage rows older than `before` (retention). */
+export async function purgeTurns(db: Db, before: Date): Promise<{ turnRecords: number; llmUsage: number }> {
+  const [turns, usage] = await Promise.all([
+    db.turnRecord.deleteMany({ where: { createdAt: { lt: before } } }),
+    db.llmUsage.deleteMany({ where: { createdAt: { lt: before } } }),
+  ]);
+  return { turnRecords: turns.count, llmUsage: usage.count };
+}

@@ -10,7 +10,8 @@ import { checkReplyText, type GuardianConfig } from '../guardian';
 import type { ClaimedItem } from '../intake/work-queue';
 import type { Logger } from '../observability/logger';
 import type { TurnRecorder } from '../observability/turn-recorder';
-import type { Outbox } from './outbox';
+import type { Outbox } from '../outbox/outbox';
+import type { ConversationLog } from '../state/conversation-log';
 import { neutralise } from '../context/quote';
 
 export interface NoticeRunnerDeps {
@@ -19,6 +20,7 @@ export interface NoticeRunnerDeps {
   contextBuilder: ContextBuilder;
   prompts: PromptSet;
   outbox: Outbox;
+  conversations: ConversationLog;
   recorder: TurnRecorder;
   guardianConfig: GuardianConfig;
   logger: Logger;
@@ -97,7 +99,10 @@ export class NoticeRunner {
       }, item);
     await Promise.all([
       this.d.db.reminder.update({ where: { id: r.id }, data: { status: this.d.shadowMode ? 'shadow' : 'sent' } }),
-      sent.skipped ? Promise.resolve() : this.d.db.conversationMessage.create({ data: { orgId: r.orgId, platform: r.platform, roomId: r.roomId, accountId: account, role: 'assistant', text: finalText, platformMessageId: sent.platformMessageId ?? null, sentAt: now } }),
+      sent.skipped ? Promise.resolve() : this.d.conversations.append({
+        orgId: r.orgId, platform: r.platform, roomId: r.roomId, accountId: account, text: finalText,
+        platformMessageId: sent.platformMessageId ?? null, sentAt: now,
+      }),
       this.d.recorder.record({
         orgId: r.orgId, platform: r.platform, roomId: r.roomId, accountId: account, memberId: member.id, workItemId: item.id, kind: 'notification',
         input: null, finalReply: finalText, decision: this.d.shadowMode ? 'SHADOW_NOTICE' : 'NOTICE', reasonCode: check.action === 'BLOCK' ? check.reasonCode : 'P_REMINDER', finalDecider: decider,

@@ -58,15 +58,27 @@ export interface ToolContext {
   services: ToolServices;
 }
 
+/** A ChatWork task post (`POST /rooms/{roomId}/tasks`). */
+export interface ChatworkTaskInput {
+  body: string;
+  toIds: string[];
+  /** Deadline as a Unix time (seconds). */
+  limit?: number;
+  limitType?: 'none' | 'date' | 'time';
+}
+
+/** The ChatWork tasks API handlers may use (the adapter's ChatworkClient implements it). */
+export interface ChatworkTasksApi {
+  createTask(roomId: string, t: ChatworkTaskInput): Promise<{ taskIds: string[] }>;
+  updateTaskStatus(roomId: string, taskId: string, status: 'done' | 'open'): Promise<unknown>;
+}
+
 /** Services handlers may use. Filled at the composition root. */
 export interface ToolServices {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   db: any;
   /** Present when the turn's room is a ChatWork room and ChatWork is configured. */
-  chatwork?: {
-    createTask(roomId: string, t: { body: string; toIds: string[]; limit?: number; limitType?: 'none' | 'date' | 'time' }): Promise<{ taskIds: string[] }>;
-    updateTaskStatus(roomId: string, taskId: string, status: 'done' | 'open'): Promise<unknown>;
-  };
+  chatwork?: ChatworkTasksApi;
   /**
    * Posts a message to the turn's room on its platform. The adapter neutralises markup in `text`;
    * mentions are added only from `mentionAccountIds` / `toAll` (handler-controlled, never model text).

@@ -2,6 +2,7 @@ import { loadPrompts } from '../../src/brain/prompts';
 import { buildRequest } from '../../src/brain/request';
 import { anthropicTool } from '../../src/brain/tool-definitions';
 import type { TurnContext } from '../../src/context/types';
+import { handlers } from '../../handlers';
 import { ToolRegistry } from '../../src/tools/registry';
 
 function ctx(over: Partial<TurnContext> = {}): TurnContext {
@@ -19,7 +20,7 @@ function ctx(over: Partial<TurnContext> = {}): TurnContext {
 
 describe('the Anthropic request body', () => {
   const prompts = loadPrompts('soul');
-  const registry = ToolRegistry.fromDirectory();
+  const registry = new ToolRegistry(handlers);
   const tools = registry.all();
 
   it('has tools sorted with meta-tools last, breakpoints on the last tool and the stable system block, no sampling params', () => {
