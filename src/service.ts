@@ -11,7 +11,8 @@ import { Brain } from './brain/brain';
 import { CostGuard } from './brain/cost-guard';
 import { SenderBudget } from './brain/sender-budget';
 import { AnthropicLlmClient, type LlmClient } from './brain/llm-client';
-import { loadPrompts } from './brain/prompts';
+import type { ChatworkTasksApi } from './tools/types';
+import { loadPrompts, type PromptSet } from './brain/prompts';
 import { personaMessage } from './core/messages';
 import { ContextBuilder } from './context/context-builder';
 import { goalsSource } from './context/sources/goals.source';
@@ -21,7 +22,7 @@ import { tasksSource } from './context/sources/tasks.source';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded-postgres';
 import { applyMigrations } from './db/migrate';
 import { createDatabase, type Db } from './db/prisma';
-import { sqlRunner } from './db/sql';
+import { sqlRunner, type Sql } from './db/sql';
 import { asAppError } from './errors/app-error';
 import { defaultGuardianConfig, type GuardianConfig } from './guardian';
 import { Intake } from './intake/intake';
@@ -86,6 +87,83 @@ export interface Service {
   stop(): Promise<void>;
 }
 
+/** What the pipeline is composed from: configuration, the database, and what lies outside the machine. */
+export interface PipelineInput {
+  config: Readonly<Env>;
+  db: Db;
+  sql: Sql;
+  logger: Logger;
+  metrics: Metrics;
+  prompts: PromptSet;
+  /** The brain (tests give a scripted one). */
+  brain: Pick<Brain, 'decide'>;
+  llmConfigured: boolean;
+  /** The outbox with the platforms' senders registered. */
+  outbox: Outbox;
+  chatwork: () => ChatworkTasksApi | null;
+  botNames: () => readonly string[];
+  now?: () => Date;
+}
+
+/** The turn pipeline, one object per stage (what the worker pool and the adapters are given). */
+export interface Pipeline {
+  runner: TurnRunner;
+  notices: NoticeRunner;
+  proposals: ProposalStage;
+  confirmations: ConfirmationFlow;
+  states: BrainStateManager;
+  contextBuilder: ContextBuilder;
+  recorder: TurnRecorder;
+  conversations: ConversationLog;
+}
+
+/**
+ * Composes the pipeline: context → confirmation step or brain → Guardian → Gate → executor → reply →
+ * record, each stage with its explicit dependencies (the service, and the orchestrator tests, use this).
+ */
+export function composePipeline(p: PipelineInput): Pipeline {
+  const { config, db, sql, logger, metrics, prompts, brain, outbox, now } = p;
+  const guardianConfig: GuardianConfig = {
+    ...defaultGuardianConfig(), approvalMode: config.APPROVAL_MODE, autoApprove: [...config.AUTO_APPROVE_TOOLS],
+    shadowRules: [...config.GUARDIAN_SHADOW_RULES],
+  };
+  const contextBuilder = new ContextBuilder({
+    db, logger, defaultTimezone: config.BOT_TIMEZONE, sources: [personsSource, tasksSource, goalsSource, memoriesSource], sql,
+  });
+  const recorder = new TurnRecorder(db, metrics, sql);
+  const conversations = new ConversationLog(db, sql);
+  const registry = new ToolRegistry(handlers);
+  const contexts = new ToolContexts({ db, outbox, conversations, chatwork: p.chatwork, now });
+  const states = new BrainStateManager(db, { now });
+  const executor = new ToolExecutor(registry);
+  const shadowMode = config.SHADOW_MODE;
+  const proposals = new ProposalStage({
+    db, brain, registry, executor, contexts, prompts, guardianConfig, stepBudget: config.STEP_BUDGET, shadowMode,
+    logger, metrics,
+  });
+  const confirmations = new ConfirmationFlow({
+    db, states, brain, registry, executor, contexts, stage: proposals, prompts, logger, botNames: p.botNames,
+    defaultUserLevel: config.DEFAULT_USER_LEVEL, shadowMode,
+  });
+  const senderBudget = new SenderBudget({
+    sql, timezone: config.BOT_TIMEZONE,
+    limits: {
+      turnsPerMinute: config.SENDER_TURNS_PER_MINUTE, turnsPerDay: config.SENDER_TURNS_PER_DAY,
+      dailyCostUsd: config.SENDER_DAILY_COST_LIMIT_USD,
+    },
+  });
+  const runner = new TurnRunner({
+    store: new TurnStore(sql), contextBuilder, states, confirmations, proposals,
+    replies: new ReplyComposer({ prompts, guardianConfig }), senderBudget, outbox, recorder, prompts, logger, metrics,
+    defaultUserLevel: config.DEFAULT_USER_LEVEL, shadowMode, llmConfigured: p.llmConfigured, now,
+  });
+  const notices = new NoticeRunner({
+    db, brain, contextBuilder, prompts, outbox, conversations, recorder, guardianConfig, logger,
+    llmConfigured: p.llmConfigured, shadowMode, now,
+  });
+  return { runner, notices, proposals, confirmations, states, contextBuilder, recorder, conversations };
+}
+
 /**
  * The composition root: configuration → database (embedded when DATABASE_URL is unset) → migrations →
  * organisation directory → brain and pipeline → adapters → HTTP → workers.
@@ -134,49 +212,31 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
 
   const prompts = loadPrompts(config.PERSONA);
   const llm = o.llm ?? (config.ANTHROPIC_API_KEY
-    ? new AnthropicLlmClient({ apiKey: config.ANTHROPIC_API_KEY, baseURL: config.ANTHROPIC_BASE_URL, timeoutMs: config.LLM_TIMEOUT_MS, maxRetries: config.LLM_MAX_RETRIES })
+    ? new AnthropicLlmClient({
+      apiKey: config.ANTHROPIC_API_KEY, baseURL: config.ANTHROPIC_BASE_URL, timeoutMs: config.LLM_TIMEOUT_MS,
+      maxRetries: config.LLM_MAX_RETRIES,
+    })
     : null);
-  const guardianConfig: GuardianConfig = { ...defaultGuardianConfig(), approvalMode: config.APPROVAL_MODE, autoApprove: [...config.AUTO_APPROVE_TOOLS], shadowRules: [...config.GUARDIAN_SHADOW_RULES] };
-  const costGuard = new CostGuard({ db, logger, model: config.ANTHROPIC_MODEL, fallbackModel: config.ANTHROPIC_FALLBACK_MODEL, dailyLimitUsd: config.LLM_DAILY_COST_LIMIT_USD, action: config.LLM_COST_LIMIT_ACTION, timezone: config.BOT_TIMEZONE, now: o.now });
-  const brain = new Brain({ llm: llm ?? { create: async () => { throw new Error('LLM not configured'); } }, prompts, models: costGuard, maxTokens: config.LLM_MAX_TOKENS });
-  const contextBuilder = new ContextBuilder({ db, logger, defaultTimezone: config.BOT_TIMEZONE, sources: [personsSource, tasksSource, goalsSource, memoriesSource], sql });
+  const costGuard = new CostGuard({
+    db, logger, model: config.ANTHROPIC_MODEL, fallbackModel: config.ANTHROPIC_FALLBACK_MODEL,
+    dailyLimitUsd: config.LLM_DAILY_COST_LIMIT_USD, action: config.LLM_COST_LIMIT_ACTION,
+    timezone: config.BOT_TIMEZONE, now: o.now,
+  });
+  const unconfigured: LlmClient = { create: async () => { throw new Error('LLM not configured'); } };
+  const brain = new Brain({ llm: llm ?? unconfigured, prompts, models: costGuard, maxTokens: config.LLM_MAX_TOKENS });
   // A worker posts only while its claim has a third of its lifetime left (the heartbeat renews it every third).
   const outbox = new Outbox(db, {
     pool: pgPool, claimMarginMs: Math.floor(config.WORK_CLAIM_TTL_MS / 3), reconcileDelayMs: o.outboxReconcileDelayMs,
   });
-  const recorder = new TurnRecorder(db, metrics, sql);
-  const conversations = new ConversationLog(db, sql);
-  const registry = new ToolRegistry(handlers);
   let chatworkClient: ChatworkClient | null = null;
-  const contexts = new ToolContexts({ db, outbox, conversations, chatwork: () => chatworkClient, now: o.now });
-  const states = new BrainStateManager(db, { now: o.now });
-  const executor = new ToolExecutor(registry);
-  const proposals = new ProposalStage({
-    db, brain, registry, executor, contexts, prompts, guardianConfig, stepBudget: config.STEP_BUDGET,
-    shadowMode: config.SHADOW_MODE, logger, metrics,
-  });
   // Names people address the bot by: the persona's, and the ChatWork display name once GET /me answered.
   let chatworkIdentity: ChatworkBotIdentity | null = null;
   const personaNames = personaMessage(prompts, 'bot.names', 'ja').split(',');
   const botNames = () => (chatworkIdentity?.name ? [...personaNames, chatworkIdentity.name] : personaNames);
-  const confirmations = new ConfirmationFlow({
-    db, states, brain, registry, executor, contexts, stage: proposals, prompts, logger, botNames,
-    defaultUserLevel: config.DEFAULT_USER_LEVEL, shadowMode: config.SHADOW_MODE,
+  const { runner, notices, states } = composePipeline({
+    config, db, sql, logger, metrics, prompts, brain, llmConfigured: llm !== null, outbox,
+    chatwork: () => chatworkClient, botNames, now: o.now,
   });
-  const senderBudget = new SenderBudget({
-    sql, timezone: config.BOT_TIMEZONE,
-    limits: {
-      turnsPerMinute: config.SENDER_TURNS_PER_MINUTE, turnsPerDay: config.SENDER_TURNS_PER_DAY,
-      dailyCostUsd: config.SENDER_DAILY_COST_LIMIT_USD,
-    },
-  });
-  const runner = new TurnRunner({
-    store: new TurnStore(sql), contextBuilder, states, confirmations, proposals,
-    replies: new ReplyComposer({ prompts, guardianConfig }), senderBudget, outbox, recorder, prompts, logger, metrics,
-    defaultUserLevel: config.DEFAULT_USER_LEVEL, shadowMode: config.SHADOW_MODE, llmConfigured: llm !== null, now: o.now,
-  });
-
-  const notices = new NoticeRunner({ db, brain, contextBuilder, prompts, outbox, conversations, recorder, guardianConfig, logger, llmConfigured: llm !== null, shadowMode: config.SHADOW_MODE, now: o.now });
   const buttonAnswer = createButtonAnswers({ states, intake, logger, now: o.now });
 
   // Adapters.

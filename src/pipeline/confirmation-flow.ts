@@ -1,6 +1,6 @@
 import { stripLeadingName } from '../adapters/addressee';
 import type { InboundMessage, ReplyOption } from '../adapters/types';
-import { authorize, directoryFor, loadActor, loadDirectory, type Actor, type AuthDecision } from '../authorization';
+import { authorizeWithLookup, type Actor, type AuthDecision } from '../authorization';
 import type { Brain } from '../brain/brain';
 import { confirmedActionContinuation } from '../brain/continuation';
 import type { PromptSet } from '../brain/prompts';
@@ -26,7 +26,7 @@ import {
 export interface ConfirmationFlowDeps {
   db: Db;
   states: BrainStateManager;
-  brain: Brain;
+  brain: Pick<Brain, 'decide'>;
   registry: ToolRegistry;
   executor: ToolExecutor;
   contexts: ToolContexts;
@@ -204,7 +204,8 @@ export class ConfirmationFlow {
     }
     const summary = pendingEffect(pending, lang).summary;
     const proposal = pending.proposal;
-    const { actor, auth } = await this.authorizeAgain(input, pending);
+    const auth = await this.authorizeAgain(input, pending);
+    const { actor } = auth;
     const facts: Executed = {
       guardian: guardianVerdictOf(pending),
       auth: { result: auth.result, reasonCode: auth.reasonCode },
@@ -257,21 +258,14 @@ export class ConfirmationFlow {
   }
 
   /** Permissions may have changed since the question was asked: the gate decides again, from the database. */
-  private async authorizeAgain(input: AnswerInput, pending: PendingActionView,
-  ): Promise<{ actor: Actor | null; auth: AuthDecision }> {
+  private authorizeAgain(input: AnswerInput, pending: PendingActionView): Promise<AuthDecision & { actor: Actor | null }> {
     const { ctx, msg } = input;
-    const proposal = pending.proposal;
-    const tool = this.d.registry.meta(proposal.toolName);
-    const actor = await loadActor(this.d.db, {
+    return authorizeWithLookup(this.d.db, {
       orgId: ctx.org.id, platform: msg.platform, roomId: msg.roomId, accountId: msg.senderAccountId,
       defaultLevel: this.d.defaultUserLevel, fallbackAuthority: msg.roomAuthority,
-    }).catch(() => null);
-    const load = async () => directoryFor(this.d.db, ctx.org.id, await loadDirectory(this.d.db, ctx.org.id), tool, proposal);
-    const directory = actor ? await load().catch(() => null) : null;
-    const auth: AuthDecision = actor && directory
-      ? authorize({ actor, tool, proposal, directory })
-      : { result: 'DENIED', reasonCode: 'Z_LOOKUP_ERROR', reason: 'lookup failed' };
-    return { actor, auth };
+      tool: this.d.registry.meta(pending.proposal.toolName), proposal: pending.proposal,
+      onError: (err) => this.d.logger.warn({ err: (err as Error).name }, 'authorization lookup failed; denied'),
+    });
   }
 
   private noDecision(lang: Language, outcome: NoDecision): ConfirmationStep {

@@ -16,7 +16,7 @@ import { neutralise } from '../context/quote';
 
 export interface NoticeRunnerDeps {
   db: Db;
-  brain: Brain;
+  brain: Pick<Brain, 'decide'>;
   contextBuilder: ContextBuilder;
   prompts: PromptSet;
   outbox: Outbox;

@@ -32,7 +32,7 @@ import {
 
 export interface ProposalStageDeps {
   db: Db;
-  brain: Brain;
+  brain: Pick<Brain, 'decide'>;
   registry: ToolRegistry;
   executor: ToolExecutor;
   contexts: ToolContexts;

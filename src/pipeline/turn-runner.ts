@@ -15,7 +15,7 @@ import { turnAudit } from '../observability/turn-audit';
 import type { TurnRecorder } from '../observability/turn-recorder';
 import { mayHavePosted, type Outbox } from '../outbox/outbox';
 import type { BrainStateManager } from '../state/brain-state-manager';
-import { END_FLOW_AT, SUGGEST_RESTART_AT } from '../state/clarification-budget';
+import { clarificationStep } from '../state/clarification-budget';
 import type { SessionKey } from '../state/session-key';
 import type { TurnPrelude, TurnStore } from '../state/turn-store';
 import type { PendingActionView, SessionView } from '../state/types';
@@ -215,12 +215,13 @@ export class TurnRunner {
       return decision;
     }
     const rounds = await states.bumpClarification(key);
-    if (rounds >= END_FLOW_AT) {
+    const next = clarificationStep(rounds);
+    if (next === 'end_flow') {
       await states.resetClarification(key);
       const text = personaMessage(this.d.prompts, 'clarify.ended', lang);
       return { ...decision, kind: 'ended', reasonCode: 'S_CLARIFICATION_LOOP_ENDED', decider: 'SYSTEM', reply: { text } };
     }
-    if (rounds < SUGGEST_RESTART_AT) return decision;
+    if (next === 'continue') return decision;
     const text = `${decision.reply.text}\n${personaMessage(this.d.prompts, 'clarify.restart', lang)}`;
     return { ...decision, reply: { ...decision.reply, text }, notes: { ...decision.notes, clarificationRounds: rounds } };
   }

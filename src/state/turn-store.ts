@@ -6,6 +6,7 @@ import { turnCtes, type PreparedTurn } from '../observability/turn-recorder';
 import { priorColumns, priorPost, reserveCte, type PriorPost, type PriorRow } from '../outbox/outbox';
 import { botMessageCte, userMessageCte } from './conversation-log';
 import type { SessionKey } from './session-key';
+import { effectiveMode, isPlainSession } from './session-mode';
 import type { SessionView } from './types';
 
 /** What one round trip at the start of a turn yields. */
@@ -110,11 +111,10 @@ function prelude(r: PreludeRow, msg: InboundMessage, opts: { defaultLevel: numbe
   const room = r.r_org ? { orgId: r.r_org, authority: r.r_authority ?? 'public' } : null;
   const actor = actorFromRows({ account, room }, { orgId: msg.orgId, defaultLevel: opts.defaultLevel, fallbackAuthority: msg.roomAuthority });
   const key: SessionKey = { platform: msg.platform, roomId: msg.roomId, accountId: msg.senderAccountId };
-  const expired = r.s_exists && r.s_expires !== null && new Date(r.s_expires).getTime() < opts.now.getTime();
-  const plain = !r.s_exists || (!expired && r.s_pending === null && r.s_mode !== 'CONFIRMATION_PENDING');
-  const quickSession: SessionView | null = plain
+  const stored = r.s_exists ? { mode: r.s_mode!, pendingActionId: r.s_pending, expiresAt: new Date(r.s_expires!) } : null;
+  const quickSession: SessionView | null = isPlainSession(stored, opts.now)
     ? {
-        key, mode: (r.s_mode as SessionView['mode'] | null) ?? 'NORMAL', pending: null, expiredPending: null,
+        key, mode: effectiveMode(r.s_mode, false), pending: null, expiredPending: null,
         clarificationRounds: r.s_rounds ?? 0, errorCount: r.s_errors ?? 0, lastIntent: r.s_intent, lastTool: r.s_tool, lastError: r.s_error,
         expiresAt: r.s_expires ? new Date(r.s_expires) : null,
       }
