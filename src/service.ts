@@ -192,7 +192,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     const summary = await importDirectoryFile(db, directoryFile);
     logger.info({ file: path.basename(directoryFile) }, formatImportSummary(summary));
   }
-  let defaultOrg: string | undefined = (await db.organization.findFirst({ orderBy: { createdAt: 'asc' }, select: { id: true } }))?.id;
+  const defaultOrg: string | undefined = (await db.organization.findFirst({ orderBy: { createdAt: 'asc' }, select: { id: true } }))?.id;
   const defaultOrgId = () => defaultOrg;
   // Room → organisation for the webhook hot path; rooms change only on a directory import (30 s cache).
   const roomOrg = new Map<string, { orgId: string | null; at: number }>();

@@ -45,7 +45,8 @@ export function metaTools(): Anthropic.Messages.Tool[] {
     },
     {
       name: CLARIFY_TOOL,
-      description: 'Ask one short question when something essential is ambiguous or missing (which person, date, task). Give the candidates as options.',
+      description: 'Ask one short question when something essential is ambiguous or missing (which person, date, task). '
+        + 'Give the candidates as options.',
       strict: true,
       input_schema: obj({
         reasoning: obj({

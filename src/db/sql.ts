@@ -27,3 +27,9 @@ export class SqlParams {
     return `$${this.values.length}`;
   }
 }
+
+/** Text without NUL characters (PostgreSQL text and jsonb cannot hold them). */
+export function pgText(s: string): string {
+  // eslint-disable-next-line no-control-regex -- NUL is exactly what must go
+  return s.replace(/\u0000/g, '');
+}

@@ -34,6 +34,9 @@ export interface ClaimedItem {
   claimLost?: boolean;
 }
 
+/** The claim condition of statements by the worker holding an item ($1 its id, $2 its claim token). */
+const HELD = `id = $1::bigint AND "claimedBy" = $2 AND state = 'running'`;
+
 /** What a handler reports: `completed` when it completed the item inside its own final statement. */
 export interface WorkOutcome {
   completed: boolean;
@@ -44,8 +47,19 @@ export interface WorkOutcome {
  * turn's last statement includes it, so the turn's writes and the item's completion are one statement.
  */
 export function completeCte(p: SqlParams, name: string, item: Pick<ClaimedItem, 'id' | 'claimToken'>): string {
-  return `${name} AS (UPDATE work_items SET state = 'done', "finishedAt" = now(), "updatedAt" = now(), "claimExpiresAt" = NULL
-    WHERE id = ${p.add(item.id.toString())}::bigint AND "claimedBy" = ${p.add(item.claimToken)} AND state = 'running' RETURNING 1)`;
+  return `${name} AS (UPDATE work_items
+    SET state = 'done', "finishedAt" = now(), "updatedAt" = now(), "claimExpiresAt" = NULL
+    WHERE id = ${p.add(item.id.toString())}::bigint AND "claimedBy" = ${p.add(item.claimToken)} AND state = 'running'
+    RETURNING 1)`;
+}
+
+/**
+ * CTE `name`: enqueues the rows of `select` (columns type, payload, "orderingKey", "dedupeKey",
+ * "maxAttempts", in that order); a dedupe key that exists is skipped. RETURNING 1 per item enqueued.
+ */
+export function enqueueSelectCte(name: string, select: string): string {
+  return `${name} AS (INSERT INTO work_items (type, payload, "orderingKey", "dedupeKey", "maxAttempts")
+    ${select} ON CONFLICT ("dedupeKey") DO NOTHING RETURNING 1)`;
 }
 
 /** Deletes finished (done or failed) items last touched before `before` (retention); unfinished work stays. */
@@ -98,7 +112,7 @@ interface ClaimRow {
 export class WorkQueue {
   private readonly sql: Sql;
 
-  constructor(private readonly db: Db, private readonly opts: WorkQueueOptions) {
+  constructor(db: Db, private readonly opts: WorkQueueOptions) {
     this.sql = sqlRunner(db, opts.pool);
   }
 
@@ -157,23 +171,23 @@ export class WorkQueue {
   async fail(item: ClaimedItem, error: string, opts: { retryable: boolean }): Promise<'queued' | 'failed' | 'lost'> {
     const finalFailure = !opts.retryable || item.attempts >= item.maxAttempts;
     const delay = this.opts.retryDelayMs?.(item.attempts) ?? Math.min(30000, 500 * 2 ** item.attempts);
-    const n = finalFailure
-      ? await this.db.$executeRaw`
-          UPDATE work_items SET state = 'failed', "lastError" = ${error}, "finishedAt" = now(), "updatedAt" = now(), "claimExpiresAt" = NULL
-          WHERE id = ${item.id} AND "claimedBy" = ${item.claimToken} AND state = 'running'`
-      : await this.db.$executeRaw`
-          UPDATE work_items SET state = 'queued', "lastError" = ${error}, "updatedAt" = now(), "claimExpiresAt" = NULL,
-                 "runAt" = now() + (${delay}::int * interval '1 millisecond')
-          WHERE id = ${item.id} AND "claimedBy" = ${item.claimToken} AND state = 'running'`;
-    if (n !== 1) return 'lost';
+    const set = finalFailure
+      ? `state = 'failed', "finishedAt" = now()`
+      : `state = 'queued', "runAt" = now() + ($4::int * interval '1 millisecond')`;
+    const rows = await this.sql(
+      `UPDATE work_items SET ${set}, "lastError" = $3, "updatedAt" = now(), "claimExpiresAt" = NULL
+       WHERE ${HELD} RETURNING 1`,
+      [item.id.toString(), item.claimToken, error, ...(finalFailure ? [] : [delay])]);
+    if (rows.length !== 1) return 'lost';
     return finalFailure ? 'failed' : 'queued';
   }
 
   /** Gives an unfinished item back (graceful shutdown): the attempt does not count. */
   async release(item: ClaimedItem): Promise<void> {
-    await this.db.$executeRaw`
-      UPDATE work_items SET state = 'queued', attempts = GREATEST(attempts - 1, 0), "claimExpiresAt" = NULL, "updatedAt" = now()
-      WHERE id = ${item.id} AND "claimedBy" = ${item.claimToken} AND state = 'running'`;
+    await this.sql(
+      `UPDATE work_items SET state = 'queued', attempts = GREATEST(attempts - 1, 0), "claimExpiresAt" = NULL,
+              "updatedAt" = now()
+       WHERE ${HELD}`, [item.id.toString(), item.claimToken]);
   }
 
   /**
@@ -182,23 +196,24 @@ export class WorkQueue {
    */
   async failAbandoned(): Promise<number> {
     const rows = await this.sql(
-      `UPDATE work_items SET state = 'failed', "lastError" = 'abandoned: the worker stopped on every attempt', "finishedAt" = now(), "updatedAt" = now()
+      `UPDATE work_items SET state = 'failed', "lastError" = 'abandoned: the worker stopped on every attempt',
+              "finishedAt" = now(), "updatedAt" = now()
        WHERE state = 'running' AND "claimExpiresAt" < now() AND attempts > "maxAttempts" RETURNING 1`);
     return rows.length;
   }
 
   /** Extends a claim for long work. */
   async heartbeat(item: ClaimedItem): Promise<boolean> {
-    const n = await this.db.$executeRaw`
-      UPDATE work_items SET "claimExpiresAt" = now() + (${this.opts.claimTtlMs}::int * interval '1 millisecond')
-      WHERE id = ${item.id} AND "claimedBy" = ${item.claimToken} AND state = 'running'`;
-    return n === 1;
+    const rows = await this.sql(
+      `UPDATE work_items SET "claimExpiresAt" = now() + ($3::int * interval '1 millisecond')
+       WHERE ${HELD} RETURNING 1`, [item.id.toString(), item.claimToken, this.opts.claimTtlMs]);
+    return rows.length === 1;
   }
 
   /** Items waiting or running, by state (metrics). */
   async depth(): Promise<Record<string, number>> {
-    const rows = await this.db.$queryRaw<{ state: string; n: bigint }[]>`
-      SELECT state, count(*)::bigint AS n FROM work_items WHERE state IN ('queued', 'running') GROUP BY state`;
-    return Object.fromEntries(rows.map((r) => [r.state, Number(r.n)]));
+    const rows = await this.sql<{ state: string; n: number }>(
+      `SELECT state, count(*)::int AS n FROM work_items WHERE state IN ('queued', 'running') GROUP BY state`);
+    return Object.fromEntries(rows.map((r) => [r.state, r.n]));
   }
 }

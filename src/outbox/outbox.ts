@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
 import type { ChatSender, FoundMessage, OutboundReply, Platform, SendResult } from '../adapters/types';
 import type { Db } from '../db/prisma';
-import { SqlParams, sqlRunner, type Sql } from '../db/sql';
+import { pgText, SqlParams, sqlRunner, type Sql } from '../db/sql';
 import { AppError } from '../errors/app-error';
 import { ClaimLostError, type ClaimedItem } from '../intake/work-queue';
 
@@ -133,7 +133,7 @@ export class Outbox {
     return this.sql(
       `UPDATE outbound_messages SET status = 'sent', body = $2, "sentAt" = $3, "platformMessageId" = $4, error = NULL
        WHERE "dedupeKey" = $1`,
-      [dedupeKey, body.replace(/\u0000/g, ''), new Date(), res.platformMessageId ?? null]);
+      [dedupeKey, pgText(body), new Date(), res.platformMessageId ?? null]);
   }
 
   /**
@@ -155,7 +155,7 @@ export class Outbox {
 
   private async record(dedupeKey: string, status: 'failed' | 'uncertain', error: string): Promise<void> {
     await this.sql(`UPDATE outbound_messages SET status = $2, error = $3 WHERE "dedupeKey" = $1`,
-      [dedupeKey, status, error.replace(/\u0000/g, '').slice(0, 500)]).catch(() => undefined);
+      [dedupeKey, status, pgText(error).slice(0, 500)]).catch(() => undefined);
   }
 }
 
@@ -170,7 +170,8 @@ export interface Reservation {
 /** CTE `name`: reserves the key (status `sending`) unless a row exists; RETURNING 1 when newly reserved. */
 export function reserveCte(p: SqlParams, name: string, r: Reservation): string {
   return `${name} AS (INSERT INTO outbound_messages (id, "dedupeKey", platform, "roomId", body, status)
-    VALUES (gen_random_uuid(), ${p.add(r.dedupeKey)}, ${p.add(r.platform)}, ${p.add(r.roomId)}, ${p.add(r.body)}, 'sending')
+    VALUES (gen_random_uuid(), ${p.add(r.dedupeKey)}, ${p.add(r.platform)}, ${p.add(r.roomId)}, ${p.add(r.body)},
+            'sending')
     ON CONFLICT ("dedupeKey") DO NOTHING RETURNING 1)`;
 }
 

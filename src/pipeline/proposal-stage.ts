@@ -153,7 +153,8 @@ export class ProposalStage {
     r.trail.push(t);
     if (verdict.reasonCode.startsWith('G_CONSTITUTION')) this.constitutionAlert(ctx, verdict.reasonCode, proposal.toolName);
     if (verdict.action === 'BLOCK') {
-      const text = `BLOCKED (${verdict.reasonCode}): ${verdict.reason}. Do not retry this call; explain to the person plainly.`;
+      const text = `BLOCKED (${verdict.reasonCode}): ${verdict.reason}. `
+        + 'Do not retry this call; explain to the person plainly.';
       return { result: errorResult(proposal, text) };
     }
     const params = verdict.modifiedParameters ?? proposal.parameters;

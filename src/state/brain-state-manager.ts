@@ -7,7 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/prisma';
 import { safeRedactValue } from '../observability/redact';
-import { isOwner, jsonText, pgText, redactedCopy, toPendingView, type PendingRow } from './pending-rows';
+import { pgText } from '../db/sql';
+import { isOwner, jsonText, redactedCopy, toPendingView, type PendingRow } from './pending-rows';
 import type { SessionKey } from './session-key';
 import { effectiveMode } from './session-mode';
 import { clearSessionPending, expireOne, lockSession, sweepSession, touchSession, type Client } from './session-store';
@@ -121,7 +122,8 @@ export class BrainStateManager {
     const rows = await this.db.$queryRaw<PendingRow[]>`
       UPDATE pending_actions SET
         "confirmationsGiven" = "confirmationsGiven" + 1,
-        status = CASE WHEN "confirmationType" = 'double' AND "confirmationsGiven" + 1 < 2 THEN 'pending' ELSE 'approved' END,
+        status = CASE WHEN "confirmationType" = 'double' AND "confirmationsGiven" + 1 < 2
+          THEN 'pending' ELSE 'approved' END,
         "decidedAt" = CASE WHEN "confirmationType" = 'double' AND "confirmationsGiven" + 1 < 2
           THEN "decidedAt" ELSE ${now} END,
         "questionKey" = CASE WHEN "confirmationType" = 'double' AND "confirmationsGiven" + 1 < 2
@@ -158,8 +160,10 @@ export class BrainStateManager {
       await lockSession(tx, key);
       await sweepSession(tx, key, now, this.sessionTtlMs);
       const rows = await tx.$queryRaw<PendingRow[]>`
-        UPDATE pending_actions SET status = 'cancelled', "decidedAt" = ${now}, result = ${jsonText({ cancelReason: reason })}::jsonb
-        WHERE platform = ${key.platform} AND "roomId" = ${key.roomId} AND "accountId" = ${key.accountId} AND status = 'pending'
+        UPDATE pending_actions
+        SET status = 'cancelled', "decidedAt" = ${now}, result = ${jsonText({ cancelReason: reason })}::jsonb
+        WHERE platform = ${key.platform} AND "roomId" = ${key.roomId} AND "accountId" = ${key.accountId}
+          AND status = 'pending'
         RETURNING *`;
       for (const r of rows) await clearSessionPending(tx, key, r.id);
       const newest = rows.sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())[0];
@@ -216,7 +220,7 @@ export class BrainStateManager {
     return { errorCount: state.errorCount, mode: state.mode as SessionMode };
   }
 
-  /** Records a successful turn: errors cleared, ERROR_RECOVERY → NORMAL (a pending confirmation or multi-step flow stays). */
+  /** Records a successful turn: errors cleared, ERROR_RECOVERY → NORMAL (a pending confirmation stays). */
   async recordSuccess(key: SessionKey, info: { lastIntent?: string; lastTool?: string } = {}): Promise<void> {
     const data = {
       errorCount: 0, lastError: null,

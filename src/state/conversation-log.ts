@@ -1,6 +1,6 @@
 import type { ReplyOption } from '../adapters/types';
 import type { Db } from '../db/prisma';
-import { SqlParams, sqlRunner, type Sql } from '../db/sql';
+import { pgText, SqlParams, sqlRunner, type Sql } from '../db/sql';
 
 /**
  * A conversation is a room and the person the bot talks with there (the same key as a session): the
@@ -36,7 +36,8 @@ const COLUMNS = '"orgId", platform, "roomId", "accountId", role, text, "platform
 /** CTE `name`: stores the user's message once (a retried turn stores nothing new). */
 export function userMessageCte(p: SqlParams, name: string, m: UserMessage): string {
   return `${name} AS (INSERT INTO conversation_messages (${COLUMNS})
-    VALUES (${p.add(m.orgId)}, ${p.add(m.platform)}, ${p.add(m.roomId)}, ${p.add(m.accountId)}, 'user', ${p.add(m.text)},
+    VALUES (${p.add(m.orgId)}, ${p.add(m.platform)}, ${p.add(m.roomId)}, ${p.add(m.accountId)}, 'user',
+            ${p.add(m.text)},
             ${p.add(m.platformMessageId)}, NULL, ${p.add(m.sentAt)}) ON CONFLICT DO NOTHING RETURNING 1)`;
 }
 
@@ -45,7 +46,7 @@ export function botMessageCte(p: SqlParams, name: string, m: BotMessage): string
   const options = m.options ? JSON.stringify(m.options) : null;
   return `${name} AS (INSERT INTO conversation_messages (${COLUMNS})
     VALUES (${p.add(m.orgId)}, ${p.add(m.platform)}, ${p.add(m.roomId)}, ${p.add(m.accountId)}, 'assistant',
-            ${p.add(m.text.replace(/\u0000/g, ''))}, ${p.add(m.platformMessageId)}, ${p.add(options)}::jsonb,
+            ${p.add(pgText(m.text))}, ${p.add(m.platformMessageId)}, ${p.add(options)}::jsonb,
             ${p.add(m.sentAt)}) RETURNING 1)`;
 }
 

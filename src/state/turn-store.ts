@@ -75,7 +75,8 @@ export class TurnStore {
        LEFT JOIN members mb ON mb."orgId" = a."orgId" AND mb.id = a."memberId"
        LEFT JOIN departments d ON d."orgId" = mb."orgId" AND d.id = mb."departmentId"
        LEFT JOIN rooms rm ON rm.platform = ${platform} AND rm."externalId" = ${room}
-       LEFT JOIN conversation_states s ON s.platform = ${platform} AND s."roomId" = ${room} AND s."accountId" = ${account}`,
+       LEFT JOIN conversation_states s
+         ON s.platform = ${platform} AND s."roomId" = ${room} AND s."accountId" = ${account}`,
       p.values,
     );
     return prelude(rows[0]!, msg, opts);

@@ -86,8 +86,6 @@ describe('authorize: unknown targets do not leak existence', () => {
   it('names no person (free text from the user) in its reason', () => {
     const outOfScope = run(2, { user: '渡辺 四郎' });
     const unknown = run(2, { user: '存在しない 人' });
-    const outOfScopeDept = run(2, { department: 'eng-backend' });
-    const unknownDept = run(2, { department: 'nope' });
     expect(outOfScope.reasonCode).toBe('Z_OUT_OF_SCOPE_USER');
     expect(unknown.reasonCode).toBe('Z_UNKNOWN_TARGET');
     for (const text of [outOfScope.reason, unknown.reason]) {

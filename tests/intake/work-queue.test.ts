@@ -73,7 +73,7 @@ describe('WorkQueue', () => {
     expect(await q.fail(other, 'bad input', { retryable: false })).toBe('failed');
   });
 
-  it('a crashed worker\'s claim expires and another worker takes the item; the first can no longer finish it', async () => {
+  it('a crashed worker\'s claim expires, another worker takes the item, the first cannot finish it', async () => {
     const crashed = queue({ instanceId: 'crashed', claimTtlMs: 30 });
     const healthy = queue({ instanceId: 'healthy' });
     await crashed.enqueue(item());

@@ -48,7 +48,7 @@ describe('ConfirmationFlow', () => {
   const memories = async () => (await t.db.memory.count({ where: { subjectMemberId: 'watanabe-sho' } })) - memoriesBefore;
   beforeEach(async () => { memoriesBefore = 0; memoriesBefore = await memories(); });
 
-  it('「はい」 runs the action once, after the Gate decides again; the brain reports it; a second 「はい」 runs nothing', async () => {
+  it('「はい」 runs it once after the Gate decides again, the brain reports it; a second 「はい」 runs nothing', async () => {
     const account = who();
     const pendingId = await asked(account);
     p.brain.script(says('覚えたウル！ほかにもあれば言ってほしいウル🐺'));
@@ -100,7 +100,7 @@ describe('ConfirmationFlow', () => {
     expect(await t.db.pendingAction.findUniqueOrThrow({ where: { id: pendingId } })).toMatchObject({ status: 'pending' });
   });
 
-  it('anything else is a reminder with the round\'s buttons; a change request continues the turn with the action to change', async () => {
+  it('anything else is a reminder with buttons; a change request continues the turn with the action to change', async () => {
     const account = who();
     const pendingId = await asked(account);
 

@@ -14,7 +14,7 @@ describe('TurnRunner', () => {
   });
   afterAll(() => t.close());
 
-  it('a conversational turn: the reply is posted once, the conversation and the turn recorded, the item completed', async () => {
+  it('a conversational turn: reply posted once, conversation and turn recorded, item completed', async () => {
     p.brain.script(says('こんにちはウル！今日は何をお手伝いするウル？'));
     const msg = consoleMessage('こんにちは');
     const item = await p.take(msg);
