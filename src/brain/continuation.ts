@@ -1,6 +1,5 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { ToolProposal } from '../core/proposal';
-import type { BrainDecision } from './brain';
 
 /**
  * The earlier steps of a turn (the model's tool calls and their results) in the Messages API's shape.
@@ -19,8 +18,10 @@ function resultBlock(r: ToolResult): Anthropic.Messages.ToolResultBlockParam {
   return { type: 'tool_result', tool_use_id: r.proposalId, content: r.content, ...(r.isError ? { is_error: true } : {}) };
 }
 
-/** The continuation after `decision`'s tool calls were answered with `results` (one per call). */
-export function nextStep(before: Continuation, decision: BrainDecision, results: readonly ToolResult[]): Continuation {
+/** The continuation after a decision's tool calls (its `assistantContent`) were answered with `results`. */
+export function nextStep(
+  before: Continuation, decision: { assistantContent: Anthropic.Messages.ContentBlock[] }, results: readonly ToolResult[],
+): Continuation {
   return [
     ...before,
     { role: 'assistant', content: decision.assistantContent as Anthropic.Messages.ContentBlockParam[] },
