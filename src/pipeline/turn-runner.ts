@@ -97,7 +97,9 @@ export class TurnRunner {
       const lastAttempt = item.attempts >= item.maxAttempts;
       log.error({ errorId: app.errorId, code: app.code, attempt: item.attempts, lastAttempt, err: app.message }, 'turn failed');
       this.d.metrics.errors.inc({ code: app.code });
-      if (err instanceof ClaimLostError || !lastAttempt) throw err instanceof ClaimLostError ? err : app;
+      if (err instanceof ClaimLostError) throw err;
+      // Retried by the work queue; the last attempt still answers the person.
+      if (!lastAttempt) throw app;
       await this.answerFailure(msg, replyKey, app, log, item);
     }
   }
