@@ -65,26 +65,35 @@ async function main(): Promise<void> {
   }
   for (const kind of ['conversational', 'one-tool']) {
     const s = results[kind] as Stat;
-    console.log(`pipeline overhead, ${kind} turn (webhook sent → reply received at the fake ChatWork API, LLM time 0, n=${s.n}): p50 ${f(s.p50)} ms, p99 ${f(s.p99)} ms`);
+    const what = `pipeline overhead, ${kind} turn (webhook sent → reply received at the fake ChatWork API, LLM time 0`;
+    console.log(`${what}, n=${s.n}): p50 ${f(s.p50)} ms, p99 ${f(s.p99)} ms`);
   }
   const turnRows = await svc.db.$queryRaw<{ kind: string; p50: number; p99: number; n: bigint }[]>`
     SELECT CASE WHEN decision = 'EXECUTED' THEN 'one-tool' ELSE 'conversational' END AS kind,
            percentile_cont(0.5) WITHIN GROUP (ORDER BY "totalMs" - "llmMs") AS p50,
            percentile_cont(0.99) WITHIN GROUP (ORDER BY "totalMs" - "llmMs") AS p99, count(*) AS n
     FROM turn_records GROUP BY 1 ORDER BY 1`;
-  for (const r of turnRows) console.log(`  in-worker turn time (claim → reply sent, all phases incl. load), ${r.kind} (n=${r.n}): p50 ${f(Number(r.p50))} ms, p99 ${f(Number(r.p99))} ms`);
+  for (const r of turnRows) {
+    const what = `  in-worker turn time (claim → reply sent, all phases incl. load), ${r.kind} (n=${r.n})`;
+    console.log(`${what}: p50 ${f(Number(r.p50))} ms, p99 ${f(Number(r.p99))} ms`);
+  }
   const idle = results.ackIdle as Stat;
   const busy = results.ackBusy as Stat;
   console.log(`webhook acknowledgement, workers paused (n=${idle.n}): p50 ${f(idle.p50)} ms, p99 ${f(idle.p99)} ms`);
-  console.log(`webhook acknowledgement, workers answering in the same process (n=${busy.n}): p50 ${f(busy.p50)} ms, p99 ${f(busy.p99)} ms`);
+  const busyWhat = `webhook acknowledgement, workers answering in the same process (n=${busy.n})`;
+  console.log(`${busyWhat}: p50 ${f(busy.p50)} ms, p99 ${f(busy.p99)} ms`);
   const load = results.load as { n: number; acceptedPerS: number; answeredPerS: number };
-  console.log(`throughput (n=${load.n}, 64 concurrent senders, 20% one-tool turns): accepted ${f(load.acceptedPerS)} msg/s, fully answered ${f(load.answeredPerS)} msg/s`);
-  console.log(`service process peak RSS during the load: ${(rss / 1024 / 1024).toFixed(0)} MB (peak V8 heap ${(heap / 1024 / 1024).toFixed(0)} MB; the process runs under tsx)`);
+  const rates = `accepted ${f(load.acceptedPerS)} msg/s, fully answered ${f(load.answeredPerS)} msg/s`;
+  console.log(`throughput (n=${load.n}, 64 concurrent senders, 20% one-tool turns): ${rates}`);
+  const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(0);
+  console.log(`service process peak RSS during the load: ${mb(rss)} MB (peak V8 heap ${mb(heap)} MB; the process runs under tsx)`);
 
   const req = llm.lastRequest!;
   const prefixChars = JSON.stringify(req.tools).length + req.system[0]!.text.length;
   const totalChars = prefixChars + req.system.slice(1).reduce((a, b) => a + b.text.length, 0) + JSON.stringify(req.messages).length;
-  console.log(`cacheable prefix (tools + stable system) share of a typical request: ${((prefixChars / totalChars) * 100).toFixed(1)}% of input characters (${req.tools.length} tools)`);
+  const share = ((prefixChars / totalChars) * 100).toFixed(1);
+  const prefix = 'cacheable prefix (tools + stable system) share of a typical request';
+  console.log(`${prefix}: ${share}% of input characters (${req.tools.length} tools)`);
 
   await benchSenderBudget(u.toString());
 
@@ -101,7 +110,8 @@ async function main(): Promise<void> {
 async function benchSenderBudget(url: string): Promise<void> {
   const pool = new Pool({ connectionString: url, max: 2 });
   try {
-    await pool.query(`INSERT INTO turn_records (id, platform, "roomId", "accountId", decision, "reasonCode", "finalDecider", "totalMs", "costUsd", "createdAt")
+    await pool.query(`INSERT INTO turn_records
+        (id, platform, "roomId", "accountId", decision, "reasonCode", "finalDecider", "totalMs", "costUsd", "createdAt")
       SELECT 'budget-' || g, 'chatwork', '5001', 'budget-sender', 'REPLY', 'B_TEXT_RESPONSE', 'LLM', 10, 0.004,
              now() - (CASE WHEN g <= 20 THEN g ELSE 60 + g * 30 END) * interval '1 second'
       FROM generate_series(1, 400) g`);
@@ -115,7 +125,8 @@ async function benchSenderBudget(url: string): Promise<void> {
     }
     ms.sort((a, b) => a - b);
     const at = (q: number) => ms[Math.min(ms.length - 1, Math.floor(q * ms.length))]!;
-    console.log(`per-sender budget check (sender with 400 turns today, 20 in the last minute; n=500): p50 ${f(at(0.5))} ms, p99 ${f(at(0.99))} ms`);
+    const what = 'per-sender budget check (sender with 400 turns today, 20 in the last minute; n=500)';
+    console.log(`${what}: p50 ${f(at(0.5))} ms, p99 ${f(at(0.99))} ms`);
   } finally {
     await pool.end();
   }

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { authorize } from '../src/authorization';
-import type { Confidence, Reasoning, ToolProposal } from '../src/brain/types';
+import type { Confidence, Reasoning, ToolProposal } from '../src/core/proposal';
 import { defaultGuardianConfig, evaluateProposal, type GuardianVerdict } from '../src/guardian';
 import type { AuthDecision } from '../src/authorization';
 import type { ToolRegistry } from '../src/tools/registry';

@@ -4,7 +4,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { TokenUsage } from '../src/brain/pricing';
+import type { TokenUsage } from '../src/core/llm-usage';
 import type { Observed, Score } from './score';
 
 export interface CaseResult {

@@ -7,7 +7,9 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { Brain, BrainFailure } from '../src/brain/brain';
 import { AnthropicLlmClient } from '../src/brain/llm-client';
-import { costUsd, type TokenUsage } from '../src/brain/pricing';
+import { costUsd } from '../src/brain/pricing';
+import { anthropicTool } from '../src/brain/tool-definitions';
+import type { TokenUsage } from '../src/core/llm-usage';
 import { loadPrompts, type PromptSet } from '../src/brain/prompts';
 import { buildRequest } from '../src/brain/request';
 import { ConfigError, loadConfig, type Env } from '../src/config/env';
@@ -17,7 +19,8 @@ import { resolvePerson } from '../src/tools/person-resolver';
 import { checkReplyText, defaultGuardianConfig } from '../src/guardian';
 import { isAllWord } from '../src/guardian/param-values';
 import { ToolRegistry } from '../src/tools/registry';
-import type { BrainOutput } from '../src/brain/types';
+import { handlers } from '../handlers';
+import type { BrainOutput } from '../src/core/proposal';
 import { CaseFileError, loadCases, type EvalCase } from './cases';
 import { decide, situationProblems, structuralProblems } from './offline';
 import { buildReport, formatReport, saveReport, type CaseResult, type RunReport } from './report';
@@ -73,7 +76,7 @@ export async function runEval(o: EvalOptions): Promise<EvalOutcome> {
     throw err;
   }
   if (cases.length === 0) return fail([], 'No case matches the selection. The model was not asked.');
-  const registry = ToolRegistry.fromDirectory();
+  const registry = new ToolRegistry(handlers);
   const structural = cases.flatMap((c) => structuralProblems(c, registry));
   if (structural.length > 0) {
     const headline = `The set names tools or parameters the registry does not accept (${structural.length}).`;
@@ -350,7 +353,7 @@ function scoreFacts(p: PreparedCase, registry: ToolRegistry) {
 
 /** Hash of what the model is given besides the case: prompts and tool definitions. */
 export function fingerprint(prompts: PromptSet, registry: ToolRegistry): string {
-  const tools = registry.all().map((t) => registry.toAnthropic(t));
+  const tools = registry.all().map(anthropicTool);
   return createHash('sha256')
     .update(JSON.stringify({ persona: prompts.persona, rules: prompts.rules, guidance: prompts.guidance, tools }))
     .digest('hex')

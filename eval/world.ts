@@ -7,10 +7,8 @@ import { createHash } from 'node:crypto';
 import { parseMentions, stripChatworkMarkup } from '../src/adapters/chatwork/markup';
 import { toInbound } from '../src/adapters/discord/to-inbound';
 import type { InboundMessage } from '../src/adapters/types';
-import {
-  audienceOf, filterToolsForActor, loadDirectory, withReferencedTasks, type Actor, type Directory,
-} from '../src/authorization';
-import type Anthropic from '@anthropic-ai/sdk';
+import { audienceOf, loadDirectory, withReferencedTasks, type Actor, type Directory } from '../src/authorization';
+import type { ToolSpec } from '../src/brain/tool-definitions';
 import { ContextBuilder } from '../src/context/context-builder';
 import { TURN_CONTEXT_SOURCES } from '../src/context/sources';
 import type { TurnContext } from '../src/context/types';
@@ -20,8 +18,9 @@ import { sqlRunner, type Sql } from '../src/db/sql';
 import type { GuardianPolicy } from '../src/guardian';
 import { silentLogger } from '../src/observability/logger';
 import { importDirectoryFile } from '../src/org/import-directory';
+import { offeredTools } from '../src/pipeline/proposal-stage';
 import { senderProfile } from '../src/pipeline/turn-runner';
-import { turnPrelude } from '../src/pipeline/turn-sql';
+import { TurnStore } from '../src/state/turn-store';
 import type { ToolRegistry } from '../src/tools/registry';
 import { END_OF_DAY, parseWhen } from '../handlers/_when';
 import { scratchServer, type ScratchServer } from '../scripts/lib/scratch-db';
@@ -38,8 +37,8 @@ export interface PreparedCase {
   msg: InboundMessage;
   actor: Actor;
   ctx: TurnContext;
-  /** Capability tools offered to this sender (Anthropic definitions, as the brain sends them). */
-  tools: Anthropic.Messages.Tool[];
+  /** Capability tools offered to this sender (as the proposal stage gives them to the brain). */
+  tools: ToolSpec[];
   directory: Directory;
   /** The organisation's policies with machine rules (Guardian priority 4). */
   policies: GuardianPolicy[];
@@ -121,12 +120,14 @@ const CASE_TABLES = [
 
 class DbSlot implements Slot {
   private readonly builder: ContextBuilder;
+  private readonly store: TurnStore;
 
   constructor(
     private readonly db: Db,
-    private readonly sql: Sql,
+    sql: Sql,
     private readonly registry: ToolRegistry,
   ) {
+    this.store = new TurnStore(sql);
     this.builder = new ContextBuilder({
       db,
       logger: silentLogger(),
@@ -152,7 +153,7 @@ class DbSlot implements Slot {
       authority: room?.authority,
     });
     const taskIds = await this.seed(c, msg, who.memberId, now);
-    const prelude = await turnPrelude(this.sql, msg, `reply:eval:${c.id}`, { defaultLevel: 1, now });
+    const prelude = await this.store.open(msg, `reply:eval:${c.id}`, { defaultLevel: 1, now });
     const actor = prelude.actor;
     const sender = senderProfile(msg, actor, prelude.profile);
     const ctx = await this.builder.build({
@@ -162,7 +163,7 @@ class DbSlot implements Slot {
       audience: audienceOf(actor),
       now,
     });
-    const tools = filterToolsForActor(actor, this.registry.all()).map((t) => this.registry.toAnthropic(t));
+    const tools = offeredTools(actor, this.registry);
     const policies = ctx.policies
       .filter((p) => p.rule !== undefined && p.rule !== null)
       .map((p) => ({ id: p.id, title: p.title, rule: p.rule as GuardianPolicy['rule'] }));

@@ -2,7 +2,7 @@
  * ISO date / date-time parameters of the tasks and reminders capabilities. The Guardian has already
  * turned relative expressions (「明日15時」) into ISO values; anything else is refused here.
  */
-import { formatYMD, offsetMinutes, parseYMD, zonedParts, type YMD } from '../src/guardian/zoned-time';
+import { formatYMD, offsetMinutes, parseYMD, zonedParts, type YMD } from '../src/core/zoned-time';
 
 /** A point in time read from a parameter; `date` is the organisation-local calendar date. */
 export interface ParsedWhen {
@@ -61,7 +61,8 @@ export function formatLocalIso(at: Date, timezone: string): string {
   const p = zonedParts(at, timezone);
   const off = offsetMinutes(at, timezone);
   const abs = Math.abs(off);
-  return `${formatYMD(p)}T${pad(p.hh)}:${pad(p.mm)}:${pad(at.getUTCSeconds())}${off < 0 ? '-' : '+'}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`;
+  const zone = `${off < 0 ? '-' : '+'}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`;
+  return `${formatYMD(p)}T${pad(p.hh)}:${pad(p.mm)}:${pad(at.getUTCSeconds())}${zone}`;
 }
 
 /** End of a local day, the time given to date-only due dates. */

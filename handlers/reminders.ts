@@ -50,7 +50,8 @@ async function reminded(ctx: PeopleContext, ref: string | undefined): Promise<{ 
 export const createReminder = defineTool({
   name: 'create_reminder',
   description:
-    'Schedule a one-off reminder message in this room at a given time, for the sender (default) or another member. ' +
+    'Schedule a one-off reminder message in this room at a given time, for the sender (default) or ' +
+    'another member. ' +
     'Everyone may remind themselves; reminding someone else needs level 2 or higher.',
   triggerExamples: ['明日の9時に請求書の件をリマインドして', '金曜15時に田中太郎さんに会議資料のことをリマインドして'],
   effects: ['db.reminder_create'],

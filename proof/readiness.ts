@@ -35,7 +35,9 @@ export async function readiness(
   const port = await freePort();
   const spawn = () => ServiceProcess.spawn({ databaseUrl, port, anthropicUrl: w.llm.url, chatworkUrl: w.cw.url });
   w.model.mode = 'steady';
-  let { svc, ms: firstStartMs } = await startToAccepted(spawn);
+  const first = await startToAccepted(spawn);
+  let svc = first.svc;
+  const firstStartMs = first.ms;
   log(`    first start on a fresh database: ${Math.round(firstStartMs)} ms`);
   const restartMs: number[] = [];
   for (let i = 0; i < o.restarts; i++) {

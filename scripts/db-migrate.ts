@@ -8,6 +8,7 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const res = await applyMigrations(url);
-  console.log(`Applied ${res.applied.length} migration(s)${res.applied.length ? ': ' + res.applied.join(', ') : ''}; ${res.alreadyApplied} already applied.`);
+  const names = res.applied.length ? `: ${res.applied.join(', ')}` : '';
+  console.log(`Applied ${res.applied.length} migration(s)${names}; ${res.alreadyApplied} already applied.`);
 }
 main().catch((err: Error) => { console.error(err.message); process.exit(1); });

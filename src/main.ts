@@ -14,7 +14,8 @@ async function main(): Promise<void> {
     throw err;
   }
   const service = await startService(config);
-  console.log(`Hisho is listening on http://localhost:${service.port} (console: http://localhost:${service.port}/console), started in ${service.startupMs} ms`);
+  const url = `http://localhost:${service.port}`;
+  console.log(`Hisho is listening on ${url} (console: ${url}/console), started in ${service.startupMs} ms`);
   const shutdown = (signal: string) => {
     service.logger.info({ signal }, 'shutting down');
     const force = setTimeout(() => { service.logger.error('shutdown took longer than 10 s; exiting'); process.exit(1); }, 10000);

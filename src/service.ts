@@ -11,44 +11,51 @@ import { Brain } from './brain/brain';
 import { CostGuard } from './brain/cost-guard';
 import { SenderBudget } from './brain/sender-budget';
 import { AnthropicLlmClient, type LlmClient } from './brain/llm-client';
-import { loadPrompts, personaMessage } from './brain/prompts';
+import type { ChatworkTasksApi } from './tools/types';
+import { loadPrompts, type PromptSet } from './brain/prompts';
+import { personaMessage } from './core/messages';
 import { ContextBuilder } from './context/context-builder';
 import { TURN_CONTEXT_SOURCES } from './context/sources';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded-postgres';
 import { applyMigrations } from './db/migrate';
 import { createDatabase, type Db } from './db/prisma';
-import { sqlRunner } from './db/sql';
+import { sqlRunner, type Sql } from './db/sql';
 import { asAppError } from './errors/app-error';
 import { defaultGuardianConfig, type GuardianConfig } from './guardian';
 import { Intake } from './intake/intake';
 import { WorkerPool } from './intake/worker-pool';
-import { WorkQueue } from './intake/work-queue';
+import { ClaimLostError, WorkQueue, type ClaimedItem } from './intake/work-queue';
 import { createLogger, type Logger } from './observability/logger';
 import { createMetrics, type Metrics } from './observability/metrics';
 import { safeRedactText } from './observability/redact';
 import { TurnRecorder } from './observability/turn-recorder';
 import { formatImportSummary, importDirectoryFile } from './org/import-directory';
-import { Outbox } from './pipeline/outbox';
+import { Outbox } from './outbox/outbox';
 import { createButtonAnswers } from './pipeline/button-answers';
 import { ConfirmationFlow } from './pipeline/confirmation-flow';
 import { NoticeRunner } from './pipeline/notice-runner';
-import { toolServicesFactory } from './pipeline/tool-services';
+import { ToolContexts } from './pipeline/tool-services';
+import { ReplyComposer } from './pipeline/reply';
+import { ConversationLog } from './state/conversation-log';
+import { TurnStore } from './state/turn-store';
 import { ProposalStage } from './pipeline/proposal-stage';
 import { enqueueDueReminders } from './scheduler/reminders';
 import { BrainStateManager } from './state/brain-state-manager';
 import { TurnRunner } from './pipeline/turn-runner';
 import { ToolExecutor } from './tools/executor';
 import { ToolRegistry } from './tools/registry';
+import { handlers } from '../handlers';
 import { createApp } from './server/app';
 import { scheduleMaintenance } from './scheduler/maintenance';
 import { NoticeDelivery } from './pipeline/notice-delivery';
 import { NoticeScheduler } from './scheduler/notices/notice-scheduler';
 import { ScheduledNoticeHandler } from './scheduler/notices/notice-handler';
 import { PLATFORMS } from './org/directory.schema';
-import { AdminAlerts } from './observability/alerts';
+import { AdminAlertNotices, AdminAlerts } from './observability/alerts';
 import { AlertMonitor } from './observability/alert-monitor';
 import type { ChatSender, Platform } from './adapters/types';
 import { SelfCritic } from './observability/self-critique';
+import { Reviewer } from './brain/critique';
 import { AdminAuth } from './server/admin-auth';
 import { createAdminRouter } from './server/admin/admin.route';
 
@@ -99,6 +106,113 @@ export interface Service {
   stop(): Promise<void>;
 }
 
+/** What the pipeline is composed from: configuration, the database, and what lies outside the machine. */
+export interface PipelineInput {
+  config: Readonly<Env>;
+  db: Db;
+  sql: Sql;
+  logger: Logger;
+  metrics: Metrics;
+  prompts: PromptSet;
+  /** The brain (tests give a scripted one). */
+  brain: Pick<Brain, 'decide'>;
+  llmConfigured: boolean;
+  /** The outbox with the platforms' senders registered. */
+  outbox: Outbox;
+  chatwork: () => ChatworkTasksApi | null;
+  botNames: () => readonly string[];
+  /** Self-critique of sampled turns (R-B6); off when absent. */
+  critique?: CritiqueInput;
+  now?: () => Date;
+}
+
+/** What self-critique needs from outside the pipeline. */
+export interface CritiqueInput {
+  reviewer: Pick<Reviewer, 'review'>;
+  /** Where critiques wait as `work` items. */
+  queue: WorkQueue;
+  /** A critique that disagrees (an admin alert). */
+  onConcern: (turnId: string, risk: string) => void;
+  onEnqueued: () => void;
+}
+
+/** The turn pipeline, one object per stage (what the worker pool and the adapters are given). */
+export interface Pipeline {
+  runner: TurnRunner;
+  notices: NoticeRunner;
+  proposals: ProposalStage;
+  confirmations: ConfirmationFlow;
+  states: BrainStateManager;
+  contextBuilder: ContextBuilder;
+  recorder: TurnRecorder;
+  conversations: ConversationLog;
+  /** The `work` item handler of self-critique (null when it is off). */
+  critic: SelfCritic | null;
+}
+
+/**
+ * Composes the pipeline: context → confirmation step or brain → Guardian → Gate → executor → reply →
+ * record, each stage with its explicit dependencies (the service, and the orchestrator tests, use this).
+ */
+export function composePipeline(p: PipelineInput): Pipeline {
+  const { config, db, sql, logger, metrics, prompts, brain, outbox, now } = p;
+  const guardianConfig: GuardianConfig = {
+    ...defaultGuardianConfig(), approvalMode: config.APPROVAL_MODE, autoApprove: [...config.AUTO_APPROVE_TOOLS],
+    shadowRules: [...config.GUARDIAN_SHADOW_RULES],
+  };
+  const contextBuilder = new ContextBuilder({
+    db, logger, defaultTimezone: config.BOT_TIMEZONE, sources: TURN_CONTEXT_SOURCES, sql,
+  });
+  const recorder = new TurnRecorder(db, metrics, sql);
+  const conversations = new ConversationLog(db, sql);
+  const registry = new ToolRegistry(handlers);
+  const contexts = new ToolContexts({ db, outbox, conversations, chatwork: p.chatwork, now });
+  const states = new BrainStateManager(db, { now });
+  const executor = new ToolExecutor(registry);
+  const shadowMode = config.SHADOW_MODE;
+  const proposals = new ProposalStage({
+    db, brain, registry, executor, contexts, prompts, guardianConfig, stepBudget: config.STEP_BUDGET, shadowMode,
+    logger, metrics,
+  });
+  const confirmations = new ConfirmationFlow({
+    db, states, brain, registry, executor, contexts, stage: proposals, prompts, logger, botNames: p.botNames,
+    defaultUserLevel: config.DEFAULT_USER_LEVEL, shadowMode,
+  });
+  const senderBudget = new SenderBudget({
+    sql, timezone: config.BOT_TIMEZONE,
+    limits: {
+      turnsPerMinute: config.SENDER_TURNS_PER_MINUTE, turnsPerDay: config.SENDER_TURNS_PER_DAY,
+      dailyCostUsd: config.SENDER_DAILY_COST_LIMIT_USD,
+    },
+  });
+  const critic = p.critique ? new SelfCritic({
+    db, queue: p.critique.queue, reviewer: p.critique.reviewer, recorder, logger, metrics,
+    rate: config.SELF_CRITIQUE_RATE, riskOf: (tool) => registry.meta(tool)?.risk,
+    onConcern: p.critique.onConcern, onEnqueued: p.critique.onEnqueued,
+  }) : null;
+  const runner = new TurnRunner({
+    store: new TurnStore(sql), contextBuilder, states, confirmations, proposals,
+    replies: new ReplyComposer({ prompts, guardianConfig }), senderBudget, outbox, recorder, prompts, logger, metrics,
+    defaultUserLevel: config.DEFAULT_USER_LEVEL, shadowMode, llmConfigured: p.llmConfigured, critic: critic ?? undefined,
+    now,
+  });
+
+  // Proactive notices: facts are given explicitly and scoped to the reader, so their builder has no sources.
+  const noticeContext = new ContextBuilder({ db, logger, defaultTimezone: config.BOT_TIMEZONE, sources: [], sql });
+  const delivery = new NoticeDelivery({
+    brain, contextBuilder: noticeContext, outbox, conversations, recorder, guardianConfig, logger, metrics,
+    llmConfigured: p.llmConfigured, shadowMode, now,
+  });
+  const scheduled = new ScheduledNoticeHandler({ db, delivery, prompts, logger, metrics, now });
+  const alertNotices = new AdminAlertNotices({ db, prompts, delivery, windowMs: config.ALERT_WINDOW_MINUTES * 60_000 });
+  const notices = new NoticeRunner({
+    db, brain, contextBuilder, prompts, outbox, conversations, recorder, guardianConfig, logger,
+    llmConfigured: p.llmConfigured, shadowMode, now,
+    kinds: { schedule: (item) => scheduled.handle(item), admin_alert: (item) => alertNotices.handle(item) },
+  });
+  return { runner, notices, proposals, confirmations, states, contextBuilder, recorder, conversations, critic };
+}
+
 /**
  * The composition root: configuration → database (embedded when DATABASE_URL is unset) → migrations →
  * organisation directory → brain and pipeline → adapters → HTTP → workers.
@@ -128,7 +242,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     const summary = await importDirectoryFile(db, directoryFile);
     logger.info({ file: path.basename(directoryFile) }, formatImportSummary(summary));
   }
-  let defaultOrg: string | undefined = (await db.organization.findFirst({ orderBy: { createdAt: 'asc' }, select: { id: true } }))?.id;
+  const defaultOrg: string | undefined = (await db.organization.findFirst({ orderBy: { createdAt: 'asc' }, select: { id: true } }))?.id;
   const defaultOrgId = () => defaultOrg;
   // Room → organisation for the webhook hot path; rooms change only on a directory import (30 s cache).
   const roomOrg = new Map<string, { orgId: string | null; at: number }>();
@@ -150,14 +264,16 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   // Adapters register their senders here (outbox + admin alerts' direct path); `platforms` fills as they start.
   const senders = new Map<Platform, ChatSender>();
   const platforms = new Set<Platform>();
-  const register = (sender: ChatSender) => { outbox.register(sender); senders.set(sender.platform,
-    sender); platforms.add(sender.platform); };
+  const register = (sender: ChatSender) => {
+    outbox.register(sender);
+    senders.set(sender.platform, sender);
+    platforms.add(sender.platform);
+  };
   const alertWindowMs = config.ALERT_WINDOW_MINUTES * 60_000;
   let chatworkClient: ChatworkClient | null = null;
   const alerts = new AdminAlerts({
     db, sql, logger, metrics, prompts, instanceId, windowMs: alertWindowMs, platforms, senders, now: o.now,
-    chatworkRoomExists: async (roomId) => (chatworkClient ? (await chatworkClient.getRoomMembers(roomId),
-      true) : false),
+    chatworkRoomExists: async (roomId) => (chatworkClient ? (await chatworkClient.getRoomMembers(roomId), true) : false),
     onEnqueued: (n) => { for (let i = 0; i < n; i++) pool?.wake(); },
   });
   const raise = (a: Parameters<AdminAlerts['raise']>[0]) => {
@@ -165,71 +281,40 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
       'admin alert could not be stored'));
   };
   const llm = o.llm ?? (config.ANTHROPIC_API_KEY
-    ? new AnthropicLlmClient({ apiKey: config.ANTHROPIC_API_KEY, baseURL: config.ANTHROPIC_BASE_URL, timeoutMs: config.LLM_TIMEOUT_MS, maxRetries: config.LLM_MAX_RETRIES })
+    ? new AnthropicLlmClient({
+      apiKey: config.ANTHROPIC_API_KEY, baseURL: config.ANTHROPIC_BASE_URL, timeoutMs: config.LLM_TIMEOUT_MS,
+      maxRetries: config.LLM_MAX_RETRIES,
+    })
     : null);
-  const guardianConfig: GuardianConfig = { ...defaultGuardianConfig(), approvalMode: config.APPROVAL_MODE, autoApprove: [...config.AUTO_APPROVE_TOOLS], shadowRules: [...config.GUARDIAN_SHADOW_RULES] };
-  const costGuard = new CostGuard({ db, logger, model: config.ANTHROPIC_MODEL,
-    fallbackModel: config.ANTHROPIC_FALLBACK_MODEL, dailyLimitUsd: config.LLM_DAILY_COST_LIMIT_USD,
-    action: config.LLM_COST_LIMIT_ACTION, timezone: config.BOT_TIMEZONE, now: o.now,
-    onLimitReached: (spentUsd, limitUsd, action) => raise({ kind: 'llm_cost_limit', severity: 'critical',
-      facts: { spentUsd: spentUsd.toFixed(2), limitUsd, action } }) });
-  const brain = new Brain({ llm: llm ?? { create: async () => { throw new Error('LLM not configured'); } }, prompts, models: costGuard, maxTokens: config.LLM_MAX_TOKENS });
-  const contextBuilder = new ContextBuilder({ db, logger, defaultTimezone: config.BOT_TIMEZONE, sources: TURN_CONTEXT_SOURCES, sql });
+  const costGuard = new CostGuard({
+    db, logger, model: config.ANTHROPIC_MODEL, fallbackModel: config.ANTHROPIC_FALLBACK_MODEL,
+    dailyLimitUsd: config.LLM_DAILY_COST_LIMIT_USD, action: config.LLM_COST_LIMIT_ACTION,
+    timezone: config.BOT_TIMEZONE, now: o.now,
+    onLimitReached: (spentUsd, limitUsd, action) => raise({
+      kind: 'llm_cost_limit', severity: 'critical', facts: { spentUsd: spentUsd.toFixed(2), limitUsd, action },
+    }),
+  });
+  const unconfigured: LlmClient = { create: async () => { throw new Error('LLM not configured'); } };
+  const brain = new Brain({ llm: llm ?? unconfigured, prompts, models: costGuard, maxTokens: config.LLM_MAX_TOKENS });
   // A worker posts only while its claim has a third of its lifetime left (the heartbeat renews it every third).
   const outbox = new Outbox(db, {
     pool: pgPool, claimMarginMs: Math.floor(config.WORK_CLAIM_TTL_MS / 3), reconcileDelayMs: o.outboxReconcileDelayMs,
-  });
-  const recorder = new TurnRecorder(db, metrics);
-  const registry = ToolRegistry.fromDirectory();
-  const services = toolServicesFactory({ db, outbox, chatwork: () => chatworkClient });
-  const states = new BrainStateManager(db, { now: o.now });
-  const executor = new ToolExecutor(registry);
-  const toolStage = new ProposalStage({
-    db, brain, registry, executor, prompts, guardianConfig, stepBudget: config.STEP_BUDGET,
-    shadowMode: config.SHADOW_MODE, logger, services, now: o.now, pending: states, metrics,
   });
   // Names people address the bot by: the persona's, and the ChatWork display name once GET /me answered.
   let chatworkIdentity: ChatworkBotIdentity | null = null;
   const personaNames = personaMessage(prompts, 'bot.names', 'ja').split(',');
   const botNames = () => (chatworkIdentity?.name ? [...personaNames, chatworkIdentity.name] : personaNames);
-  const confirmations = new ConfirmationFlow({
-    db, states, brain, registry, executor, stage: toolStage, prompts, logger, botNames,
-    defaultUserLevel: config.DEFAULT_USER_LEVEL, shadowMode: config.SHADOW_MODE,
-  });
-  const senderBudget = new SenderBudget({
-    sql, timezone: config.BOT_TIMEZONE,
-    limits: {
-      turnsPerMinute: config.SENDER_TURNS_PER_MINUTE, turnsPerDay: config.SENDER_TURNS_PER_DAY,
-      dailyCostUsd: config.SENDER_DAILY_COST_LIMIT_USD,
-    },
-  });
-  const critic = llm ? new SelfCritic({
-    db, queue, llm, models: costGuard, logger, metrics, rate: config.SELF_CRITIQUE_RATE,
-      riskOf: (tool) => registry.meta(tool)?.risk,
-    onConcern: (turnId, risk) => raise({ kind: 'self_critique_concern', severity: 'info', facts: { turnIds: turnId,
-      value: risk } }),
+  const critique: CritiqueInput | undefined = llm ? {
+    reviewer: new Reviewer({ llm, models: costGuard }), queue,
+    onConcern: (turnId, risk) => raise({
+      kind: 'self_critique_concern', severity: 'info', facts: { turnIds: turnId, value: risk },
+    }),
     onEnqueued: () => pool?.wake(),
-  }) : null;
-  const runner = new TurnRunner({
-    db, brain, contextBuilder, recorder, outbox, prompts, logger, metrics, guardianConfig, toolStage, states, confirmations,
-    sql, senderBudget,
-    defaultUserLevel: config.DEFAULT_USER_LEVEL, shadowMode: config.SHADOW_MODE, llmConfigured: llm !== null, now: o.now,
-    afterTurn: critic ? (turn) => critic.afterTurn(turn) : undefined,
+  } : undefined;
+  const { runner, notices, states, critic } = composePipeline({
+    config, db, sql, logger, metrics, prompts, brain, llmConfigured: llm !== null, outbox,
+    chatwork: () => chatworkClient, botNames, critique, now: o.now,
   });
-
-  // Proactive notices: facts are given explicitly and scoped to the reader, so their builder has no sources.
-  const noticeContext = new ContextBuilder({ db, logger, defaultTimezone: config.BOT_TIMEZONE, sources: [], sql });
-  const delivery = new NoticeDelivery({
-    db, brain, contextBuilder: noticeContext, outbox, recorder, guardianConfig, logger, metrics,
-    llmConfigured: llm !== null, shadowMode: config.SHADOW_MODE, now: o.now,
-  });
-  const scheduledNotices = new ScheduledNoticeHandler({ db, delivery, prompts, logger, metrics, now: o.now });
-  const notices = new NoticeRunner({
-    db, brain, contextBuilder, prompts, outbox, recorder, guardianConfig, logger, llmConfigured: llm !== null,
-    shadowMode: config.SHADOW_MODE, now: o.now, kinds: { schedule: (item) => scheduledNotices.handle(item),
-      admin_alert: (item) => alerts.handle(item) },
-  });
-  alerts.useDelivery(delivery);
   const buttonAnswer = createButtonAnswers({ states, intake, logger, now: o.now });
 
   // Adapters.
@@ -292,15 +377,16 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   // One admin login for /admin and the remote console (R-O4, issue 8 §4).
   const auth = new AdminAuth({ token: config.ADMIN_TOKEN, logger });
   let scheduler: NoticeScheduler | null = null;
-  routers.push(createAdminRouter({ db, sql, auth, logger, timezone: config.BOT_TIMEZONE, scheduler: () => scheduler,
-    now: o.now }));
+  routers.push(createAdminRouter({
+    db, sql, auth, logger, timezone: config.BOT_TIMEZONE, scheduler: () => scheduler, now: o.now,
+  }));
   const consoleOn = config.CONSOLE_ENABLED === 'true' || (config.CONSOLE_ENABLED === 'auto' && !chatworkOn && !discordOn);
   if (consoleOn) {
     const sender = new ConsoleSender();
     register(sender);
     routers.push(createConsoleRouter({
       db, intake, sender, defaultOrgId, allowRemote: config.CONSOLE_ALLOW_REMOTE,
-        allowedHosts: config.CONSOLE_ALLOWED_HOSTS, auth, logger,
+      allowedHosts: config.CONSOLE_ALLOWED_HOSTS, auth, logger,
       setupNotice: () => (llm ? null : personaMessage(prompts, 'console.no_llm', 'ja')),
     }));
   }
@@ -308,12 +394,14 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   pool = new WorkerPool({
     queue, concurrency: config.WORKER_CONCURRENCY, logger, pollMs: o.workerPollMs, claimTtlMs: config.WORK_CLAIM_TTL_MS,
     handlers: {
-      user_request: (item) => runner.handleUserRequest(item), notification: (item) => notices.handle(item),
-      work: async (item) => { await critic?.handle(item); },
+      user_request: (item) => runner.handleUserRequest(item),
+      notification: (item) => notices.handle(item),
+      ...(critic ? { work: (item: ClaimedItem) => critic.handle(item) } : {}),
     },
     describeError: (err) => {
       const app = asAppError(err);
-      return { text: safeRedactText(`${app.code}: ${app.message}`) ?? app.code, retryable: (err as { retryable?: boolean }).retryable !== false };
+      const retryable = err instanceof ClaimLostError ? err.retryable : app.retryable;
+      return { text: safeRedactText(`${app.code}: ${app.message}`) ?? app.code, retryable };
     },
     onDatabaseDown: (error) => alerts.databaseDown(error),
     onDatabaseUp: () => alerts.databaseUp(),
@@ -351,12 +439,12 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   await alerts.start();
   const monitor = new AlertMonitor({
     sql, alerts, logger, timezone: config.BOT_TIMEZONE, windowMs: alertWindowMs,
-      intervalMs: config.ALERT_CHECK_SECONDS * 1000, now: o.now,
+    intervalMs: config.ALERT_CHECK_SECONDS * 1000, now: o.now,
     thresholds: {
       llmP95Seconds: config.ALERT_LLM_P95_SECONDS, toolErrorRate: config.ALERT_TOOL_ERROR_RATE,
-        confirmationRate: config.ALERT_CONFIRMATION_RATE,
-      blockRate: config.ALERT_BLOCK_RATE, dailyCostUsd: config.ALERT_DAILY_COST_USD,
-        evalMinutes: config.ALERT_EVAL_MINUTES, minSamples: config.ALERT_MIN_SAMPLES,
+      confirmationRate: config.ALERT_CONFIRMATION_RATE, blockRate: config.ALERT_BLOCK_RATE,
+      dailyCostUsd: config.ALERT_DAILY_COST_USD, evalMinutes: config.ALERT_EVAL_MINUTES,
+      minSamples: config.ALERT_MIN_SAMPLES,
     },
   });
   if (o.alertMonitor ?? config.NODE_ENV !== 'test') monitor.start();
@@ -378,6 +466,8 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     await pgPool.end().catch(() => undefined);
     if (embedded) await embedded.stop();
   })());
-  return { config, db, logger, metrics, queue, pool, intake, server, port, databaseUrl, startupMs, scheduler, alerts,
-    monitor, stop };
+  return {
+    config, db, logger, metrics, queue, pool, intake, server, port, databaseUrl, startupMs, scheduler, alerts, monitor,
+    stop,
+  };
 }

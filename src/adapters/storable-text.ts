@@ -6,6 +6,6 @@
  */
 export function storableText(s: string): string {
   return s
-    .replace(/\u0000/g, '')
+    .replaceAll('\u0000', '')
     .replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
 }

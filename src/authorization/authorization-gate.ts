@@ -1,6 +1,6 @@
-import type { ToolProposal } from '../brain/types';
+import type { ToolProposal } from '../core/proposal';
 import type { Db } from '../db/prisma';
-import type { ToolMeta } from '../tools/types';
+import type { ToolMeta } from '../core/tool-meta';
 import { isPublicRoom, loadActor, type Actor, type LoadActorInput } from './actor';
 import { allow, deny, type AuthDecision } from './decision';
 import { loadDirectory, withReferencedTasks, type Directory } from './directory';
@@ -91,17 +91,19 @@ export interface AuthorizeWithLookupInput extends LoadActorInput {
 }
 
 /**
- * Loads the actor and the directory from the database and runs {@link authorize}. Any exception
+ * Loads the actor and the directory from the database and runs {@link authorize} (the decision names the
+ * actor it was made for). Any exception
  * (database down, bad data) yields DENIED `Z_LOOKUP_ERROR` (fail-closed, R-Z2).
  */
 export async function authorizeWithLookup(
   db: Pick<Db, 'platformAccount' | 'room' | 'department' | 'member' | 'task'>,
   input: AuthorizeWithLookupInput,
-): Promise<AuthDecision> {
+): Promise<AuthDecision & { actor: Actor | null }> {
   try {
     const [actor, base] = await Promise.all([loadActor(db, input), loadDirectory(db, input.orgId)]);
     const directory = await directoryFor(db, input.orgId, base, input.tool, input.proposal);
-    return authorize({ actor, tool: input.tool, proposal: input.proposal, directory, topSecret: input.topSecret });
+    const decision = authorize({ actor, tool: input.tool, proposal: input.proposal, directory, topSecret: input.topSecret });
+    return { ...decision, actor };
   } catch (err) {
     try {
       input.onError?.(err);
@@ -109,7 +111,7 @@ export async function authorizeWithLookup(
       // a failing logger must not turn a denial into anything else
     }
     const name = err instanceof Error ? err.name : typeof err;
-    return deny('Z_LOOKUP_ERROR', `authorization lookup failed (${name}); denied fail-closed`);
+    return { ...deny('Z_LOOKUP_ERROR', `authorization lookup failed (${name}); denied fail-closed`), actor: null };
   }
 }
 

@@ -11,7 +11,7 @@ export {
   loadDirectory, matchMembers, normaliseName, plainName, resolveMemberRef, withReferencedTasks,
   type Directory, type DirectoryMember,
 } from './directory';
-export { SCOPE_DENIED_MESSAGE_JA, type AuthDecision, type AuthReasonCode } from './decision';
+export type { AuthDecision, AuthReasonCode } from './decision';
 export { checkedParams, isPersonRole, referencedTaskIds, type CheckedParam, type CheckedRole } from './targets';
 export {
   PERSON_SCOPE_TABLE, ORGANISATION_WIDE, personScopeMarkdown, type PersonRole, type Relation, type Outcome,

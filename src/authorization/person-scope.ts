@@ -6,9 +6,9 @@
  * covered without editing the gate.
  */
 
-/** What a parameter that names a person does with that person. */
-export type PersonRole =
-  | 'target_user' | 'assignee' | 'reminder_target' | 'memory_subject' | 'task' | 'recipients' | 'person';
+import type { PersonRole } from '../core/tool-meta';
+
+export type { PersonRole };
 
 /** Every person role, in table order. */
 export const PERSON_ROLES: readonly PersonRole[] = [

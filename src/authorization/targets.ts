@@ -1,4 +1,4 @@
-import type { ToolMeta } from '../tools/types';
+import type { ToolMeta } from '../core/tool-meta';
 import type { Actor } from './actor';
 import { confirmBy, deny, type AuthDecision, type DenyReasonCode } from './decision';
 import { resolveMemberRef, type Directory, type DirectoryMember } from './directory';

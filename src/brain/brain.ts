@@ -3,20 +3,15 @@ import { AppError } from '../errors/app-error';
 import type { TurnContext } from '../context/types';
 import type { LlmClient, LlmResponse } from './llm-client';
 import { parseModelOutput } from './output';
-import { costUsd, type TokenUsage } from './pricing';
-import { fill, type PromptSet } from './prompts';
+import { costUsd } from './pricing';
+import { type PromptSet } from './prompts';
+import { fill } from '../core/messages';
 import { buildRequest } from './request';
-import type { BrainOutput } from './types';
+import type { Continuation } from './continuation';
+import type { ToolSpec } from './tool-definitions';
+import type { BrainOutput } from '../core/proposal';
+import type { LlmCallRecord } from '../core/llm-usage';
 
-/** One LLM call, for usage and cost records (R-B4). */
-export interface LlmCallRecord {
-  model: string;
-  purpose: string;
-  usage: TokenUsage;
-  costUsd: number;
-  durationMs: number;
-  requestId?: string;
-}
 
 export interface BrainDecision {
   output: BrainOutput;
@@ -49,9 +44,10 @@ export interface BrainOptions {
 
 export interface DecideInput {
   ctx: TurnContext;
-  tools: Anthropic.Messages.Tool[];
+  /** Capabilities offered to this sender (already filtered by level). */
+  tools: readonly ToolSpec[];
   /** Previous steps of this turn (assistant tool calls and their results). */
-  continuation?: Anthropic.Messages.MessageParam[];
+  continuation?: Continuation;
   purpose?: string;
 }
 
@@ -69,7 +65,7 @@ export class Brain {
     const choice = await this.opts.models.select();
     if ('refuse' in choice) throw new BrainFailure(new AppError('LLM_COST_LIMIT', 'daily LLM cost limit reached'), calls, retries);
     const model = choice.model;
-    let continuation = [...(input.continuation ?? [])];
+    let continuation: Anthropic.Messages.MessageParam[] = [...(input.continuation ?? [])];
     let maxTokens = this.opts.maxTokens;
     let guidedRetryUsed = false;
     let maxTokensRetryUsed = false;

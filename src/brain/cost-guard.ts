@@ -1,5 +1,5 @@
 import type { Db } from '../db/prisma';
-import { localDate } from '../guardian/zoned-time';
+import { localDate } from '../core/zoned-time';
 import type { Logger } from '../observability/logger';
 import type { ModelSelector } from './brain';
 

@@ -1,6 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { AppError } from '../errors/app-error';
-import type { TokenUsage } from './pricing';
+import type { TokenUsage } from '../core/llm-usage';
 
 /** The request the brain sends (Anthropic Messages API shape; no sampling parameters, API 2026-10-21). */
 export interface LlmRequest {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type Anthropic from '@anthropic-ai/sdk';
-import type { BrainOutput, ParameterSource, ToolProposal } from './types';
+import type { BrainOutput, ParameterSource, ToolProposal } from '../core/proposal';
 
 /** Names of the meta-tools that shape an answer without doing anything. */
 export const REPLY_TOOL = 'reply';
@@ -45,7 +45,8 @@ export function metaTools(): Anthropic.Messages.Tool[] {
     },
     {
       name: CLARIFY_TOOL,
-      description: 'Ask one short question when something essential is ambiguous or missing (which person, date, task). Give the candidates as options.',
+      description: 'Ask one short question when something essential is ambiguous or missing (which person, date, task). '
+        + 'Give the candidates as options.',
       strict: true,
       input_schema: obj({
         reasoning: obj({

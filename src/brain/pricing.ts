@@ -1,3 +1,5 @@
+import type { TokenUsage } from '../core/llm-usage';
+
 /** USD per million tokens (PLATFORMS.md C9). Unknown models are priced as the most expensive known one. */
 interface Price { input: number; output: number; cacheWrite5m: number; cacheRead: number }
 
@@ -12,12 +14,6 @@ const PRICES: Record<string, Price> = {
 };
 const FALLBACK: Price = PRICES['claude-fable-5-1']!;
 
-export interface TokenUsage {
-  inputTokens: number;
-  outputTokens: number;
-  cacheWriteTokens: number;
-  cacheReadTokens: number;
-}
 
 export function costUsd(model: string, u: TokenUsage): number {
   const p = PRICES[model] ?? FALLBACK;

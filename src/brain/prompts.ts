@@ -1,14 +1,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import type { PersonaMessages } from '../core/messages';
+
 
 /** Prompt texts loaded once at start from prompts/ (R-F2): persona, rules, retry guidance, persona messages. */
-export interface PromptSet {
+export interface PromptSet extends PersonaMessages {
   persona: string;
   rules: string;
   /** Rules for a public audience (public rooms, strangers): no organisation data (issue 8). */
   publicRules: string;
   guidance: Record<string, string>;
-  messages: Record<'ja' | 'en', Record<string, string>>;
   personaName: 'soul' | 'polite';
 }
 
@@ -41,15 +42,4 @@ export function loadPrompts(persona: 'soul' | 'polite', dir = PROMPTS_DIR): Prom
     messages: JSON.parse(read(`messages.${persona}.json`)) as PromptSet['messages'],
     personaName: persona,
   };
-}
-
-/** Fills `{{name}}` placeholders. */
-export function fill(template: string, vars: Record<string, string | number | undefined> = {}): string {
-  return template.replace(/\{\{(\w+)\}\}/g, (_, k: string) => String(vars[k] ?? ''));
-}
-
-/** A persona message by key and language (falls back to Japanese, then to the key's INTERNAL message). */
-export function personaMessage(p: PromptSet, key: string, lang: 'ja' | 'en', vars?: Record<string, string | number | undefined>): string {
-  const t = p.messages[lang]?.[key] ?? p.messages.ja[key] ?? p.messages[lang]?.['error.INTERNAL'] ?? p.messages.ja['error.INTERNAL'] ?? '';
-  return fill(t, vars);
 }

@@ -3,6 +3,8 @@ import { neutralise, quoted } from '../context/quote';
 import type { TurnContext } from '../context/types';
 import type { LlmRequest } from './llm-client';
 import { metaTools } from './output';
+import { anthropicTool, type ToolSpec } from './tool-definitions';
+import type { Continuation } from './continuation';
 import type { PromptSet } from './prompts';
 
 const EPHEMERAL = { type: 'ephemeral' } as const;
@@ -83,11 +85,11 @@ export interface BuildRequestInput {
   prompts: PromptSet;
   ctx: TurnContext;
   /** Capability tools offered to this sender (already filtered by level), any order. */
-  tools: Anthropic.Messages.Tool[];
+  tools: readonly ToolSpec[];
   model: string;
   maxTokens: number;
   /** Extra turns after the current message (tool results, retry guidance). */
-  continuation?: Anthropic.Messages.MessageParam[];
+  continuation?: Continuation;
 }
 
 /**
@@ -96,7 +98,7 @@ export interface BuildRequestInput {
  * auto` (forced tool use is rejected by current models); no temperature/top_p/top_k.
  */
 export function buildRequest(input: BuildRequestInput): LlmRequest {
-  const tools = [...input.tools].sort((a, b) => a.name.localeCompare(b.name)).concat(metaTools());
+  const tools = input.tools.map(anthropicTool).sort((a, b) => a.name.localeCompare(b.name)).concat(metaTools());
   const lastTool = tools.length - 1;
   const withBreakpoint = tools.map((t, i) => (i === lastTool ? { ...t, cache_control: EPHEMERAL } : t));
   return {

@@ -1,5 +1,5 @@
 import type { InboundMessage } from '../adapters/types';
-import { detectLanguage } from '../brain/language';
+import { detectLanguage } from '../core/language';
 import type { Db } from '../db/prisma';
 import { sqlRunner, type Sql } from '../db/sql';
 import { standardParams, type SqlContextSource } from './sql-source';
@@ -138,7 +138,8 @@ export class ContextBuilder {
     if (folded) {
       try {
         const cols = sources.map((src, i) => `${src.query!} AS s${i}`);
-        const rows = await this.sql<Record<string, unknown>>(`SELECT ${ALL_PARAMS}, ${HISTORY_SQL} AS history, ${SUMMARY_SQL} AS summary${cols.length ? ', ' : ''}${cols.join(', ')}`, standardParams(msg, sender));
+        const select = [`${ALL_PARAMS}, ${HISTORY_SQL} AS history, ${SUMMARY_SQL} AS summary`, ...cols].join(', ');
+        const rows = await this.sql<Record<string, unknown>>(`SELECT ${select}`, standardParams(msg, sender));
         const row = rows[0]!;
         const sections = sources.map((src, i) => render(src, row[`s${i}`])).filter((x): x is ContextSection => x !== null);
         return { history: toHistory(row.history as HistoryRow[]), summary: (row.summary as string | null) ?? null, sections };
@@ -167,7 +168,8 @@ const HISTORY_SQL = `(SELECT coalesce(json_agg(h ORDER BY h.id), '[]') FROM (
     SELECT id, role, text, "sentAt" FROM conversation_messages
     WHERE platform = $3 AND "roomId" = $4 AND "accountId" = $5 AND NOT (role = 'user' AND "platformMessageId" = $6)
     ORDER BY id DESC LIMIT 10) h)`;
-const SUMMARY_SQL = `(SELECT summary FROM conversation_summaries WHERE platform = $3 AND "roomId" = $4 AND "accountId" = $5)`;
+const SUMMARY_SQL = `(SELECT summary FROM conversation_summaries
+  WHERE platform = $3 AND "roomId" = $4 AND "accountId" = $5)`;
 /** Names every standard parameter once (Postgres needs a type for each parameter a statement receives). */
 const ALL_PARAMS = '$1::text AS p_org, $2::text AS p_member';
 

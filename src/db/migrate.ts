@@ -35,7 +35,8 @@ export async function applyMigrations(databaseUrl: string, dir = MIGRATIONS_DIR)
       "started_at" TIMESTAMPTZ NOT NULL DEFAULT now(),
       "applied_steps_count" INTEGER NOT NULL DEFAULT 0)`);
     const done = await client.query<{ migration_name: string; checksum: string }>(
-      `SELECT migration_name, checksum FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`,
+      `SELECT migration_name, checksum FROM "_prisma_migrations"
+       WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`,
     );
     const doneByName = new Map(done.rows.map((r) => [r.migration_name, r.checksum]));
     const applied: string[] = [];
@@ -54,7 +55,8 @@ export async function applyMigrations(databaseUrl: string, dir = MIGRATIONS_DIR)
       try {
         await client.query(sql);
         await client.query(
-          `INSERT INTO "_prisma_migrations" (id, checksum, finished_at, migration_name, applied_steps_count) VALUES ($1, $2, now(), $3, 1)`,
+          `INSERT INTO "_prisma_migrations" (id, checksum, finished_at, migration_name, applied_steps_count)
+           VALUES ($1, $2, now(), $3, 1)`,
           [id, checksum, name],
         );
         await client.query('COMMIT');

@@ -13,3 +13,23 @@ export function sqlRunner(db: Db, pool?: Pool): Sql {
   if (pool) return async <T>(text: string, params: unknown[] = []) => (await pool.query(text, params)).rows as T[];
   return <T>(text: string, params: unknown[] = []) => db.$queryRawUnsafe<T[]>(text, ...params);
 }
+
+/**
+ * Numbered parameters of one composed statement: each fragment adds its values and writes the
+ * placeholders it got (`$1`, `$2` …), so fragments from different owners combine into one statement.
+ */
+export class SqlParams {
+  readonly values: unknown[] = [];
+
+  /** The placeholder of a new parameter with value `v`. */
+  add(v: unknown): string {
+    this.values.push(v);
+    return `$${this.values.length}`;
+  }
+}
+
+/** Text without NUL characters (PostgreSQL text and jsonb cannot hold them). */
+export function pgText(s: string): string {
+  // eslint-disable-next-line no-control-regex -- NUL is exactly what must go
+  return s.replace(/\u0000/g, '');
+}

@@ -48,10 +48,13 @@ export class AppError extends Error {
    * 5xx answer to a POST): it must not simply be sent again; reconcile first.
    */
   readonly uncertain: boolean;
+  /** False when another attempt cannot help (the work queue then fails the item at once). */
+  readonly retryable: boolean;
   override readonly cause?: unknown;
 
   constructor(
-    code: ErrorCode, message: string, opts: { cause?: unknown; retryAfterMs?: number; uncertain?: boolean } = {},
+    code: ErrorCode, message: string,
+    opts: { cause?: unknown; retryAfterMs?: number; uncertain?: boolean; retryable?: boolean } = {},
   ) {
     super(message);
     this.name = 'AppError';
@@ -59,14 +62,13 @@ export class AppError extends Error {
     this.errorId = newErrorId();
     this.retryAfterMs = opts.retryAfterMs;
     this.uncertain = opts.uncertain === true;
+    this.retryable = opts.retryable !== false;
     this.cause = opts.cause;
   }
 
-  get category(): ErrorCategory { return ERROR_CODES[this.code].category; }
-  get severity(): ErrorSeverity { return ERROR_CODES[this.code].severity; }
-  get recoverable(): boolean { return ERROR_CODES[this.code].recoverable; }
-  get fallback(): ErrorFallback { return ERROR_CODES[this.code].fallback; }
-  get layer(): string { return ERROR_CODES[this.code].layer; }
+  get category(): ErrorCategory {
+    return ERROR_CODES[this.code].category;
+  }
 }
 
 /** Wraps anything thrown into an AppError at a pipeline boundary. */

@@ -2,7 +2,7 @@
  * Output checks: the final text the bot will post (SPEC §3.5 priority 2, "reply text only after
  * Guardian output checks") and the constitution check for text / clarification brain outputs.
  */
-import type { Confidence, Reasoning } from '../brain/types';
+import type { Confidence, Reasoning } from '../core/proposal';
 import type { GuardianConfig } from './config';
 import { runRules, verdictFromHit, type Rule } from './engine';
 import { CONSTITUTION_RULES } from './rules-core';

@@ -3,8 +3,8 @@
  * call; this pure function decides ALLOW / CONFIRM / BLOCK / MODIFY from rule tables, the tool's own
  * declaration and the organisation's configuration. Deterministic: the clock is an input.
  */
-import type { Confidence, Reasoning, ToolProposal } from '../brain/types';
-import type { ToolMeta } from '../tools/types';
+import type { Confidence, Reasoning, ToolProposal } from '../core/proposal';
+import type { ToolMeta } from '../core/tool-meta';
 import type { GuardianConfig, GuardianPolicy } from './config';
 import { runRules, verdictFromHit, type Rule } from './engine';
 import { normaliseParameters, type Normalisation } from './normalise-params';
@@ -15,7 +15,7 @@ import {
 import { APPROVAL_MODE_RULES, CONSISTENCY_RULES, PARAMETER_RULES } from './rules-params';
 import { collectStrings } from './text-scan';
 import type { GuardianVerdict, RuleTrace } from './verdict';
-import { localDate } from './zoned-time';
+import { localDate } from '../core/zoned-time';
 
 /** Facts about the turn the rules may use. */
 export interface GuardianTurnContext {

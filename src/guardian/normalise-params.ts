@@ -3,10 +3,10 @@
  * trimming, sender aliases (「自分」 → the asker's member id) and relative dates (「明日」 → 2026-11-23).
  * Never mutates its input.
  */
-import type { ToolMeta } from '../tools/types';
+import type { ToolMeta } from '../core/tool-meta';
 import { isSenderAlias, paramsWithRole, parseAmount, personParams } from './param-values';
 import { resolveDate } from './resolve-date';
-import { formatZonedDateTime, parseYMD } from './zoned-time';
+import { formatZonedDateTime, parseYMD } from '../core/zoned-time';
 
 /** Outcome of {@link normaliseParameters}. */
 export interface Normalisation {

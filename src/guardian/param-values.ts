@@ -2,7 +2,7 @@
  * Reading role-tagged parameter values (amounts, recipient lists, deletion ids, sender aliases) the
  * way the rule tiers need them. Pure; never throws.
  */
-import type { ParamRole, ToolMeta } from '../tools/types';
+import type { ParamRole, ToolMeta } from '../core/tool-meta';
 
 /** Words meaning "everyone" in a recipients value. */
 export const ALL_RECIPIENT_WORDS: readonly string[] = ['all', '全員', 'everyone', 'みんな', '皆', '皆さん', 'toall', '@all', '@everyone'];

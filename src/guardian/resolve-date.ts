@@ -5,7 +5,7 @@
  */
 import {
   addDays, daysInMonth, formatYMD, isValidYMD, weekdayOf, zonedParts, type YMD,
-} from './zoned-time';
+} from '../core/zoned-time';
 
 /** Result of {@link resolveDate}: a `YYYY-MM-DD` date and optional `HH:mm`, or failure. */
 export type ResolvedDate = { ok: true; date: string; time?: string } | { ok: false };

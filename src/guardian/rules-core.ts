@@ -2,8 +2,8 @@
  * Rule tables for priorities 0–5: tool existence, constitution, security, dangerous operations,
  * organisation policies and confidence (SPEC §3.5; seed 003 §4.7, §5.3.3b).
  */
-import { reasoningText, type Confidence, type Reasoning, type ToolProposal } from '../brain/types';
-import type { ToolMeta } from '../tools/types';
+import { reasoningText, type Confidence, type Reasoning, type ToolProposal } from '../core/proposal';
+import type { ToolMeta } from '../core/tool-meta';
 import { PERMISSION_CLAIM_PATTERNS, type GuardianConfig, type GuardianPolicy } from './config';
 import type { Rule, RuleHit } from './engine';
 import type { Normalisation } from './normalise-params';

@@ -2,11 +2,11 @@
  * Rule tables for priorities 6–8: parameters by role (amount, recipients, deletion), consistency
  * (unfixable values, date range, fixes) and the strict approval mode (SPEC §3.5, R-G2).
  */
-import { hasEffects } from '../tools/types';
+import { hasEffects } from '../core/tool-meta';
 import type { Rule, RuleHit } from './engine';
 import { countDeletions, countRecipients, groupDigits, paramsWithRole, parseAmount, type RecipientCount } from './param-values';
 import type { ProposalRuleContext } from './rules-core';
-import { daysBetween, parseYMD } from './zoned-time';
+import { daysBetween, parseYMD } from '../core/zoned-time';
 
 /** Thresholds of priority 6–7 (yen, people, days). */
 export const PARAM_LIMITS = {

@@ -23,7 +23,7 @@ export interface RuleTrace {
 /** The Guardian's decision on one proposal. */
 export interface GuardianVerdict {
   action: GuardianAction;
-  reasonCode: string;
+  reasonCode: ReasonCode;
   /** Only for CONFIRM: `double` asks twice (high risk, very high amount, everyone). */
   confirmationType?: 'single' | 'double';
   /** English, internal (logs and audit). Never shown to users. */

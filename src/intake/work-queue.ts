@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
 import type { Db } from '../db/prisma';
-import { sqlRunner, type Sql } from '../db/sql';
+import { SqlParams, sqlRunner, type Sql } from '../db/sql';
 
 /** Kinds of work (R-Q1). */
 export type WorkType = 'user_request' | 'work' | 'notification';
@@ -27,13 +27,47 @@ export interface ClaimedItem {
   /** Proof of ownership: only the current claimant may finish the item. */
   claimToken: string;
   dedupeKey: string;
-  /** Set when the handler completed the item inside its own final write. */
-  completed?: boolean;
   /**
    * Set when a heartbeat found the claim gone (it expired and another worker may have taken the item):
    * the worker must stop before any further effect.
    */
   claimLost?: boolean;
+}
+
+/** The claim condition of statements by the worker holding an item ($1 its id, $2 its claim token). */
+const HELD = `id = $1::bigint AND "claimedBy" = $2 AND state = 'running'`;
+
+/** What a handler reports: `completed` when it completed the item inside its own final statement. */
+export interface WorkOutcome {
+  completed: boolean;
+}
+
+/**
+ * CTE `name`: marks the item done if this worker still holds its claim (RETURNING 1 when it did). The
+ * turn's last statement includes it, so the turn's writes and the item's completion are one statement.
+ */
+export function completeCte(p: SqlParams, name: string, item: Pick<ClaimedItem, 'id' | 'claimToken'>): string {
+  return `${name} AS (UPDATE work_items
+    SET state = 'done', "finishedAt" = now(), "updatedAt" = now(), "claimExpiresAt" = NULL
+    WHERE id = ${p.add(item.id.toString())}::bigint AND "claimedBy" = ${p.add(item.claimToken)} AND state = 'running'
+    RETURNING 1)`;
+}
+
+/**
+ * CTE `name`: enqueues the rows of `select` (columns type, payload, "orderingKey", "dedupeKey",
+ * "maxAttempts" and, with `runAt`, "runAt", in that order); a dedupe key that exists is skipped.
+ * RETURNING 1 per item enqueued.
+ */
+export function enqueueSelectCte(name: string, select: string, opts: { runAt?: boolean } = {}): string {
+  const runAt = opts.runAt ? ', "runAt"' : '';
+  return `${name} AS (INSERT INTO work_items (type, payload, "orderingKey", "dedupeKey", "maxAttempts"${runAt})
+    ${select} ON CONFLICT ("dedupeKey") DO NOTHING RETURNING 1)`;
+}
+
+/** Deletes finished (done or failed) items last touched before `before` (retention); unfinished work stays. */
+export async function purgeFinishedWork(db: Db, before: Date): Promise<number> {
+  const { count } = await db.workItem.deleteMany({ where: { state: { in: ['done', 'failed'] }, updatedAt: { lt: before } } });
+  return count;
 }
 
 /** The outbox key of the reply to a user request (one reply per inbound message). */
@@ -42,9 +76,14 @@ export function replyKeyOf(item: Pick<ClaimedItem, 'dedupeKey'>): string {
 }
 
 /** The error a worker stops with when it no longer holds its item (nothing more is done or posted). */
-export function claimLostError(): Error {
-  const err = new Error('work item claim lost: another worker owns it now');
-  return Object.assign(err, { name: 'ClaimLostError', retryable: false });
+export class ClaimLostError extends Error {
+  /** Never retried by this worker: another worker owns the item now. */
+  readonly retryable = false;
+
+  constructor() {
+    super('work item claim lost: another worker owns it now');
+    this.name = 'ClaimLostError';
+  }
 }
 
 export interface WorkQueueOptions {
@@ -75,7 +114,7 @@ interface ClaimRow {
 export class WorkQueue {
   private readonly sql: Sql;
 
-  constructor(private readonly db: Db, private readonly opts: WorkQueueOptions) {
+  constructor(db: Db, private readonly opts: WorkQueueOptions) {
     this.sql = sqlRunner(db, opts.pool);
   }
 
@@ -122,11 +161,9 @@ export class WorkQueue {
 
   /** Marks an item done. False when the claim was lost (expired and taken by another worker). */
   async complete(item: ClaimedItem): Promise<boolean> {
-    if (item.completed) return true;
-    const rows = await this.sql(
-      `UPDATE work_items SET state = 'done', "finishedAt" = now(), "updatedAt" = now(), "claimExpiresAt" = NULL
-       WHERE id = $1 AND "claimedBy" = $2 AND state = 'running' RETURNING 1`, [item.id.toString(), item.claimToken]);
-    return rows.length === 1;
+    const p = new SqlParams();
+    const rows = await this.sql<{ n: number }>(`WITH ${completeCte(p, 'w', item)} SELECT count(*)::int AS n FROM w`, p.values);
+    return rows[0]?.n === 1;
   }
 
   /**
@@ -136,23 +173,23 @@ export class WorkQueue {
   async fail(item: ClaimedItem, error: string, opts: { retryable: boolean }): Promise<'queued' | 'failed' | 'lost'> {
     const finalFailure = !opts.retryable || item.attempts >= item.maxAttempts;
     const delay = this.opts.retryDelayMs?.(item.attempts) ?? Math.min(30000, 500 * 2 ** item.attempts);
-    const n = finalFailure
-      ? await this.db.$executeRaw`
-          UPDATE work_items SET state = 'failed', "lastError" = ${error}, "finishedAt" = now(), "updatedAt" = now(), "claimExpiresAt" = NULL
-          WHERE id = ${item.id} AND "claimedBy" = ${item.claimToken} AND state = 'running'`
-      : await this.db.$executeRaw`
-          UPDATE work_items SET state = 'queued', "lastError" = ${error}, "updatedAt" = now(), "claimExpiresAt" = NULL,
-                 "runAt" = now() + (${delay}::int * interval '1 millisecond')
-          WHERE id = ${item.id} AND "claimedBy" = ${item.claimToken} AND state = 'running'`;
-    if (n !== 1) return 'lost';
+    const set = finalFailure
+      ? `state = 'failed', "finishedAt" = now()`
+      : `state = 'queued', "runAt" = now() + ($4::int * interval '1 millisecond')`;
+    const rows = await this.sql(
+      `UPDATE work_items SET ${set}, "lastError" = $3, "updatedAt" = now(), "claimExpiresAt" = NULL
+       WHERE ${HELD} RETURNING 1`,
+      [item.id.toString(), item.claimToken, error, ...(finalFailure ? [] : [delay])]);
+    if (rows.length !== 1) return 'lost';
     return finalFailure ? 'failed' : 'queued';
   }
 
   /** Gives an unfinished item back (graceful shutdown): the attempt does not count. */
   async release(item: ClaimedItem): Promise<void> {
-    await this.db.$executeRaw`
-      UPDATE work_items SET state = 'queued', attempts = GREATEST(attempts - 1, 0), "claimExpiresAt" = NULL, "updatedAt" = now()
-      WHERE id = ${item.id} AND "claimedBy" = ${item.claimToken} AND state = 'running'`;
+    await this.sql(
+      `UPDATE work_items SET state = 'queued', attempts = GREATEST(attempts - 1, 0), "claimExpiresAt" = NULL,
+              "updatedAt" = now()
+       WHERE ${HELD}`, [item.id.toString(), item.claimToken]);
   }
 
   /**
@@ -161,23 +198,24 @@ export class WorkQueue {
    */
   async failAbandoned(): Promise<number> {
     const rows = await this.sql(
-      `UPDATE work_items SET state = 'failed', "lastError" = 'abandoned: the worker stopped on every attempt', "finishedAt" = now(), "updatedAt" = now()
+      `UPDATE work_items SET state = 'failed', "lastError" = 'abandoned: the worker stopped on every attempt',
+              "finishedAt" = now(), "updatedAt" = now()
        WHERE state = 'running' AND "claimExpiresAt" < now() AND attempts > "maxAttempts" RETURNING 1`);
     return rows.length;
   }
 
   /** Extends a claim for long work. */
   async heartbeat(item: ClaimedItem): Promise<boolean> {
-    const n = await this.db.$executeRaw`
-      UPDATE work_items SET "claimExpiresAt" = now() + (${this.opts.claimTtlMs}::int * interval '1 millisecond')
-      WHERE id = ${item.id} AND "claimedBy" = ${item.claimToken} AND state = 'running'`;
-    return n === 1;
+    const rows = await this.sql(
+      `UPDATE work_items SET "claimExpiresAt" = now() + ($3::int * interval '1 millisecond')
+       WHERE ${HELD} RETURNING 1`, [item.id.toString(), item.claimToken, this.opts.claimTtlMs]);
+    return rows.length === 1;
   }
 
   /** Items waiting or running, by state (metrics). */
   async depth(): Promise<Record<string, number>> {
-    const rows = await this.db.$queryRaw<{ state: string; n: bigint }[]>`
-      SELECT state, count(*)::bigint AS n FROM work_items WHERE state IN ('queued', 'running') GROUP BY state`;
-    return Object.fromEntries(rows.map((r) => [r.state, Number(r.n)]));
+    const rows = await this.sql<{ state: string; n: number }>(
+      `SELECT state, count(*)::int AS n FROM work_items WHERE state IN ('queued', 'running') GROUP BY state`);
+    return Object.fromEntries(rows.map((r) => [r.state, r.n]));
   }
 }

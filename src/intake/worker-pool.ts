@@ -1,8 +1,12 @@
+import { AppError } from '../errors/app-error';
 import type { Logger } from '../observability/logger';
-import type { ClaimedItem, WorkQueue, WorkType } from './work-queue';
+import type { ClaimedItem, WorkOutcome, WorkQueue, WorkType } from './work-queue';
 
-/** Runs one claimed item. Throwing = failed attempt; `retryable` on the error decides whether it runs again. */
-export type WorkHandler = (item: ClaimedItem) => Promise<void>;
+/**
+ * Runs one claimed item. Throwing = failed attempt; `retryable` on the error decides whether it runs again.
+ * A handler that completed the item in its own last statement says so; otherwise the pool completes it.
+ */
+export type WorkHandler = (item: ClaimedItem) => Promise<WorkOutcome | void>;
 
 export interface WorkerPoolOptions {
   queue: WorkQueue;
@@ -32,6 +36,8 @@ export class WorkerPool {
   private loops: Promise<void>[] = [];
   private waiters: (() => void)[] = [];
   private readonly inFlight = new Set<ClaimedItem>();
+  /** Items whose handler returned: a heartbeat that finds them gone is not a lost claim. */
+  private readonly finished = new WeakSet<ClaimedItem>();
   private readonly types: WorkType[];
   private lastAlertAt = 0;
   private lastSweepAt = 0;
@@ -140,7 +146,7 @@ export class WorkerPool {
     // any further effect; the outbox checks the claim itself before posting.
     const beat = setInterval(() => {
       void this.opts.queue.heartbeat(item).then((held) => {
-        if (!held && !item.claimLost && !item.completed && this.inFlight.has(item)) {
+        if (!held && !item.claimLost && !this.finished.has(item) && this.inFlight.has(item)) {
           item.claimLost = true;
           const ids = { workItemId: String(item.id), worker };
           this.opts.logger.warn(ids, 'claim lost while running: stopping before any further effect');
@@ -148,9 +154,10 @@ export class WorkerPool {
       }, () => undefined);
     }, Math.max(100, Math.floor(this.opts.claimTtlMs / 3)));
     try {
-      if (!handler) throw Object.assign(new Error(`no handler for ${item.type}`), { retryable: false });
-      await handler(item);
-      const ok = await this.opts.queue.complete(item);
+      if (!handler) throw new AppError('INTERNAL', `no handler for ${item.type}`, { retryable: false });
+      const outcome = await handler(item);
+      this.finished.add(item);
+      const ok = outcome?.completed === true || (await this.opts.queue.complete(item));
       if (!ok) this.opts.logger.warn({ workItemId: String(item.id), worker }, 'claim lost before completion');
     } catch (err) {
       const { text, retryable } = this.opts.describeError(err);

@@ -1,8 +1,9 @@
 import type { ChatSender, Platform } from '../adapters/types';
-import { personaMessage, type PromptSet } from '../brain/prompts';
+import type { PromptSet } from '../brain/prompts';
+import { personaMessage } from '../core/messages';
 import type { Db } from '../db/prisma';
 import type { Sql } from '../db/sql';
-import type { ClaimedItem } from '../intake/work-queue';
+import { enqueueSelectCte, type ClaimedItem } from '../intake/work-queue';
 import type { NoticeDelivery } from '../pipeline/notice-delivery';
 import type { Logger } from './logger';
 import type { Metrics } from './metrics';
@@ -106,14 +107,8 @@ export class AdminAlerts {
   private rooms: AdminRoom[] = [];
   private outageSince: number | null = null;
   private outageAlertedAt = 0;
-  private delivery: NoticeDelivery | null = null;
 
   constructor(private readonly o: AdminAlertsOptions) {}
-
-  /** The writer of alert messages (set at the composition root once it exists). */
-  useDelivery(delivery: NoticeDelivery): void {
-    this.delivery = delivery;
-  }
 
   /**
    * Loads the admin rooms and warns about each one that cannot receive alerts (start-up). ChatWork rooms
@@ -171,8 +166,7 @@ export class AdminAlerts {
          INSERT INTO admin_alerts (kind, "windowKey", severity, facts, "firedBy") VALUES ($1, $2, $3, $4::jsonb, $5)
          ON CONFLICT (kind, "windowKey") DO UPDATE SET repeats = admin_alerts.repeats + 1, "lastSeenAt" = now()
          RETURNING id, (xmax = 0) AS inserted),
-       ins AS (
-         INSERT INTO work_items (type, payload, "orderingKey", "dedupeKey", "maxAttempts")
+       ${enqueueSelectCte('ins', `
          SELECT 'notification',
                 jsonb_build_object('kind', 'admin_alert', 'alertId', a.id::text, 'platform', r.platform, 'roomId',
                   r."externalId", 'orgId', r."orgId"),
@@ -180,8 +174,7 @@ export class AdminAlerts {
                   || ':' || r."externalId", 5
          FROM a JOIN rooms r ON r."adminAlerts" AND r.platform = ANY($6::text[]) AND ($7::text IS NULL
            OR r."orgId" = $7)
-         WHERE a.inserted
-         ON CONFLICT ("dedupeKey") DO NOTHING RETURNING 1)
+         WHERE a.inserted`)}
        SELECT a.id::text AS id, a.inserted, (SELECT count(*) FROM ins)::int AS rooms FROM a`,
       [
         a.kind,
@@ -238,12 +231,21 @@ export class AdminAlerts {
       facts: { since: new Date(since).toISOString(), downMinutes },
     }).catch((err: Error) => this.o.logger.warn({ err: err.name }, 'recovery alert failed'));
   }
+}
 
-  /** Notification handler for `admin_alert` items: the brain writes the alert for the admin room. */
+/**
+ * The `admin_alert` notification kind: the brain writes a stored alert for one admin room
+ * (NoticeDelivery: persona, Guardian, once per room).
+ */
+export class AdminAlertNotices {
+  constructor(
+    private readonly o: { db: Db; prompts: PromptSet; delivery: NoticeDelivery; windowMs: number },
+  ) {}
+
   async handle(item: ClaimedItem): Promise<void> {
     const p = item.payload as { alertId: string; platform: Platform; roomId: string; orgId: string };
     const alert = await this.o.db.adminAlert.findUnique({ where: { id: BigInt(p.alertId) } });
-    if (!alert || !this.delivery) return;
+    if (!alert) return;
     const facts = {
       title: '通知の内容: 管理者アラート',
       lines: alertLines(
@@ -252,7 +254,7 @@ export class AdminAlerts {
         this.o.windowMs / 60000,
       ),
     };
-    await this.delivery.deliver({
+    await this.o.delivery.deliver({
       kind: 'admin_alert',
       orgId: p.orgId,
       platform: p.platform,

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { LlmCallRecord } from '../brain/brain';
-import { Prisma, type Db } from '../db/prisma';
+import type { LlmCallRecord } from '../core/llm-usage';
+import type { Db } from '../db/prisma';
+import { SqlParams, sqlRunner, type Sql } from '../db/sql';
 import type { Metrics } from './metrics';
-import { REDACTION_FAILED, safeRedactText, safeRedactValue } from './redact';
+import { safeRedactText, safeRedactValue } from './redact';
 
 /** Who made the final decision of a turn (seed 001). */
 export type FinalDecider = 'SYSTEM' | 'USER' | 'LLM';
@@ -64,11 +65,16 @@ export interface PreparedTurn {
 }
 
 /**
- * Writes turn records and LLM usage rows in one transaction. Every text and JSON value passes
+ * The single writer of `turn_records` and `llm_usage`: a turn's rows are written in one statement, on
+ * their own ({@link record}) or inside the turn's last statement ({@link turnCtes}). Every text and JSON value passes
  * fail-closed PII redaction first (R-O2): if redaction fails, a placeholder is stored, never raw text.
  */
 export class TurnRecorder {
-  constructor(private readonly db: Db, private readonly metrics?: Metrics) {}
+  private readonly sql: Sql;
+
+  constructor(db: Db, private readonly metrics?: Metrics, sql?: Sql) {
+    this.sql = sql ?? sqlRunner(db);
+  }
 
   /**
    * Redacts and shapes a turn into its rows (plain values; JSON columns as JSON text). Used by
@@ -94,32 +100,30 @@ export class TurnRecorder {
       cacheWriteTokens: sum((c) => c.usage.cacheWriteTokens), cacheReadTokens: sum((c) => c.usage.cacheReadTokens),
       costUsd: sum((c) => c.costUsd).toFixed(6), selfCritique: js(t.selfCritique),
     };
-    const usage = calls.map((c) => ({
-      turnId: id, orgId: t.orgId, model: c.model, purpose: c.purpose,
-      inputTokens: c.usage.inputTokens, outputTokens: c.usage.outputTokens, cacheWriteTokens: c.usage.cacheWriteTokens, cacheReadTokens: c.usage.cacheReadTokens,
-      costUsd: c.costUsd.toFixed(6), durationMs: c.durationMs, requestId: c.requestId ?? null,
-    }));
+    const usage = usageRows({ id, orgId: t.orgId }, calls);
     return { id, row, usage, observe: () => this.observe(t, calls) };
   }
 
-  /** Writes one turn record and its LLM usage rows (the two inserts go out side by side). */
+  /** Writes one turn record and its LLM usage rows in one statement. */
   async record(t: TurnRecordInput): Promise<string> {
-    const p = this.prepare(t);
-    const r = p.row;
-    const j = (v: unknown) => (v === null ? Prisma.JsonNull : (JSON.parse(String(v)) as Prisma.InputJsonValue));
-    const data: Prisma.TurnRecordCreateInput = {
-      ...(r as unknown as Prisma.TurnRecordCreateInput),
-      workItemId: r.workItemId === null ? null : BigInt(String(r.workItemId)),
-      contextSummary: j(r.contextSummary) as Prisma.InputJsonValue, reasoning: j(r.reasoning), confidence: j(r.confidence),
-      proposals: j(r.proposals) as Prisma.InputJsonValue, execution: j(r.execution), selfCritique: j(r.selfCritique),
-      costUsd: new Prisma.Decimal(String(r.costUsd)),
-    };
-    await Promise.all([
-      this.db.turnRecord.create({ data, select: { id: true } }),
-      p.usage.length > 0 ? this.db.llmUsage.createMany({ data: p.usage.map((u) => ({ ...(u as unknown as Prisma.LlmUsageCreateManyInput), costUsd: new Prisma.Decimal(String(u.costUsd)) })) }) : Promise.resolve(),
-    ]);
-    p.observe();
-    return p.id;
+    const prepared = this.prepare(t);
+    const p = new SqlParams();
+    await this.sql(`WITH ${turnCtes(p, prepared).join(',\n')} SELECT 1`, p.values);
+    prepared.observe();
+    return prepared.id;
+  }
+
+  /**
+   * Stores a self-critique verdict with its turn (once: a turn already reviewed keeps its verdict) and the
+   * review call's usage row, in one statement (R-B6). The verdict is redacted like every recorded value.
+   */
+  async recordCritique(turn: { id: string; orgId: string | null }, critique: unknown, call?: LlmCallRecord,
+  ): Promise<void> {
+    const p = new SqlParams();
+    const ctes = [`c AS (UPDATE turn_records SET "selfCritique" = ${p.add(JSON.stringify(safeRedactValue(critique)))}::jsonb
+      WHERE id = ${p.add(turn.id)} AND "selfCritique" IS NULL RETURNING 1)`];
+    if (call) ctes.push(usageCte(p, usageRows(turn, [call])));
+    await this.sql(`WITH ${ctes.join(',\n')} SELECT 1`, p.values);
   }
 
   private observe(t: TurnRecordInput, calls: LlmCallRecord[]): void {
@@ -142,4 +146,43 @@ export class TurnRecorder {
   }
 }
 
-export { REDACTION_FAILED };
+const TURN_JSON = new Set(['contextSummary', 'reasoning', 'confidence', 'proposals', 'execution', 'selfCritique']);
+const USAGE_COLUMNS = '"turnId", "orgId", model, purpose, "inputTokens", "outputTokens", "cacheWriteTokens", '
+  + '"cacheReadTokens", "costUsd", "durationMs", "requestId"';
+const USAGE_TYPES = '"turnId" text, "orgId" text, model text, purpose text, "inputTokens" int, "outputTokens" int, '
+  + '"cacheWriteTokens" int, "cacheReadTokens" int, "costUsd" numeric, "durationMs" int, "requestId" text';
+
+/** CTEs `t` (the turn record) and `u` (its LLM usage rows, when there are any) for a prepared turn. */
+export function turnCtes(p: SqlParams, turn: PreparedTurn): string[] {
+  const cols = Object.keys(turn.row);
+  const cast = (c: string) => (TURN_JSON.has(c) ? '::jsonb' : c === 'workItemId' ? '::bigint' : c === 'costUsd' ? '::numeric' : '');
+  const ctes = [`t AS (INSERT INTO turn_records (${cols.map((c) => `"${c}"`).join(', ')})
+    VALUES (${cols.map((c) => `${p.add(turn.row[c])}${cast(c)}`).join(', ')}) RETURNING 1)`];
+  if (turn.usage.length > 0) ctes.push(usageCte(p, turn.usage));
+  return ctes;
+}
+
+/** CTE `u`: inserts LLM usage rows. */
+function usageCte(p: SqlParams, usage: readonly UsageRow[]): string {
+  return `u AS (INSERT INTO llm_usage (${USAGE_COLUMNS}) SELECT ${USAGE_COLUMNS}
+    FROM jsonb_to_recordset(${p.add(JSON.stringify(usage))}::jsonb) AS x(${USAGE_TYPES}) RETURNING 1)`;
+}
+
+/** The llm_usage rows of a turn's calls. */
+function usageRows(turn: { id: string; orgId: string | null }, calls: readonly LlmCallRecord[]): UsageRow[] {
+  return calls.map((c) => ({
+    turnId: turn.id, orgId: turn.orgId, model: c.model, purpose: c.purpose,
+    inputTokens: c.usage.inputTokens, outputTokens: c.usage.outputTokens, cacheWriteTokens: c.usage.cacheWriteTokens,
+    cacheReadTokens: c.usage.cacheReadTokens, costUsd: c.costUsd.toFixed(6), durationMs: c.durationMs,
+    requestId: c.requestId ?? null,
+  }));
+}
+
+/** Deletes turn records and LLM usage rows older than `before` (retention). */
+export async function purgeTurns(db: Db, before: Date): Promise<{ turnRecords: number; llmUsage: number }> {
+  const [turns, usage] = await Promise.all([
+    db.turnRecord.deleteMany({ where: { createdAt: { lt: before } } }),
+    db.llmUsage.deleteMany({ where: { createdAt: { lt: before } } }),
+  ]);
+  return { turnRecords: turns.count, llmUsage: usage.count };
+}

@@ -13,7 +13,8 @@ export { formatImportSummary, type DirectoryEntity, type EntityCounts, type Impo
 /** A directory that cannot be imported: every problem, and the file when known. */
 export class DirectoryImportError extends Error {
   constructor(readonly errors: string[], readonly fileName?: string) {
-    super(`${fileName ? `Invalid organisation directory file ${fileName}` : 'Invalid organisation directory'}:\n${errors.map((e) => `  - ${e}`).join('\n')}`);
+    const what = fileName ? `Invalid organisation directory file ${fileName}` : 'Invalid organisation directory';
+    super(`${what}:\n${errors.map((e) => `  - ${e}`).join('\n')}`);
     this.name = 'DirectoryImportError';
   }
 }
@@ -79,7 +80,8 @@ async function assertNotOwnedElsewhere(tx: Tx, rows: DirectoryRows): Promise<voi
   });
   for (const a of rows.accounts) {
     const other = accounts.find((o) => o.platform === a.platform && o.accountId === a.accountId);
-    if (other) errors.push(`member "${a.memberId}": ${a.platform} account "${a.accountId}" already belongs to organisation "${other.orgId}"`);
+    const account = `${a.platform} account "${a.accountId}"`;
+    if (other) errors.push(`member "${a.memberId}": ${account} already belongs to organisation "${other.orgId}"`);
   }
   if (errors.length > 0) throw new DirectoryImportError(errors);
 }

@@ -28,7 +28,8 @@ export function formatImportSummary(s: ImportSummary): string {
   const lines = [`Organisation "${s.orgId}": ${s.organization}${s.changed ? '' : ' (no changes)'}`];
   for (const [entity, c] of Object.entries(s.counts)) {
     const removed = entity === 'members' ? 'deactivated' : 'removed';
-    lines.push(`  ${entity.padEnd(17)} ${String(c.total).padStart(4)}  (created ${c.created}, updated ${c.updated}, ${removed} ${c.removed})`);
+    const changes = `created ${c.created}, updated ${c.updated}, ${removed} ${c.removed}`;
+    lines.push(`  ${entity.padEnd(17)} ${String(c.total).padStart(4)}  (${changes})`);
   }
   if (s.inactiveMembers > 0) lines.push(`  inactive members  ${String(s.inactiveMembers).padStart(4)}`);
   return lines.join('\n');

@@ -1,101 +1,124 @@
-import type Anthropic from '@anthropic-ai/sdk';
 import { stripLeadingName } from '../adapters/addressee';
-import type { InboundMessage } from '../adapters/types';
-import { authorize, directoryFor, loadActor, loadDirectory, type Actor } from '../authorization';
+import type { InboundMessage, ReplyOption } from '../adapters/types';
+import { authorizeWithLookup, type Actor, type AuthDecision } from '../authorization';
 import type { Brain } from '../brain/brain';
-import { personaMessage, type PromptSet } from '../brain/prompts';
+import { confirmedActionContinuation } from '../brain/continuation';
+import type { PromptSet } from '../brain/prompts';
+import type { Language } from '../core/language';
+import { personaMessage } from '../core/messages';
 import type { TurnContext } from '../context/types';
 import type { Db } from '../db/prisma';
+import { ClaimLostError, replyKeyOf, type ClaimedItem } from '../intake/work-queue';
 import type { Logger } from '../observability/logger';
 import { classifyAnswer, isUrgent } from '../state/answer-parser';
 import type { BrainStateManager } from '../state/brain-state-manager';
 import type { SessionKey } from '../state/session-key';
-import type { PendingActionView, SessionView } from '../state/types';
-import { claimLostError, replyKeyOf, type ClaimedItem } from '../intake/work-queue';
-import { renderEffect } from '../tools/describe';
+import type { NoDecision, PendingActionView, SessionView } from '../state/types';
 import type { ToolExecutor } from '../tools/executor';
 import type { ToolRegistry } from '../tools/registry';
-import { confirmationOptions, pendingEffect, type ProposalStage } from './proposal-stage';
-import type { TurnOutcome, TurnRunner } from './turn-runner';
+import { confirmationOptions, pendingEffect, reminderText, secondQuestionText } from './confirmation-text';
+import { toolResult, type ProposalStage } from './proposal-stage';
+import type { ToolContexts } from './tool-services';
+import {
+  numberedOptions, type DecisionKind, type GuardianOutcome, type ReasonCode, type TurnDecision,
+} from './turn-decision';
 
 export interface ConfirmationFlowDeps {
   db: Db;
   states: BrainStateManager;
-  brain: Brain;
+  brain: Pick<Brain, 'decide'>;
   registry: ToolRegistry;
   executor: ToolExecutor;
-  stage: ProposalStage;
+  contexts: ToolContexts;
+  /** Writes the report of a confirmed action (the constitution check on the brain's answer). */
+  stage: Pick<ProposalStage, 'answer'>;
   prompts: PromptSet;
   logger: Logger;
   defaultUserLevel: number;
   /** Shadow mode: answers are recorded, nothing approved is executed. */
-  shadowMode?: boolean;
+  shadowMode: boolean;
   /** Names people address the bot by (persona names, platform display names): dropped before classifying. */
-  botNames?: () => readonly string[];
+  botNames: () => readonly string[];
 }
 
 /** What the confirmation layer decided for this message. */
 export type ConfirmationStep =
-  | { kind: 'handled'; outcome: TurnOutcome }
+  | { kind: 'decided'; decision: TurnDecision }
   /** Not an answer: continue the normal turn (with a note to prepend, or extra context for a change). */
   | { kind: 'continue'; prefix?: string; modifying?: PendingActionView };
 
 /** One message that may answer a pending confirmation, with the turn it runs in. */
-interface StepInput {
+export interface AnswerInput {
   msg: InboundMessage;
   session: SessionView;
   ctx: TurnContext;
-  actor: Actor;
-  turnRunner: TurnRunner;
   /** The work item of this turn: its reply asks the next question; its claim guards execution. */
   item: ClaimedItem;
 }
 
+/** The facts of a confirmed action's execution that every decision about it records. */
+type Executed = Pick<TurnDecision, 'guardian' | 'auth' | 'proposals'>;
+
 /**
- * Answers to pending confirmations (R-S1–R-S4, seed 001 HITL): approval executes at most once (atomic
- * pending → approved → executed), after the AuthorizationGate checks again; denial cancels; a late
- * answer gets a note; a change request is re-proposed and confirmed again; an urgent new request
- * cancels; anything else gets a reminder and the pending action stays. An approval counts only for the
- * round whose question it answers: a double click or a second quick 「はい」 sent before the second
- * question was shown is asked again, never counted twice.
+ * Confirmations (R-S1–R-S4, seed 001 HITL). {@link open} stores the pending action of a question that was
+ * composed; {@link answer} reads a message that may answer one: approval executes at most once (atomic
+ * pending → approved → executed), after the AuthorizationGate checks again; denial cancels; a late answer
+ * gets a note; a change request is re-proposed and confirmed again; an urgent new request cancels;
+ * anything else gets a reminder and the pending action stays. An approval counts only for the round
+ * whose question it answers: a double click or a second quick 「はい」 sent before the second question
+ * was shown is asked again, never counted twice.
  */
 export class ConfirmationFlow {
   constructor(private readonly d: ConfirmationFlowDeps) {}
 
-  async step(input: StepInput): Promise<ConfirmationStep> {
-    const { msg, session, ctx, turnRunner } = input;
+  /**
+   * After reply composition: stores the pending action of a confirmation question and adds its buttons.
+   * A question the reply check blocked, or one in shadow mode, can never be approved: nothing is stored.
+   */
+  async open(composed: TurnDecision, lang: Language): Promise<TurnDecision> {
+    if (composed.kind === 'confirm' && 'pendingActionId' in composed.ask) return composed;
+    const ask = composed.kind === 'confirm' && 'by' in composed.ask ? composed.ask : null;
+    if (!ask?.pending) return { ...composed, execution: { status: 'not_executed', reason: 'confirmation required' } };
+    const { key, ...input } = ask.pending;
+    const pending = await this.d.states.createPending(key, { ...input, question: composed.reply.text });
+    return {
+      ...composed,
+      reply: { ...composed.reply, options: confirmationOptions(this.d.prompts, lang, pending.id) },
+      execution: { status: 'pending_confirmation', pendingActionId: pending.id },
+    };
+  }
+
+  async answer(input: AnswerInput): Promise<ConfirmationStep> {
+    const { msg, session, ctx } = input;
     const lang = ctx.language;
-    const p = this.d.prompts;
     // Only the deterministic classification reads the message without its addressee ("[To:9999]Hishoさん\n").
-    const answer = classifyAnswer(stripLeadingName(msg.answerText ?? msg.text, this.d.botNames?.() ?? []));
+    const answer = classifyAnswer(stripLeadingName(msg.answerText ?? msg.text, this.d.botNames()));
     const key: SessionKey = { platform: msg.platform, roomId: msg.roomId, accountId: msg.senderAccountId };
     const pending = session.pending;
-    const stale = msg.answerTo && (!pending || pending.id !== msg.answerTo);
+    const stale = msg.answerTo !== undefined && (!pending || pending.id !== msg.answerTo);
 
     if (!pending && !stale && answer === 'approve') {
       const recent = await this.recentlyApproved(msg);
       if (recent) {
         // A 「はい」 again (a duplicate, or this turn retried after a crash): report instead of asking the model.
-        if (recent.status === 'approved') return this.execute(input, recent, pendingEffect(recent, lang).summary);
-        return this.handled(turnRunner, ctx, { decision: 'IGNORED', reasonCode: 'S_ALREADY_DECIDED', finalDecider: 'SYSTEM' }, personaMessage(p, 'confirm.already', lang));
+        if (recent.status === 'approved') return this.execute(input, recent);
+        return this.decided('ignored', 'S_ALREADY_DECIDED', 'SYSTEM', this.say('confirm.already', lang));
       }
     }
     if (!pending || stale) {
       if ((session.expiredPending || stale) && (answer === 'approve' || answer === 'deny')) {
-        return this.handled(turnRunner, ctx, { decision: 'EXPIRED', reasonCode: 'S_PENDING_EXPIRED', finalDecider: 'SYSTEM' }, personaMessage(p, 'confirm.expired', lang));
+        return this.decided('expired', 'S_PENDING_EXPIRED', 'SYSTEM', this.say('confirm.expired', lang));
       }
       return { kind: 'continue' };
     }
-    const effect = pendingEffect(pending, lang);
-    const summary = effect.summary;
     if (answer === 'approve') {
-      if (!(await this.answersThisRound(msg, pending))) return this.askAgain(input, pending);
-      return this.approve(input, key, pending, summary);
+      if (!(await this.answersThisRound(msg, pending))) return this.askAgain(ctx, pending);
+      return this.approve(input, key, pending);
     }
     if (answer === 'deny') {
       const r = await this.d.states.deny({ pendingId: pending.id, key });
-      if (r.outcome === 'denied') return this.handled(turnRunner, ctx, { decision: 'CANCELLED', reasonCode: 'S_USER_DENIED', finalDecider: 'USER' }, personaMessage(p, 'confirm.cancelled', lang));
-      return this.noDecision(turnRunner, ctx, r.outcome);
+      if (r.outcome === 'denied') return this.decided('cancelled', 'S_USER_DENIED', 'USER', this.say('confirm.cancelled', lang));
+      return this.noDecision(lang, r.outcome);
     }
     if (answer === 'modify') {
       await this.d.states.cancelPending(key, 'modified by the asker');
@@ -103,19 +126,16 @@ export class ConfirmationFlow {
     }
     if (isUrgent(msg.text)) {
       await this.d.states.cancelPending(key, 'urgent interruption');
-      return { kind: 'continue', prefix: personaMessage(p, 'confirm.urgent_cancelled', lang, { summary }) };
+      const summary = pendingEffect(pending, lang).summary;
+      return { kind: 'continue', prefix: personaMessage(this.d.prompts, 'confirm.urgent_cancelled', lang, { summary }) };
     }
-    return this.remind(input, pending, 'S_PENDING_REMINDER');
+    return this.remind(ctx, pending, 'S_PENDING_REMINDER');
   }
 
   /** The pending question again, with the round's buttons: 「さっきの確認がまだ…」. */
-  private remind(input: StepInput, pending: PendingActionView, reasonCode: string): ConfirmationStep {
-    const { ctx, turnRunner } = input;
-    const lang = ctx.language;
-    const summary = renderEffect(pendingEffect(pending, lang));
-    const text = personaMessage(this.d.prompts, 'confirm.reminder', lang, { summary });
-    return this.handled(turnRunner, ctx, { decision: 'REMINDER', reasonCode, finalDecider: 'SYSTEM' }, text,
-      confirmationOptions(this.d.prompts, lang, pending.id, pending.confirmationsGiven));
+  private remind(ctx: TurnContext, pending: PendingActionView, reasonCode: ReasonCode): ConfirmationStep {
+    const options = confirmationOptions(this.d.prompts, ctx.language, pending.id, pending.confirmationsGiven);
+    return this.decided('reminder', reasonCode, 'SYSTEM', reminderText(this.d.prompts, pending, ctx.language), options);
   }
 
   /**
@@ -130,110 +150,156 @@ export class ConfirmationFlow {
   }
 
   /** An approval sent before this round's question was shown: that question again, nothing counted. */
-  private askAgain(input: StepInput, pending: PendingActionView): ConfirmationStep {
-    if (pending.confirmationsGiven === 0) return this.remind(input, pending, 'S_ANSWER_BEFORE_QUESTION');
-    return this.secondQuestion(input, pending, 'S_ANSWER_BEFORE_QUESTION');
+  private askAgain(ctx: TurnContext, pending: PendingActionView): ConfirmationStep {
+    if (pending.confirmationsGiven === 0) return this.remind(ctx, pending, 'S_ANSWER_BEFORE_QUESTION');
+    return this.secondQuestion(ctx, pending, 'S_ANSWER_BEFORE_QUESTION');
   }
 
   /** 「念のため、もう一度確認するウル」 with the effect restated and the second round's buttons. */
-  private secondQuestion(input: StepInput, pending: PendingActionView, reasonCode: string): ConfirmationStep {
-    const { ctx, turnRunner } = input;
-    const p = this.d.prompts;
+  private secondQuestion(ctx: TurnContext, pending: PendingActionView, reasonCode: ReasonCode): ConfirmationStep {
     const lang = ctx.language;
-    const ja = pending.proposal.guardianNote;
-    const en = pending.proposal.guardianNoteEn;
-    const jaNote = typeof ja === 'string' ? `（${ja}）\n` : '';
-    const note = lang === 'ja' ? jaNote : (typeof en === 'string' ? `(Note: ${en}.)\n` : '');
-    const summary = renderEffect(pendingEffect(pending, lang));
-    const text = personaMessage(p, 'confirm.second', lang, { summary, note });
-    const record = { decision: 'CONFIRM', reasonCode, finalDecider: 'SYSTEM' as const, guardianAction: 'CONFIRM' };
-    return this.handled(turnRunner, ctx, record, text, confirmationOptions(p, lang, pending.id, 1));
+    const decision: TurnDecision = {
+      kind: 'confirm', reasonCode, decider: 'SYSTEM', calls: [],
+      // Only the Guardian asks twice: its verdict when the call was proposed.
+      guardian: guardianVerdictOf(pending),
+      reply: {
+        text: secondQuestionText(this.d.prompts, pending, lang),
+        options: confirmationOptions(this.d.prompts, lang, pending.id, 1),
+      },
+      ask: { pendingActionId: pending.id, round: 1 },
+    };
+    return { kind: 'decided', decision };
   }
 
-  private async approve(
-    input: StepInput, key: SessionKey, pending: PendingActionView, summary: string,
-  ): Promise<ConfirmationStep> {
-    const { ctx, turnRunner } = input;
+  private async approve(input: AnswerInput, key: SessionKey, pending: PendingActionView): Promise<ConfirmationStep> {
     // This turn's reply asks the second question (if one is needed): answers count only once it was delivered.
     const r = await this.d.states.approve({
       pendingId: pending.id, key, expectedConfirmations: pending.confirmationsGiven,
       questionKey: replyKeyOf(input.item),
     });
-    if (r.outcome === 'needs_second') return this.secondQuestion(input, r.action ?? pending, 'S_SECOND_CONFIRMATION');
-    if (r.outcome !== 'approved') return this.noDecision(turnRunner, ctx, r.outcome);
-    return this.execute(input, pending, summary);
+    if (r.outcome === 'needs_second') return this.secondQuestion(input.ctx, r.action ?? pending, 'S_SECOND_CONFIRMATION');
+    if (r.outcome !== 'approved') return this.noDecision(input.ctx.language, r.outcome);
+    return this.execute(input, pending);
   }
 
   /** The session's action approved or executed in the last two minutes (duplicate or retried answers). */
   private async recentlyApproved(msg: InboundMessage): Promise<PendingActionView | null> {
     const row = await this.d.db.pendingAction.findFirst({
-      where: { platform: msg.platform, roomId: msg.roomId, accountId: msg.senderAccountId, status: { in: ['approved', 'executed'] }, decidedAt: { gte: new Date(Date.now() - 120_000) } },
+      where: {
+        platform: msg.platform, roomId: msg.roomId, accountId: msg.senderAccountId,
+        status: { in: ['approved', 'executed'] }, decidedAt: { gte: new Date(Date.now() - 120_000) },
+      },
       orderBy: { decidedAt: 'desc' }, select: { id: true },
     });
     return row ? this.d.states.findPendingById(row.id) : null;
   }
 
   /** Runs an approved action: the gate decides again, the handler runs once, the brain reports. */
-  private async execute(input: StepInput, pending: PendingActionView, summary: string): Promise<ConfirmationStep> {
-    const { ctx, turnRunner, msg, item } = input;
-    const p = this.d.prompts;
+  private async execute(input: AnswerInput, pending: PendingActionView): Promise<ConfirmationStep> {
+    const { ctx, item } = input;
     const lang = ctx.language;
     if (this.d.shadowMode) {
       await this.d.states.markFailed(pending.id, 'shadow mode: not executed');
-      return this.handled(turnRunner, ctx, { decision: 'CANCELLED', reasonCode: 'S_SHADOW_NOT_EXECUTED', finalDecider: 'SYSTEM' }, personaMessage(p, 'confirm.cancelled', lang));
+      return this.decided('cancelled', 'S_SHADOW_NOT_EXECUTED', 'SYSTEM', this.say('confirm.cancelled', lang));
     }
-
-    // Permissions may have changed since the question was asked: the gate decides again, from the database.
+    const summary = pendingEffect(pending, lang).summary;
     const proposal = pending.proposal;
-    const tool = this.d.registry.meta(proposal.toolName);
-    const actor = await loadActor(this.d.db, { orgId: ctx.org.id, platform: msg.platform, roomId: msg.roomId, accountId: msg.senderAccountId, defaultLevel: this.d.defaultUserLevel, fallbackAuthority: msg.roomAuthority })
-      .catch(() => null);
-    const load = async () => directoryFor(this.d.db, ctx.org.id, await loadDirectory(this.d.db, ctx.org.id), tool, proposal);
-    const directory = actor ? await load().catch(() => null) : null;
-    const auth = actor && directory ? authorize({ actor, tool, proposal, directory }) : { result: 'DENIED' as const, reasonCode: 'Z_LOOKUP_ERROR', reason: 'lookup failed' };
-    const record = { guardianAction: 'CONFIRM', guardianReason: pending.reasonCode, authResult: auth.result, authReason: auth.reasonCode, proposals: [{ tool: proposal.toolName, parameters: proposal.parameters, pendingActionId: pending.id }] };
+    const auth = await this.authorizeAgain(input, pending);
+    const { actor } = auth;
+    const facts: Executed = {
+      guardian: guardianVerdictOf(pending),
+      auth: { result: auth.result, reasonCode: auth.reasonCode },
+      proposals: [{ tool: proposal.toolName, parameters: proposal.parameters, pendingActionId: pending.id }],
+    };
     if (auth.result === 'DENIED' || !actor) {
       await this.d.states.markFailed(pending.id, `denied at execution: ${auth.reasonCode}`);
-      return this.handled(turnRunner, ctx, { ...record, decision: 'DENIED', reasonCode: auth.reasonCode, finalDecider: 'SYSTEM' }, personaMessage(p, 'confirm.denied_now', lang));
+      const decision = this.decision('denied', auth.reasonCode, 'SYSTEM', this.say('confirm.denied_now', lang));
+      return { kind: 'decided', decision: { ...decision, ...facts } as TurnDecision };
     }
-    if (item.claimLost) throw claimLostError();
+    if (item.claimLost) throw new ClaimLostError();
     // Keyed by the pending action: a retried turn, or another worker that took the item over, does it once.
-    const toolCtx = this.d.stage.toolContext(ctx, actor, `pending:${pending.id}`, item);
+    const toolCtx = this.d.contexts.forCall(ctx, actor, `pending:${pending.id}`, item);
     const exec = await this.d.executor.run(proposal.toolName, proposal.parameters, toolCtx);
     if (exec.status === 'ok') await this.d.states.markExecuted(pending.id, exec.output);
     else await this.d.states.markFailed(pending.id, exec.status === 'error' ? exec.code : exec.status);
-    const execution = { status: exec.status, ms: exec.ms, ...(exec.status === 'internal_error' ? { errorId: exec.errorId } : {}) };
+    const execution = {
+      status: exec.status, ms: exec.ms, ...(exec.status === 'internal_error' ? { errorId: exec.errorId } : {}),
+    };
     if (exec.status === 'clarify') {
       const question = lang === 'en' && exec.questionEn ? exec.questionEn : exec.question;
-      return this.handled(turnRunner, ctx, { ...record, decision: 'CLARIFY', reasonCode: 'T_CLARIFICATION', finalDecider: 'USER', execution }, question, exec.options.map((label, i) => ({ answer: String(i + 1), label })));
+      const decision = this.decision('clarify', 'T_CLARIFICATION', 'USER', question, numberedOptions(exec.options));
+      return { kind: 'decided', decision: { ...decision, ...facts, execution } as TurnDecision };
     }
+    const ok = exec.status === 'ok';
+    const decided = {
+      ...facts, execution, kind: ok ? 'executed' as const : 'error' as const,
+      reasonCode: ok ? 'S_USER_APPROVED' as const : 'T_TOOL_FAILED' as const, decider: 'USER' as const,
+    };
     // The brain writes the report from the sanitised result (R-C4); a template if it cannot.
-    const toolUse = { type: 'tool_use', id: proposal.id, name: proposal.toolName, input: {
-      reasoning: { intent_understanding: pending.reasoning || 'Confirmed action.', context_used: [], tool_selection_reason: 'Confirmed by the person.', alternatives_considered: [] },
-      confidence: { overall: pending.confidence, intent: pending.confidence, parameters: pending.confidence }, action_summary: summary, parameters: proposal.parameters, parameter_sources: [] } };
-    const continuation: Anthropic.Messages.MessageParam[] = [
-      { role: 'assistant', content: [toolUse as Anthropic.Messages.ToolUseBlockParam] },
-      { role: 'user', content: [this.d.stage.resultBlock(proposal, exec), { type: 'text', text: 'The person confirmed this action; it has now run. Report the result with the reply tool.' }] },
-    ];
-    const base = { ...record, decision: exec.status === 'ok' ? 'EXECUTED' : 'ERROR', reasonCode: exec.status === 'ok' ? 'S_USER_APPROVED' : 'T_TOOL_FAILED', finalDecider: 'USER' as const, execution };
+    const continuation = confirmedActionContinuation({
+      proposal, reasoning: pending.reasoning, confidence: pending.confidence, summary,
+      result: toolResult(proposal, exec),
+      note: 'The person confirmed this action; it has now run. Report the result with the reply tool.',
+    });
     try {
-      const decision = await this.d.brain.decide({ ctx, tools: [], continuation, purpose: 'report_confirmed' });
-      if (decision.output.type !== 'tool_call') return { kind: 'handled', outcome: turnRunner.answerOutput(ctx, decision.output, decision.calls, { ...base, model: decision.model }) };
+      const report = await this.d.brain.decide({ ctx, tools: [], continuation, purpose: 'report_confirmed' });
+      if (report.output.type !== 'tool_call') {
+        const facts = { calls: report.calls, brain: { model: report.model } };
+        return { kind: 'decided', decision: this.d.stage.answer(ctx, report.output, facts, decided) };
+      }
     } catch (err) {
       this.d.logger.warn({ err: (err as Error).name }, 'report of a confirmed action fell back to the template');
     }
-    const text = exec.status === 'ok' ? personaMessage(p, 'confirm.executed', lang, { summary }) : personaMessage(p, 'confirm.failed', lang, { errorId: exec.status === 'internal_error' ? exec.errorId : '-' });
-    return this.handled(turnRunner, ctx, base, text);
+    const errorId = exec.status === 'internal_error' ? exec.errorId : '-';
+    const text = ok
+      ? personaMessage(this.d.prompts, 'confirm.executed', lang, { summary })
+      : personaMessage(this.d.prompts, 'confirm.failed', lang, { errorId });
+    return { kind: 'decided', decision: { ...decided, calls: [], reply: { text } } as TurnDecision };
   }
 
-  private noDecision(turnRunner: TurnRunner, ctx: TurnContext, outcome: string): ConfirmationStep {
-    const lang = ctx.language;
-    if (outcome === 'expired') return this.handled(turnRunner, ctx, { decision: 'EXPIRED', reasonCode: 'S_PENDING_EXPIRED', finalDecider: 'SYSTEM' }, personaMessage(this.d.prompts, 'confirm.expired', lang));
-    if (outcome === 'not_yours') return this.handled(turnRunner, ctx, { decision: 'IGNORED', reasonCode: 'S_NOT_YOURS', finalDecider: 'SYSTEM' }, personaMessage(this.d.prompts, 'confirm.not_yours', lang));
-    return this.handled(turnRunner, ctx, { decision: 'IGNORED', reasonCode: 'S_ALREADY_DECIDED', finalDecider: 'SYSTEM' }, personaMessage(this.d.prompts, 'confirm.already', lang));
+  /** Permissions may have changed since the question was asked: the gate decides again, from the database. */
+  private authorizeAgain(input: AnswerInput, pending: PendingActionView): Promise<AuthDecision & { actor: Actor | null }> {
+    const { ctx, msg } = input;
+    return authorizeWithLookup(this.d.db, {
+      orgId: ctx.org.id, platform: msg.platform, roomId: msg.roomId, accountId: msg.senderAccountId,
+      defaultLevel: this.d.defaultUserLevel, fallbackAuthority: msg.roomAuthority,
+      tool: this.d.registry.meta(pending.proposal.toolName), proposal: pending.proposal,
+      onError: (err) => this.d.logger.warn({ err: (err as Error).name }, 'authorization lookup failed; denied'),
+    });
   }
 
-  private handled(turnRunner: TurnRunner, ctx: TurnContext, record: TurnOutcome['record'], text: string, options?: TurnOutcome['options']): ConfirmationStep {
-    return { kind: 'handled', outcome: turnRunner.finalText(ctx, [], record, text, options) };
+  private noDecision(lang: Language, outcome: NoDecision): ConfirmationStep {
+    if (outcome === 'expired') return this.decided('expired', 'S_PENDING_EXPIRED', 'SYSTEM', this.say('confirm.expired', lang));
+    if (outcome === 'not_yours') return this.decided('ignored', 'S_NOT_YOURS', 'SYSTEM', this.say('confirm.not_yours', lang));
+    return this.decided('ignored', 'S_ALREADY_DECIDED', 'SYSTEM', this.say('confirm.already', lang));
   }
+
+  private say(key: 'confirm.already' | 'confirm.expired' | 'confirm.cancelled' | 'confirm.not_yours' | 'confirm.denied_now',
+    lang: Language): string {
+    return personaMessage(this.d.prompts, key, lang);
+  }
+
+  private decided(kind: Exclude<DecisionKind, 'confirm'>, reasonCode: ReasonCode, decider: 'SYSTEM' | 'USER', text: string,
+    options?: ReplyOption[]): ConfirmationStep {
+    return { kind: 'decided', decision: this.decision(kind, reasonCode, decider, text, options) };
+  }
+
+  /** A decision this layer makes without the brain (no LLM calls). */
+  private decision(kind: Exclude<DecisionKind, 'confirm'>, reasonCode: ReasonCode, decider: 'SYSTEM' | 'USER',
+    text: string, options?: ReplyOption[]): TurnDecision {
+    const reply = { text, ...(options ? { options } : {}) };
+    return { kind, reasonCode, decider, reply, calls: [] } as TurnDecision;
+  }
+}
+
+/**
+ * The Guardian's verdict when a pending action was proposed (stored with it); for rows from before it was
+ * stored, the CONFIRM the question was asked with.
+ */
+function guardianVerdictOf(pending: PendingActionView): GuardianOutcome {
+  const stored = pending.proposal.guardian as Partial<GuardianOutcome> | undefined;
+  if (stored && typeof stored.action === 'string' && typeof stored.reasonCode === 'string') {
+    return { action: stored.action, reasonCode: stored.reasonCode };
+  }
+  return { action: 'CONFIRM', reasonCode: pending.reasonCode as GuardianOutcome['reasonCode'] };
 }

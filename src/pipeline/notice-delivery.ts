@@ -1,20 +1,21 @@
 import type { InboundMessage, Platform } from '../adapters/types';
-import type { Brain, LlmCallRecord } from '../brain/brain';
+import type { Brain } from '../brain/brain';
+import type { LlmCallRecord } from '../core/llm-usage';
 import type { ContextBuilder } from '../context/context-builder';
 import type { ContextSection, SenderProfile } from '../context/types';
-import type { Db } from '../db/prisma';
 import { checkBrainOutputMeta, checkReplyText, type GuardianConfig } from '../guardian';
 import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
 import type { TurnRecorder } from '../observability/turn-recorder';
-import type { Outbox } from './outbox';
+import type { Outbox } from '../outbox/outbox';
+import type { ConversationLog } from '../state/conversation-log';
 
 export interface NoticeDeliveryDeps {
-  db: Db;
-  brain: Brain;
+  brain: Pick<Brain, 'decide'>;
   /** A builder without optional sources: a notice's facts are given explicitly (and scoped to its reader). */
   contextBuilder: ContextBuilder;
   outbox: Outbox;
+  conversations: ConversationLog;
   recorder: TurnRecorder;
   guardianConfig: GuardianConfig;
   logger: Logger;
@@ -61,11 +62,7 @@ export class NoticeDelivery {
 
   async deliver(req: NoticeRequest): Promise<NoticeOutcome> {
     const started = performance.now();
-    const prior = await this.d.db.outboundMessage.findUnique({
-      where: { dedupeKey: req.outboxKey },
-      select: { status: true },
-    });
-    if (prior?.status === 'sent') return this.count(req, 'duplicate');
+    if (await this.d.outbox.delivered(req.outboxKey)) return this.count(req, 'duplicate');
     const now = this.d.now?.() ?? new Date();
     const written = await this.write(req, now);
     const check = checkReplyText(written.text, this.d.guardianConfig);
@@ -82,17 +79,14 @@ export class NoticeDelivery {
       });
       if (res.skipped) return this.count(req, 'duplicate');
       platformMessageId = res.platformMessageId;
-      await this.d.db.conversationMessage.create({
-        data: {
-          orgId: req.orgId,
-          platform: req.platform,
-          roomId: req.roomId,
-          accountId: req.accountId,
-          role: 'assistant',
-          text: check.text,
-          platformMessageId: platformMessageId ?? null,
-          sentAt: now,
-        },
+      await this.d.conversations.append({
+        orgId: req.orgId,
+        platform: req.platform,
+        roomId: req.roomId,
+        accountId: req.accountId,
+        text: check.text,
+        platformMessageId: platformMessageId ?? null,
+        sentAt: now,
       });
     } else if (blocked) {
       this.d.logger.warn(

@@ -1,22 +1,26 @@
 import type { InboundMessage } from '../adapters/types';
-import type { Brain, LlmCallRecord } from '../brain/brain';
-import { detectLanguage } from '../brain/language';
-import { personaMessage, type PromptSet } from '../brain/prompts';
+import type { Brain } from '../brain/brain';
+import type { LlmCallRecord } from '../core/llm-usage';
+import { detectLanguage } from '../core/language';
+import { type PromptSet } from '../brain/prompts';
+import { personaMessage } from '../core/messages';
 import type { ContextBuilder } from '../context/context-builder';
 import type { Db } from '../db/prisma';
 import { checkReplyText, type GuardianConfig } from '../guardian';
 import type { ClaimedItem } from '../intake/work-queue';
 import type { Logger } from '../observability/logger';
 import type { TurnRecorder } from '../observability/turn-recorder';
-import type { Outbox } from './outbox';
+import type { Outbox } from '../outbox/outbox';
+import type { ConversationLog } from '../state/conversation-log';
 import { neutralise } from '../context/quote';
 
 export interface NoticeRunnerDeps {
   db: Db;
-  brain: Brain;
+  brain: Pick<Brain, 'decide'>;
   contextBuilder: ContextBuilder;
   prompts: PromptSet;
   outbox: Outbox;
+  conversations: ConversationLog;
   recorder: TurnRecorder;
   guardianConfig: GuardianConfig;
   logger: Logger;
@@ -99,7 +103,10 @@ export class NoticeRunner {
       }, item);
     await Promise.all([
       this.d.db.reminder.update({ where: { id: r.id }, data: { status: this.d.shadowMode ? 'shadow' : 'sent' } }),
-      sent.skipped ? Promise.resolve() : this.d.db.conversationMessage.create({ data: { orgId: r.orgId, platform: r.platform, roomId: r.roomId, accountId: account, role: 'assistant', text: finalText, platformMessageId: sent.platformMessageId ?? null, sentAt: now } }),
+      sent.skipped ? Promise.resolve() : this.d.conversations.append({
+        orgId: r.orgId, platform: r.platform, roomId: r.roomId, accountId: account, text: finalText,
+        platformMessageId: sent.platformMessageId ?? null, sentAt: now,
+      }),
       this.d.recorder.record({
         orgId: r.orgId, platform: r.platform, roomId: r.roomId, accountId: account, memberId: member.id, workItemId: item.id, kind: 'notification',
         input: null, finalReply: finalText, decision: this.d.shadowMode ? 'SHADOW_NOTICE' : 'NOTICE', reasonCode: check.action === 'BLOCK' ? check.reasonCode : 'P_REMINDER', finalDecider: decider,

@@ -1,44 +1,73 @@
 import type { Platform } from '../adapters/types';
+import type { Actor } from '../authorization';
+import type { TurnContext } from '../context/types';
 import type { Db } from '../db/prisma';
-import type { ToolServices } from '../tools/types';
-import type { Outbox, WorkClaim } from './outbox';
+import type { Outbox, WorkClaim } from '../outbox/outbox';
+import type { ConversationLog } from '../state/conversation-log';
+import type { ChatworkTasksApi, DescribeContext, ToolContext, ToolServices } from '../tools/types';
 
-/** The ChatWork calls handlers may make (the adapter's client satisfies it). */
-export interface ChatworkTasksApi {
-  createTask(roomId: string, t: { body: string; toIds: string[]; limit?: number; limitType?: 'none' | 'date' | 'time' }): Promise<{ taskIds: string[] }>;
-  updateTaskStatus(roomId: string, taskId: string, status: 'done' | 'open'): Promise<unknown>;
+export interface ToolContextsDeps {
+  db: Db;
+  outbox: Outbox;
+  conversations: ConversationLog;
+  /** The ChatWork client once ChatWork is configured (null otherwise). */
+  chatwork: () => ChatworkTasksApi | null;
+  now?: () => Date;
 }
 
 /**
- * The services a handler gets for one proposal: the database, the ChatWork tasks API in ChatWork rooms,
- * and posting to the turn's room through the outbox (once per idempotency key, only while the work item's
- * claim is held; mentions only from the handler's resolved accounts, the text neutralised by the adapter).
+ * What a handler (or a tool's `describe`) gets for one call: the turn's facts and the services — the
+ * database, the ChatWork tasks API in ChatWork rooms, and posting to the turn's room through the outbox
+ * (once per idempotency key, only while the work item's claim is held; mentions only from the handler's
+ * resolved accounts, the text neutralised by the adapter).
  */
-export function toolServicesFactory(deps: { db: Db; outbox: Outbox; chatwork: () => ChatworkTasksApi | null }) {
-  return (
-    ctx: { org: { id: string }; message: { platform: string; roomId: string } },
-    idempotencyKey: string,
-    claim?: WorkClaim,
-  ): ToolServices => {
+export class ToolContexts {
+  constructor(private readonly d: ToolContextsDeps) {}
+
+  /**
+   * A handler's context. `claim` is the work item this runs for: its claim is checked again before
+   * anything is posted (a worker that lost its claim posts nothing).
+   */
+  forCall(ctx: TurnContext, actor: Actor, idempotencyKey: string, claim?: WorkClaim): ToolContext {
+    return { ...this.facts(ctx, actor), idempotencyKey, services: this.services(ctx, idempotencyKey, claim) };
+  }
+
+  /** What a tool's `describe` may use: the turn's facts and the database, nothing with effects. */
+  forDescribe(ctx: TurnContext, actor: Actor): DescribeContext {
+    return { ...this.facts(ctx, actor), services: { db: this.d.db }, lang: ctx.language };
+  }
+
+  private facts(ctx: TurnContext, actor: Actor): Omit<ToolContext, 'idempotencyKey' | 'services'> {
+    const member = actor.memberId
+      ? { id: actor.memberId, name: actor.name ?? '', level: actor.level, departmentId: actor.departmentId } : null;
+    return {
+      orgId: ctx.org.id, platform: ctx.message.platform, roomId: ctx.message.roomId, member,
+      now: () => this.d.now?.() ?? new Date(), timezone: ctx.org.timezone,
+    };
+  }
+
+  private services(ctx: TurnContext, idempotencyKey: string, claim?: WorkClaim): ToolServices {
+    const { outbox, conversations } = this.d;
     const platform = ctx.message.platform as Platform;
-    const { roomId } = ctx.message;
-    const services: ToolServices = { db: deps.db };
-    const chatwork = platform === 'chatwork' ? deps.chatwork() : null;
+    const { roomId, senderAccountId } = ctx.message;
+    const services: ToolServices = { db: this.d.db };
+    const chatwork = platform === 'chatwork' ? this.d.chatwork() : null;
     if (chatwork) services.chatwork = chatwork;
-    if (deps.outbox.hasSender(platform)) {
+    if (outbox.hasSender(platform)) {
       services.postToRoom = async (text, opts) => {
-        const res = await deps.outbox.send(`post:${idempotencyKey}`, {
-          platform, roomId, text, kind: 'notice', mentionAccountIds: opts?.mentionAccountIds ?? [], mentionAll: opts?.toAll === true,
-        }, claim);
+        const mentionAccountIds = opts?.mentionAccountIds ?? [];
+        const post = { platform, roomId, text, kind: 'notice' as const, mentionAccountIds, mentionAll: opts?.toAll === true };
+        const res = await outbox.send(`post:${idempotencyKey}`, post, claim);
         if (!res.skipped) {
-          // Kept in the room's history (the console shows rooms from it), under the bot's own account.
-          await deps.db.conversationMessage.create({ data: {
-            orgId: ctx.org.id, platform, roomId, accountId: 'bot', role: 'assistant', text, platformMessageId: res.platformMessageId ?? null, sentAt: new Date(),
-          } });
+          // Kept in the conversation of the person who asked for it (the console shows rooms from it).
+          await conversations.append({
+            orgId: ctx.org.id, platform, roomId, accountId: senderAccountId, text,
+            platformMessageId: res.platformMessageId ?? null, sentAt: new Date(),
+          });
         }
         return { messageId: res.platformMessageId };
       };
     }
     return services;
-  };
+  }
 }

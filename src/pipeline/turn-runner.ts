@@ -1,351 +1,285 @@
-import type { FoundMessage, InboundMessage, OutboundReply, ReplyOption } from '../adapters/types';
+import { randomUUID } from 'node:crypto';
+import type { FoundMessage, InboundMessage, OutboundReply } from '../adapters/types';
 import { audienceOf, type Actor } from '../authorization';
-import { BrainFailure, type Brain, type BrainDecision, type LlmCallRecord } from '../brain/brain';
-import { detectLanguage } from '../brain/language';
-import { personaMessage, type PromptSet } from '../brain/prompts';
-import type { BrainOutput } from '../brain/types';
+import type { PromptSet } from '../brain/prompts';
+import type { SenderBudget } from '../brain/sender-budget';
+import { detectLanguage, type Language } from '../core/language';
+import { personaMessage } from '../core/messages';
 import type { ContextBuilder } from '../context/context-builder';
 import type { SenderProfile, TurnContext } from '../context/types';
-import type { Db } from '../db/prisma';
-import { randomUUID } from 'node:crypto';
 import { AppError, asAppError } from '../errors/app-error';
-import { checkBrainOutputMeta, checkReplyText, type GuardianConfig } from '../guardian';
-import { replyKeyOf, type ClaimedItem } from '../intake/work-queue';
+import { ClaimLostError, replyKeyOf, type ClaimedItem, type WorkOutcome } from '../intake/work-queue';
 import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
-import type { TurnRecordInput, TurnRecorder } from '../observability/turn-recorder';
+import type { AnsweredTurn } from '../observability/self-critique';
+import { turnAudit } from '../observability/turn-audit';
+import type { TurnRecorder } from '../observability/turn-recorder';
+import { mayHavePosted, type Outbox } from '../outbox/outbox';
 import type { BrainStateManager } from '../state/brain-state-manager';
-import { END_FLOW_AT, SUGGEST_RESTART_AT } from '../state/clarification-budget';
+import { clarificationStep } from '../state/clarification-budget';
 import type { SessionKey } from '../state/session-key';
+import type { TurnPrelude, TurnStore } from '../state/turn-store';
 import type { PendingActionView, SessionView } from '../state/types';
 import type { ConfirmationFlow } from './confirmation-flow';
-import { mayHavePosted, type Outbox } from './outbox';
-import { turnFinish, turnPrelude, type TurnPrelude } from './turn-sql';
-import { sqlRunner, type Sql } from '../db/sql';
-import type { ToolStage } from './tool-stage';
-import type { SenderBudget } from '../brain/sender-budget';
+import type { ProposalStage } from './proposal-stage';
+import type { ReplyComposer } from './reply';
+import { DECISION_LABELS, type TurnDecision } from './turn-decision';
 
 export interface TurnRunnerDeps {
-  db: Db;
-  brain: Brain;
+  store: TurnStore;
   contextBuilder: ContextBuilder;
-  recorder: TurnRecorder;
+  states: BrainStateManager;
+  confirmations: ConfirmationFlow;
+  proposals: ProposalStage;
+  replies: ReplyComposer;
+  senderBudget: SenderBudget;
   outbox: Outbox;
+  recorder: TurnRecorder;
   prompts: PromptSet;
   logger: Logger;
-  metrics?: Metrics;
-  guardianConfig: GuardianConfig;
+  metrics: Metrics;
   defaultUserLevel: number;
   shadowMode: boolean;
   /** False when no ANTHROPIC_API_KEY: the bot answers with a setup hint instead of thinking. */
   llmConfigured: boolean;
-  /** Proposals → Guardian → AuthorizationGate → executor (absent: every proposal is blocked). */
-  toolStage?: ToolStage;
-  /** Session state and pending confirmations (absent: every turn is a fresh NORMAL turn). */
-  states?: BrainStateManager;
-  /** Per-sender budgets, checked before anything else (absent: no per-sender limit). */
-  senderBudget?: SenderBudget;
-  confirmations?: ConfirmationFlow;
-  /** Raw SQL for the turn's combined first and last statements (defaults to running through Prisma). */
-  sql?: Sql;
+  /** The step after a turn was answered and recorded (self-critique sampling, R-B6); absent when off. */
+  critic?: { afterTurn(turn: AnsweredTurn): Promise<void> };
   now?: () => Date;
-  /** Called after the reply was sent and the turn recorded (self-critique sampling); must not throw. */
-  afterTurn?: (turn: {
-    id: string; orgId: string | null; model?: string | null; confidence?: unknown; proposals?: unknown[];
-  }) => Promise<void>;
 }
 
-/** The outcome of the decision part of a turn: what to say and what to record. */
-export interface TurnOutcome {
-  text: string;
-  title?: string;
-  options?: ReplyOption[];
-  record: Partial<TurnRecordInput> & Pick<TurnRecordInput, 'decision' | 'reasonCode' | 'finalDecider'>;
-  calls: LlmCallRecord[];
-  /** Recorded but not sent (a repeated over-budget message: the sender was already told once). */
-  silent?: boolean;
+/** A decision with what frames its reply (persona texts added after the reply check). */
+interface Framed {
+  decision: TurnDecision;
+  /** 「さっきの確認は取り消したウル」 before the reply (an urgent request cancelled a pending action). */
+  prefix?: string;
 }
 
 /**
- * One user message through the brain (SPEC §2): sender → context → brain → Guardian (→ tools) → reply →
- * audit record. Brain/LLM failures end in a persona error reply; infrastructure failures are retried by
- * the work queue and, on the last attempt, still answered (nothing is silently lost).
+ * One user message (SPEC §2), top to bottom: claim → context → confirmation step or brain → Guardian →
+ * Gate → executor → reply → record. Each stage returns a {@link TurnDecision}; this runner composes its
+ * reply once, delivers it and records it. Brain/LLM failures end in a persona error reply;
+ * infrastructure failures are retried by the work queue and, on the last attempt, still answered
+ * (nothing is silently lost).
  */
 export class TurnRunner {
-  private readonly sql: Sql;
-
-  constructor(private readonly d: TurnRunnerDeps) {
-    this.sql = d.sql ?? sqlRunner(d.db);
-  }
+  constructor(private readonly d: TurnRunnerDeps) {}
 
   private now(): Date {
     return this.d.now?.() ?? new Date();
   }
 
-  async handleUserRequest(item: ClaimedItem): Promise<void> {
+  async handleUserRequest(item: ClaimedItem): Promise<WorkOutcome | void> {
     const msg = item.payload as InboundMessage;
     const started = performance.now();
     const replyKey = replyKeyOf(item);
     const turnId = randomUUID();
     const log = this.d.logger.child({ turnId, workItemId: String(item.id), platform: msg.platform, roomId: msg.roomId });
     try {
-      // A retry after a crash that happened after the reply went out: nothing more to do.
       if (item.attempts > item.maxAttempts) {
         // Every allowed attempt died mid-turn (a crash, not an error): only tell the person, do not think again.
         const abandoned = new AppError('INTERNAL', 'turn abandoned after repeated worker crashes');
         await this.answerFailure(msg, replyKey, abandoned, log, item);
         return;
       }
-      const prelude = await turnPrelude(this.sql, msg, replyKey, { defaultLevel: this.d.defaultUserLevel, now: this.now() });
+      const opts = { defaultLevel: this.d.defaultUserLevel, now: this.now() };
+      const prelude = await this.d.store.open(msg, replyKey, opts);
       // A retry after a crash that happened after the reply went out: nothing more to do.
       if (prelude.alreadySent) return;
-      if (mayHavePosted(prelude.prior)) {
-        // An earlier attempt may have posted the answer (a crash between posting and recording it, or a post that
-        // timed out): look for it in the room before thinking, let alone posting, again.
-        const since = prelude.prior!.createdAt;
-        const found = await this.d.outbox.reconcile(replyKey, this.replyTo(msg, ''), since);
-        if (found) {
-          log.warn({ platformMessageId: found.platformMessageId }, 'earlier answer found in the room: not posted');
-          const record = {
-            decision: 'DELIVERED_EARLIER', reasonCode: 'O_RECONCILED', finalDecider: 'SYSTEM' as const,
-            memberId: prelude.actor.memberId,
-          };
-          const outcome: TurnOutcome = { text: found.text ?? '', calls: [], record };
-          await this.finish(msg, item, outcome, started, replyKey, log, turnId, found);
-          return;
-        }
+      const earlier = await this.earlierAnswer(msg, replyKey, prelude, log);
+      if (earlier) {
+        const decision: TurnDecision = {
+          kind: 'delivered_earlier', reasonCode: 'O_RECONCILED', decider: 'SYSTEM', calls: [],
+          reply: { text: earlier.text ?? '' },
+        };
+        return await this.finish({ msg, item, prelude, turnId, started, log, replyKey }, { decision }, earlier);
       }
-      const outcome = await this.decide(msg, item, log, prelude);
-      await this.finish(msg, item, outcome, started, replyKey, log, turnId);
+      const framed = await this.decide(msg, item, prelude, log);
+      return await this.finish({ msg, item, prelude, turnId, started, log, replyKey }, framed);
     } catch (err) {
       const app = asAppError(err, 'DB_UNAVAILABLE');
       const lastAttempt = item.attempts >= item.maxAttempts;
       log.error({ errorId: app.errorId, code: app.code, attempt: item.attempts, lastAttempt, err: app.message }, 'turn failed');
-      this.d.metrics?.errors.inc({ code: app.code });
-      if ((err as Error).name === 'ClaimLostError') throw err;
-      if (!lastAttempt) throw Object.assign(app, { retryable: true });
+      this.d.metrics.errors.inc({ code: app.code });
+      if (err instanceof ClaimLostError) throw err;
+      // Retried by the work queue; the last attempt still answers the person.
+      if (!lastAttempt) throw app;
       await this.answerFailure(msg, replyKey, app, log, item);
     }
   }
 
-  /** Everything between "message stored" and "reply ready". */
-  private async decide(msg: InboundMessage, item: ClaimedItem, log: Logger, prelude: TurnPrelude): Promise<TurnOutcome> {
+  /**
+   * An earlier attempt may have posted the answer (a crash between posting and recording it, or a post that
+   * timed out): it is looked for in the room before thinking, let alone posting, again.
+   */
+  private async earlierAnswer(msg: InboundMessage, replyKey: string, prelude: TurnPrelude, log: Logger,
+  ): Promise<FoundMessage | null> {
+    if (!mayHavePosted(prelude.prior)) return null;
+    const found = await this.d.outbox.reconcile(replyKey, replyTo(msg, ''), prelude.prior!.createdAt);
+    if (found) log.warn({ platformMessageId: found.platformMessageId }, 'earlier answer found in the room: not posted');
+    return found;
+  }
+
+  /** Everything between "message stored" and "reply ready": the turn's decision, its reply composed. */
+  private async decide(msg: InboundMessage, item: ClaimedItem, prelude: TurnPrelude, log: Logger): Promise<Framed> {
     const lang = detectLanguage(msg.answerText ?? msg.text);
+    const { actor } = prelude;
+    // Persona texts alone (no model, no stored data): said as they are.
+    const early = await this.withoutThinking(msg, actor, lang);
+    if (early) return { decision: early };
     const key: SessionKey = { platform: msg.platform, roomId: msg.roomId, accountId: msg.senderAccountId };
-    const { actor, profile } = prelude;
-    const refusal = await this.beforeThinking(msg, actor, lang);
-    if (refusal) return refusal;
-    if (!this.d.llmConfigured) {
-      return { text: personaMessage(this.d.prompts, 'error.LLM_NOT_CONFIGURED', lang), calls: [], record: { decision: 'ERROR', reasonCode: 'LLM_NOT_CONFIGURED', finalDecider: 'SYSTEM', errorCategory: 'SYSTEM', memberId: actor.memberId } };
+    const session = await this.session(key, prelude, lang, log);
+    if ('kind' in session) return { decision: session };
+
+    const ctx = await this.context(msg, actor, prelude);
+    const step = await this.d.confirmations.answer({ msg, session, ctx, item });
+    if (step.kind === 'decided') return { decision: this.d.replies.compose(step.decision, ctx.language) };
+    if (step.modifying) ctx.sections.push(this.changeRequest(step.modifying));
+
+    const decision = await this.d.proposals.think({ ctx, actor, item, modifying: step.modifying });
+    const composed = this.d.replies.compose(decision, ctx.language);
+    const asked = decision.kind === 'confirm' ? await this.d.confirmations.open(composed, ctx.language) : composed;
+    const budgeted = await this.clarificationBudget(key, session, asked, ctx.language);
+    await this.trackErrors(key, session, budgeted);
+    return { decision: budgeted, prefix: step.prefix };
+  }
+
+  /**
+   * Turns answered without the model: a sender over a per-sender budget (the polite reply once per
+   * window, then silence); a stranger — not in the directory, in a DM or an unlisted room — told that the
+   * bot serves members (issue 8); and no model configured (a setup hint).
+   */
+  private async withoutThinking(msg: InboundMessage, actor: Actor, lang: Language): Promise<TurnDecision | null> {
+    const say = (key: Parameters<typeof personaMessage>[1]) => ({ text: personaMessage(this.d.prompts, key, lang) });
+    const budget = await this.d.senderBudget.check(msg);
+    if (!budget.ok) {
+      this.d.metrics.senderBudgetRefusals.inc({ limit: budget.limit });
+      const key = budget.limit === 'minute' ? 'reply.sender_budget_minute' : 'reply.sender_budget_day';
+      return {
+        kind: 'refused', reasonCode: budget.reasonCode, decider: 'SYSTEM', calls: [], reply: say(key),
+        silent: !budget.notify, notes: { notified: budget.notify },
+      };
     }
-    let session: SessionView | null = null;
-    if (this.d.states) {
-      try {
-        // A plainly NORMAL session came with the prelude; pending or expired ones need the state manager.
-        session = prelude.quickSession ?? (await this.d.states.getSession(key));
-      } catch (err) {
-        // Session state is the one context source that fails the turn (R-X2): without it an answer could be misread.
-        const app = asAppError(err, 'SESSION_STATE_UNAVAILABLE');
-        log.error({ errorId: app.errorId, err: app.message }, 'session state unavailable; nothing executed');
-        return { text: personaMessage(this.d.prompts, 'error.SESSION_STATE_UNAVAILABLE', lang, { errorId: app.errorId }), calls: [], record: { decision: 'ERROR', reasonCode: 'SESSION_STATE_UNAVAILABLE', finalDecider: 'SYSTEM', errorId: app.errorId, errorCategory: 'SYSTEM', memberId: actor.memberId } };
-      }
+    if (actor.source === 'stranger') {
+      this.d.metrics.strangerTurns.inc({ platform: msg.platform });
+      return {
+        kind: 'refused', reasonCode: 'Z_STRANGER', decider: 'SYSTEM', calls: [], reply: say('reply.stranger'),
+        auth: { result: 'DENIED', reasonCode: 'Z_STRANGER' },
+      };
     }
-    const sender = senderProfile(msg, actor, profile);
+    if (this.d.llmConfigured) return null;
+    return {
+      kind: 'error', reasonCode: 'LLM_NOT_CONFIGURED', decider: 'SYSTEM', calls: [],
+      error: { category: 'SYSTEM' }, reply: say('error.LLM_NOT_CONFIGURED'),
+    };
+  }
+
+  /**
+   * The session (pending confirmations): a plainly NORMAL one came with the prelude; pending or expired
+   * ones need the state manager. It is the one context source whose failure stops the turn (R-X2):
+   * without it an answer could be misread.
+   */
+  private async session(key: SessionKey, prelude: TurnPrelude, lang: Language, log: Logger,
+  ): Promise<SessionView | TurnDecision> {
+    try {
+      return prelude.quickSession ?? (await this.d.states.getSession(key));
+    } catch (err) {
+      const app = asAppError(err, 'SESSION_STATE_UNAVAILABLE');
+      log.error({ errorId: app.errorId, err: app.message }, 'session state unavailable; nothing executed');
+      const text = personaMessage(this.d.prompts, 'error.SESSION_STATE_UNAVAILABLE', lang, { errorId: app.errorId });
+      return {
+        kind: 'error', reasonCode: 'SESSION_STATE_UNAVAILABLE', decider: 'SYSTEM', calls: [], reply: { text },
+        error: { errorId: app.errorId, category: 'SYSTEM' },
+      };
+    }
+  }
+
+  private context(msg: InboundMessage, actor: Actor, prelude: TurnPrelude): Promise<TurnContext> {
+    const sender = senderProfile(msg, actor, prelude.profile);
     const room = { platform: msg.platform, roomId: msg.roomId, name: null, authority: actor.roomAuthority };
-    const ctx = await this.d.contextBuilder.build({ msg, sender, room, audience: audienceOf(actor), now: this.now() });
-    let prefix: string | undefined;
-    let modifying: PendingActionView | undefined;
-    if (session && this.d.confirmations) {
-      const step = await this.d.confirmations.step({ msg, session, ctx, actor, turnRunner: this, item });
-      if (step.kind === 'handled') return step.outcome;
-      prefix = step.prefix;
-      if (step.modifying) {
-        const m = step.modifying;
-        modifying = m;
-        ctx.sections.push({ title: '保留中の操作（この人が変更を求めています）', lines: [
-          `${String(m.proposal.summary ?? m.proposal.toolName)}`,
-          `tool: ${m.proposal.toolName} / parameters: ${JSON.stringify(m.proposal.parameters)}`,
-          personaMessage(this.d.prompts, 'confirm.modify_hint', 'en'),
-        ] });
-      }
+    return this.d.contextBuilder.build({ msg, sender, room, audience: audienceOf(actor), now: this.now() });
+  }
+
+  /** The pending action the person asked to change, as context for the brain's new proposal. */
+  private changeRequest(m: PendingActionView): TurnContext['sections'][number] {
+    return {
+      title: '保留中の操作（この人が変更を求めています）',
+      lines: [
+        `${String(m.proposal.summary ?? m.proposal.toolName)}`,
+        `tool: ${m.proposal.toolName} / parameters: ${JSON.stringify(m.proposal.parameters)}`,
+        personaMessage(this.d.prompts, 'confirm.modify_hint', 'en'),
+      ],
+    };
+  }
+
+  /** R-S5: after 3 clarification rounds suggest starting over; after 4 end the flow. */
+  private async clarificationBudget(key: SessionKey, session: SessionView, decision: TurnDecision, lang: Language,
+  ): Promise<TurnDecision> {
+    const states = this.d.states;
+    if (decision.kind !== 'clarify') {
+      if (session.clarificationRounds > 0) await states.resetClarification(key);
+      return decision;
     }
-    let outcome = await this.think(ctx, actor, item, log, modifying);
-    if (session) {
-      outcome = await this.applyClarificationBudget(key, session, outcome, ctx.language);
-      await this.trackErrors(key, session, outcome);
+    const rounds = await states.bumpClarification(key);
+    const next = clarificationStep(rounds);
+    if (next === 'end_flow') {
+      await states.resetClarification(key);
+      const text = personaMessage(this.d.prompts, 'clarify.ended', lang);
+      return { ...decision, kind: 'ended', reasonCode: 'S_CLARIFICATION_LOOP_ENDED', decider: 'SYSTEM', reply: { text } };
     }
-    if (prefix) outcome = { ...outcome, text: `${prefix}\n${outcome.text}` };
+    if (next === 'continue') return decision;
+    const text = `${decision.reply.text}\n${personaMessage(this.d.prompts, 'clarify.restart', lang)}`;
+    return { ...decision, reply: { ...decision.reply, text }, notes: { ...decision.notes, clarificationRounds: rounds } };
+  }
+
+  /** Consecutive errors move the session to ERROR_RECOVERY (state manager); a good turn clears them. */
+  private async trackErrors(key: SessionKey, session: SessionView, decision: TurnDecision): Promise<void> {
+    if (decision.kind === 'error') await this.d.states.recordError(key, decision.reasonCode);
+    else if (session.errorCount > 0 || session.mode === 'ERROR_RECOVERY') await this.d.states.recordSuccess(key);
+  }
+
+  /** Reply → record: posts the reply (unless silent or in shadow mode), then writes the turn in one statement. */
+  private async finish(
+    t: {
+      msg: InboundMessage; item: ClaimedItem; prelude: TurnPrelude; turnId: string; started: number; log: Logger;
+      replyKey: string;
+    },
+    framed: Framed, delivered?: FoundMessage,
+  ): Promise<WorkOutcome> {
+    const { msg, item, decision } = { ...t, decision: framed.decision };
+    const text = framed.prefix ? `${framed.prefix}\n${decision.reply.text}` : decision.reply.text;
+    let sent: { platformMessageId?: string } | null = null;
+    if (!this.d.shadowMode && !decision.silent) {
+      // Posted (or found posted by an earlier attempt) and marked sent at once: a retry must not post it again.
+      const reply = { ...replyTo(msg, text), title: decision.reply.title, options: decision.reply.options };
+      sent = delivered ?? (await this.d.outbox.deliver(t.replyKey, reply, item));
+    }
+    const turn = this.d.recorder.prepare(turnAudit(decision, {
+      id: t.turnId, orgId: msg.orgId, platform: msg.platform, roomId: msg.roomId, accountId: msg.senderAccountId,
+      memberId: t.prelude.actor.memberId,
+      workItemId: item.id, input: msg.text, finalReply: text, totalMs: performance.now() - t.started,
+      shadow: this.d.shadowMode,
+    }));
+    const history = decision.silent ? null : { text, options: decision.reply.options, at: this.now() };
+    const outcome = await this.d.store.close({ msg, sent, history, turn, item });
+    turn.observe();
+    const ms = Math.round(performance.now() - t.started);
+    t.log.info({ decision: DECISION_LABELS[decision.kind], reasonCode: decision.reasonCode, ms }, 'turn done');
+    this.afterTurn(t.turnId, msg, decision);
     return outcome;
   }
 
   /**
-   * Turns answered without the model (issue 8): a sender over a per-sender budget (the polite reply once
-   * per window, then silence), and a stranger — not in the directory, in a DM or an unlisted room — who
-   * is told that the bot serves members, without context, tools or an LLM call.
+   * After the reply went out and the turn was recorded: the self-critique sampling looks at the decision
+   * (R-B6). Not awaited and never throwing, so it cannot delay or change the reply.
    */
-  private async beforeThinking(msg: InboundMessage, actor: Actor, lang: 'ja' | 'en'): Promise<TurnOutcome | null> {
-    const budget = await this.d.senderBudget?.check(msg);
-    if (budget && !budget.ok) {
-      this.d.metrics?.senderBudgetRefusals.inc({ limit: budget.limit });
-      const key = budget.limit === 'minute' ? 'reply.sender_budget_minute' : 'reply.sender_budget_day';
-      return {
-        text: personaMessage(this.d.prompts, key, lang), calls: [], silent: !budget.notify,
-        record: {
-          decision: 'REFUSED', reasonCode: budget.reasonCode, finalDecider: 'SYSTEM', memberId: actor.memberId,
-          notes: { notified: budget.notify },
-        },
-      };
-    }
-    if (actor.source !== 'stranger') return null;
-    this.d.metrics?.strangerTurns.inc({ platform: msg.platform });
-    return {
-      text: personaMessage(this.d.prompts, 'reply.stranger', lang), calls: [],
-      record: {
-        decision: 'REFUSED', reasonCode: 'Z_STRANGER', finalDecider: 'SYSTEM', memberId: null,
-        authResult: 'DENIED', authReason: 'Z_STRANGER',
-      },
-    };
-  }
-
-  /** The brain's decision and what becomes of it (a brain failure becomes a persona error reply). */
-  private async think(
-    ctx: TurnContext, actor: Actor, item: ClaimedItem, log: Logger, modifying?: PendingActionView,
-  ): Promise<TurnOutcome> {
-    let decision: BrainDecision;
-    try {
-      decision = await this.d.brain.decide({ ctx, tools: this.d.toolStage?.toolsFor(actor) ?? [] });
-    } catch (err) {
-      return this.brainFailure(err, ctx, actor, log);
-    }
-    const base = this.baseRecord(ctx, actor, decision);
-    if (decision.output.type !== 'tool_call') return this.answerOutput(ctx, decision.output, decision.calls, base);
-    if (this.d.toolStage) return this.d.toolStage.run({ ctx, actor, decision, item, turnRunner: this, modifying });
-    return this.finalText(ctx, decision.calls, { ...base, decision: 'BLOCK', reasonCode: 'G_UNKNOWN_TOOL', finalDecider: 'SYSTEM', guardianAction: 'BLOCK', guardianReason: 'G_UNKNOWN_TOOL' },
-      personaMessage(this.d.prompts, 'error.PERMISSION_DENIED', ctx.language));
-  }
-
-  /** Consecutive errors move the session to ERROR_RECOVERY (state manager); a good turn clears them. */
-  private async trackErrors(key: SessionKey, session: SessionView, outcome: TurnOutcome): Promise<void> {
-    const states = this.d.states;
-    if (!states) return;
-    if (outcome.record.decision === 'ERROR') await states.recordError(key, outcome.record.reasonCode);
-    else if (session.errorCount > 0 || session.mode === 'ERROR_RECOVERY') await states.recordSuccess(key, { lastTool: undefined });
-  }
-
-  /** R-S5: after 3 clarification rounds suggest starting over; after 4 end the flow. */
-  private async applyClarificationBudget(key: SessionKey, session: SessionView, outcome: TurnOutcome, lang: 'ja' | 'en'): Promise<TurnOutcome> {
-    const states = this.d.states!;
-    if (outcome.record.decision !== 'CLARIFY') {
-      if (session.clarificationRounds > 0) await states.resetClarification(key);
-      return outcome;
-    }
-    const rounds = await states.bumpClarification(key);
-    if (rounds >= END_FLOW_AT) {
-      await states.resetClarification(key);
-      return { ...outcome, text: personaMessage(this.d.prompts, 'clarify.ended', lang), options: undefined, record: { ...outcome.record, decision: 'ENDED', reasonCode: 'S_CLARIFICATION_LOOP_ENDED', finalDecider: 'SYSTEM' } };
-    }
-    if (rounds >= SUGGEST_RESTART_AT) return { ...outcome, text: `${outcome.text}\n${personaMessage(this.d.prompts, 'clarify.restart', lang)}`, record: { ...outcome.record, notes: { ...(outcome.record.notes ?? {}), clarificationRounds: rounds } } };
-    return outcome;
-  }
-
-  /** Text and clarification outputs: constitution check, then the reply text check. */
-  answerOutput(ctx: TurnContext, output: Exclude<BrainOutput, { type: 'tool_call' }>, calls: LlmCallRecord[], base: Partial<TurnRecordInput>): TurnOutcome {
-    const meta = checkBrainOutputMeta(output.reasoning, output.confidence, this.d.guardianConfig);
-    if (meta.action === 'BLOCK' && meta.reasonCode.startsWith('G_CONSTITUTION')) {
-      this.d.metrics?.constitutionViolations.inc({ reason_code: meta.reasonCode });
-      this.d.logger.error({ alert: 'constitution_violation', reasonCode: meta.reasonCode, roomId: ctx.room.roomId }, 'ADMIN ALERT: constitution violation in a brain answer');
-    }
-    if (meta.action === 'BLOCK') {
-      return this.finalText(ctx, calls, { ...base, decision: 'BLOCK', reasonCode: meta.reasonCode, finalDecider: 'SYSTEM', guardianAction: 'BLOCK', guardianReason: meta.reasonCode, notes: { constitution: meta.reason } },
-        personaMessage(this.d.prompts, 'error.LLM_INVALID_OUTPUT', ctx.language, { errorId: '-' }));
-    }
-    const text = output.type === 'text_response' ? output.text : output.question;
-    const options = output.type === 'clarification_needed' ? output.options.slice(0, 9).map((label, i) => ({ answer: String(i + 1), label })) : undefined;
-    const clarify = output.type === 'clarification_needed';
-    // A tool turn's summary (EXECUTED, DENIED, …) wins over the plain reply labels.
-    return this.finalText(ctx, calls, {
-      ...base,
-      decision: base.decision ?? (clarify ? 'CLARIFY' : 'REPLY'),
-      reasonCode: base.reasonCode ?? (clarify ? 'B_CLARIFICATION' : 'B_TEXT_RESPONSE'),
-      finalDecider: base.finalDecider ?? 'LLM',
-    }, text, options);
-  }
-
-  /** Every text the user will see passes the Guardian's reply check here (R-C4). */
-  finalText(ctx: TurnContext, calls: LlmCallRecord[], record: TurnOutcome['record'], text: string, options?: ReplyOption[], title?: string): TurnOutcome {
-    const check = checkReplyText(text, this.d.guardianConfig);
-    if (check.action === 'BLOCK') {
-      return {
-        text: personaMessage(this.d.prompts, 'reply.blocked_confidential', ctx.language),
-        calls,
-        record: { ...record, decision: 'BLOCK', reasonCode: check.reasonCode, finalDecider: 'SYSTEM', guardianAction: 'BLOCK', guardianReason: check.reasonCode, notes: { ...(record.notes ?? {}), blockedReply: true } },
-      };
-    }
-    const safeOptions = options?.map((o) => ({ ...o, label: checkReplyText(o.label, this.d.guardianConfig).action === 'BLOCK' ? '—' : checkReplyText(o.label, this.d.guardianConfig).text }));
-    return { text: check.text, options: safeOptions, title, calls, record: { ...record, notes: { ...(record.notes ?? {}), replyCheck: check.reasonCode } } };
-  }
-
-  baseRecord(ctx: TurnContext, actor: Actor, decision: BrainDecision): Partial<TurnRecordInput> {
-    return {
-      memberId: actor.memberId,
-      model: decision.model,
-      outputType: decision.output.type,
-      reasoning: decision.output.reasoning,
-      confidence: decision.output.confidence,
-      contextSummary: { historyTurns: ctx.history.length, summary: ctx.summary !== null, sections: ctx.sections.map((s) => s.title), degraded: ctx.degraded, policies: ctx.policies.length, language: ctx.language },
-      notes: decision.retries.length > 0 ? { retries: decision.retries } : undefined,
-    };
-  }
-
-  private brainFailure(err: unknown, ctx: TurnContext, actor: Actor, log: Logger): TurnOutcome {
-    const app = asAppError(err, 'LLM_UNAVAILABLE');
-    const calls = err instanceof BrainFailure ? err.calls : [];
-    const retries = err instanceof BrainFailure ? err.retries : [];
-    log.warn({ errorId: app.errorId, code: app.code, err: app.message }, 'brain failed; answering with a persona error message');
-    this.d.metrics?.errors.inc({ code: app.code });
-    const text = personaMessage(this.d.prompts, `error.${app.code}`, ctx.language, { errorId: app.errorId });
-    return this.finalText(ctx, calls, {
-      memberId: actor.memberId, decision: 'ERROR', reasonCode: app.code, finalDecider: 'SYSTEM', errorId: app.errorId, errorCategory: app.category,
-      contextSummary: { degraded: ctx.degraded }, notes: { retries, error: app.message },
-    }, text);
-  }
-
-  private async finish(
-    msg: InboundMessage, item: ClaimedItem, outcome: TurnOutcome, started: number, replyKey: string, log: Logger,
-    turnId: string, delivered?: FoundMessage,
-  ): Promise<void> {
-    let sent: { text: string; platformMessageId?: string } | null = null;
-    const shadow = this.d.shadowMode;
-    if (!shadow && !outcome.silent) {
-      // Posted (or found posted by an earlier attempt) and marked sent at once: a retry must not post the answer again.
-      const reply = { ...this.replyTo(msg, outcome.text), title: outcome.title, options: outcome.options };
-      const res = delivered ?? await this.d.outbox.deliver(replyKey, reply, item);
-      sent = { text: outcome.text, platformMessageId: res.platformMessageId };
-    }
-    const turn = this.d.recorder.prepare({
-      id: turnId, orgId: msg.orgId, platform: msg.platform, roomId: msg.roomId, accountId: msg.senderAccountId, memberId: null, workItemId: item.id,
-      input: msg.text, finalReply: outcome.text, totalMs: performance.now() - started, calls: outcome.calls,
-      ...outcome.record,
-      decision: shadow ? `SHADOW_${outcome.record.decision}` : outcome.record.decision,
+  private afterTurn(turnId: string, msg: InboundMessage, decision: TurnDecision): void {
+    if (!this.d.critic) return;
+    const overall = decision.brain?.confidence?.overall;
+    void this.d.critic.afterTurn({
+      id: turnId, orgId: msg.orgId, model: decision.brain?.model ?? null,
+      confidence: typeof overall === 'number' ? overall : null,
+      tools: (decision.proposals ?? []).map((p) => p.tool),
     });
-    // The turn's writes and the work item's completion go out as one statement.
-    const history = outcome.silent ? null : { text: outcome.text, options: outcome.options, at: this.now() };
-    const { completed } = await turnFinish(this.sql, { msg, sent, history, turn, item });
-    item.completed = completed;
-    turn.observe();
-    void this.d.afterTurn?.({ id: turnId, orgId: msg.orgId, model: outcome.record.model,
-      confidence: outcome.record.confidence, proposals: outcome.record.proposals });
-    log.info({ decision: outcome.record.decision, reasonCode: outcome.record.reasonCode, ms: Math.round(performance.now() - started) }, 'turn done');
-  }
-
-  /** The answer to `msg`: threaded to it, mentioning the asker. */
-  private replyTo(msg: InboundMessage, text: string): OutboundReply {
-    return {
-      platform: msg.platform, roomId: msg.roomId, text, kind: 'reply',
-      inReplyTo: {
-        platformMessageId: msg.platformMessageId, accountId: msg.senderAccountId, accountName: msg.senderName,
-      },
-    };
   }
 
   /** Last-attempt failure: tell the user (best effort), so a message is never silently dropped. */
@@ -355,15 +289,28 @@ export class TurnRunner {
     const lang = detectLanguage(msg.answerText ?? msg.text);
     const text = personaMessage(this.d.prompts, `error.${app.code}`, lang, { errorId: app.errorId });
     try {
-      await this.d.outbox.send(replyKey, this.replyTo(msg, text), item);
+      await this.d.outbox.send(replyKey, replyTo(msg, text), item);
     } catch (err) {
       log.error({ errorId: app.errorId, err: asAppError(err).message }, 'could not deliver the failure reply');
     }
-    await this.d.recorder.record({
-      orgId: msg.orgId, platform: msg.platform, roomId: msg.roomId, accountId: msg.senderAccountId, memberId: null, input: msg.text,
-      finalReply: text, decision: 'ERROR', reasonCode: app.code, finalDecider: 'SYSTEM', errorId: app.errorId, errorCategory: app.category, totalMs: 0,
-    }).catch(() => undefined);
+    const decision: TurnDecision = {
+      kind: 'error', reasonCode: app.code, decider: 'SYSTEM', calls: [], reply: { text },
+      error: { errorId: app.errorId, category: app.category },
+    };
+    const facts = {
+      id: randomUUID(), orgId: msg.orgId, platform: msg.platform, roomId: msg.roomId, accountId: msg.senderAccountId,
+      memberId: null, workItemId: null, input: msg.text, finalReply: text, totalMs: 0, shadow: false,
+    };
+    await this.d.recorder.record(turnAudit(decision, facts)).catch(() => undefined);
   }
+}
+
+/** The answer to `msg`: threaded to it, mentioning the asker. */
+function replyTo(msg: InboundMessage, text: string): OutboundReply {
+  return {
+    platform: msg.platform, roomId: msg.roomId, text, kind: 'reply',
+    inReplyTo: { platformMessageId: msg.platformMessageId, accountId: msg.senderAccountId, accountName: msg.senderName },
+  };
 }
 
 /** The sender as the brain sees them: directory facts for members, the platform's name otherwise. */
@@ -372,9 +319,6 @@ export function senderProfile(msg: InboundMessage, actor: Actor, details: TurnPr
   return {
     known: actor.known, memberId: actor.memberId, name: actor.name ?? msg.senderName ?? `user ${msg.senderAccountId}`,
     level: actor.level, departmentId: actor.departmentId, departmentName: known?.departmentName ?? null,
-    title: known?.title ?? null,
-    preferences: (known?.preferences as Record<string, unknown> | null) ?? {},
+    title: known?.title ?? null, preferences: known?.preferences ?? {},
   };
 }
-
-export type { AppError };

@@ -1,8 +1,8 @@
 import cron, { type ScheduledTask } from 'node-cron';
 import type { Db } from '../db/prisma';
 import type { Logger } from '../observability/logger';
-import { purgeExpired, type RetentionPolicy } from '../observability/retention';
-import { localDate } from '../guardian/zoned-time';
+import { purgeExpired, type RetentionPolicy } from './retention';
+import { localDate } from '../core/zoned-time';
 import { claimFireKey } from './run-once';
 
 /**

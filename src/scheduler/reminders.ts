@@ -1,4 +1,5 @@
 import type { Sql } from '../db/sql';
+import { enqueueSelectCte } from '../intake/work-queue';
 
 /**
  * Turns due reminders into `notification` work items (R-P2) in one statement: each reminder gets a work
@@ -9,12 +10,13 @@ export async function enqueueDueReminders(sql: Sql, now: Date = new Date(), limi
   const rows = await sql<{ n: number }>(
     `WITH due AS (
        UPDATE reminders SET status = 'queued'
-       WHERE id IN (SELECT id FROM reminders WHERE status = 'scheduled' AND "remindAt" <= $1 ORDER BY "remindAt" LIMIT $2 FOR UPDATE SKIP LOCKED)
+       WHERE id IN (SELECT id FROM reminders WHERE status = 'scheduled' AND "remindAt" <= $1
+                    ORDER BY "remindAt" LIMIT $2 FOR UPDATE SKIP LOCKED)
        RETURNING id, platform, "roomId", "memberId"),
-     ins AS (
-       INSERT INTO work_items (type, payload, "orderingKey", "dedupeKey", "maxAttempts")
-       SELECT 'notification', jsonb_build_object('kind', 'reminder', 'reminderId', id), 'notice:' || platform || ':' || "roomId" || ':' || "memberId", 'reminder:' || id, 3
-       FROM due ON CONFLICT ("dedupeKey") DO NOTHING RETURNING 1)
+     ${enqueueSelectCte('ins', `
+       SELECT 'notification', jsonb_build_object('kind', 'reminder', 'reminderId', id),
+              'notice:' || platform || ':' || "roomId" || ':' || "memberId", 'reminder:' || id, 3
+       FROM due`)}
      SELECT (SELECT count(*) FROM ins)::int AS n`,
     [now, limit]);
   return rows[0]?.n ?? 0;

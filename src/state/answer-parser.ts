@@ -37,7 +37,7 @@ const SEPARATORS = /[、,，\s]+/u;
 export function normalizeAnswer(text: string): string {
   return text
     .normalize('NFKC')
-    .replace(/[\uFE0E\uFE0F\u{1F3FB}-\u{1F3FF}]/gu, '')
+    .replace(/\uFE0E|\uFE0F|[\u{1F3FB}-\u{1F3FF}]/gu, '')
     .toLowerCase()
     .trim()
     .replace(TRAILING, '');

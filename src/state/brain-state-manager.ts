@@ -6,16 +6,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/prisma';
-import { clarificationStep, END_FLOW_AT, SUGGEST_RESTART_AT, type ClarificationStep } from './clarification-budget';
 import { safeRedactValue } from '../observability/redact';
-import { isOwner, jsonText, pgText, redactedCopy, toPendingView, type PendingRow } from './pending-rows';
+import { pgText } from '../db/sql';
+import { isOwner, jsonText, redactedCopy, toPendingView, type PendingRow } from './pending-rows';
 import type { SessionKey } from './session-key';
+import { effectiveMode } from './session-mode';
 import { clearSessionPending, expireOne, lockSession, sweepSession, touchSession, type Client } from './session-store';
 import type {
-  ApproveResult, CreatePendingInput, DecisionInput, DenyResult, NoDecision, PendingActionView, ReplaceResult, SessionMode, SessionView,
+  ApproveResult, CreatePendingInput, DecisionInput, DenyResult, NoDecision, PendingActionView, SessionMode, SessionView,
 } from './types';
-
-export { clarificationStep, END_FLOW_AT, SUGGEST_RESTART_AT, type ClarificationStep };
 
 /** Consecutive errors after which the session is in ERROR_RECOVERY. */
 export const ERROR_RECOVERY_AT = 3;
@@ -65,8 +64,7 @@ export class BrainStateManager {
       const row = await this.db.pendingAction.findUnique({ where: { id: state.pendingActionId } });
       if (row && row.status === 'pending' && row.expiresAt > now) pending = toPendingView(row);
     }
-    const stored = (state?.mode ?? 'NORMAL') as SessionMode;
-    const mode: SessionMode = pending ? 'CONFIRMATION_PENDING' : stored === 'CONFIRMATION_PENDING' ? 'NORMAL' : stored;
+    const mode = effectiveMode(state?.mode, pending !== null);
     return {
       key, mode, pending, expiredPending: expired,
       clarificationRounds: state?.clarificationRounds ?? 0,
@@ -78,19 +76,35 @@ export class BrainStateManager {
     };
   }
 
-  /** Stores a new pending action (cancelling the session's previous one) and enters CONFIRMATION_PENDING, in one transaction. */
-  async createPending(key: SessionKey, input: CreatePendingInput): Promise<PendingActionView> {
-    const { action } = await this.create(key, input);
-    if (!action) throw new Error('createPending: no action created'); // unreachable without `replaces`
-    return action;
-  }
-
   /**
-   * Replaces the asker's pending action `pendingId` with a new proposal ("はい、でも期限は金曜にして"):
-   * the old one is cancelled only if it is still pending, belongs to `key` and has not expired.
+   * Stores a new pending action (cancelling the session's previous one, which it supersedes) and enters
+   * CONFIRMATION_PENDING, in one transaction.
    */
-  async replacePending(key: SessionKey, pendingId: string, input: CreatePendingInput): Promise<ReplaceResult> {
-    return this.create(key, input, pendingId);
+  async createPending(key: SessionKey, input: CreatePendingInput): Promise<PendingActionView> {
+    return this.db.$transaction(async (tx) => {
+      const now = this.now();
+      await lockSession(tx, key);
+      await sweepSession(tx, key, now, this.sessionTtlMs);
+      const id = randomUUID();
+      await tx.pendingAction.updateMany({
+        where: { ...key, status: 'pending' },
+        data: { status: 'cancelled', decidedAt: now, result: { cancelReason: 'superseded', supersededBy: id } },
+      });
+      const row = await tx.pendingAction.create({
+        data: {
+          id, ...key, orgId: input.orgId, memberId: input.memberId, turnId: input.turnId ?? null, status: 'pending',
+          proposal: JSON.parse(jsonText(input.proposal)), question: pgText(input.question),
+          confirmationType: input.confirmationType, originalMessage: pgText(input.originalMessage),
+          reasoning: pgText(input.reasoning), confidence: input.confidence, questionKey: input.questionKey ?? null,
+          reasonCode: input.reasonCode, expiresAt: new Date(now.getTime() + this.pendingTtlMs),
+          // Put in place of the raw texts by a database trigger once the action is decided (R-O2).
+          redactedCopy: JSON.parse(jsonText(redactedCopy(input))),
+        },
+      });
+      const pointer = { mode: 'CONFIRMATION_PENDING', pendingActionId: id };
+      await touchSession(tx, key, now, this.sessionTtlMs, pointer, pointer);
+      return toPendingView(row);
+    });
   }
 
   /**
@@ -108,7 +122,8 @@ export class BrainStateManager {
     const rows = await this.db.$queryRaw<PendingRow[]>`
       UPDATE pending_actions SET
         "confirmationsGiven" = "confirmationsGiven" + 1,
-        status = CASE WHEN "confirmationType" = 'double' AND "confirmationsGiven" + 1 < 2 THEN 'pending' ELSE 'approved' END,
+        status = CASE WHEN "confirmationType" = 'double' AND "confirmationsGiven" + 1 < 2
+          THEN 'pending' ELSE 'approved' END,
         "decidedAt" = CASE WHEN "confirmationType" = 'double' AND "confirmationsGiven" + 1 < 2
           THEN "decidedAt" ELSE ${now} END,
         "questionKey" = CASE WHEN "confirmationType" = 'double' AND "confirmationsGiven" + 1 < 2
@@ -145,8 +160,10 @@ export class BrainStateManager {
       await lockSession(tx, key);
       await sweepSession(tx, key, now, this.sessionTtlMs);
       const rows = await tx.$queryRaw<PendingRow[]>`
-        UPDATE pending_actions SET status = 'cancelled', "decidedAt" = ${now}, result = ${jsonText({ cancelReason: reason })}::jsonb
-        WHERE platform = ${key.platform} AND "roomId" = ${key.roomId} AND "accountId" = ${key.accountId} AND status = 'pending'
+        UPDATE pending_actions
+        SET status = 'cancelled', "decidedAt" = ${now}, result = ${jsonText({ cancelReason: reason })}::jsonb
+        WHERE platform = ${key.platform} AND "roomId" = ${key.roomId} AND "accountId" = ${key.accountId}
+          AND status = 'pending'
         RETURNING *`;
       for (const r of rows) await clearSessionPending(tx, key, r.id);
       const newest = rows.sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())[0];
@@ -203,7 +220,7 @@ export class BrainStateManager {
     return { errorCount: state.errorCount, mode: state.mode as SessionMode };
   }
 
-  /** Records a successful turn: errors cleared, ERROR_RECOVERY → NORMAL (a pending confirmation or multi-step flow stays). */
+  /** Records a successful turn: errors cleared, ERROR_RECOVERY → NORMAL (a pending confirmation stays). */
   async recordSuccess(key: SessionKey, info: { lastIntent?: string; lastTool?: string } = {}): Promise<void> {
     const data = {
       errorCount: 0, lastError: null,
@@ -217,53 +234,10 @@ export class BrainStateManager {
     });
   }
 
-  /** Enters or leaves MULTI_STEP_FLOW (never while a confirmation is pending). */
-  async setMultiStepFlow(key: SessionKey, active: boolean): Promise<void> {
-    await this.write(key, {});
-    await this.db.conversationState.updateMany({
-      where: { ...key, mode: active ? { in: ['NORMAL', 'ERROR_RECOVERY'] } : 'MULTI_STEP_FLOW' },
-      data: { mode: active ? 'MULTI_STEP_FLOW' : 'NORMAL' },
-    });
-  }
-
   private async write(key: SessionKey, update: Parameters<typeof touchSession>[4], create: Parameters<typeof touchSession>[5] = {}) {
     const now = this.now();
     await sweepSession(this.db, key, now, this.sessionTtlMs);
     return touchSession(this.db, key, now, this.sessionTtlMs, update, create);
-  }
-
-  private async create(key: SessionKey, input: CreatePendingInput, replaces?: string): Promise<ReplaceResult> {
-    return this.db.$transaction(async (tx) => {
-      const now = this.now();
-      await lockSession(tx, key);
-      await sweepSession(tx, key, now, this.sessionTtlMs);
-      const id = randomUUID();
-      if (replaces !== undefined) {
-        const old = await this.cancelOne(tx, replaces, key, now, { cancelReason: 'replaced', replacedBy: id });
-        if (!old) {
-          const why = await this.inspect(tx, replaces, key, now);
-          return 'outcome' in why ? why : { outcome: 'already_decided', action: toPendingView(why.row) };
-        }
-      }
-      await tx.pendingAction.updateMany({
-        where: { ...key, status: 'pending' },
-        data: { status: 'cancelled', decidedAt: now, result: { cancelReason: 'superseded', supersededBy: id } },
-      });
-      const row = await tx.pendingAction.create({
-        data: {
-          id, ...key, orgId: input.orgId, memberId: input.memberId, turnId: input.turnId ?? null, status: 'pending',
-          proposal: JSON.parse(jsonText(input.proposal)), question: pgText(input.question), confirmationType: input.confirmationType,
-          originalMessage: pgText(input.originalMessage), reasoning: pgText(input.reasoning), confidence: input.confidence,
-          questionKey: input.questionKey ?? null,
-          reasonCode: input.reasonCode, expiresAt: new Date(now.getTime() + this.pendingTtlMs),
-          // Put in place of the raw texts by a database trigger once the action is decided (R-O2).
-          redactedCopy: JSON.parse(jsonText(redactedCopy(input))),
-        },
-      });
-      const pointer = { mode: 'CONFIRMATION_PENDING', pendingActionId: id };
-      await touchSession(tx, key, now, this.sessionTtlMs, pointer, pointer);
-      return { outcome: 'replaced', action: toPendingView(row) };
-    });
   }
 
   /** pending → cancelled, conditional on owner and expiry; null if that did not happen. */
@@ -311,4 +285,32 @@ export class BrainStateManager {
     const stillPending = row.status === 'pending' && row.confirmationType === 'double' && row.confirmationsGiven > 0;
     return { outcome: stillPending ? 'needs_second' : 'already_decided', action: toPendingView(row) };
   }
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Settles pending actions nobody decided: still pending a day after their expiry → expired; approved but
+ * never run for a day → failed. Either way the database trigger replaces their raw texts with the
+ * redacted copies, so no undecided action keeps raw text for long (retention).
+ */
+export async function settleStalePending(db: Db, now: Date): Promise<number> {
+  const dayAgo = new Date(now.getTime() - DAY_MS);
+  const [expired, abandoned] = await Promise.all([
+    db.pendingAction.updateMany({
+      where: { status: 'pending', expiresAt: { lt: dayAgo } },
+      data: { status: 'expired', decidedAt: now },
+    }),
+    db.pendingAction.updateMany({
+      where: { status: 'approved', decidedAt: { lt: dayAgo } },
+      data: { status: 'failed', executedAt: now, result: { error: 'abandoned after approval' } },
+    }),
+  ]);
+  return expired.count + abandoned.count;
+}
+
+/** Deletes decided pending actions created before `before` (retention); undecided ones stay. */
+export async function purgeDecidedPending(db: Db, before: Date): Promise<number> {
+  const where = { createdAt: { lt: before }, status: { notIn: ['pending', 'approved'] } };
+  return (await db.pendingAction.deleteMany({ where })).count;
 }

@@ -1,4 +1,5 @@
 /** Mapping between stored rows and the plain views of `./types` (internal to src/state). */
+import { pgText } from '../db/sql';
 import type { PendingAction } from '../generated/prisma/client';
 import { safeRedactText, safeRedactValue } from '../observability/redact';
 import type { SessionKey } from './session-key';
@@ -36,11 +37,6 @@ export function toPendingView(row: PendingRow): PendingActionView {
 /** True when the row belongs to exactly this session (platform, room and account). */
 export function isOwner(row: { platform: string; roomId: string; accountId: string }, key: SessionKey): boolean {
   return row.platform === key.platform && row.roomId === key.roomId && row.accountId === key.accountId;
-}
-
-/** Text without NUL characters (PostgreSQL text and jsonb cannot hold them). */
-export function pgText(s: string): string {
-  return s.replace(/\u0000/g, '');
 }
 
 /** A value as JSON text for a `::jsonb` parameter (undefined → null; unserialisable → its string form). */

@@ -7,6 +7,7 @@ import type { ConversationState } from '../generated/prisma/client';
 import type { Db, Prisma } from '../db/prisma';
 import { toPendingView, type PendingRow } from './pending-rows';
 import type { SessionKey } from './session-key';
+import { isPlainSession } from './session-mode';
 import type { PendingActionView } from './types';
 
 /** The client or an interactive transaction. */
@@ -37,7 +38,7 @@ export async function sweepSession(c: Client, key: SessionKey, now: Date, sessio
   const before = await c.conversationState.findUnique({ where: where(key) });
   const sessionExpired = before !== null && before.expiresAt.getTime() < now.getTime();
   // Fast path (most turns): no session, or a live one pointing at no pending action — nothing can expire.
-  if (before === null || (!sessionExpired && before.pendingActionId === null && before.mode !== 'CONFIRMATION_PENDING')) {
+  if (before === null || isPlainSession(before, now)) {
     return { state: before, expired: null };
   }
   const expired = await c.$queryRaw<PendingRow[]>`

@@ -1,5 +1,5 @@
 /** Plain views of the conversation state and pending actions (R-S1); no Prisma types leak out. */
-import type { ToolProposal } from '../brain/types';
+import type { ToolProposal } from '../core/proposal';
 import type { SessionKey } from './session-key';
 
 /** Session modes (seed 003 §5.1.5). */
@@ -75,7 +75,7 @@ export interface DecisionInput {
   key: SessionKey;
 }
 
-/** Outcomes shared by approve, deny and replace when nothing was decided. */
+/** Outcomes shared by approve and deny when nothing was decided. */
 export type NoDecision = 'expired' | 'not_found' | 'not_yours' | 'already_decided';
 
 /** Result of `approve`. `action` is absent for 'not_found' and 'not_yours'. */
@@ -87,11 +87,5 @@ export interface ApproveResult {
 /** Result of `deny`. */
 export interface DenyResult {
   outcome: 'denied' | NoDecision;
-  action?: PendingActionView;
-}
-
-/** Result of `replacePending`: on 'replaced', `action` is the new pending action. */
-export interface ReplaceResult {
-  outcome: 'replaced' | NoDecision;
   action?: PendingActionView;
 }

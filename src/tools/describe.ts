@@ -3,7 +3,7 @@
  * parameters — persons by their directory names, absolute dates in the organisation's time zone, counts —
  * and a changed call is shown as a diff of those facts (「期限: 11/24（火） → 11/27（金）」). Pure.
  */
-import { zonedParts } from '../guardian/zoned-time';
+import { zonedParts } from '../core/zoned-time';
 import type { EffectDescription, EffectFact } from './types';
 
 const WEEKDAYS_JA = ['月', '火', '水', '木', '金', '土', '日'];

@@ -1,45 +1,18 @@
-import fs from 'node:fs';
-import path from 'node:path';
-import type Anthropic from '@anthropic-ai/sdk';
-import { z } from 'zod';
-import { capabilityInputSchema } from '../brain/output';
-import type { ToolDefinition, ToolMeta } from './types';
-
-export const HANDLERS_DIR = path.resolve(__dirname, '..', '..', 'handlers');
-
-function isToolDefinition(v: unknown): v is ToolDefinition {
-  const t = v as Partial<ToolDefinition>;
-  return !!t && typeof t === 'object' && typeof t.name === 'string' && typeof t.handler === 'function' && !!t.input && Array.isArray(t.effects);
-}
+import type { ToolDefinition } from './types';
+import type { ToolMeta } from '../core/tool-meta';
 
 /**
- * The tool registry (R-T1, R-T2). Capabilities are discovered from `handlers/` (every exported
- * definition of every file not starting with `_`), so adding a tool touches no other file.
+ * The tool registry (R-T1, R-T2): capabilities by name, from the manifest `handlers/index.ts` (given at
+ * the composition root). A duplicate name is refused.
  */
 export class ToolRegistry {
   private readonly tools = new Map<string, ToolDefinition>();
-  private readonly anthropicCache = new Map<string, Anthropic.Messages.Tool>();
 
-  constructor(defs: ToolDefinition[]) {
+  constructor(defs: readonly ToolDefinition[]) {
     for (const d of defs) {
       if (this.tools.has(d.name)) throw new Error(`duplicate tool name ${d.name}`);
       this.tools.set(d.name, d);
     }
-  }
-
-  /** Loads every capability file from a folder. */
-  static fromDirectory(dir = HANDLERS_DIR): ToolRegistry {
-    const defs: ToolDefinition[] = [];
-    const files = fs.readdirSync(dir).filter((f) => /\.(ts|js)$/.test(f) && !f.endsWith('.d.ts') && !f.startsWith('_') && !f.startsWith('index.')).sort();
-    for (const f of files) {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
-      const mod = require(path.join(dir, f)) as Record<string, unknown>;
-      for (const v of Object.values(mod)) {
-        if (Array.isArray(v)) defs.push(...v.filter(isToolDefinition));
-        else if (isToolDefinition(v)) defs.push(v);
-      }
-    }
-    return new ToolRegistry(defs);
   }
 
   /** Own-property lookup: a name from the model is untrusted input. */
@@ -53,21 +26,5 @@ export class ToolRegistry {
 
   all(): ToolDefinition[] {
     return [...this.tools.values()].sort((a, b) => a.name.localeCompare(b.name));
-  }
-
-  /** The Anthropic definition of a tool: description + trigger examples, and the meta-wrapped schema. */
-  toAnthropic(def: ToolDefinition): Anthropic.Messages.Tool {
-    const hit = this.anthropicCache.get(def.name);
-    if (hit) return hit;
-    const params = z.toJSONSchema(def.input, { target: 'draft-2020-12' }) as Record<string, unknown>;
-    delete params.$schema;
-    const examples = def.triggerExamples.map((e) => `「${e}」`).join(' ');
-    const tool: Anthropic.Messages.Tool = {
-      name: def.name,
-      description: `${def.description}\nExamples: ${examples}`,
-      input_schema: capabilityInputSchema(params),
-    };
-    this.anthropicCache.set(def.name, tool);
-    return tool;
   }
 }

@@ -1,46 +1,7 @@
 import type { z } from 'zod';
-import type { PersonRole } from '../authorization/person-scope';
+import type { ToolMeta } from '../core/tool-meta';
 
-/** How dangerous a capability is (Guardian priority 3). */
-export type Risk = 'none' | 'medium' | 'high' | 'critical';
-
-/**
- * What the Guardian and the AuthorizationGate know about a tool: its declaration minus the handler.
- * Everything here comes from the declaration in handlers/, never from the LLM.
- */
-export interface ToolMeta {
-  name: string;
-  /** Effects such as `db.task_create`, `chatwork.post`; empty = read-only. */
-  effects: readonly string[];
-  risk: Risk;
-  /** Minimum sender level 1..6 (default 2). */
-  requiredLevel: number;
-  /** Always ask before running, whatever the tree says. */
-  requiresConfirmation: boolean;
-  enabled: boolean;
-  /**
-   * Parameter roles the rule layers understand, by parameter name:
-   * `amount` (money, yen), `recipients` (array of person refs, or the string "all"), `date` (ISO date or
-   * date-time or a relative Japanese expression), `target_department`, `deletion` (the ids being
-   * deleted), `text` (free text posted or stored), and the person roles the AuthorizationGate checks
-   * against the sender's scope with its outcome table (src/authorization/person-scope.ts): `target_user`
-   * (whose data is read), `assignee`, `reminder_target`, `memory_subject`, `task` (a task id: its owner),
-   * `person` (any other person reference).
-   */
-  paramRoles?: Readonly<Record<string, ParamRole>>;
-  /**
-   * True when a call speaks for the whole organisation (e.g. saving an organisation fact): the gate then
-   * applies the organisation-wide rule (level 3+, else confirm).
-   */
-  organisationWide?: (parameters: Readonly<Record<string, unknown>>) => boolean;
-}
-
-export type ParamRole = PersonRole | 'amount' | 'date' | 'target_department' | 'deletion' | 'text';
-
-/** True when the tool changes something outside the conversation. */
-export function hasEffects(meta: Pick<ToolMeta, 'effects'>): boolean {
-  return meta.effects.length > 0;
-}
+export { hasEffects, type ParamRole, type Risk, type ToolMeta } from '../core/tool-meta';
 
 /** A capability as declared once in handlers/ (R-T1). */
 export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> extends ToolMeta {
@@ -97,15 +58,27 @@ export interface ToolContext {
   services: ToolServices;
 }
 
+/** A ChatWork task post (`POST /rooms/{roomId}/tasks`). */
+export interface ChatworkTaskInput {
+  body: string;
+  toIds: string[];
+  /** Deadline as a Unix time (seconds). */
+  limit?: number;
+  limitType?: 'none' | 'date' | 'time';
+}
+
+/** The ChatWork tasks API handlers may use (the adapter's ChatworkClient implements it). */
+export interface ChatworkTasksApi {
+  createTask(roomId: string, t: ChatworkTaskInput): Promise<{ taskIds: string[] }>;
+  updateTaskStatus(roomId: string, taskId: string, status: 'done' | 'open'): Promise<unknown>;
+}
+
 /** Services handlers may use. Filled at the composition root. */
 export interface ToolServices {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   db: any;
   /** Present when the turn's room is a ChatWork room and ChatWork is configured. */
-  chatwork?: {
-    createTask(roomId: string, t: { body: string; toIds: string[]; limit?: number; limitType?: 'none' | 'date' | 'time' }): Promise<{ taskIds: string[] }>;
-    updateTaskStatus(roomId: string, taskId: string, status: 'done' | 'open'): Promise<unknown>;
-  };
+  chatwork?: ChatworkTasksApi;
   /**
    * Posts a message to the turn's room on its platform. The adapter neutralises markup in `text`;
    * mentions are added only from `mentionAccountIds` / `toAll` (handler-controlled, never model text).

@@ -1,6 +1,6 @@
 import type { Actor, Directory } from '../../src/authorization';
-import type { ToolProposal } from '../../src/brain/types';
-import type { ToolMeta } from '../../src/tools/types';
+import type { ToolProposal } from '../../src/core/proposal';
+import type { ToolMeta } from '../../src/core/tool-meta';
 
 /**
  * hq

@@ -1,6 +1,8 @@
 import { loadPrompts } from '../../src/brain/prompts';
 import { buildRequest } from '../../src/brain/request';
+import { anthropicTool } from '../../src/brain/tool-definitions';
 import type { TurnContext } from '../../src/context/types';
+import { handlers } from '../../handlers';
 import { ToolRegistry } from '../../src/tools/registry';
 
 function ctx(over: Partial<TurnContext> = {}): TurnContext {
@@ -18,8 +20,8 @@ function ctx(over: Partial<TurnContext> = {}): TurnContext {
 
 describe('the Anthropic request body', () => {
   const prompts = loadPrompts('soul');
-  const registry = ToolRegistry.fromDirectory();
-  const tools = registry.all().map((t) => registry.toAnthropic(t));
+  const registry = new ToolRegistry(handlers);
+  const tools = registry.all();
 
   it('has tools sorted with meta-tools last, breakpoints on the last tool and the stable system block, no sampling params', () => {
     const req = buildRequest({ prompts, ctx: ctx(), tools: [...tools].reverse(), model: 'claude-opus-5-5', maxTokens: 4096 });
@@ -111,7 +113,7 @@ describe('the Anthropic request body', () => {
   });
 
   it('every capability schema carries reasoning, confidence and an action summary around the parameters', () => {
-    for (const t of tools) {
+    for (const t of tools.map(anthropicTool)) {
       const s = t.input_schema as { required: string[]; properties: Record<string, unknown> };
       expect(s.required).toEqual(['reasoning', 'confidence', 'action_summary', 'parameters', 'parameter_sources']);
       expect(t.description).toContain('Examples:');
@@ -120,7 +122,7 @@ describe('the Anthropic request body', () => {
 });
 
 describe('reply language', () => {
-  const { detectLanguage } = require('../../src/brain/language') as typeof import('../../src/brain/language');
+  const { detectLanguage } = require('../../src/core/language') as typeof import('../../src/core/language');
   it.each([
     ['こんにちは', undefined, 'ja'],
     ['Please create a task for Tanaka', undefined, 'en'],

@@ -2,8 +2,6 @@ import { FakeAnthropic, replyCall, toolCall } from '../fakes/fake-anthropic';
 import { futureTokyo, TestClock, tokyoAt } from '../helpers/clock';
 import { startTestService, waitFor, type TestService } from '../helpers/service';
 
-const MINUTE = 60_000;
-
 describe('scheduled proactive notices (R-P1..R-P3, console)', () => {
   let svc: TestService;
   const llm = new FakeAnthropic();

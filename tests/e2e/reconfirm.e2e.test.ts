@@ -85,7 +85,8 @@ describe('confirmation questions (ChatWork)', () => {
     expect(cw.tasks).toHaveLength(0);
     const reconfirmed = { roomId: String(room), reasonCode: 'S_CHANGE_RECONFIRM' };
     const turn = await waitFor(() => svc.db.turnRecord.findFirst({ where: reconfirmed }), 5000, 'reconfirm turn');
-    expect(turn).toMatchObject({ decision: 'CONFIRM', guardianAction: 'CONFIRM' });
+    // Asked again because it is a change: the Guardian's real verdict (it would allow) is what is recorded.
+    expect(turn).toMatchObject({ decision: 'CONFIRM', guardianAction: 'ALLOW', guardianReason: 'G_OK' });
 
     llm.script(replyCall('期限を変えて、提案書の作成をお願いしたウル！🐺'));
     await send('はい', 3);

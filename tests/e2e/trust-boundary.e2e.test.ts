@@ -48,7 +48,11 @@ describe('trust boundary (end to end, ChatWork)', () => {
     it('a level-1 member cannot save an organisation fact without confirming it', async () => {
       llm.script(toolCall('save_memory', { kind: 'fact', content: PLANTED }));
       const { turn, post } = await ask(WATANABE, '経費精算の締めについて覚えておいて');
-      expect(turn).toMatchObject({ decision: 'CONFIRM', reasonCode: 'Z_CONFIRM_ORG_WIDE', authResult: 'CONFIRM' });
+      // The Gate asks (organisation-wide rule); the Guardian's own verdict is recorded as it was, not as CONFIRM.
+      expect(turn).toMatchObject({
+        decision: 'CONFIRM', reasonCode: 'Z_CONFIRM_ORG_WIDE', authResult: 'CONFIRM', authReason: 'Z_CONFIRM_ORG_WIDE',
+        guardianAction: 'ALLOW', guardianReason: 'G_OK',
+      });
       expect(post).toMatch(/実行してよい/);
       expect(post).toContain('組織全体の情報として保存します');
       expect(await svc.db.memory.count()).toBe(0);
@@ -94,7 +98,9 @@ describe('trust boundary (end to end, ChatWork)', () => {
       expect((await ask(TANAKA, '社員旅行は春って覚えて')).turn).toMatchObject({ decision: 'EXECUTED', authResult: 'ALLOWED' });
       llm.script(toolCall('save_memory', { kind: 'person', subject: '渡辺翔', content: '朝は電話に出られない' }));
       const { turn } = await ask(TANAKA, '渡辺さんは朝は電話に出られないって覚えて');
-      expect(turn).toMatchObject({ decision: 'CONFIRM', reasonCode: 'Z_CONFIRM_PERSON', authResult: 'CONFIRM' });
+      expect(turn).toMatchObject({
+        decision: 'CONFIRM', reasonCode: 'Z_CONFIRM_PERSON', authResult: 'CONFIRM', guardianAction: 'ALLOW',
+      });
       expect(await svc.db.memory.count({ where: { subjectMemberId: 'watanabe-sho' } })).toBe(0);
       llm.script(replyCall('了解ウル、また何でも言ってほしいウル🐺'));
       await ask(TANAKA, 'いいえ');

@@ -315,7 +315,7 @@ cases:
         categories: { ...report.categories, ambiguous_person: { ...report.categories.ambiguous_person!, pass: amb1 } },
       }).join('\n');
       expect(diff).toContain('ja-amb-001: fail → pass (A tool:create_task, B clarify)');
-      expect(diff).toMatch(/ambiguous_person +\d+% +100%  \+\d+ pt/);
+      expect(diff).toMatch(/ambiguous_person +\d+% +100% {2}\+\d+ pt/);
     }, 120000);
   });
 });

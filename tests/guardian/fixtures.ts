@@ -1,6 +1,6 @@
 /** Shared fixtures for the Guardian tests: a fixed clock (Sunday 2026-11-22 10:00 JST) and builders. */
-import type { Confidence, Reasoning } from '../../src/brain/types';
-import type { ToolMeta } from '../../src/tools/types';
+import type { Confidence, Reasoning } from '../../src/core/proposal';
+import type { ToolMeta } from '../../src/core/tool-meta';
 import {
   defaultGuardianConfig, evaluateProposal, type EvaluateProposalInput, type GuardianConfig, type GuardianPolicy,
   type GuardianTurnContext, type GuardianVerdict,

@@ -1,4 +1,5 @@
 import { ToolExecutor } from '../../src/tools/executor';
+import { handlers } from '../../handlers';
 import { ToolRegistry } from '../../src/tools/registry';
 import { diffEffects, formatWhen, genericEffect, renderEffect } from '../../src/tools/describe';
 import type { DescribeContext } from '../../src/tools/types';
@@ -8,7 +9,7 @@ import { NOW, seedSample, toolContext } from './tool-context';
 /** Issue 7 point 3: what a confirmation states comes from the checked call (the tools' `describe`). */
 describe('describing a call before it runs', () => {
   let t: TestDatabase;
-  const ex = new ToolExecutor(ToolRegistry.fromDirectory());
+  const ex = new ToolExecutor(new ToolRegistry(handlers));
   beforeAll(async () => { t = await createTestDatabase(); await seedSample(t.db); });
   afterAll(async () => t.close());
 

@@ -1,3 +1,7 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { anthropicTool } from '../../src/brain/tool-definitions';
+import { handlers } from '../../handlers';
 import { ToolRegistry } from '../../src/tools/registry';
 
 /** Other engineers' handler files may sit in handlers/ too: only ours are asserted. */
@@ -11,14 +15,14 @@ const OURS = {
   lookup_person: { risk: 'none', requiredLevel: 1, effects: [] },
 } as const;
 
-describe('handlers/ discovery', () => {
-  const registry = ToolRegistry.fromDirectory();
+describe('handlers/ manifest', () => {
+  const registry = new ToolRegistry(handlers);
 
   it.each(Object.entries(OURS))('loads %s with its declared meta', (name, meta) => {
     const def = registry.get(name);
     expect(def).toBeDefined();
     expect(def).toMatchObject({ ...meta, enabled: true, requiresConfirmation: false });
-    const tool = registry.toAnthropic(def!);
+    const tool = anthropicTool(def!);
     expect(tool.name).toBe(name);
     expect(tool.description).toContain('Examples:');
   });
@@ -26,5 +30,15 @@ describe('handlers/ discovery', () => {
   it('does not load the underscore helper files as tools', () => {
     expect(registry.all().every((d) => typeof d.handler === 'function')).toBe(true);
     expect(registry.get('createOnce')).toBeUndefined();
+  });
+
+  it('lists every tool declared in handlers/ (a declaration without its manifest line fails here)', () => {
+    const dir = path.resolve(__dirname, '..', '..', 'handlers');
+    const declared = fs.readdirSync(dir).filter((f) => f.endsWith('.ts') && f !== 'index.ts')
+      .flatMap((f) => Object.values(require(path.join(dir, f)) as Record<string, unknown>))
+      .filter((v): v is { name: string; handler: unknown } =>
+        typeof v === 'object' && v !== null && typeof (v as { handler?: unknown }).handler === 'function')
+      .map((d) => d.name).sort();
+    expect(handlers.map((d) => d.name).sort()).toEqual(declared);
   });
 });

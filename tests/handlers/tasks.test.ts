@@ -3,6 +3,7 @@ import { createTask, completeTask, searchTasks } from '../../handlers/tasks';
 import { ChatworkClient } from '../../src/adapters/chatwork';
 import { silentLogger } from '../../src/observability/logger';
 import { ToolExecutor } from '../../src/tools/executor';
+import { handlers } from '../../handlers';
 import { ToolRegistry } from '../../src/tools/registry';
 import type { ToolServices } from '../../src/tools/types';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
@@ -176,7 +177,7 @@ describe('task capabilities', () => {
         expect(r).toMatchObject({ status: 'ok', output: { chatwork: 'unknown' } });
         expect(api.isDone()).toBe(true);
         // The same origin again (the turn retried): the local task is returned, ChatWork is not asked again.
-        const retried = new ToolExecutor(ToolRegistry.fromDirectory());
+        const retried = new ToolExecutor(new ToolRegistry(handlers));
         const again = await retried.run('create_task', { assignee: '田中太郎', title: '発注書を作る' }, ctx);
         expect(again).toMatchObject({ status: 'ok', output: { title: '発注書' } });
         expect(await t.db.task.count()).toBe(1);

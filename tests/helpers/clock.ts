@@ -1,4 +1,4 @@
-import { addDays, formatZonedDateTime, zonedParts } from '../../src/guardian/zoned-time';
+import { addDays, formatZonedDateTime, zonedParts } from '../../src/core/zoned-time';
 
 /** A settable clock for the service's `now` override. */
 export class TestClock {

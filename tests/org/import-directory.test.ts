@@ -191,7 +191,7 @@ describe('importDirectory', () => {
       .replace('    level: 3\n', '    level: 4\n')
       .replace('chatwork: 1005', 'chatwork: 2005')
       .replace('  - { platform: chatwork, id: "5001", name: 営業部, authority: member }\n', '')
-      .replace(/\n  - id: bad-news-first[\s\S]*?priority: 10\n/, '\n')
+      .replace(/\n {2}- id: bad-news-first[\s\S]*?priority: 10\n/, '\n')
       .replace('cron: "30 8 * * 1-5"', 'cron: "45 8 * * 1-5"')
       .replace('{ id: dev, name: 開発部, parent: exec }', '{ id: dev, name: 開発本部, parent: exec }');
     const summary = await importDirectory(t.db, parse(edited));

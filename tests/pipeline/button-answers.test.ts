@@ -3,7 +3,7 @@ import { DiscordGateway } from '../../src/adapters/discord/discord-gateway';
 import type { InboundMessage } from '../../src/adapters/types';
 import { silentLogger } from '../../src/observability/logger';
 import { createButtonAnswers } from '../../src/pipeline/button-answers';
-import { confirmationOptions } from '../../src/pipeline/proposal-stage';
+import { confirmationOptions } from '../../src/pipeline/confirmation-text';
 import { loadPrompts } from '../../src/brain/prompts';
 import { BrainStateManager } from '../../src/state/brain-state-manager';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';

@@ -1,4 +1,5 @@
-import { BrainStateManager, END_FLOW_AT, ERROR_RECOVERY_AT, SUGGEST_RESTART_AT, clarificationStep } from '../../src/state/brain-state-manager';
+import { BrainStateManager, ERROR_RECOVERY_AT } from '../../src/state/brain-state-manager';
+import { END_FLOW_AT, SUGGEST_RESTART_AT, clarificationStep } from '../../src/state/clarification-budget';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
 import { Clock, MIN, newKey, pendingInput } from './fixtures';
 
@@ -74,19 +75,6 @@ describe('error recovery', () => {
     const s = await m.getSession(key);
     expect(s).toMatchObject({ mode: 'CONFIRMATION_PENDING', errorCount: 0 });
     expect(s.pending?.id).toBe(p.id);
-  });
-
-  it('MULTI_STEP_FLOW survives a success and is left explicitly; never entered over a pending confirmation', async () => {
-    const m = new BrainStateManager(tdb.db);
-    const key = newKey();
-    await m.setMultiStepFlow(key, true);
-    await m.recordSuccess(key);
-    expect((await m.getSession(key)).mode).toBe('MULTI_STEP_FLOW');
-    await m.setMultiStepFlow(key, false);
-    expect((await m.getSession(key)).mode).toBe('NORMAL');
-    await m.createPending(key, pendingInput());
-    await m.setMultiStepFlow(key, true);
-    expect((await m.getSession(key)).mode).toBe('CONFIRMATION_PENDING');
   });
 
   it('database errors propagate (callers fail closed)', async () => {

@@ -162,25 +162,6 @@ describe('BrainStateManager: state transitions', () => {
     expect((await m.getSession(other)).pending?.id).toBe(theirs.id);
   });
 
-  it('replacePending ("はい、でも期限は金曜にして"): cancels the old and asks anew; refuses other people and decided actions', async () => {
-    const { m } = manager();
-    const key = newKey();
-    const old = await m.createPending(key, pendingInput());
-    const stranger = { ...key, accountId: 'someone-else' };
-    expect((await m.replacePending(stranger, old.id, pendingInput())).outcome).toBe('not_yours');
-    expect(await m.findPendingById(old.id)).toMatchObject({ status: 'pending' });
-
-    const r = await m.replacePending(key, old.id, pendingInput({ question: '期限は金曜でよいですか？' }));
-    expect(r.outcome).toBe('replaced');
-    expect(r.action).toMatchObject({ status: 'pending', question: '期限は金曜でよいですか？' });
-    expect(await m.findPendingById(old.id)).toMatchObject({ status: 'cancelled', result: { cancelReason: 'replaced', replacedBy: r.action!.id } });
-    expect((await m.getSession(key)).pending?.id).toBe(r.action!.id);
-
-    expect((await m.replacePending(key, old.id, pendingInput())).outcome).toBe('already_decided');
-    expect((await m.replacePending(key, '00000000-0000-0000-0000-000000000000', pendingInput())).outcome).toBe('not_found');
-    expect((await m.getSession(key)).pending?.id).toBe(r.action!.id);
-  });
-
   it('cancelPending (urgent interruption) cancels the pending action with the reason', async () => {
     const { m } = manager();
     const key = newKey();

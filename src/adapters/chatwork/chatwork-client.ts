@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AppError } from '../../errors/app-error';
+import type { ChatworkTaskInput, ChatworkTasksApi } from '../../tools/types';
 import { ChatworkHttp, type ChatworkClientOptions } from './chatwork-http';
 
 export type { ChatworkClientOptions } from './chatwork-http';
@@ -12,16 +13,6 @@ export interface ChatworkMember {
   accountId: string;
   name: string;
   role: ChatworkRole;
-}
-
-/** Parameters of {@link ChatworkClient.createTask}. */
-export interface CreateTaskInput {
-  body: string;
-  /** Assignees' account ids. */
-  toIds: string[];
-  /** Deadline in Unix seconds. */
-  limit?: number;
-  limitType?: 'none' | 'date' | 'time';
 }
 
 const idOut = z.union([z.string().min(1), z.number().int()]).transform(String);
@@ -72,7 +63,7 @@ function shaped<T>(schema: z.ZodType<T>, json: unknown, what: string, uncertain 
  * posting a message or a task is never repeated when the first attempt may have landed (see ChatworkHttp).
  * Failures are `AppError('EXTERNAL_API_FAILED')` with status and ChatWork's `errors`, never the token.
  */
-export class ChatworkClient {
+export class ChatworkClient implements ChatworkTasksApi {
   private readonly http: ChatworkHttp;
 
   constructor(options: ChatworkClientOptions) {
@@ -104,7 +95,7 @@ export class ChatworkClient {
   }
 
   /** `POST /rooms/{roomId}/tasks`. */
-  async createTask(roomId: string, input: CreateTaskInput): Promise<{ taskIds: string[] }> {
+  async createTask(roomId: string, input: ChatworkTaskInput): Promise<{ taskIds: string[] }> {
     const room = numericId(roomId, 'room id');
     if (input.toIds.length === 0) throw new AppError('VALIDATION_FAILED', 'ChatWork task needs at least one assignee');
     const form: Record<string, string> = {

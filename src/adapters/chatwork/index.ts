@@ -23,7 +23,6 @@ export {
   type ChatworkClientOptions,
   type ChatworkMember,
   type ChatworkRole,
-  type CreateTaskInput,
 } from './chatwork-client';
 export {
   ChatworkSender,

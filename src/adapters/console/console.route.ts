@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import express, { type Router } from 'express';
 import { z } from 'zod';
 import type { Db } from '../../db/prisma';
 import type { Logger } from '../../observability/logger';

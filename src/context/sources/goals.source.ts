@@ -1,5 +1,5 @@
 import type { Db } from '../../db/prisma';
-import { localDate } from '../../guardian/zoned-time';
+import { localDate } from '../../core/zoned-time';
 import { quoted } from '../quote';
 import { defineSqlSource } from '../sql-source';
 
@@ -51,7 +51,8 @@ export const goalsSource = defineSqlSource<GoalRow[]>({
   name: 'goals',
   // The active goals with their linked tasks counted.
   query: `(SELECT coalesce(json_agg(x ORDER BY x.created, x.id), '[]') FROM (
-      SELECT g.id, g.title, g."targetDate", g."createdAt" AS created, count(t.id) AS total, count(t.id) FILTER (WHERE t.status = 'done') AS done
+      SELECT g.id, g.title, g."targetDate", g."createdAt" AS created, count(t.id) AS total,
+             count(t.id) FILTER (WHERE t.status = 'done') AS done
       FROM goals g LEFT JOIN tasks t ON t."orgId" = g."orgId" AND t."goalId" = g.id
       WHERE g."orgId" = $1 AND g."memberId" = $2 AND g.status = 'active'
       GROUP BY g.id ORDER BY g."createdAt" ASC, g.id ASC LIMIT ${MAX_GOALS}) x)`,

@@ -50,9 +50,11 @@ export const memoriesSource = defineSqlSource<MemoryRow[]>({
   name: 'memories',
   // Memories about the sender, and recent organisation facts (ranked against the message here).
   query: `(SELECT coalesce(json_agg(x), '[]') FROM (
-      (SELECT kind, content, true AS about FROM memories WHERE "orgId" = $1 AND "subjectMemberId" = $2 ORDER BY "createdAt" DESC, id DESC LIMIT 50)
+      (SELECT kind, content, true AS about FROM memories WHERE "orgId" = $1 AND "subjectMemberId" = $2
+       ORDER BY "createdAt" DESC, id DESC LIMIT 50)
       UNION ALL
-      (SELECT kind, content, false FROM memories WHERE "orgId" = $1 AND kind = 'fact' AND "subjectMemberId" IS NULL ORDER BY "createdAt" DESC, id DESC LIMIT ${FACT_POOL})) x)`,
+      (SELECT kind, content, false FROM memories WHERE "orgId" = $1 AND kind = 'fact' AND "subjectMemberId" IS NULL
+       ORDER BY "createdAt" DESC, id DESC LIMIT ${FACT_POOL})) x)`,
   render(rows, { msg, sender }) {
     if (!sender.known || !sender.memberId) return null;
     const tokens = overlapTokens(msg.text);

@@ -1,6 +1,6 @@
 import { quoted } from '../quote';
 import { defineSqlSource } from '../sql-source';
-import { zonedParts } from '../../guardian/zoned-time';
+import { zonedParts } from '../../core/zoned-time';
 
 /** At most this many of the sender's own open tasks are listed. */
 const MAX_OWN = 10;
@@ -34,12 +34,14 @@ export const tasksSource = defineSqlSource<TaskRow[]>({
   // Both lists (top N by due date) with their totals and the assignees' names.
   query: `(SELECT coalesce(json_agg(x), '[]') FROM (
       (SELECT t.id, t.title, t."dueAt", t."assigneeMemberId", NULL AS assignee, true AS own,
-              (SELECT count(*) FROM tasks c WHERE c."orgId" = $1 AND c.status = 'open' AND c."assigneeMemberId" = $2) AS total
+              (SELECT count(*) FROM tasks c
+               WHERE c."orgId" = $1 AND c.status = 'open' AND c."assigneeMemberId" = $2) AS total
        FROM tasks t WHERE t."orgId" = $1 AND t.status = 'open' AND t."assigneeMemberId" = $2
        ORDER BY t."dueAt" ASC NULLS LAST, t."createdAt" ASC, t.id ASC LIMIT ${MAX_OWN})
       UNION ALL
       (SELECT t.id, t.title, t."dueAt", t."assigneeMemberId", m.name, false,
-              (SELECT count(*) FROM tasks c WHERE c."orgId" = $1 AND c.status = 'open' AND c."createdByMemberId" = $2 AND c."assigneeMemberId" <> $2)
+              (SELECT count(*) FROM tasks c
+               WHERE c."orgId" = $1 AND c.status = 'open' AND c."createdByMemberId" = $2 AND c."assigneeMemberId" <> $2)
        FROM tasks t LEFT JOIN members m ON m."orgId" = t."orgId" AND m.id = t."assigneeMemberId"
        WHERE t."orgId" = $1 AND t.status = 'open' AND t."createdByMemberId" = $2 AND t."assigneeMemberId" <> $2
        ORDER BY t."dueAt" ASC NULLS LAST, t."createdAt" ASC, t.id ASC LIMIT ${MAX_ASSIGNED})) x)`,

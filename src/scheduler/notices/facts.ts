@@ -3,7 +3,7 @@ import { formatDueJa } from '../../context/sources/tasks.source';
 import { completionRate } from '../../context/sources/goals.source';
 import type { ContextSection } from '../../context/types';
 import type { Db } from '../../db/prisma';
-import { addDays, formatZonedDateTime, localDate, zonedParts } from '../../guardian/zoned-time';
+import { addDays, formatZonedDateTime, localDate, zonedParts } from '../../core/zoned-time';
 import type { ToolMeta } from '../../tools/types';
 
 /** The kinds of scheduled notices (R-P1); the directory's `SCHEDULE_KINDS`. */

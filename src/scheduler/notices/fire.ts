@@ -1,6 +1,7 @@
 import type { Db } from '../../db/prisma';
 import type { Schedule } from '../../generated/prisma/client';
 import type { Sql } from '../../db/sql';
+import { enqueueSelectCte } from '../../intake/work-queue';
 import { dayBounds, type NoticeKind } from './facts';
 import { noticesEnabled } from './preferences';
 import { parseQuietHours, quietUntil } from './quiet-hours';
@@ -155,13 +156,11 @@ export async function recordPeriod(
      mark AS (
        UPDATE schedules SET "lastFiredAt" = $3::timestamptz AT TIME ZONE 'UTC'
        WHERE id = $2 AND $5 <> 'skipped' AND EXISTS (SELECT 1 FROM run) RETURNING 1),
-     ins AS (
-       INSERT INTO work_items (type, payload, "orderingKey", "dedupeKey", "runAt", "maxAttempts")
-       SELECT 'notification', x.payload, x."orderingKey", x."dedupeKey",
-         coalesce(x."runAt"::timestamptz AT TIME ZONE 'UTC', now()), 3
+     ${enqueueSelectCte('ins', `
+       SELECT 'notification', x.payload, x."orderingKey", x."dedupeKey", 3,
+         coalesce(x."runAt"::timestamptz AT TIME ZONE 'UTC', now())
        FROM jsonb_to_recordset($8::jsonb) AS x(payload jsonb, "orderingKey" text, "dedupeKey" text, "runAt" text)
-       WHERE EXISTS (SELECT 1 FROM run)
-       ON CONFLICT ("dedupeKey") DO NOTHING RETURNING 1)
+       WHERE EXISTS (SELECT 1 FROM run)`, { runAt: true })}
      SELECT (SELECT count(*) FROM run)::int AS claimed, (SELECT count(*) FROM ins)::int AS enqueued,
        (SELECT count(*) FROM mark)::int AS marked`,
     [

@@ -1,5 +1,6 @@
 import type { Platform } from '../../adapters/types';
-import { personaMessage, type PromptSet } from '../../brain/prompts';
+import type { PromptSet } from '../../brain/prompts';
+import { personaMessage } from '../../core/messages';
 import type { Db } from '../../db/prisma';
 import type { ClaimedItem } from '../../intake/work-queue';
 import type { Logger } from '../../observability/logger';

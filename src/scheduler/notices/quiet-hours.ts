@@ -1,4 +1,4 @@
-import { addDays, formatZonedDateTime, zonedParts, type YMD } from '../../guardian/zoned-time';
+import { addDays, formatZonedDateTime, zonedParts, type YMD } from '../../core/zoned-time';
 import { QUIET_HOURS_PATTERN } from '../../org/directory.schema';
 
 /** Quiet hours as minutes of the day; `start > end` wraps past midnight (21:00-08:00). */

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ChatSender, FoundMessage, OutboundReply, SendResult } from '../../src/adapters/types';
 import { AppError } from '../../src/errors/app-error';
 import { WorkQueue, type ClaimedItem } from '../../src/intake/work-queue';
-import { Outbox } from '../../src/pipeline/outbox';
+import { Outbox } from '../../src/outbox/outbox';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
 
 /**

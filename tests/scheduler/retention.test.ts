@@ -1,4 +1,4 @@
-import { purgeExpired } from '../../src/observability/retention';
+import { purgeExpired } from '../../src/scheduler/retention';
 import { claimFireKey } from '../../src/scheduler/run-once';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
 

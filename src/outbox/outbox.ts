@@ -1,9 +1,9 @@
 import type { Pool } from 'pg';
 import type { ChatSender, FoundMessage, OutboundReply, Platform, SendResult } from '../adapters/types';
 import type { Db } from '../db/prisma';
-import { sqlRunner, type Sql } from '../db/sql';
+import { pgText, SqlParams, sqlRunner, type Sql } from '../db/sql';
 import { AppError } from '../errors/app-error';
-import { claimLostError, type ClaimedItem } from '../intake/work-queue';
+import { ClaimLostError, type ClaimedItem } from '../intake/work-queue';
 
 /** The work item a message is sent for: only the worker holding its claim may post. */
 export type WorkClaim = Pick<ClaimedItem, 'id' | 'claimToken' | 'claimLost'>;
@@ -34,7 +34,7 @@ export interface OutboxOptions {
 }
 
 /**
- * Sends bot messages through the adapters, at most once per key (issue 7 point 5):
+ * The single writer of `outbound_messages`. Sends bot messages through the adapters, at most once per key:
  * - a row is reserved before sending and marked `sent` after; a key already `sent` is never posted again;
  * - the row is taken by the worker that holds the work item's claim, in one statement that also checks the
  *   claim still has time to run, so a worker that lost its claim (missed heartbeat) posts nothing;
@@ -49,7 +49,7 @@ export class Outbox {
   private readonly reconcileDelayMs: number;
   private readonly sleep: (ms: number) => Promise<void>;
 
-  constructor(private readonly db: Db, opts: OutboxOptions = {}) {
+  constructor(db: Db, opts: OutboxOptions = {}) {
     this.sql = sqlRunner(db, opts.pool);
     this.marginMs = opts.claimMarginMs ?? 10_000;
     this.reconcileDelayMs = opts.reconcileDelayMs ?? 2_000;
@@ -64,18 +64,24 @@ export class Outbox {
     return this.senders.has(platform);
   }
 
+  /** True when a message was already delivered under `dedupeKey` (nothing is reserved). */
+  async delivered(dedupeKey: string): Promise<boolean> {
+    const rows = await this.sql(
+      `SELECT 1 FROM outbound_messages WHERE "dedupeKey" = $1 AND status = 'sent'`, [dedupeKey]);
+    return rows.length === 1;
+  }
+
   /** Reserves a key. Returns null when newly reserved, otherwise what an earlier attempt left. */
   async reserve(
     dedupeKey: string, meta: { platform: string; roomId: string; body?: string },
   ): Promise<PriorPost | null> {
-    const inserted = await this.db.outboundMessage.createMany({
-      data: [{ dedupeKey, platform: meta.platform, roomId: meta.roomId, body: meta.body ?? '', status: 'sending' }],
-      skipDuplicates: true,
-    });
-    if (inserted.count === 1) return null;
-    return this.db.outboundMessage.findUnique({
-      where: { dedupeKey }, select: { status: true, claimedBy: true, createdAt: true, platformMessageId: true },
-    });
+    const p = new SqlParams();
+    const reserve = reserveCte(p, 'r', { dedupeKey, platform: meta.platform, roomId: meta.roomId, body: meta.body ?? '' });
+    const rows = await this.sql<PriorRow & { reserved: number }>(
+      `WITH ${reserve} SELECT (SELECT count(*) FROM r)::int AS reserved, ${priorColumns('o')}
+       FROM (SELECT 1) one LEFT JOIN outbound_messages o ON o."dedupeKey" = ${p.add(dedupeKey)}`, p.values);
+    const row = rows[0]!;
+    return row.reserved === 1 ? null : priorPost(row);
   }
 
   /**
@@ -134,7 +140,7 @@ export class Outbox {
     return this.sql(
       `UPDATE outbound_messages SET status = 'sent', body = $2, "sentAt" = $3, "platformMessageId" = $4, error = NULL
        WHERE "dedupeKey" = $1`,
-      [dedupeKey, body.replace(/\u0000/g, ''), new Date(), res.platformMessageId ?? null]);
+      [dedupeKey, pgText(body), new Date(), res.platformMessageId ?? null]);
   }
 
   /**
@@ -143,7 +149,7 @@ export class Outbox {
    */
   private async take(dedupeKey: string, claim?: WorkClaim): Promise<void> {
     if (!claim) return;
-    if (claim.claimLost) throw claimLostError();
+    if (claim.claimLost) throw new ClaimLostError();
     const rows = await this.sql(
       `UPDATE outbound_messages SET "claimedBy" = $2
        WHERE "dedupeKey" = $1 AND status <> 'sent'
@@ -151,11 +157,56 @@ export class Outbox {
                      AND w."claimExpiresAt" > now() + ($4::int * interval '1 millisecond'))
        RETURNING 1`,
       [dedupeKey, claim.claimToken, claim.id.toString(), this.marginMs]);
-    if (rows.length !== 1) throw claimLostError();
+    if (rows.length !== 1) throw new ClaimLostError();
   }
 
   private async record(dedupeKey: string, status: 'failed' | 'uncertain', error: string): Promise<void> {
-    await this.db.outboundMessage.update({ where: { dedupeKey }, data: { status, error: error.slice(0, 500) } })
-      .catch(() => undefined);
+    await this.sql(`UPDATE outbound_messages SET status = $2, error = $3 WHERE "dedupeKey" = $1`,
+      [dedupeKey, status, pgText(error).slice(0, 500)]).catch(() => undefined);
   }
+}
+
+/** What a message's outbox row needs at reservation. */
+export interface Reservation {
+  dedupeKey: string;
+  platform: string;
+  roomId: string;
+  body: string;
+}
+
+/** CTE `name`: reserves the key (status `sending`) unless a row exists; RETURNING 1 when newly reserved. */
+export function reserveCte(p: SqlParams, name: string, r: Reservation): string {
+  return `${name} AS (INSERT INTO outbound_messages (id, "dedupeKey", platform, "roomId", body, status)
+    VALUES (gen_random_uuid(), ${p.add(r.dedupeKey)}, ${p.add(r.platform)}, ${p.add(r.roomId)}, ${p.add(r.body)},
+            'sending')
+    ON CONFLICT ("dedupeKey") DO NOTHING RETURNING 1)`;
+}
+
+/** The columns of an outbox row (alias `a`) that {@link priorPost} reads. */
+export function priorColumns(a: string): string {
+  return `${a}.status AS prior_status, ${a}."claimedBy" AS prior_owner, ${a}."createdAt" AS prior_created,
+    ${a}."platformMessageId" AS prior_message`;
+}
+
+/** An outbox row as {@link priorColumns} selects it (all null when there is none). */
+export interface PriorRow {
+  prior_status: string | null;
+  prior_owner: string | null;
+  prior_created: Date | null;
+  prior_message: string | null;
+}
+
+/** What an earlier attempt left, or null when there is no row. */
+export function priorPost(r: PriorRow): PriorPost | null {
+  if (r.prior_status === null) return null;
+  return {
+    status: r.prior_status, claimedBy: r.prior_owner, createdAt: new Date(r.prior_created!),
+    platformMessageId: r.prior_message,
+  };
+}
+
+/** Deletes sent and failed messages created before `before` (retention); unsettled ones stay. */
+export async function purgeOutbox(db: Db, before: Date): Promise<number> {
+  const where = { createdAt: { lt: before }, status: { in: ['sent', 'failed'] } };
+  return (await db.outboundMessage.deleteMany({ where })).count;
 }

@@ -1,0 +1,24 @@
+/**
+ * The capability manifest: every tool the bot can propose, in one list. Adding a tool is a file in this
+ * folder (its `defineTool` declaration) and one line here.
+ */
+import type { ToolDefinition } from '../src/tools/types';
+import { announce } from './announcements';
+import { lookupPerson } from './directory';
+import { breakGoalIntoTasks, reportGoalProgress, startGoalSetting, viewGoals } from './goals';
+import { deleteMemory, queryMemory, saveMemory } from './memory';
+import { getNoticePreferences, setNoticePreference } from './notices';
+import { cancelReminder, createReminder, listReminders } from './reminders';
+import { completeTask, createTask, searchTasks } from './tasks';
+import { teamOverview } from './team';
+
+export const handlers: readonly ToolDefinition[] = [
+  createTask, completeTask, searchTasks,
+  createReminder, listReminders, cancelReminder,
+  saveMemory, queryMemory, deleteMemory,
+  startGoalSetting, reportGoalProgress, viewGoals, breakGoalIntoTasks,
+  announce,
+  lookupPerson,
+  teamOverview,
+  setNoticePreference, getNoticePreferences,
+] as readonly ToolDefinition[];

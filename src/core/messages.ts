@@ -1,0 +1,71 @@
+import type { ErrorCode } from '../errors/app-error';
+import type { Language } from './language';
+
+/**
+ * Persona message keys (prompts/messages.<persona>.json): every text the bot says without the model.
+ * Each persona file has every key in both languages (a test keeps them equal); `error.<code>` exists for
+ * every {@link ErrorCode}.
+ */
+export const MESSAGE_KEYS = [
+  'bot.names',
+  'clarify.ended',
+  'clarify.restart',
+  'confirm.already',
+  'confirm.cancelled',
+  'confirm.changes',
+  'confirm.denied_now',
+  'confirm.executed',
+  'confirm.expired',
+  'confirm.failed',
+  'confirm.model_summary',
+  'confirm.modify_hint',
+  'confirm.no',
+  'confirm.no_changes',
+  'confirm.not_yours',
+  'confirm.question',
+  'confirm.reminder',
+  'confirm.second',
+  'confirm.title',
+  'confirm.urgent_cancelled',
+  'confirm.yes',
+  'console.no_llm',
+  'guardian.blocked',
+  'guardian.unsure',
+  'notice.admin_alert_fallback',
+  'notice.admin_alert_task',
+  'notice.daily_digest_fallback',
+  'notice.daily_digest_task',
+  'notice.deadline_reminder_fallback',
+  'notice.deadline_reminder_task',
+  'notice.goal_checkin_fallback',
+  'notice.goal_checkin_task',
+  'notice.reminder_fallback',
+  'notice.reminder_task',
+  'reply.blocked_confidential',
+  'reply.degraded_db',
+  'reply.sender_budget_day',
+  'reply.sender_budget_minute',
+  'reply.stranger',
+] as const;
+
+/** A persona message key. */
+export type MessageKey = (typeof MESSAGE_KEYS)[number] | `error.${ErrorCode}`;
+
+/** The persona's messages by language (part of brain/prompts.ts `PromptSet`). */
+export interface PersonaMessages {
+  messages: Record<Language, Record<string, string>>;
+}
+
+/** Fills `{{name}}` placeholders. */
+export function fill(template: string, vars: Record<string, string | number | undefined> = {}): string {
+  return template.replace(/\{\{(\w+)\}\}/g, (_, k: string) => String(vars[k] ?? ''));
+}
+
+/** A persona message by key and language (falls back to Japanese, then to the INTERNAL error message). */
+export function personaMessage(
+  p: PersonaMessages, key: MessageKey, lang: Language, vars?: Record<string, string | number | undefined>,
+): string {
+  const t = p.messages[lang]?.[key] ?? p.messages.ja[key]
+    ?? p.messages[lang]?.['error.INTERNAL'] ?? p.messages.ja['error.INTERNAL'] ?? '';
+  return fill(t, vars);
+}

@@ -1,0 +1,74 @@
+import type { ReplyOption } from '../adapters/types';
+import type { Db } from '../db/prisma';
+import { pgText, SqlParams, sqlRunner, type Sql } from '../db/sql';
+
+/**
+ * A conversation is a room and the person the bot talks with there (the same key as a session): the
+ * user's messages are stored under their account, and so is every bot message addressed to them — the
+ * reply, a reminder notice, a post a tool makes for them — so the history the brain reads for a turn
+ * (context/) is that conversation, in order.
+ */
+export interface ConversationRef {
+  orgId: string;
+  platform: string;
+  roomId: string;
+  /** The person's platform account. */
+  accountId: string;
+}
+
+/** A message the person sent (the inbound message as stored). */
+export interface UserMessage extends ConversationRef {
+  text: string;
+  platformMessageId: string;
+  sentAt: Date;
+}
+
+/** A message the bot sent in the conversation. */
+export interface BotMessage extends ConversationRef {
+  text: string;
+  options?: ReplyOption[];
+  platformMessageId: string | null;
+  sentAt: Date;
+}
+
+const COLUMNS = '"orgId", platform, "roomId", "accountId", role, text, "platformMessageId", options, "sentAt"';
+
+/** CTE `name`: stores the user's message once (a retried turn stores nothing new). */
+export function userMessageCte(p: SqlParams, name: string, m: UserMessage): string {
+  return `${name} AS (INSERT INTO conversation_messages (${COLUMNS})
+    VALUES (${p.add(m.orgId)}, ${p.add(m.platform)}, ${p.add(m.roomId)}, ${p.add(m.accountId)}, 'user',
+            ${p.add(m.text)},
+            ${p.add(m.platformMessageId)}, NULL, ${p.add(m.sentAt)}) ON CONFLICT DO NOTHING RETURNING 1)`;
+}
+
+/** CTE `name`: appends a bot message. */
+export function botMessageCte(p: SqlParams, name: string, m: BotMessage): string {
+  const options = m.options ? JSON.stringify(m.options) : null;
+  return `${name} AS (INSERT INTO conversation_messages (${COLUMNS})
+    VALUES (${p.add(m.orgId)}, ${p.add(m.platform)}, ${p.add(m.roomId)}, ${p.add(m.accountId)}, 'assistant',
+            ${p.add(pgText(m.text))}, ${p.add(m.platformMessageId)}, ${p.add(options)}::jsonb,
+            ${p.add(m.sentAt)}) RETURNING 1)`;
+}
+
+/**
+ * The single writer of `conversation_messages` (issue 9): the turn's statements include its fragments,
+ * and a notice or a tool's post appends through {@link append}.
+ */
+export class ConversationLog {
+  private readonly sql: Sql;
+
+  constructor(db: Db, sql?: Sql) {
+    this.sql = sql ?? sqlRunner(db);
+  }
+
+  /** Appends a bot message on its own (notices, posts by tools). */
+  async append(m: BotMessage): Promise<void> {
+    const p = new SqlParams();
+    await this.sql(`WITH ${botMessageCte(p, 'b', m)} SELECT 1`, p.values);
+  }
+}
+
+/** Deletes messages older than `before` (retention). */
+export async function purgeConversations(db: Db, before: Date): Promise<number> {
+  return (await db.conversationMessage.deleteMany({ where: { createdAt: { lt: before } } })).count;
+}

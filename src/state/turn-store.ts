@@ -1,0 +1,130 @@
+import type { InboundMessage, ReplyOption } from '../adapters/types';
+import { actorFromRows, type Actor } from '../authorization';
+import { SqlParams, type Sql } from '../db/sql';
+import { completeCte, type ClaimedItem, type WorkOutcome } from '../intake/work-queue';
+import { turnCtes, type PreparedTurn } from '../observability/turn-recorder';
+import { priorColumns, priorPost, reserveCte, type PriorPost, type PriorRow } from '../outbox/outbox';
+import { botMessageCte, userMessageCte } from './conversation-log';
+import type { SessionKey } from './session-key';
+import { effectiveMode, isPlainSession } from './session-mode';
+import type { SessionView } from './types';
+
+/** What one round trip at the start of a turn yields. */
+export interface TurnPrelude {
+  /** A reply with this key was already delivered (the turn is a retry after a crash). */
+  alreadySent: boolean;
+  /** What an earlier attempt left on the reply's outbox row (null on the first attempt). */
+  prior: PriorPost | null;
+  actor: Actor;
+  profile: { title: string | null; preferences: Record<string, unknown>; departmentName: string | null } | null;
+  /** The session when it is plainly NORMAL; null when the BrainStateManager must look (pending/expired). */
+  quickSession: SessionView | null;
+}
+
+/** What the last statement of a turn writes. */
+export interface TurnClose {
+  msg: InboundMessage;
+  /** The reply as posted (null when nothing was posted: shadow mode or a silent refusal). */
+  sent: { platformMessageId?: string } | null;
+  /** The bot's message for the history; null when nothing was said (a silent refusal). */
+  history: { text: string; options?: ReplyOption[]; at: Date } | null;
+  turn: PreparedTurn;
+  item: ClaimedItem;
+}
+
+interface PreludeRow extends PriorRow {
+  reserved: number;
+  a_org: string | null; m_id: string | null; m_org: string | null; m_name: string | null; m_level: number | null; m_dept: string | null; m_active: boolean | null;
+  m_title: string | null; m_prefs: Record<string, unknown> | null; d_name: string | null;
+  r_org: string | null; r_authority: string | null;
+  s_exists: boolean; s_mode: string | null; s_pending: string | null; s_expires: Date | null; s_rounds: number | null; s_errors: number | null;
+  s_intent: string | null; s_tool: string | null; s_error: string | null;
+}
+
+/**
+ * The turn's first and last statements, composed from fragments their tables' owners export (the
+ * outbox, the conversation log, the turn recorder, the work queue): one round trip each on the hot path.
+ */
+export class TurnStore {
+  constructor(private readonly sql: Sql) {}
+
+  /**
+   * One statement: reserve the reply key, store the user message (idempotent), and read the sender,
+   * the room and the session row.
+   */
+  async open(msg: InboundMessage, replyKey: string, opts: { defaultLevel: number; now: Date }): Promise<TurnPrelude> {
+    const p = new SqlParams();
+    const reserve = reserveCte(p, 'r', { dedupeKey: replyKey, platform: msg.platform, roomId: msg.roomId, body: '' });
+    const stored = userMessageCte(p, 'm', {
+      orgId: msg.orgId, platform: msg.platform, roomId: msg.roomId, accountId: msg.senderAccountId, text: msg.text,
+      platformMessageId: msg.platformMessageId, sentAt: new Date(msg.sentAt),
+    });
+    const [key, platform, room, account] = [p.add(replyKey), p.add(msg.platform), p.add(msg.roomId), p.add(msg.senderAccountId)];
+    const rows = await this.sql<PreludeRow>(
+      `WITH ${reserve}, ${stored}
+       SELECT (SELECT count(*) FROM r)::int AS reserved, ${priorColumns('o')},
+              a."orgId" AS a_org, mb.id AS m_id, mb."orgId" AS m_org, mb.name AS m_name, mb.level AS m_level,
+              mb."departmentId" AS m_dept, mb.active AS m_active, mb.title AS m_title, mb.preferences AS m_prefs,
+              d.name AS d_name, rm."orgId" AS r_org, rm.authority AS r_authority,
+              (s.platform IS NOT NULL) AS s_exists, s.mode AS s_mode, s."pendingActionId" AS s_pending,
+              s."expiresAt" AS s_expires, s."clarificationRounds" AS s_rounds, s."errorCount" AS s_errors,
+              s."lastIntent" AS s_intent, s."lastTool" AS s_tool, s."lastError" AS s_error
+       FROM (SELECT 1) one
+       LEFT JOIN outbound_messages o ON o."dedupeKey" = ${key}
+       LEFT JOIN platform_accounts a ON a.platform = ${platform} AND a."accountId" = ${account}
+       LEFT JOIN members mb ON mb."orgId" = a."orgId" AND mb.id = a."memberId"
+       LEFT JOIN departments d ON d."orgId" = mb."orgId" AND d.id = mb."departmentId"
+       LEFT JOIN rooms rm ON rm.platform = ${platform} AND rm."externalId" = ${room}
+       LEFT JOIN conversation_states s
+         ON s.platform = ${platform} AND s."roomId" = ${room} AND s."accountId" = ${account}`,
+      p.values,
+    );
+    return prelude(rows[0]!, msg, opts);
+  }
+
+  /**
+   * One statement at the end of a turn (the reply is already marked sent): append the bot message to the
+   * conversation, write the turn record and its LLM usage, and complete the work item (only if this worker
+   * still holds it).
+   */
+  async close(c: TurnClose): Promise<WorkOutcome> {
+    const p = new SqlParams();
+    const { msg, history } = c;
+    const ctes: string[] = [];
+    if (history) {
+      ctes.push(botMessageCte(p, 'h', {
+        orgId: msg.orgId, platform: msg.platform, roomId: msg.roomId, accountId: msg.senderAccountId, text: history.text,
+        options: history.options, platformMessageId: c.sent?.platformMessageId ?? null, sentAt: history.at,
+      }));
+    }
+    ctes.push(...turnCtes(p, c.turn), completeCte(p, 'w', c.item));
+    const rows = await this.sql<{ completed: number }>(
+      `WITH ${ctes.join(',\n')} SELECT (SELECT count(*) FROM w)::int AS completed`, p.values);
+    return { completed: rows[0]?.completed === 1 };
+  }
+}
+
+/** The prelude's row as the turn's view of sender, room and session. */
+function prelude(r: PreludeRow, msg: InboundMessage, opts: { defaultLevel: number; now: Date }): TurnPrelude {
+  const account = r.a_org && r.m_id
+    ? { orgId: r.a_org, member: { id: r.m_id, orgId: r.m_org!, name: r.m_name!, level: r.m_level!, departmentId: r.m_dept, active: r.m_active === true } }
+    : null;
+  const room = r.r_org ? { orgId: r.r_org, authority: r.r_authority ?? 'public' } : null;
+  const actor = actorFromRows({ account, room }, { orgId: msg.orgId, defaultLevel: opts.defaultLevel, fallbackAuthority: msg.roomAuthority });
+  const key: SessionKey = { platform: msg.platform, roomId: msg.roomId, accountId: msg.senderAccountId };
+  const stored = r.s_exists ? { mode: r.s_mode!, pendingActionId: r.s_pending, expiresAt: new Date(r.s_expires!) } : null;
+  const quickSession: SessionView | null = isPlainSession(stored, opts.now)
+    ? {
+        key, mode: effectiveMode(r.s_mode, false), pending: null, expiredPending: null,
+        clarificationRounds: r.s_rounds ?? 0, errorCount: r.s_errors ?? 0, lastIntent: r.s_intent, lastTool: r.s_tool, lastError: r.s_error,
+        expiresAt: r.s_expires ? new Date(r.s_expires) : null,
+      }
+    : null;
+  return {
+    alreadySent: r.reserved === 0 && r.prior_status === 'sent',
+    prior: r.reserved === 0 ? priorPost(r) : null,
+    actor,
+    profile: actor.memberId ? { title: r.m_title, preferences: r.m_prefs ?? {}, departmentName: r.d_name } : null,
+    quickSession,
+  };
+}

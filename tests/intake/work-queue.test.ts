@@ -1,0 +1,99 @@
+import { SqlParams, sqlRunner } from '../../src/db/sql';
+import { completeCte, WorkQueue, type EnqueueInput } from '../../src/intake/work-queue';
+import { createTestDatabase, type TestDatabase } from '../helpers/db';
+
+/** The durable work queue on real PostgreSQL: dedupe, per-conversation order, claims, retries. */
+describe('WorkQueue', () => {
+  let t: TestDatabase;
+  let n = 0;
+  const queue = (over: { instanceId?: string; claimTtlMs?: number } = {}) =>
+    new WorkQueue(t.db, { instanceId: 'a', claimTtlMs: 60_000, defaultMaxAttempts: 3, retryDelayMs: () => 60_000, ...over });
+  const item = (over: Partial<EnqueueInput> = {}): EnqueueInput => {
+    n += 1;
+    return { type: 'user_request', payload: { n }, orderingKey: `conv-${n}`, dedupeKey: `msg-${n}`, ...over };
+  };
+  const state = async (id: bigint) => (await t.db.workItem.findUniqueOrThrow({ where: { id } })).state;
+
+  beforeAll(async () => {
+    t = await createTestDatabase();
+  });
+  afterAll(() => t.close());
+  beforeEach(() => t.db.workItem.deleteMany());
+
+  it('stores a message once: a redelivery with the same key is a duplicate', async () => {
+    const q = queue();
+    const first = item();
+    expect(await q.enqueue(first)).toMatchObject({ duplicate: false });
+    expect(await q.enqueue({ ...first, payload: { again: true } })).toEqual({ id: null, duplicate: true });
+    expect(await t.db.workItem.count()).toBe(1);
+  });
+
+  it('one conversation runs in order (a 「はい」 never overtakes its request); other conversations go ahead', async () => {
+    const q = queue();
+    const request = await q.enqueue(item({ orderingKey: 'room:1:tanaka' }));
+    const answer = await q.enqueue(item({ orderingKey: 'room:1:tanaka' }));
+    const other = await q.enqueue(item({ orderingKey: 'room:1:sato' }));
+
+    const a = await q.claim();
+    const b = await q.claim();
+    expect([a?.id, b?.id]).toEqual([request.id, other.id]);
+    expect(await q.claim()).toBeNull();
+
+    expect(await q.complete(a!)).toBe(true);
+    expect((await q.claim())?.id).toBe(answer.id);
+  });
+
+  it('only the holder of a claim completes it — also inside a composed statement', async () => {
+    const q = queue();
+    await q.enqueue(item());
+    const mine = (await q.claim())!;
+    expect(await q.complete({ ...mine, claimToken: 'someone-else' })).toBe(false);
+
+    const p = new SqlParams();
+    const rows = await sqlRunner(t.db)<{ n: number }>(`WITH ${completeCte(p, 'w', mine)} SELECT count(*)::int AS n FROM w`, p.values);
+    expect(rows[0]!.n).toBe(1);
+    expect(await state(mine.id)).toBe('done');
+    expect(await q.complete(mine)).toBe(false);
+  });
+
+  it('a failed attempt is retried later; a non-retryable or last one fails the item', async () => {
+    const q = queue();
+    await q.enqueue(item({ maxAttempts: 2 }));
+    const first = (await q.claim())!;
+    expect(await q.fail(first, 'E1', { retryable: true })).toBe('queued');
+    expect(await q.claim()).toBeNull(); // backing off
+
+    await t.db.workItem.update({ where: { id: first.id }, data: { runAt: new Date(Date.now() - 1) } });
+    const second = (await q.claim())!;
+    expect(second.attempts).toBe(2);
+    expect(await q.fail(second, 'E2', { retryable: true })).toBe('failed');
+
+    await q.enqueue(item());
+    const other = (await q.claim())!;
+    expect(await q.fail(other, 'bad input', { retryable: false })).toBe('failed');
+  });
+
+  it('a crashed worker\'s claim expires, another worker takes the item, the first cannot finish it', async () => {
+    const crashed = queue({ instanceId: 'crashed', claimTtlMs: 30 });
+    const healthy = queue({ instanceId: 'healthy' });
+    await crashed.enqueue(item());
+    const lost = (await crashed.claim())!;
+    await new Promise((r) => setTimeout(r, 60));
+
+    const taken = (await healthy.claim())!;
+    expect(taken.id).toBe(lost.id);
+    expect(taken.attempts).toBe(2);
+    expect(await crashed.heartbeat(lost)).toBe(false);
+    expect(await crashed.complete(lost)).toBe(false);
+    expect(await healthy.complete(taken)).toBe(true);
+  });
+
+  it('release (graceful shutdown) gives the item back without counting the attempt', async () => {
+    const q = queue();
+    await q.enqueue(item());
+    const claimed = (await q.claim())!;
+    await q.release(claimed);
+    expect(await state(claimed.id)).toBe('queued');
+    expect((await q.claim())!.attempts).toBe(1);
+  });
+});
