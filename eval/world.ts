@@ -14,12 +14,13 @@ import { TURN_CONTEXT_SOURCES } from '../src/context/sources';
 import type { TurnContext } from '../src/context/types';
 import { applyMigrations } from '../src/db/migrate';
 import { createDatabase, type Db } from '../src/db/prisma';
-import { sqlRunner, type Sql } from '../src/db/sql';
+import { SqlParams, sqlRunner, type Sql } from '../src/db/sql';
 import type { GuardianPolicy } from '../src/guardian';
 import { silentLogger } from '../src/observability/logger';
 import { importDirectoryFile } from '../src/org/import-directory';
 import { offeredTools } from '../src/pipeline/proposal-stage';
 import { senderProfile } from '../src/pipeline/turn-runner';
+import { botMessageCte, userMessageCte } from '../src/state/conversation-log';
 import { TurnStore } from '../src/state/turn-store';
 import type { ToolRegistry } from '../src/tools/registry';
 import { END_OF_DAY, parseWhen } from '../handlers/_when';
@@ -124,7 +125,7 @@ class DbSlot implements Slot {
 
   constructor(
     private readonly db: Db,
-    sql: Sql,
+    private readonly sql: Sql,
     private readonly registry: ToolRegistry,
   ) {
     this.store = new TurnStore(sql);
@@ -212,15 +213,17 @@ class DbSlot implements Slot {
     now: Date,
   ): Promise<Record<string, string>> {
     const base = { orgId: EVAL_ORG, platform: msg.platform, roomId: msg.roomId, accountId: msg.senderAccountId };
-    await this.db.conversationMessage.createMany({
-      data: c.history.map((h, i) => ({
-        ...base,
-        role: 'user' in h ? 'user' : 'assistant',
-        text: 'user' in h ? inboundText(c, msg.platform, h.user) : h.bot,
-        platformMessageId: 'user' in h ? `eval-h${i}` : null,
-        sentAt: new Date(now.getTime() - (c.history.length - i) * 90_000),
-      })),
+    // The history goes in through the conversation log's fragments, as production stores it.
+    const p = new SqlParams();
+    const history = c.history.map((h, i) => {
+      const sentAt = new Date(now.getTime() - (c.history.length - i) * 90_000);
+      return 'user' in h
+        ? userMessageCte(p, `h${i}`, {
+            ...base, text: inboundText(c, msg.platform, h.user), platformMessageId: `eval-h${i}`, sentAt,
+          })
+        : botMessageCte(p, `h${i}`, { ...base, text: h.bot, platformMessageId: null, sentAt });
     });
+    if (history.length > 0) await this.sql(`WITH ${history.join(',\n')} SELECT 1`, p.values);
     const taskIds: Record<string, string> = {};
     for (const t of c.tasks) {
       const assignee = await this.member(c, t.assignee);

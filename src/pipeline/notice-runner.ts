@@ -52,7 +52,9 @@ export class NoticeRunner {
 
   async handle(item: ClaimedItem): Promise<void> {
     const payload = item.payload as { kind?: string; reminderId?: string };
-    const other = payload.kind && payload.kind !== 'reminder' ? this.d.kinds?.[payload.kind] : undefined;
+    const kinds = this.d.kinds ?? {};
+    const other = payload.kind && payload.kind !== 'reminder' && Object.hasOwn(kinds, payload.kind)
+      ? kinds[payload.kind] : undefined;
     if (other) return other(item);
     if (payload.kind !== 'reminder' || !payload.reminderId) {
       this.d.logger.warn({ workItemId: String(item.id) }, 'unknown notification kind: ignored');

@@ -75,7 +75,8 @@ describe('loadActor / authorizeWithLookup against PostgreSQL', () => {
     expect(await loadActor(t.db, { ...base, accountId: 'a-outsider' })).toMatchObject({ known: false, level: 1, memberId: null });
   });
 
-  it('an unknown sender in a DM or an unlisted room is a stranger with level 0, whatever the default level (issue 8)', async () => {
+  it('an unknown sender in a DM or an unlisted room is a stranger with ' +
+    'level 0, whatever the default level (issue 8)', async () => {
     for (const over of [{ roomId: 'dm-channel', fallbackAuthority: 'member' as const }, { roomId: 'r-unlisted', fallbackAuthority: 'public' as const }]) {
       expect(await loadActor(t.db, { ...base, accountId: 'a-nobody', defaultLevel: 3, ...over }))
         .toMatchObject({ known: false, level: 0, roomListed: false, source: 'stranger' });
@@ -106,7 +107,8 @@ describe('loadActor / authorizeWithLookup against PostgreSQL', () => {
     expect(await ask({}, { accountId: 'a-nobody' })).toMatchObject({ result: 'DENIED', reasonCode: 'Z_LEVEL_TOO_LOW' });
   });
 
-  it('a database error propagates from loadActor and becomes DENIED Z_LOOKUP_ERROR in authorizeWithLookup', async () => {
+  it('a database error propagates from loadActor and becomes ' +
+    'DENIED Z_LOOKUP_ERROR in authorizeWithLookup', async () => {
     const boom = () => Promise.reject(new Error('connection refused'));
     const broken = {
       platformAccount: { findUnique: boom },

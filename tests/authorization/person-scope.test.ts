@@ -125,7 +125,8 @@ describe('names resolve exactly as the handlers resolve them', () => {
     expect(short(decide('memory_subject', '自分', 1))).toBe(A);
   });
 
-  it('an ambiguous name is allowed when one candidate may be touched (the handler asks which), denied when none may', () => {
+  it('an ambiguous name is allowed when one candidate may be touched ' +
+    '(the handler asks which), denied when none may', () => {
     const twins: Directory = { ...directory, members: [...directory.members, { id: 'm-twin', departmentId: 'eng-backend', name: '田中 次郎', aliases: ['田中'] }] };
     const ask = (ref: string) => authorize({ actor: actorAt(2), tool: toolWith('assignee'), proposal: proposal({ p: ref }, 'probe'), directory: twins });
     expect(ask('田中').result).toBe('ALLOWED');

@@ -65,7 +65,8 @@ describe('nothing is lost: crashes, LLM failures, bad deliveries', () => {
     expect(turn.proposals).toEqual([]);
   });
 
-  it('unparseable output twice (text without a tool) → one guided retry, then a friendly fallback; the record says why', async () => {
+  it('unparseable output twice (text without a tool) → one guided ' +
+    'retry, then a friendly fallback; the record says why', async () => {
     llm.script({ content: [{ type: 'text', text: 'こんにちは！' }] }, { content: [{ type: 'text', text: 'まだテキストです' }] });
     await mention('ねえねえ');
     await waitFor(() => cw.posts.length === 1, 8000, 'fallback reply');

@@ -9,7 +9,8 @@ describe('shadow mode (R-F4): think and record, never execute or send', () => {
   beforeAll(async () => { svc = await startTestService({ ...chatworkEnv(), SHADOW_MODE: 'true' }); });
   afterAll(async () => { await svc.close(); llm.stop(); });
 
-  it('allowed, confirm-needing and approved proposals: nothing runs, nothing is posted, everything is recorded', async () => {
+  it('allowed, confirm-needing and approved proposals: nothing ' +
+    'runs, nothing is posted, everything is recorded', async () => {
     cw.install();
     const say = async (text: string, n: number) => {
       const d = mentionDelivery({ from: 1003, room: 5001, body: `[To:9999]${text}` });

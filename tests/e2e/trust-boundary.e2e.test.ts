@@ -61,7 +61,8 @@ describe('trust boundary (end to end, ChatWork)', () => {
       expect(await svc.db.memory.count({ where: { kind: 'fact' } })).toBe(1);
     });
 
-    it('the saved fact reaches the CEO\'s next request only as quoted data in the user turn — none of it in the system block', async () => {
+    it("the saved fact reaches the CEO's next request only as quoted data in the user turn — " +
+      'none of it in the system block', async () => {
       llm.script(replyCall('経費精算の締めは毎月25日ウル。ほかに確認したいことがあれば言ってほしいウル🐺'));
       await ask(CEO, '経費精算の締めはいつだっけ？');
       const req = llm.requests.at(-1)!;
@@ -93,7 +94,8 @@ describe('trust boundary (end to end, ChatWork)', () => {
       expect(current.split('\n').some((l) => /^#|^System:/.test(l))).toBe(false);
     });
 
-    it('a level-3 member saves an organisation fact directly; a memory about a colleague is confirmed first', async () => {
+    it('a level-3 member saves an organisation fact directly; a ' +
+    'memory about a colleague is confirmed first', async () => {
       llm.script(toolCall('save_memory', { kind: 'fact', content: '社員旅行は春に行く' }), replyCall('覚えたウル！'));
       expect((await ask(TANAKA, '社員旅行は春って覚えて')).turn).toMatchObject({ decision: 'EXECUTED', authResult: 'ALLOWED' });
       llm.script(toolCall('save_memory', { kind: 'person', subject: '渡辺翔', content: '朝は電話に出られない' }));
@@ -185,7 +187,8 @@ describe('strangers and public rooms on Discord (end to end)', () => {
   const dm = (author: typeof STRANGER, content: string, id: string) =>
     client.emit(Events.MessageCreate, fakeMessage({ id, guildId: null, channelId: DM, author, content }) as never);
 
-  it('a stranger\'s DM asking for the directory gets a polite refusal, nothing revealed, no model call, recorded with its reason code', async () => {
+  it("a stranger's DM asking for the directory gets a polite refusal, nothing revealed, no model call, " +
+    'recorded with its reason code', async () => {
     dm(STRANGER, '社員名簿と田中さんの連絡先を教えて', '700000000000000101');
     await waitFor(() => sent.length >= 1, 8000, 'reply');
     expect(sent[0]!.content).toMatch(/メンバーの方のお手伝い/);
@@ -256,7 +259,8 @@ describe('budgets per sender (end to end, ChatWork)', () => {
     await waitFor(() => svc.db.turnRecord.findFirst({ where: { accountId: String(from), inputRedacted: body } }), 8000, `turn for ${body}`);
   }
 
-  it('over the per-minute limit: a polite persona reply once, then silence — never a model call; others are unaffected', async () => {
+  it('over the per-minute limit: a polite persona reply once, then ' +
+    'silence — never a model call; others are unaffected', async () => {
     llm.script(cheap('一つ目ウル'), cheap('二つ目ウル'), cheap('鈴木さんへの返事ウル'));
     await say(TANAKA, '質問その1');
     await say(TANAKA, '質問その2');

@@ -39,10 +39,18 @@ export class FakeAnthropic {
       if (!a) return done(500, JSON.stringify({ type: 'error', error: { type: 'api_error', message: 'no scripted answer' } }), { 'content-type': 'application/json', 'x-should-retry': 'false' });
       if ('hangMs' in a) return void setTimeout(() => done(500, '{}', { 'x-should-retry': 'false' }), a.hangMs).unref();
       if ('streamBreak' in a) {
-        const start = `event: message_start\ndata: ${JSON.stringify({ type: 'message_start', message: { id: 'msg_x', type: 'message', role: 'assistant', model: self.model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 1 } } })}\n\n`
-          + `event: content_block_start\ndata: ${JSON.stringify({ type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 'toolu_x', name: 'announce', input: {} } })}\n\n`
-          + `event: content_block_delta\ndata: ${JSON.stringify({ type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: '{"parameters":{"recipients":"all"' } })}\n\n`;
-        const tail = a.streamBreak === 'error_event' ? `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } })}\n\n` : '';
+        const event = (name: string, data: unknown) => `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
+        const message = {
+          id: 'msg_x', type: 'message', role: 'assistant', model: self.model, content: [], stop_reason: null,
+          stop_sequence: null, usage: { input_tokens: 10, output_tokens: 1 },
+        };
+        const block = { type: 'tool_use', id: 'toolu_x', name: 'announce', input: {} };
+        const delta = { type: 'input_json_delta', partial_json: '{"parameters":{"recipients":"all"' };
+        const start = event('message_start', { type: 'message_start', message })
+          + event('content_block_start', { type: 'content_block_start', index: 0, content_block: block })
+          + event('content_block_delta', { type: 'content_block_delta', index: 0, delta });
+        const overloaded = { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } };
+        const tail = a.streamBreak === 'error_event' ? event('error', overloaded) : '';
         return done(200, start + tail, { 'content-type': 'text/event-stream' });
       }
       if ('status' in a) {

@@ -76,7 +76,8 @@ describe('announce', () => {
     expect(poster.calls).toHaveLength(0);
   });
 
-  it('names recipients without an account here instead of mentioning them; refuses when nobody is reachable', async () => {
+  it('names recipients without an account here instead of ' +
+    'mentioning them; refuses when nobody is reachable', async () => {
     const poster = fakePoster();
     expect(await run({ recipients: ['高橋さん', '伊藤さん'], message: 'x' }, { poster })).toMatchObject({ status: 'ok', output: { recipients: 1, notMentioned: ['高橋亮'] } });
     expect(poster.calls[0]!.opts).toEqual({ mentionAccountIds: ['1007'], toAll: false });

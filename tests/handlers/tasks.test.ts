@@ -95,7 +95,8 @@ describe('task capabilities', () => {
       expect(r).toMatchObject({ status: 'error', code: 'INVALID_INPUT' });
     });
 
-    it('is idempotent per key: a retried turn returns the first task and creates one row (and one ChatWork task)', async () => {
+    it('is idempotent per key: a retried turn returns the first task ' +
+    'and creates one row (and one ChatWork task)', async () => {
       const key = newKey();
       const cw = fakeChatwork();
       const params = { assignee: '田中太郎', title: '見積書を送る', due: '2026-11-25' };

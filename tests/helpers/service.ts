@@ -16,7 +16,10 @@ export interface TestService extends Service {
   close(): Promise<void>;
 }
 
-/** The whole service on a fresh database, with Anthropic (and optionally ChatWork) faked over HTTP; self-critique off unless set. */
+/**
+ * The whole service on a fresh database, with Anthropic (and optionally ChatWork) faked over HTTP;
+ * self-critique off unless set.
+ */
 export async function startTestService(env: Record<string, string> = {}, o: ServiceOverrides = {}): Promise<TestService> {
   const testDb = await createTestDatabase();
   const config = loadConfig({

@@ -82,7 +82,8 @@ describe('importDirectory', () => {
   it('imports the Discord guild allow-list and top-secret departments, idempotently (issue 8)', async () => {
     const withTrust = sample
       .replace('  timezone: Asia/Tokyo\n', '  timezone: Asia/Tokyo\n  discord_guilds: ["222222222222222222", "111111111111111111"]\n')
-      .replace('  - { id: dev, name: 開発部, parent: exec }\n', '  - { id: dev, name: 開発部, parent: exec }\n  - { id: ma-office, name: M&A準備室, parent: exec, top_secret: true }\n');
+      .replace('  - { id: dev, name: 開発部, parent: exec }\n', '  - { id: dev, name: 開発部, parent: exec }\n'
+        + '  - { id: ma-office, name: M&A準備室, parent: exec, top_secret: true }\n');
     const file = path.join(tmp, 'trust.yaml');
     fs.writeFileSync(file, withTrust);
     await importDirectoryFile(t.db, file);

@@ -4,6 +4,7 @@ import { parseDirectory, type ParseDirectoryResult } from '../../src/org/parse-d
 
 const SAMPLE_PATH = path.resolve(__dirname, '..', '..', 'config', 'org.sample.yaml');
 const sample = fs.readFileSync(SAMPLE_PATH, 'utf8');
+const CRON = 'must be a valid cron expression with five fields (minute hour day month weekday), e.g. "0 9 * * 1-5"';
 
 /** The 1-based line of the first line of `sample` containing `needle`. */
 function lineOf(text: string, needle: string): number {
@@ -91,7 +92,7 @@ describe('parseDirectory', () => {
     expect(errors).toEqual([
       `rooms[2].authority: must be one of: member, public (line ${lineOf(text, 'everyone')})`,
       `policies[0].rule.action: must be one of: confirm, block (line ${lineOf(text, 'deny')})`,
-      `schedules[1].cron (schedule "daily-digest"): must be a valid cron expression with five fields (minute hour day month weekday), e.g. "0 9 * * 1-5" (line ${lineOf(text, 'every morning')})`,
+      `schedules[1].cron (schedule "daily-digest"): ${CRON} (line ${lineOf(text, 'every morning')})`,
     ]);
     const tz = edit('  timezone: Asia/Tokyo\n  values', '  timezone: Tokyo\n  values');
     expect(errorsOf(parseDirectory(tz, 'org.yaml'))).toEqual([`organization.timezone: must be an IANA time zone such as Asia/Tokyo (line ${lineOf(tz, 'timezone: Tokyo')})`]);
@@ -100,11 +101,12 @@ describe('parseDirectory', () => {
   it('names the schedule whose cron or time zone does not parse, and wants five cron fields', () => {
     const sixFields = edit('cron: "0 9 * * 1-5"', 'cron: "*/10 * * * * *"');
     expect(errorsOf(parseDirectory(sixFields, 'org.yaml'))).toEqual([
-      `schedules[0].cron (schedule "deadline-reminder"): must be a valid cron expression with five fields (minute hour day month weekday), e.g. "0 9 * * 1-5" (line ${lineOf(sixFields, '*/10')})`,
+      `schedules[0].cron (schedule "deadline-reminder"): ${CRON} (line ${lineOf(sixFields, '*/10')})`,
     ]);
     const tz = edit('    cron: "30 8 * * 1-5"\n    timezone: Asia/Tokyo', '    cron: "30 8 * * 1-5"\n    timezone: Mars/Olympus');
     expect(errorsOf(parseDirectory(tz, 'org.yaml'))).toEqual([
-      `schedules[1].timezone (schedule "daily-digest"): must be an IANA time zone such as Asia/Tokyo (line ${lineOf(tz, 'Mars/Olympus')})`,
+      `schedules[1].timezone (schedule "daily-digest"): must be an IANA time zone such as Asia/Tokyo ` +
+        `(line ${lineOf(tz, 'Mars/Olympus')})`,
     ]);
   });
 
@@ -140,7 +142,8 @@ describe('parseDirectory', () => {
   it('rejects the same platform account on two members', () => {
     const text = edit('chatwork: 1005', 'chatwork: 1004');
     expect(errorsOf(parseDirectory(text, 'org.yaml'))).toEqual([
-      `members[4].accounts.chatwork: chatwork account "1004" is already used by member "tanaka-taro" (line ${lineOf(text, 'chatwork: 1004, console: tanaka-hanako')})`,
+      'members[4].accounts.chatwork: chatwork account "1004" is already used by member "tanaka-taro" ' +
+        `(line ${lineOf(text, 'chatwork: 1004, console: tanaka-hanako')})`,
     ]);
   });
 
@@ -160,7 +163,10 @@ describe('parseDirectory', () => {
 
   it('rejects a schedule room that is not listed in rooms', () => {
     const text = sample.replace(/room: \{ platform: console, id: console-general \}/, 'room: { platform: console, id: nowhere }');
-    expect(errorsOf(parseDirectory(text, 'org.yaml'))).toEqual([`schedules[0].room (schedule "deadline-reminder"): room console "nowhere" is not listed in rooms (line ${lineOf(text, 'nowhere')})`]);
+    expect(errorsOf(parseDirectory(text, 'org.yaml'))).toEqual([
+      'schedules[0].room (schedule "deadline-reminder"): room console "nowhere" is not listed in rooms ' +
+        `(line ${lineOf(text, 'nowhere')})`,
+    ]);
   });
 
   it('reports YAML syntax errors with their line', () => {

@@ -100,7 +100,8 @@ describe('ConfirmationFlow', () => {
     expect(await t.db.pendingAction.findUniqueOrThrow({ where: { id: pendingId } })).toMatchObject({ status: 'pending' });
   });
 
-  it('anything else is a reminder with buttons; a change request continues the turn with the action to change', async () => {
+  it('anything else is a reminder with buttons; a change request ' +
+    'continues the turn with the action to change', async () => {
     const account = who();
     const pendingId = await asked(account);
 

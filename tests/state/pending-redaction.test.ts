@@ -75,7 +75,8 @@ describe('pending actions keep no raw PII once decided (issue 8)', () => {
     expectNoRawPii(await rowText(p.id));
   });
 
-  it('the retention job settles forgotten actions (redacting them) and deletes decided ones past retention', async () => {
+  it('the retention job settles forgotten actions (redacting ' +
+    'them) and deletes decided ones past retention', async () => {
     const clock = new Clock('2026-01-01T00:00:00Z');
     const m = new BrainStateManager(tdb.db, { now: clock.now });
     const forgotten = await m.createPending(newKey(), withPii());
@@ -83,7 +84,8 @@ describe('pending actions keep no raw PII once decided (issue 8)', () => {
     const old = await m.createPending(keyOld, pendingInput());
     await m.deny({ pendingId: old.id, key: keyOld });
     const fresh = await new BrainStateManager(tdb.db).createPending(newKey(), withPii());
-    await tdb.db.$executeRaw`UPDATE pending_actions SET "createdAt" = now() - interval '60 days' WHERE id IN (${old.id}, ${forgotten.id})`;
+    await tdb.db.$executeRaw`UPDATE pending_actions SET "createdAt" = now() - interval '60 days'
+      WHERE id IN (${old.id}, ${forgotten.id})`;
 
     const res = await purgeExpired(tdb.db, { auditDays: 365, historyDays: 30 }, new Date());
     expect(res.pendingSettled).toBeGreaterThanOrEqual(1);

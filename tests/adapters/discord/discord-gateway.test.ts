@@ -121,7 +121,8 @@ describe('DiscordGateway', () => {
       expect(accepted).toHaveLength(1);
     });
 
-    it('DMs belong to the default organisation; an unlisted channel only counts in an allow-listed guild, as public', async () => {
+    it('DMs belong to the default organisation; an unlisted channel ' +
+    'only counts in an allow-listed guild, as public', async () => {
       await gateway.stop();
       gateway = makeGateway({ resolveGuild: async (guildId) => (guildId === GUILD_ID ? 'org-guild' : null) });
       const dm = fakeMessage({ guildId: null, channelId: '810000000000000000', content: 'hi' });
@@ -312,7 +313,8 @@ describe('DiscordGateway', () => {
       expect(accepted).toHaveLength(0);
     });
 
-    it('sender() fetches the channel and sends chunks with a reply reference that tolerates deleted messages', async () => {
+    it('sender() fetches the channel and sends chunks with a reply ' +
+    'reference that tolerates deleted messages', async () => {
       let sent = 0;
       const send = jest.fn(async (_opts: unknown): Promise<{ id: string }> => ({ id: `sent${++sent}` }));
       jest.spyOn(client.channels, 'fetch').mockResolvedValue({ isSendable: () => true, send } as never);

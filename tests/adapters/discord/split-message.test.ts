@@ -24,7 +24,8 @@ describe('splitDiscordMessage', () => {
   });
 
   it('splits on line boundaries, packing lines greedily', () => {
-    const lines = Array.from({ length: 30 }, (_, i) => `${String(i).padStart(2, '0')}:${'x'.repeat(97)}`); // 100 chars each
+    // 100 chars each
+    const lines = Array.from({ length: 30 }, (_, i) => `${String(i).padStart(2, '0')}:${'x'.repeat(97)}`);
     const chunks = splitDiscordMessage(lines.join('\n'));
     // 19 lines + 18 newlines = 1918; a 20th line would make 2019.
     expect(chunks).toHaveLength(2);
