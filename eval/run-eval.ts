@@ -295,7 +295,8 @@ async function observe(out: BrainOutput, p: PreparedCase, registry: ToolRegistry
     return check.action === 'BLOCK' ? `(blocked by the Guardian: ${check.reasonCode})` : check.text;
   };
   if (out.type === 'text_response') return { kind: 'reply', text: shown(out.text) };
-  if (out.type === 'clarification_needed') return { kind: 'clarify', question: shown(out.question), options: out.options };
+  if (out.type === 'clarification_needed')
+    return { kind: 'clarify', question: shown(out.question), options: out.options };
   const proposals: ObservedProposal[] = [];
   for (const prop of out.proposals) {
     const v = decide(p, registry, prop, out.confidence, out.reasoning);

@@ -115,8 +115,15 @@ export class CaseSetupError extends Error {
 }
 
 const CASE_TABLES = [
-  'conversation_messages', 'conversation_summaries', 'conversation_states', 'pending_actions', 'outbound_messages',
-  'reminders', 'tasks', 'goals', 'memories',
+  'conversation_messages',
+  'conversation_summaries',
+  'conversation_states',
+  'pending_actions',
+  'outbound_messages',
+  'reminders',
+  'tasks',
+  'goals',
+  'memories',
 ].join(', ');
 
 class DbSlot implements Slot {
@@ -177,7 +184,12 @@ class DbSlot implements Slot {
       ctx,
       tools,
       // The owners of the case's tasks join the directory, as the proposal stage adds those a call names.
-      directory: await withReferencedTasks(this.db, EVAL_ORG, await loadDirectory(this.db, EVAL_ORG), Object.values(taskIds)),
+      directory: await withReferencedTasks(
+        this.db,
+        EVAL_ORG,
+        await loadDirectory(this.db, EVAL_ORG),
+        Object.values(taskIds),
+      ),
       policies,
       taskIds,
       departments,
@@ -219,7 +231,10 @@ class DbSlot implements Slot {
       const sentAt = new Date(now.getTime() - (c.history.length - i) * 90_000);
       return 'user' in h
         ? userMessageCte(p, `h${i}`, {
-            ...base, text: inboundText(c, msg.platform, h.user), platformMessageId: `eval-h${i}`, sentAt,
+            ...base,
+            text: inboundText(c, msg.platform, h.user),
+            platformMessageId: `eval-h${i}`,
+            sentAt,
           })
         : botMessageCte(p, `h${i}`, { ...base, text: h.bot, platformMessageId: null, sentAt });
     });

@@ -379,8 +379,11 @@ export async function runFuzz(o: {
   );
   const t0 = Date.now();
   const drained = await drain(o.databaseUrl, 60000);
-  o.log?.(drained ? `    queue drained ${Math.round((Date.now() - t0) / 1000)} s after the last body`
-    : '    the queue stopped shrinking for 60 s; counting what is there');
+  o.log?.(
+    drained
+      ? `    queue drained ${Math.round((Date.now() - t0) / 1000)} s after the last body`
+      : '    the queue stopped shrinking for 60 s; counting what is there',
+  );
   const stored = await query<{ key: string; id: string }>(
     o.databaseUrl,
     `SELECT (payload->>'roomId') || '-' || (payload->>'platformMessageId') AS key, payload->>'platformMessageId' AS id

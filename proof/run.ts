@@ -72,8 +72,8 @@ async function sectionB(w: ProofWorld, f: Findings, log: Log): Promise<void> {
     `(b) database stopped ${s1(r.downMs)}, then started, model ${s1(settings.modelDelayMs)}`,
     `${r.sent} sent, ${r.acknowledged} acknowledged, ${r.refused} refused (503 while down)`,
     `**${r.lost} lost · ${r.doubled} answered twice**`,
-    `recovered on its own: ready ${Math.round(r.readyAfterMs)} ms, accepting ${Math.round(r.acceptingAfterMs)} ms `
-      + `after the database; process ${r.crashed ? '**exited**' : 'never restarted'}`,
+    `recovered on its own: ready ${Math.round(r.readyAfterMs)} ms, accepting ${Math.round(r.acceptingAfterMs)} ms ` +
+      `after the database; process ${r.crashed ? '**exited**' : 'never restarted'}`,
   ]);
   if (r.lost > 0) f.missed.push(`(b) lost ${r.lost}: ${first(r.lostIds)}`);
   if (r.doubled > 0) f.missed.push(`(b) answered twice ${r.doubled}: ${first(r.doubledIds)}`);
@@ -86,19 +86,24 @@ async function sectionC(w: ProofWorld, f: Findings, log: Log): Promise<void> {
   const r = await fuzzSection(w, { n: settings.fuzz, seed: settings.seed, concurrency: settings.fuzzConcurrency }, log);
   const e = r.executed;
   const executed = Object.values(e).reduce((a, b) => a + b, 0);
-  const statuses = (v: Record<string, number>) => Object.entries(v).map(([s, n]) => `${s}×${n}`).join(' ');
-  const kinds = Object.entries(r.byKind).sort().map(([k, v]) => `${k} ${statuses(v)}`);
+  const statuses = (v: Record<string, number>) =>
+    Object.entries(v)
+      .map(([s, n]) => `${s}×${n}`)
+      .join(' ');
+  const kinds = Object.entries(r.byKind)
+    .sort()
+    .map(([k, v]) => `${k} ${statuses(v)}`);
   f.notes.push(`(c) answers by kind: ${kinds.join('; ')}`);
   f.rows.push([
     `(c) ${r.n.toLocaleString('en-US')} fuzzed webhook bodies (seed ${settings.seed})`,
-    'random bytes, bad signatures, truncated and deeply nested JSON, wrong types, 1 MB strings, odd Unicode, '
-      + `validly signed hostile content (${r.acknowledged} acknowledged)`,
-    `**${r.crashed ? 'crashed' : '0 crashes'} · ${r.serverErrorsWithoutId} 5xx without error id `
-      + `(${r.serverErrors} 5xx) · ${r.storedUnacknowledged} stored though refused · ${executed} executed**`,
-    `executed = tasks ${e.tasks}, ChatWork tasks ${e.chatworkTasks}, announcements ${e.announcements}, memories `
-      + `${e.memories}, reminders ${e.reminders}, goals ${e.goals}; mention markup in replies ${r.markupInReplies}; `
-      + `valid hostile messages: ${r.unanswered} unanswered, ${r.doubled} answered twice `
-      + `(${r.untaggable.stored} had ids unusable in a reply tag and were answered without one)`,
+    'random bytes, bad signatures, truncated and deeply nested JSON, wrong types, 1 MB strings, odd Unicode, ' +
+      `validly signed hostile content (${r.acknowledged} acknowledged)`,
+    `**${r.crashed ? 'crashed' : '0 crashes'} · ${r.serverErrorsWithoutId} 5xx without error id ` +
+      `(${r.serverErrors} 5xx) · ${r.storedUnacknowledged} stored though refused · ${executed} executed**`,
+    `executed = tasks ${e.tasks}, ChatWork tasks ${e.chatworkTasks}, announcements ${e.announcements}, memories ` +
+      `${e.memories}, reminders ${e.reminders}, goals ${e.goals}; mention markup in replies ${r.markupInReplies}; ` +
+      `valid hostile messages: ${r.unanswered} unanswered, ${r.doubled} answered twice ` +
+      `(${r.untaggable.stored} had ids unusable in a reply tag and were answered without one)`,
   ]);
   if (r.crashed) f.missed.push('(c) the service crashed');
   if (r.serverErrorsWithoutId > 0) f.missed.push(`(c) 5xx without error id: ${r.serverErrorExamples.join('; ')}`);
@@ -112,8 +117,8 @@ async function sectionD(w: ProofWorld, f: Findings, log: Log): Promise<void> {
   const r = await readiness(w, { restarts: settings.restarts }, log);
   f.rows.push([
     '(d) process start → first webhook accepted',
-    `fresh database (migrations + sample directory) ${s1(r.firstStartMs)}; `
-      + `restart (SIGTERM, start) ×${r.restartMs.length}`,
+    `fresh database (migrations + sample directory) ${s1(r.firstStartMs)}; ` +
+      `restart (SIGTERM, start) ×${r.restartMs.length}`,
     `**p50 ${s1(median(r.restartMs))}, max ${s1(Math.max(...r.restartMs))}**`,
     'a single instance refuses webhooks for this long on every deploy: run two (README)',
   ]);
@@ -123,15 +128,21 @@ async function main(): Promise<number> {
   const log: Log = (line) => console.log(line);
   const started = new Date();
   const cpu = os.cpus();
-  const machine = `${cpu.length} × ${cpu[0]?.model.trim() ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GB RAM, `
-    + `${os.type()} ${os.release()}, Node ${process.version}`;
+  const machine =
+    `${cpu.length} × ${cpu[0]?.model.trim() ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GB RAM, ` +
+    `${os.type()} ${os.release()}, Node ${process.version}`;
   log(`npm run proof — ${started.toISOString().slice(0, 16).replace('T', ' ')} UTC — ${machine}`);
-  log(`settings: kills ${settings.kills}, ${settings.rate} mentions/s, model delay ${settings.modelDelayMs} ms, `
-    + `claim TTL ${settings.claimTtlMs} ms, database down ${settings.dbDownMs} ms, fuzz ${settings.fuzz} bodies `
-    + `(seed ${settings.seed}), restarts ${settings.restarts}`);
+  log(
+    `settings: kills ${settings.kills}, ${settings.rate} mentions/s, model delay ${settings.modelDelayMs} ms, ` +
+      `claim TTL ${settings.claimTtlMs} ms, database down ${settings.dbDownMs} ms, fuzz ${settings.fuzz} bodies ` +
+      `(seed ${settings.seed}), restarts ${settings.restarts}`,
+  );
   const f: Findings = { rows: [], notes: [], missed: [] };
   const sections: [string, (w: ProofWorld, f: Findings, log: Log) => Promise<void>][] = [
-    ['a', sectionA], ['b', sectionB], ['c', sectionC], ['d', sectionD],
+    ['a', sectionA],
+    ['b', sectionB],
+    ['c', sectionC],
+    ['d', sectionD],
   ];
   const w = await openProofWorld();
   try {
@@ -145,15 +156,20 @@ async function main(): Promise<number> {
   for (const r of f.rows) log(`| ${r.join(' | ')} |`);
   log('');
   for (const n of f.notes) log(n);
-  log(f.missed.length === 0
-    ? 'targets met: nothing lost, nothing answered twice, no crash, no 5xx without an error id, nothing stored or '
-      + 'executed that should not be.'
-    : `targets missed:\n${f.missed.map((m) => `  - ${m}`).join('\n')}`);
+  log(
+    f.missed.length === 0
+      ? 'targets met: nothing lost, nothing answered twice, no crash, no 5xx without an error id, nothing stored or ' +
+          'executed that should not be.'
+      : `targets missed:\n${f.missed.map((m) => `  - ${m}`).join('\n')}`,
+  );
   log(`finished in ${s1(Date.now() - started.getTime())}`);
   return f.missed.length === 0 ? 0 : 1;
 }
 
-main().then((code) => process.exit(code), (err: Error) => {
-  console.error(`proof failed: ${err.stack ?? err.message}`);
-  process.exit(2);
-});
+main().then(
+  (code) => process.exit(code),
+  (err: Error) => {
+    console.error(`proof failed: ${err.stack ?? err.message}`);
+    process.exit(2);
+  },
+);

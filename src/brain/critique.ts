@@ -81,8 +81,12 @@ export class Reviewer {
         ],
       });
       const call: LlmCallRecord = {
-        model: res.model, purpose: 'self_critique', usage: res.usage, costUsd: costUsd(res.model, res.usage),
-        durationMs: res.durationMs, requestId: res.requestId,
+        model: res.model,
+        purpose: 'self_critique',
+        usage: res.usage,
+        costUsd: costUsd(res.model, res.usage),
+        durationMs: res.durationMs,
+        requestId: res.requestId,
       };
       const use = res.content.find(
         (b): b is Anthropic.Messages.ToolUseBlock => b.type === 'tool_use' && b.name === CRITIQUE_TOOL.name,

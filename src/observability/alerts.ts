@@ -166,7 +166,9 @@ export class AdminAlerts {
          INSERT INTO admin_alerts (kind, "windowKey", severity, facts, "firedBy") VALUES ($1, $2, $3, $4::jsonb, $5)
          ON CONFLICT (kind, "windowKey") DO UPDATE SET repeats = admin_alerts.repeats + 1, "lastSeenAt" = now()
          RETURNING id, (xmax = 0) AS inserted),
-       ${enqueueSelectCte('ins', `
+       ${enqueueSelectCte(
+         'ins',
+         `
          SELECT 'notification',
                 jsonb_build_object('kind', 'admin_alert', 'alertId', a.id::text, 'platform', r.platform, 'roomId',
                   r."externalId", 'orgId', r."orgId"),
@@ -174,7 +176,8 @@ export class AdminAlerts {
                   || ':' || r."externalId", 5
          FROM a JOIN rooms r ON r."adminAlerts" AND r.platform = ANY($6::text[]) AND ($7::text IS NULL
            OR r."orgId" = $7)
-         WHERE a.inserted`)}
+         WHERE a.inserted`,
+       )}
        SELECT a.id::text AS id, a.inserted, (SELECT count(*) FROM ins)::int AS rooms FROM a`,
       [
         a.kind,
@@ -238,9 +241,7 @@ export class AdminAlerts {
  * (NoticeDelivery: persona, Guardian, once per room).
  */
 export class AdminAlertNotices {
-  constructor(
-    private readonly o: { db: Db; prompts: PromptSet; delivery: NoticeDelivery; windowMs: number },
-  ) {}
+  constructor(private readonly o: { db: Db; prompts: PromptSet; delivery: NoticeDelivery; windowMs: number }) {}
 
   async handle(item: ClaimedItem): Promise<void> {
     const p = item.payload as { alertId: string; platform: Platform; roomId: string; orgId: string };

@@ -47,11 +47,19 @@ export interface TurnRecordInput {
   notes?: Record<string, unknown>;
 }
 
-
 /** One llm_usage row. */
 export interface UsageRow {
-  turnId: string; orgId: string | null; model: string; purpose: string; inputTokens: number; outputTokens: number;
-  cacheWriteTokens: number; cacheReadTokens: number; costUsd: string; durationMs: number; requestId: string | null;
+  turnId: string;
+  orgId: string | null;
+  model: string;
+  purpose: string;
+  inputTokens: number;
+  outputTokens: number;
+  cacheWriteTokens: number;
+  cacheReadTokens: number;
+  costUsd: string;
+  durationMs: number;
+  requestId: string | null;
 }
 
 /** A turn's rows, redacted and ready to insert. */
@@ -72,7 +80,11 @@ export interface PreparedTurn {
 export class TurnRecorder {
   private readonly sql: Sql;
 
-  constructor(db: Db, private readonly metrics?: Metrics, sql?: Sql) {
+  constructor(
+    db: Db,
+    private readonly metrics?: Metrics,
+    sql?: Sql,
+  ) {
     this.sql = sql ?? sqlRunner(db);
   }
 
@@ -84,21 +96,46 @@ export class TurnRecorder {
     const id = t.id ?? randomUUID();
     const calls = t.calls ?? [];
     const sum = (f: (c: LlmCallRecord) => number) => calls.reduce((a, c) => a + f(c), 0);
-    const js = (v: unknown): string | null => (v === undefined || v === null ? null : JSON.stringify(safeRedactValue(v)));
+    const js = (v: unknown): string | null =>
+      v === undefined || v === null ? null : JSON.stringify(safeRedactValue(v));
     const row: Record<string, unknown> = {
-      id, orgId: t.orgId, platform: t.platform, roomId: t.roomId, accountId: t.accountId, memberId: t.memberId,
-      workItemId: t.workItemId != null ? t.workItemId.toString() : null, kind: t.kind ?? 'user_request',
+      id,
+      orgId: t.orgId,
+      platform: t.platform,
+      roomId: t.roomId,
+      accountId: t.accountId,
+      memberId: t.memberId,
+      workItemId: t.workItemId != null ? t.workItemId.toString() : null,
+      kind: t.kind ?? 'user_request',
       inputRedacted: safeRedactText(t.input),
       contextSummary: js({ ...(t.contextSummary ?? {}), ...(t.notes ? { notes: t.notes } : {}) }) ?? '{}',
-      model: t.model ?? null, outputType: t.outputType ?? null, reasoning: js(t.reasoning), confidence: js(t.confidence),
-      proposals: js(t.proposals ?? []) ?? '[]', guardianAction: t.guardianAction ?? null, guardianReason: t.guardianReason ?? null,
-      authResult: t.authResult ?? null, authReason: t.authReason ?? null, execution: js(t.execution),
-      finalReply: safeRedactText(t.finalReply), decision: t.decision, reasonCode: t.reasonCode, finalDecider: t.finalDecider,
-      sealed: t.sealed ?? true, overrideable: t.overrideable ?? false, errorId: t.errorId ?? null, errorCategory: t.errorCategory ?? null,
-      totalMs: Math.round(t.totalMs), llmMs: Math.round(t.llmMs ?? sum((c) => c.durationMs)), toolsMs: Math.round(t.toolsMs ?? 0),
-      inputTokens: sum((c) => c.usage.inputTokens), outputTokens: sum((c) => c.usage.outputTokens),
-      cacheWriteTokens: sum((c) => c.usage.cacheWriteTokens), cacheReadTokens: sum((c) => c.usage.cacheReadTokens),
-      costUsd: sum((c) => c.costUsd).toFixed(6), selfCritique: js(t.selfCritique),
+      model: t.model ?? null,
+      outputType: t.outputType ?? null,
+      reasoning: js(t.reasoning),
+      confidence: js(t.confidence),
+      proposals: js(t.proposals ?? []) ?? '[]',
+      guardianAction: t.guardianAction ?? null,
+      guardianReason: t.guardianReason ?? null,
+      authResult: t.authResult ?? null,
+      authReason: t.authReason ?? null,
+      execution: js(t.execution),
+      finalReply: safeRedactText(t.finalReply),
+      decision: t.decision,
+      reasonCode: t.reasonCode,
+      finalDecider: t.finalDecider,
+      sealed: t.sealed ?? true,
+      overrideable: t.overrideable ?? false,
+      errorId: t.errorId ?? null,
+      errorCategory: t.errorCategory ?? null,
+      totalMs: Math.round(t.totalMs),
+      llmMs: Math.round(t.llmMs ?? sum((c) => c.durationMs)),
+      toolsMs: Math.round(t.toolsMs ?? 0),
+      inputTokens: sum((c) => c.usage.inputTokens),
+      outputTokens: sum((c) => c.usage.outputTokens),
+      cacheWriteTokens: sum((c) => c.usage.cacheWriteTokens),
+      cacheReadTokens: sum((c) => c.usage.cacheReadTokens),
+      costUsd: sum((c) => c.costUsd).toFixed(6),
+      selfCritique: js(t.selfCritique),
     };
     const usage = usageRows({ id, orgId: t.orgId }, calls);
     return { id, row, usage, observe: () => this.observe(t, calls) };
@@ -117,11 +154,16 @@ export class TurnRecorder {
    * Stores a self-critique verdict with its turn (once: a turn already reviewed keeps its verdict) and the
    * review call's usage row, in one statement (R-B6). The verdict is redacted like every recorded value.
    */
-  async recordCritique(turn: { id: string; orgId: string | null }, critique: unknown, call?: LlmCallRecord,
+  async recordCritique(
+    turn: { id: string; orgId: string | null },
+    critique: unknown,
+    call?: LlmCallRecord,
   ): Promise<void> {
     const p = new SqlParams();
-    const ctes = [`c AS (UPDATE turn_records SET "selfCritique" = ${p.add(JSON.stringify(safeRedactValue(critique)))}::jsonb
-      WHERE id = ${p.add(turn.id)} AND "selfCritique" IS NULL RETURNING 1)`];
+    const ctes = [
+      `c AS (UPDATE turn_records SET "selfCritique" = ${p.add(JSON.stringify(safeRedactValue(critique)))}::jsonb
+      WHERE id = ${p.add(turn.id)} AND "selfCritique" IS NULL RETURNING 1)`,
+    ];
     if (call) ctes.push(usageCte(p, usageRows(turn, [call])));
     await this.sql(`WITH ${ctes.join(',\n')} SELECT 1`, p.values);
   }
@@ -147,17 +189,22 @@ export class TurnRecorder {
 }
 
 const TURN_JSON = new Set(['contextSummary', 'reasoning', 'confidence', 'proposals', 'execution', 'selfCritique']);
-const USAGE_COLUMNS = '"turnId", "orgId", model, purpose, "inputTokens", "outputTokens", "cacheWriteTokens", '
-  + '"cacheReadTokens", "costUsd", "durationMs", "requestId"';
-const USAGE_TYPES = '"turnId" text, "orgId" text, model text, purpose text, "inputTokens" int, "outputTokens" int, '
-  + '"cacheWriteTokens" int, "cacheReadTokens" int, "costUsd" numeric, "durationMs" int, "requestId" text';
+const USAGE_COLUMNS =
+  '"turnId", "orgId", model, purpose, "inputTokens", "outputTokens", "cacheWriteTokens", ' +
+  '"cacheReadTokens", "costUsd", "durationMs", "requestId"';
+const USAGE_TYPES =
+  '"turnId" text, "orgId" text, model text, purpose text, "inputTokens" int, "outputTokens" int, ' +
+  '"cacheWriteTokens" int, "cacheReadTokens" int, "costUsd" numeric, "durationMs" int, "requestId" text';
 
 /** CTEs `t` (the turn record) and `u` (its LLM usage rows, when there are any) for a prepared turn. */
 export function turnCtes(p: SqlParams, turn: PreparedTurn): string[] {
   const cols = Object.keys(turn.row);
-  const cast = (c: string) => (TURN_JSON.has(c) ? '::jsonb' : c === 'workItemId' ? '::bigint' : c === 'costUsd' ? '::numeric' : '');
-  const ctes = [`t AS (INSERT INTO turn_records (${cols.map((c) => `"${c}"`).join(', ')})
-    VALUES (${cols.map((c) => `${p.add(turn.row[c])}${cast(c)}`).join(', ')}) RETURNING 1)`];
+  const cast = (c: string) =>
+    TURN_JSON.has(c) ? '::jsonb' : c === 'workItemId' ? '::bigint' : c === 'costUsd' ? '::numeric' : '';
+  const ctes = [
+    `t AS (INSERT INTO turn_records (${cols.map((c) => `"${c}"`).join(', ')})
+    VALUES (${cols.map((c) => `${p.add(turn.row[c])}${cast(c)}`).join(', ')}) RETURNING 1)`,
+  ];
   if (turn.usage.length > 0) ctes.push(usageCte(p, turn.usage));
   return ctes;
 }
@@ -171,9 +218,16 @@ function usageCte(p: SqlParams, usage: readonly UsageRow[]): string {
 /** The llm_usage rows of a turn's calls. */
 function usageRows(turn: { id: string; orgId: string | null }, calls: readonly LlmCallRecord[]): UsageRow[] {
   return calls.map((c) => ({
-    turnId: turn.id, orgId: turn.orgId, model: c.model, purpose: c.purpose,
-    inputTokens: c.usage.inputTokens, outputTokens: c.usage.outputTokens, cacheWriteTokens: c.usage.cacheWriteTokens,
-    cacheReadTokens: c.usage.cacheReadTokens, costUsd: c.costUsd.toFixed(6), durationMs: c.durationMs,
+    turnId: turn.id,
+    orgId: turn.orgId,
+    model: c.model,
+    purpose: c.purpose,
+    inputTokens: c.usage.inputTokens,
+    outputTokens: c.usage.outputTokens,
+    cacheWriteTokens: c.usage.cacheWriteTokens,
+    cacheReadTokens: c.usage.cacheReadTokens,
+    costUsd: c.costUsd.toFixed(6),
+    durationMs: c.durationMs,
     requestId: c.requestId ?? null,
   }));
 }

@@ -5,7 +5,14 @@ export const DEFAULT_TIMEZONE = 'Asia/Tokyo';
 
 /** The rows a directory should leave in the database, in the column shapes of the Prisma models. */
 export interface DirectoryRows {
-  org: { id: string; name: string; timezone: string; values: string; discordGuildIds: string[]; quietHours: string | null };
+  org: {
+    id: string;
+    name: string;
+    timezone: string;
+    values: string;
+    discordGuildIds: string[];
+    quietHours: string | null;
+  };
   departments: Array<{ orgId: string; id: string; name: string; parentId: string | null; topSecret: boolean }>;
   members: Array<{
     orgId: string;
@@ -21,9 +28,22 @@ export interface DirectoryRows {
   }>;
   accounts: Array<{ platform: string; accountId: string; orgId: string; memberId: string }>;
   rooms: Array<{
-    platform: string; externalId: string; orgId: string; name: string; authority: string; noticesEnabled: boolean;
-    adminAlerts: boolean }>;
-  policies: Array<{ orgId: string; id: string; title: string; content: string; rule: PolicyRule | null; priority: number }>;
+    platform: string;
+    externalId: string;
+    orgId: string;
+    name: string;
+    authority: string;
+    noticesEnabled: boolean;
+    adminAlerts: boolean;
+  }>;
+  policies: Array<{
+    orgId: string;
+    id: string;
+    title: string;
+    content: string;
+    rule: PolicyRule | null;
+    priority: number;
+  }>;
   schedules: Array<{
     id: string;
     orgId: string;
@@ -47,12 +67,19 @@ export function directoryRows(dir: Directory): DirectoryRows {
   const timezone = dir.organization.timezone ?? DEFAULT_TIMEZONE;
   return {
     org: {
-      id: orgId, name: dir.organization.name, timezone, values: dir.organization.values ?? '',
+      id: orgId,
+      name: dir.organization.name,
+      timezone,
+      values: dir.organization.values ?? '',
       discordGuildIds: [...new Set(dir.organization.discord_guilds ?? [])].sort(),
       quietHours: dir.organization.quiet_hours ?? null,
     },
     departments: dir.departments.map((d) => ({
-      orgId, id: d.id, name: d.name, parentId: d.parent ?? null, topSecret: d.top_secret ?? false,
+      orgId,
+      id: d.id,
+      name: d.name,
+      parentId: d.parent ?? null,
+      topSecret: d.top_secret ?? false,
     })),
     members: dir.members.map((m) => ({
       orgId,
@@ -106,7 +133,8 @@ function withConsoleAccounts(orgId: string, members: Directory['members']): Dire
   const listed = members.flatMap((m) =>
     Object.entries(m.accounts ?? {})
       .filter((e): e is [string, string] => e[1] !== undefined)
-      .map(([platform, accountId]) => ({ platform, accountId, orgId, memberId: m.id })));
+      .map(([platform, accountId]) => ({ platform, accountId, orgId, memberId: m.id })),
+  );
   const taken = new Set(listed.filter((a) => a.platform === 'console').map((a) => a.accountId));
   const implicit = members
     .filter((m) => m.accounts?.console === undefined && !taken.has(`${orgId}:${m.id}`))

@@ -17,14 +17,15 @@ export type Platform = (typeof PLATFORMS)[number];
 /** The kinds of proactive notices a schedule can produce (R-P1). */
 export const SCHEDULE_KINDS = ['deadline_reminder', 'daily_digest', 'goal_checkin'] as const;
 
-
 /** A stable identifier chosen by the admin: non-empty, no white space. */
 const ZId = z.string().regex(/^\S+$/, { error: 'must be a non-empty id without spaces' });
 const ZText = z.string().trim().min(1, { error: 'must not be empty' });
 const ZTimeZone = z.string().refine(isTimeZone, { error: 'must be an IANA time zone such as Asia/Tokyo' });
 /** Quiet hours "HH:MM-HH:MM" (may wrap past midnight, e.g. "21:00-08:00"); see scheduler/notices/quiet-hours. */
 export const QUIET_HOURS_PATTERN = /^([01]\d|2[0-3]):[0-5]\d-([01]\d|2[0-3]):[0-5]\d$/;
-const ZQuietHours = z.string().regex(QUIET_HOURS_PATTERN, { error: 'must be "HH:MM-HH:MM", e.g. "21:00-08:00"' })
+const ZQuietHours = z
+  .string()
+  .regex(QUIET_HOURS_PATTERN, { error: 'must be "HH:MM-HH:MM", e.g. "21:00-08:00"' })
   .refine((s) => s.slice(0, 5) !== s.slice(6), { error: 'start and end must differ' });
 const UNSAFE_NUMBER = 'must be a whole number small enough to be exact (write large ids in quotes)';
 
@@ -82,7 +83,11 @@ const ZMember = z.strictObject({
   name: ZText,
   aliases: z.array(ZText).optional(),
   /** 1 contractor … 6 CEO/CFO (R-Z1). */
-  level: z.number({ error: LEVEL_TYPE }).int({ error: LEVEL_TYPE }).min(1, { error: LEVEL_RANGE }).max(6, { error: LEVEL_RANGE }),
+  level: z
+    .number({ error: LEVEL_TYPE })
+    .int({ error: LEVEL_TYPE })
+    .min(1, { error: LEVEL_RANGE })
+    .max(6, { error: LEVEL_RANGE }),
   department: ZId.optional(),
   title: z.string().optional(),
   accounts: ZAccounts.optional(),

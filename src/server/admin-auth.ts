@@ -114,7 +114,11 @@ export class AdminAuth {
     const wait = this.limitedFor(client);
     if (wait === 0) return false;
     const text = body();
-    res.status(429).set('retry-after', String(wait)).type(text.startsWith('<') ? 'html' : 'text/plain').send(text);
+    res
+      .status(429)
+      .set('retry-after', String(wait))
+      .type(text.startsWith('<') ? 'html' : 'text/plain')
+      .send(text);
     return true;
   }
 
@@ -139,7 +143,8 @@ export class AdminAuth {
     const r = express.Router();
     r.post('/admin/login', express.urlencoded({ extended: false, limit: '4kb' }), (req, res) => {
       const client = req.socket.remoteAddress ?? 'unknown';
-      const again = () => loginPage('試行回数が多すぎます。しばらくしてからもう一度お試しください。', String(req.body?.next ?? ''));
+      const again = () =>
+        loginPage('試行回数が多すぎます。しばらくしてからもう一度お試しください。', String(req.body?.next ?? ''));
       if (this.refuseLimited(client, res, again)) return;
       const token = typeof req.body?.token === 'string' ? req.body.token : '';
       if (!this.checkToken(token)) {

@@ -31,8 +31,14 @@ describe('loadConfig', () => {
 
   it('refuses a remote console without ADMIN_TOKEN, naming the variables and not the token', () => {
     expect(() => loadConfig({ CONSOLE_ALLOW_REMOTE: 'true' })).toThrow(/CONSOLE_ALLOW_REMOTE: true needs ADMIN_TOKEN/);
-    expect(() => loadConfig({ CONSOLE_ALLOW_REMOTE: 'true', ADMIN_TOKEN: 'short' })).toThrow(/ADMIN_TOKEN: must be at least 16 characters/);
-    const ok = loadConfig({ CONSOLE_ALLOW_REMOTE: 'true', ADMIN_TOKEN: 'a-long-admin-token-0123', CONSOLE_ALLOWED_HOSTS: 'Hisho.Example.com, intranet' });
+    expect(() => loadConfig({ CONSOLE_ALLOW_REMOTE: 'true', ADMIN_TOKEN: 'short' })).toThrow(
+      /ADMIN_TOKEN: must be at least 16 characters/,
+    );
+    const ok = loadConfig({
+      CONSOLE_ALLOW_REMOTE: 'true',
+      ADMIN_TOKEN: 'a-long-admin-token-0123',
+      CONSOLE_ALLOWED_HOSTS: 'Hisho.Example.com, intranet',
+    });
     expect(ok.CONSOLE_ALLOWED_HOSTS).toEqual(['hisho.example.com', 'intranet']);
     expect(loadConfig({ CONSOLE_ALLOW_REMOTE: 'true', CONSOLE_ENABLED: 'false' }).CONSOLE_ALLOW_REMOTE).toBe(true);
   });

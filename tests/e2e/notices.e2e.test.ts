@@ -225,18 +225,26 @@ describe('scheduled proactive notices (R-P1..R-P3, console)', () => {
 
   it('weekly goal check-in: members with active goals hear about them with their progress', async () => {
     clock.set(futureTokyo(0, '10:00:06', 3));
-    const goal = await svc.db.goal.create({ data: { orgId: 'acme', memberId: 'suzuki-kenji', title: '新規顧客を5社獲得する' } });
-    await svc.db.task.createMany({ data: [
-      { orgId: 'acme', title: '訪問リスト作成', assigneeMemberId: 'suzuki-kenji', goalId: goal.id, status: 'done' },
-      { orgId: 'acme', title: '提案書の準備', assigneeMemberId: 'suzuki-kenji', goalId: goal.id },
-    ] });
+    const goal = await svc.db.goal.create({
+      data: { orgId: 'acme', memberId: 'suzuki-kenji', title: '新規顧客を5社獲得する' },
+    });
+    await svc.db.task.createMany({
+      data: [
+        { orgId: 'acme', title: '訪問リスト作成', assigneeMemberId: 'suzuki-kenji', goalId: goal.id, status: 'done' },
+        { orgId: 'acme', title: '提案書の準備', assigneeMemberId: 'suzuki-kenji', goalId: goal.id },
+      ],
+    });
     llm.script(replyCall('鈴木さん、今週の目標の振り返りウル！進み具合はどうウル？🐺'));
     const before = (await notices()).length;
     await onlySchedule('goal-checkin', '0 10 * * 1');
-    const after = await waitFor(async () => {
-      const n = await notices();
-      return n.length === before + 1 ? n : null;
-    }, 8000, 'check-in');
+    const after = await waitFor(
+      async () => {
+        const n = await notices();
+        return n.length === before + 1 ? n : null;
+      },
+      8000,
+      'check-in',
+    );
     expect(after.at(-1)!.accountId).toBe('suzuki-kenji');
     const asked = requestText(0);
     expect(asked).toContain('新規顧客を5社獲得する（完了率 50%（1/2））');

@@ -9,10 +9,21 @@ import { proxiedTestDatabase } from '../helpers/tcp-proxy';
 describe('database outage (R-E2)', () => {
   it('answers webhooks 503 within a bounded wait, reports not ready, stays up, and recovers', async () => {
     const { proxy, url: viaProxy } = await proxiedTestDatabase();
-    const svc: Service = await startService(loadConfig({
-      NODE_ENV: 'test', PORT: '0', LOG_LEVEL: 'silent', DATABASE_URL: viaProxy, ANTHROPIC_API_KEY: 'sk-ant-test-0123456789abcdefghijklmnop',
-      ANTHROPIC_BASE_URL: FAKE_ANTHROPIC_URL, LLM_MAX_RETRIES: '0', LLM_DAILY_COST_LIMIT_USD: '0', SELF_CRITIQUE_RATE: '0', ...chatworkEnv(),
-    }), { logger: silentLogger(), workerPollMs: 50, chatworkBotAccountId: BOT_ACCOUNT });
+    const svc: Service = await startService(
+      loadConfig({
+        NODE_ENV: 'test',
+        PORT: '0',
+        LOG_LEVEL: 'silent',
+        DATABASE_URL: viaProxy,
+        ANTHROPIC_API_KEY: 'sk-ant-test-0123456789abcdefghijklmnop',
+        ANTHROPIC_BASE_URL: FAKE_ANTHROPIC_URL,
+        LLM_MAX_RETRIES: '0',
+        LLM_DAILY_COST_LIMIT_USD: '0',
+        SELF_CRITIQUE_RATE: '0',
+        ...chatworkEnv(),
+      }),
+      { logger: silentLogger(), workerPollMs: 50, chatworkBotAccountId: BOT_ACCOUNT },
+    );
     const url = `http://127.0.0.1:${svc.port}`;
     const cw = new FakeChatwork().install();
     const llm = new FakeAnthropic();
@@ -34,7 +45,11 @@ describe('database outage (R-E2)', () => {
       expect((await postWebhook(url, again.raw, again.signature)).status).toBe(200);
       await waitFor(() => cw.posts.length === 1, 10000, 'reply after recovery');
       expect(cw.posts[0]!.body).toContain('戻ったウル');
-      const recovery = await waitFor(() => svc.db.turnRecord.findFirst({ where: { reasonCode: 'A_DB_RECOVERED' } }), 10000, 'recovery alert');
+      const recovery = await waitFor(
+        () => svc.db.turnRecord.findFirst({ where: { reasonCode: 'A_DB_RECOVERED' } }),
+        10000,
+        'recovery alert',
+      );
       expect(recovery).toMatchObject({ roomId: 'console-admin', decision: 'NOTICE' });
     } finally {
       llm.stop();

@@ -8,7 +8,10 @@ import { runEval, type EvalOutcome } from '../../eval/run-eval';
 import { costUsd } from '../../src/brain/pricing';
 import { clarifyCall, replyCall, toolCall, type ScriptedAnswer } from '../fakes/anthropic-sse';
 import {
-  lastUserText, startFakeAnthropicServer, type FakeAnthropicServer, type MessagesRequest,
+  lastUserText,
+  startFakeAnthropicServer,
+  type FakeAnthropicServer,
+  type MessagesRequest,
 } from '../fakes/anthropic-server';
 
 const server = () => process.env.HISHO_TEST_SERVER_URL!;

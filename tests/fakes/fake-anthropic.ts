@@ -29,37 +29,69 @@ export class FakeAnthropic {
 
   /** (Re)installs the interceptor: the test setup clears nock after each test. */
   private install(): void {
-    nock.removeInterceptor({ hostname: 'anthropic.test', port: 80, path: '/v1/messages', method: 'POST', proto: 'http' });
-    const self = this;
-    nock(FAKE_ANTHROPIC_URL).persist().post('/v1/messages').reply(function (_uri, body, cb) {
-      self.requests.push(body as Record<string, unknown>);
-      self.headers.push(this.req.headers as Record<string, string | string[]>);
-      const a = self.answers.shift();
-      const done = (status: number, payload: string, headers: Record<string, string>) => cb(null, [status, payload, headers]);
-      if (!a) return done(500, JSON.stringify({ type: 'error', error: { type: 'api_error', message: 'no scripted answer' } }), { 'content-type': 'application/json', 'x-should-retry': 'false' });
-      if ('hangMs' in a) return void setTimeout(() => done(500, '{}', { 'x-should-retry': 'false' }), a.hangMs).unref();
-      if ('streamBreak' in a) {
-        const event = (name: string, data: unknown) => `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
-        const message = {
-          id: 'msg_x', type: 'message', role: 'assistant', model: self.model, content: [], stop_reason: null,
-          stop_sequence: null, usage: { input_tokens: 10, output_tokens: 1 },
-        };
-        const block = { type: 'tool_use', id: 'toolu_x', name: 'announce', input: {} };
-        const delta = { type: 'input_json_delta', partial_json: '{"parameters":{"recipients":"all"' };
-        const start = event('message_start', { type: 'message_start', message })
-          + event('content_block_start', { type: 'content_block_start', index: 0, content_block: block })
-          + event('content_block_delta', { type: 'content_block_delta', index: 0, delta });
-        const overloaded = { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } };
-        const tail = a.streamBreak === 'error_event' ? event('error', overloaded) : '';
-        return done(200, start + tail, { 'content-type': 'text/event-stream' });
-      }
-      if ('status' in a) {
-        const payload = JSON.stringify({ type: 'error', error: { type: a.errorType, message: 'scripted' }, request_id: 'req_fake' });
-        const send = () => done(a.status, payload, { 'content-type': 'application/json', 'request-id': 'req_fake', ...(a.headers ?? {}) });
-        return void (a.delayMs ? setTimeout(send, a.delayMs) : send());
-      }
-      done(200, sse(a, self.model), { 'content-type': 'text/event-stream', 'request-id': `req_${sseSeq()}` });
+    nock.removeInterceptor({
+      hostname: 'anthropic.test',
+      port: 80,
+      path: '/v1/messages',
+      method: 'POST',
+      proto: 'http',
     });
+    const self = this;
+    nock(FAKE_ANTHROPIC_URL)
+      .persist()
+      .post('/v1/messages')
+      .reply(function (_uri, body, cb) {
+        self.requests.push(body as Record<string, unknown>);
+        self.headers.push(this.req.headers as Record<string, string | string[]>);
+        const a = self.answers.shift();
+        const done = (status: number, payload: string, headers: Record<string, string>) =>
+          cb(null, [status, payload, headers]);
+        if (!a)
+          return done(
+            500,
+            JSON.stringify({ type: 'error', error: { type: 'api_error', message: 'no scripted answer' } }),
+            { 'content-type': 'application/json', 'x-should-retry': 'false' },
+          );
+        if ('hangMs' in a)
+          return void setTimeout(() => done(500, '{}', { 'x-should-retry': 'false' }), a.hangMs).unref();
+        if ('streamBreak' in a) {
+          const event = (name: string, data: unknown) => `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
+          const message = {
+            id: 'msg_x',
+            type: 'message',
+            role: 'assistant',
+            model: self.model,
+            content: [],
+            stop_reason: null,
+            stop_sequence: null,
+            usage: { input_tokens: 10, output_tokens: 1 },
+          };
+          const block = { type: 'tool_use', id: 'toolu_x', name: 'announce', input: {} };
+          const delta = { type: 'input_json_delta', partial_json: '{"parameters":{"recipients":"all"' };
+          const start =
+            event('message_start', { type: 'message_start', message }) +
+            event('content_block_start', { type: 'content_block_start', index: 0, content_block: block }) +
+            event('content_block_delta', { type: 'content_block_delta', index: 0, delta });
+          const overloaded = { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } };
+          const tail = a.streamBreak === 'error_event' ? event('error', overloaded) : '';
+          return done(200, start + tail, { 'content-type': 'text/event-stream' });
+        }
+        if ('status' in a) {
+          const payload = JSON.stringify({
+            type: 'error',
+            error: { type: a.errorType, message: 'scripted' },
+            request_id: 'req_fake',
+          });
+          const send = () =>
+            done(a.status, payload, {
+              'content-type': 'application/json',
+              'request-id': 'req_fake',
+              ...(a.headers ?? {}),
+            });
+          return void (a.delayMs ? setTimeout(send, a.delayMs) : send());
+        }
+        done(200, sse(a, self.model), { 'content-type': 'text/event-stream', 'request-id': `req_${sseSeq()}` });
+      });
   }
 
   /** Removes the interceptor and forgets recorded requests and unused answers. */
@@ -67,6 +99,12 @@ export class FakeAnthropic {
     this.requests.length = 0;
     this.headers.length = 0;
     this.answers.length = 0;
-    nock.removeInterceptor({ hostname: 'anthropic.test', port: 80, path: '/v1/messages', method: 'POST', proto: 'http' });
+    nock.removeInterceptor({
+      hostname: 'anthropic.test',
+      port: 80,
+      path: '/v1/messages',
+      method: 'POST',
+      proto: 'http',
+    });
   }
 }

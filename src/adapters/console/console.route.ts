@@ -46,20 +46,34 @@ const PAGE = fs.readFileSync(path.join(__dirname, 'console.html'), 'utf8');
 export function createConsoleRouter(deps: ConsoleDeps): Router {
   const r = express.Router();
   if (deps.allowRemote && !deps.auth?.configured) throw new Error('CONSOLE_ALLOW_REMOTE=true needs ADMIN_TOKEN');
-  r.use('/console', requestGuard({ allowedHosts: deps.allowedHosts, allowRemote: deps.allowRemote,
-    surface: 'console' }));
+  r.use(
+    '/console',
+    requestGuard({ allowedHosts: deps.allowedHosts, allowRemote: deps.allowRemote, surface: 'console' }),
+  );
   if (deps.allowRemote) {
     r.use('/console/api', deps.auth!.require('api'));
     r.get('/console', deps.auth!.require('page'));
   }
-  r.get('/console', (_req, res) => { res.type('html').send(PAGE); });
+  r.get('/console', (_req, res) => {
+    res.type('html').send(PAGE);
+  });
 
   r.get('/console/api/state', async (_req, res) => {
     const orgId = deps.defaultOrgId();
-    if (!orgId) return void res.json({ org: null, members: [], room: CONSOLE_ROOM, notice: 'No organisation is loaded: run `npm run org:import -- FILE`.' });
+    if (!orgId)
+      return void res.json({
+        org: null,
+        members: [],
+        room: CONSOLE_ROOM,
+        notice: 'No organisation is loaded: run `npm run org:import -- FILE`.',
+      });
     const [org, members, depts] = await Promise.all([
       deps.db.organization.findUnique({ where: { id: orgId } }),
-      deps.db.member.findMany({ where: { orgId, active: true }, orderBy: [{ level: 'desc' }, { id: 'asc' }], include: { accounts: { where: { platform: 'console' } } } }),
+      deps.db.member.findMany({
+        where: { orgId, active: true },
+        orderBy: [{ level: 'desc' }, { id: 'asc' }],
+        include: { accounts: { where: { platform: 'console' } } },
+      }),
       deps.db.department.findMany({ where: { orgId } }),
     ]);
     const deptName = new Map(depts.map((d) => [d.id, d.name]));
@@ -67,16 +81,28 @@ export function createConsoleRouter(deps: ConsoleDeps): Router {
       org: org ? { id: org.id, name: org.name } : null,
       room: CONSOLE_ROOM,
       notice: deps.setupNotice(),
-      members: members.map((m) => ({ id: m.id, name: m.name, level: m.level, department: m.departmentId ? deptName.get(m.departmentId) ?? null : null, accountId: m.accounts[0]?.accountId ?? m.id })),
+      members: members.map((m) => ({
+        id: m.id,
+        name: m.name,
+        level: m.level,
+        department: m.departmentId ? (deptName.get(m.departmentId) ?? null) : null,
+        accountId: m.accounts[0]?.accountId ?? m.id,
+      })),
     });
   });
 
   r.post('/console/api/messages', express.json({ limit: '16kb' }), async (req, res) => {
     const parsed = ZPost.safeParse(req.body);
-    if (!parsed.success) return void res.status(400).json({ error: parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ') });
+    if (!parsed.success)
+      return void res
+        .status(400)
+        .json({ error: parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ') });
     const orgId = deps.defaultOrgId();
     if (!orgId) return void res.status(409).json({ error: 'no organisation loaded' });
-    const member = await deps.db.member.findUnique({ where: { orgId_id: { orgId, id: parsed.data.memberId } }, include: { accounts: { where: { platform: 'console' } } } });
+    const member = await deps.db.member.findUnique({
+      where: { orgId_id: { orgId, id: parsed.data.memberId } },
+      include: { accounts: { where: { platform: 'console' } } },
+    });
     if (!member || !member.active) return void res.status(404).json({ error: 'unknown member' });
     const accountId = member.accounts[0]?.accountId ?? (await consoleAccount(deps.db, orgId, member.id));
     if (!accountId) {
@@ -84,8 +110,16 @@ export function createConsoleRouter(deps: ConsoleDeps): Router {
     }
     const id = randomUUID();
     const msg: InboundMessage = {
-      platform: 'console', orgId, roomId: parsed.data.roomId, senderAccountId: accountId, senderName: member.name,
-      text: parsed.data.text, rawText: parsed.data.text, mentions: [], platformMessageId: id, sentAt: new Date().toISOString(),
+      platform: 'console',
+      orgId,
+      roomId: parsed.data.roomId,
+      senderAccountId: accountId,
+      senderName: member.name,
+      text: parsed.data.text,
+      rawText: parsed.data.text,
+      mentions: [],
+      platformMessageId: id,
+      sentAt: new Date().toISOString(),
     };
     const answered = parsed.data.key ? parseButtonKey(parsed.data.key) : null;
     if (parsed.data.key && !answered) return void res.status(400).json({ error: 'unknown button' });
@@ -101,18 +135,32 @@ export function createConsoleRouter(deps: ConsoleDeps): Router {
     const roomId = typeof req.query.room === 'string' ? req.query.room : CONSOLE_ROOM;
     const after = /^\d+$/.test(String(req.query.after ?? '')) ? BigInt(String(req.query.after)) : 0n;
     const wait = req.query.wait === '1';
-    const load = () => deps.db.conversationMessage.findMany({ where: { platform: 'console', roomId, id: { gt: after } }, orderBy: { id: 'asc' }, take: 200 });
+    const load = () =>
+      deps.db.conversationMessage.findMany({
+        where: { platform: 'console', roomId, id: { gt: after } },
+        orderBy: { id: 'asc' },
+        take: 200,
+      });
     let rows = await load();
     if (rows.length === 0 && wait) {
       await deps.sender.waitForNext(15000);
       rows = await load();
     }
-    const accounts = await deps.db.platformAccount.findMany({ where: { platform: 'console', accountId: { in: [...new Set(rows.map((r) => r.accountId))] } }, include: { member: { select: { name: true } } } });
+    const accounts = await deps.db.platformAccount.findMany({
+      where: { platform: 'console', accountId: { in: [...new Set(rows.map((r) => r.accountId))] } },
+      include: { member: { select: { name: true } } },
+    });
     const nameOf = new Map(accounts.map((a) => [a.accountId, a.member.name]));
     res.json({
-      messages: rows.map((r) => ({ id: r.id.toString(), role: r.role, accountId: r.accountId,
-        name: r.role === 'user' ? nameOf.get(r.accountId) ?? '（不明なメンバー）' : null, text: r.text,
-        options: r.options ?? null, at: r.sentAt.toISOString() })),
+      messages: rows.map((r) => ({
+        id: r.id.toString(),
+        role: r.role,
+        accountId: r.accountId,
+        name: r.role === 'user' ? (nameOf.get(r.accountId) ?? '（不明なメンバー）') : null,
+        text: r.text,
+        options: r.options ?? null,
+        at: r.sentAt.toISOString(),
+      })),
     });
   });
   return r;
@@ -124,9 +172,12 @@ export function createConsoleRouter(deps: ConsoleDeps): Router {
  */
 async function consoleAccount(db: Db, orgId: string, memberId: string): Promise<string | null> {
   const accountId = `${orgId}:${memberId}`;
-  await db.platformAccount.createMany({ data: [{ platform: 'console', accountId, orgId, memberId }],
-    skipDuplicates: true });
-  const row = await db.platformAccount.findUnique({ where: { platform_accountId: { platform: 'console',
-    accountId } } });
+  await db.platformAccount.createMany({
+    data: [{ platform: 'console', accountId, orgId, memberId }],
+    skipDuplicates: true,
+  });
+  const row = await db.platformAccount.findUnique({
+    where: { platform_accountId: { platform: 'console', accountId } },
+  });
   return row?.orgId === orgId && row.memberId === memberId ? accountId : null;
 }

@@ -156,11 +156,15 @@ export async function recordPeriod(
      mark AS (
        UPDATE schedules SET "lastFiredAt" = $3::timestamptz AT TIME ZONE 'UTC'
        WHERE id = $2 AND $5 <> 'skipped' AND EXISTS (SELECT 1 FROM run) RETURNING 1),
-     ${enqueueSelectCte('ins', `
+     ${enqueueSelectCte(
+       'ins',
+       `
        SELECT 'notification', x.payload, x."orderingKey", x."dedupeKey", 3,
          coalesce(x."runAt"::timestamptz AT TIME ZONE 'UTC', now())
        FROM jsonb_to_recordset($8::jsonb) AS x(payload jsonb, "orderingKey" text, "dedupeKey" text, "runAt" text)
-       WHERE EXISTS (SELECT 1 FROM run)`, { runAt: true })}
+       WHERE EXISTS (SELECT 1 FROM run)`,
+       { runAt: true },
+     )}
      SELECT (SELECT count(*) FROM run)::int AS claimed, (SELECT count(*) FROM ins)::int AS enqueued,
        (SELECT count(*) FROM mark)::int AS marked`,
     [

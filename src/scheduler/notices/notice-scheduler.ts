@@ -28,11 +28,7 @@ const LOOKBACK_MS = 7 * 24 * 3_600_000;
 
 /** Why an enabled schedule cannot send (shown in the log at start and on the dashboard). */
 export type ScheduleProblem =
-  | 'no_room'
-  | 'room_not_in_directory'
-  | 'platform_not_enabled'
-  | 'room_notices_off'
-  | 'public_room';
+  'no_room' | 'room_not_in_directory' | 'platform_not_enabled' | 'room_notices_off' | 'public_room';
 
 interface Active {
   row: ScheduleRow;

@@ -56,7 +56,10 @@ describe('DiscordGateway', () => {
   let log: ReturnType<typeof captureLogger>;
   let accepted: InboundMessage[];
   let onButton: jest.Mock<Promise<ButtonOutcome>, [ButtonClick]>;
-  let resolveRoom: jest.Mock<ReturnType<DiscordGatewayOptions['resolveRoom']>, Parameters<DiscordGatewayOptions['resolveRoom']>>;
+  let resolveRoom: jest.Mock<
+    ReturnType<DiscordGatewayOptions['resolveRoom']>,
+    Parameters<DiscordGatewayOptions['resolveRoom']>
+  >;
   let defaultOrg: string | undefined;
   let gateway: DiscordGateway;
 
@@ -101,7 +104,12 @@ describe('DiscordGateway', () => {
       client.emit(Events.MessageCreate, fakeMessage({ content, mentioned: [BOT] }) as never);
       await flush();
       expect(accepted).toHaveLength(1);
-      expect(accepted[0]).toMatchObject({ platform: 'discord', orgId: 'org-1', roomId: CHANNEL_ID, text: '秘密の相談です' });
+      expect(accepted[0]).toMatchObject({
+        platform: 'discord',
+        orgId: 'org-1',
+        roomId: CHANNEL_ID,
+        text: '秘密の相談です',
+      });
       expect(resolveRoom).toHaveBeenCalledWith(CHANNEL_ID, GUILD_ID);
       expect(log.text()).toContain('discord message taken in');
       expect(log.text()).not.toContain('秘密');
@@ -121,33 +129,46 @@ describe('DiscordGateway', () => {
       expect(accepted).toHaveLength(1);
     });
 
-    it('DMs belong to the default organisation; an unlisted channel ' +
-    'only counts in an allow-listed guild, as public', async () => {
-      await gateway.stop();
-      gateway = makeGateway({ resolveGuild: async (guildId) => (guildId === GUILD_ID ? 'org-guild' : null) });
-      const dm = fakeMessage({ guildId: null, channelId: '810000000000000000', content: 'hi' });
-      const guild = fakeMessage({ channelId: '820000000000000000', content: `<@${BOT_ID}> hi`, mentioned: [BOT] });
-      const foreign = fakeMessage({ guildId: '910000000000000000', channelId: '840000000000000000', content: `<@${BOT_ID}> hi`, mentioned: [BOT] });
-      await expect(gateway.roomFor(dm)).resolves.toEqual({ orgId: 'org-default', authority: 'member' });
-      await expect(gateway.roomFor(guild)).resolves.toEqual({ orgId: 'org-guild', authority: 'public' });
-      await expect(gateway.roomFor(foreign)).resolves.toBeNull();
-      await gateway.handleMessage(dm);
-      await gateway.handleMessage(guild);
-      await gateway.handleMessage(foreign);
-      expect(accepted.map((m) => [m.orgId, m.roomId, m.isDirect])).toEqual([
-        ['org-default', '810000000000000000', true],
-        ['org-guild', '820000000000000000', false],
-      ]);
-      expect(log.text()).toContain('not allow-listed');
-    });
+    it(
+      'DMs belong to the default organisation; an unlisted channel ' +
+        'only counts in an allow-listed guild, as public',
+      async () => {
+        await gateway.stop();
+        gateway = makeGateway({ resolveGuild: async (guildId) => (guildId === GUILD_ID ? 'org-guild' : null) });
+        const dm = fakeMessage({ guildId: null, channelId: '810000000000000000', content: 'hi' });
+        const guild = fakeMessage({ channelId: '820000000000000000', content: `<@${BOT_ID}> hi`, mentioned: [BOT] });
+        const foreign = fakeMessage({
+          guildId: '910000000000000000',
+          channelId: '840000000000000000',
+          content: `<@${BOT_ID}> hi`,
+          mentioned: [BOT],
+        });
+        await expect(gateway.roomFor(dm)).resolves.toEqual({ orgId: 'org-default', authority: 'member' });
+        await expect(gateway.roomFor(guild)).resolves.toEqual({ orgId: 'org-guild', authority: 'public' });
+        await expect(gateway.roomFor(foreign)).resolves.toBeNull();
+        await gateway.handleMessage(dm);
+        await gateway.handleMessage(guild);
+        await gateway.handleMessage(foreign);
+        expect(accepted.map((m) => [m.orgId, m.roomId, m.isDirect])).toEqual([
+          ['org-default', '810000000000000000', true],
+          ['org-guild', '820000000000000000', false],
+        ]);
+        expect(log.text()).toContain('not allow-listed');
+      },
+    );
 
     it('ignores every unlisted guild channel when no guild is allow-listed (fail-closed)', async () => {
-      await gateway.handleMessage(fakeMessage({ channelId: '820000000000000000', content: `<@${BOT_ID}> hi`, mentioned: [BOT] }));
+      await gateway.handleMessage(
+        fakeMessage({ channelId: '820000000000000000', content: `<@${BOT_ID}> hi`, mentioned: [BOT] }),
+      );
       expect(accepted).toHaveLength(0);
     });
 
     it("resolves a thread through its parent channel's directory entry", async () => {
-      const msg = { ...fakeMessage({ channelId: '830000000000000000', content: `<@${BOT_ID}> hi`, mentioned: [BOT] }), channel: { isThread: () => true, parentId: CHANNEL_ID } };
+      const msg = {
+        ...fakeMessage({ channelId: '830000000000000000', content: `<@${BOT_ID}> hi`, mentioned: [BOT] }),
+        channel: { isThread: () => true, parentId: CHANNEL_ID },
+      };
       await gateway.handleMessage(msg);
       expect(accepted[0]).toMatchObject({ orgId: 'org-1', roomId: '830000000000000000' });
     });
@@ -170,12 +191,21 @@ describe('DiscordGateway', () => {
       gateway = makeGateway({ intake: { accept: async () => Promise.reject(new Error('db down')) } });
       await expect(gateway.handleMessage(fakeMessage({ guildId: null, content: 'hi' }))).resolves.toBeUndefined();
       resolveRoom.mockRejectedValueOnce(new Error('directory down'));
-      await expect(gateway.handleMessage(fakeMessage({ content: `<@${BOT_ID}> x`, mentioned: [BOT] }))).resolves.toBeUndefined();
+      await expect(
+        gateway.handleMessage(fakeMessage({ content: `<@${BOT_ID}> x`, mentioned: [BOT] })),
+      ).resolves.toBeUndefined();
       expect(log.lines.filter((l) => l.includes('discord message handling failed'))).toHaveLength(2);
     });
 
     it('reads a real discord.js Message built from gateway data (reply ping vs explicit mention)', async () => {
-      const botUser = { id: BOT_ID, username: 'hisho', discriminator: '0', global_name: 'Hisho', avatar: null, bot: true };
+      const botUser = {
+        id: BOT_ID,
+        username: 'hisho',
+        discriminator: '0',
+        global_name: 'Hisho',
+        avatar: null,
+        bot: true,
+      };
       const alice = { id: ALICE_ID, username: 'alice', discriminator: '0', global_name: 'Alice A', avatar: null };
       const raw = (id: string, content: string) => ({
         id,
@@ -194,14 +224,30 @@ describe('DiscordGateway', () => {
         pinned: false,
         type: 19,
         message_reference: { message_id: '700000000000000000', channel_id: CHANNEL_ID, guild_id: GUILD_ID },
-        referenced_message: { id: '700000000000000000', channel_id: CHANNEL_ID, author: botUser, content: 'prev', timestamp: '2026-11-20T01:00:00.000Z', mentions: [], mention_roles: [], attachments: [], embeds: [], type: 0 },
+        referenced_message: {
+          id: '700000000000000000',
+          channel_id: CHANNEL_ID,
+          author: botUser,
+          content: 'prev',
+          timestamp: '2026-11-20T01:00:00.000Z',
+          mentions: [],
+          mention_roles: [],
+          attachments: [],
+          embeds: [],
+          type: 0,
+        },
       });
       const make = (data: unknown) => Reflect.construct(Message, [client, data]) as Message;
       await gateway.handleMessage(make(raw('700000000000000010', 'ありがとう')));
       expect(accepted).toHaveLength(0); // reply ping only
       await gateway.handleMessage(make(raw('700000000000000011', `<@${BOT_ID}> 続きをお願い`)));
       expect(accepted).toHaveLength(1);
-      expect(accepted[0]).toMatchObject({ text: '続きをお願い', replyTo: '700000000000000000', senderName: 'Alice A', platformMessageId: '700000000000000011' });
+      expect(accepted[0]).toMatchObject({
+        text: '続きをお願い',
+        replyTo: '700000000000000000',
+        senderName: 'Alice A',
+        platformMessageId: '700000000000000011',
+      });
     });
   });
 
@@ -214,7 +260,12 @@ describe('DiscordGateway', () => {
       });
       await gateway.handleButton(interaction);
       expect(calls).toEqual(['deferUpdate', 'onButton', 'editReply']);
-      expect(onButton).toHaveBeenCalledWith({ roomId: CHANNEL_ID, accountId: ALICE_ID, key: 'h1:cf_abc-1', interactionId: '600000000000000001' });
+      expect(onButton).toHaveBeenCalledWith({
+        roomId: CHANNEL_ID,
+        accountId: ALICE_ID,
+        key: 'h1:cf_abc-1',
+        interactionId: '600000000000000001',
+      });
     });
 
     it('acknowledges before a slow onButton finishes', async () => {
@@ -245,7 +296,9 @@ describe('DiscordGateway', () => {
       const { interaction, calls, args } = fakeButton('h1:cf_abc-1');
       await gateway.handleButton(interaction);
       expect(calls).toEqual(['deferUpdate', 'followUp']);
-      expect(args.followUp).toEqual([{ content: 'この確認は依頼した方だけが操作できます。', flags: MessageFlags.Ephemeral }]);
+      expect(args.followUp).toEqual([
+        { content: 'この確認は依頼した方だけが操作できます。', flags: MessageFlags.Ephemeral },
+      ]);
     });
 
     it('uses the default expired note, removes stale buttons, and prefers a given noteJa', async () => {
@@ -253,7 +306,9 @@ describe('DiscordGateway', () => {
       const first = fakeButton('h1:old');
       await gateway.handleButton(first.interaction);
       expect(first.calls).toEqual(['deferUpdate', 'editReply', 'followUp']);
-      expect(first.args.followUp).toEqual([{ content: 'この確認は期限切れです。もう一度お願いしてください。', flags: MessageFlags.Ephemeral }]);
+      expect(first.args.followUp).toEqual([
+        { content: 'この確認は期限切れです。もう一度お願いしてください。', flags: MessageFlags.Ephemeral },
+      ]);
 
       onButton.mockResolvedValueOnce({ status: 'invalid', noteJa: 'この操作はできません。' });
       const second = fakeButton('h1:bad');
@@ -270,7 +325,9 @@ describe('DiscordGateway', () => {
     });
 
     it('drops the click when the acknowledgement fails (too late)', async () => {
-      const { interaction } = fakeButton('h1:x', { deferUpdate: jest.fn(async () => Promise.reject(new Error('Unknown interaction'))) });
+      const { interaction } = fakeButton('h1:x', {
+        deferUpdate: jest.fn(async () => Promise.reject(new Error('Unknown interaction'))),
+      });
       await gateway.handleButton(interaction);
       expect(onButton).not.toHaveBeenCalled();
       expect(log.text()).toContain('acknowledgement failed');
@@ -288,7 +345,14 @@ describe('DiscordGateway', () => {
 
   describe('client and sender', () => {
     it('creates a client with non-privileged intents, Channel partials and REST retries by default', async () => {
-      const own = new DiscordGateway({ token: 't', intake: { accept: async () => ({ status: 'accepted' }) }, resolveRoom, defaultOrgId: () => undefined, onButton, logger: log.logger });
+      const own = new DiscordGateway({
+        token: 't',
+        intake: { accept: async () => ({ status: 'accepted' }) },
+        resolveRoom,
+        defaultOrgId: () => undefined,
+        onButton,
+        logger: log.logger,
+      });
       const options = (own as unknown as { client: Client }).client.options;
       expect(options.intents.has(GatewayIntentBits.Guilds)).toBe(true);
       expect(options.intents.has(GatewayIntentBits.GuildMessages)).toBe(true);
@@ -313,30 +377,34 @@ describe('DiscordGateway', () => {
       expect(accepted).toHaveLength(0);
     });
 
-    it('sender() fetches the channel and sends chunks with a reply ' +
-    'reference that tolerates deleted messages', async () => {
-      let sent = 0;
-      const send = jest.fn(async (_opts: unknown): Promise<{ id: string }> => ({ id: `sent${++sent}` }));
-      jest.spyOn(client.channels, 'fetch').mockResolvedValue({ isSendable: () => true, send } as never);
-      const result = await gateway.sender().send({
-        platform: 'discord',
-        roomId: CHANNEL_ID,
-        text: 'はい',
-        inReplyTo: { platformMessageId: '700000000000000001', accountId: ALICE_ID },
-        options: [{ answer: '1', label: '承認', key: 'h1:ok', style: 'primary' }],
-      });
-      expect(result).toEqual({ platformMessageId: 'sent1' });
-      expect(send).toHaveBeenCalledWith({
-        content: 'はい\n\n1. 承認',
-        allowedMentions: { parse: [], repliedUser: true },
-        components: [{ type: 1, components: [{ type: 2, custom_id: 'h1:ok', label: '承認', style: 1 }] }],
-        reply: { messageReference: '700000000000000001', failIfNotExists: false },
-      });
-    });
+    it(
+      'sender() fetches the channel and sends chunks with a reply ' + 'reference that tolerates deleted messages',
+      async () => {
+        let sent = 0;
+        const send = jest.fn(async (_opts: unknown): Promise<{ id: string }> => ({ id: `sent${++sent}` }));
+        jest.spyOn(client.channels, 'fetch').mockResolvedValue({ isSendable: () => true, send } as never);
+        const result = await gateway.sender().send({
+          platform: 'discord',
+          roomId: CHANNEL_ID,
+          text: 'はい',
+          inReplyTo: { platformMessageId: '700000000000000001', accountId: ALICE_ID },
+          options: [{ answer: '1', label: '承認', key: 'h1:ok', style: 'primary' }],
+        });
+        expect(result).toEqual({ platformMessageId: 'sent1' });
+        expect(send).toHaveBeenCalledWith({
+          content: 'はい\n\n1. 承認',
+          allowedMentions: { parse: [], repliedUser: true },
+          components: [{ type: 1, components: [{ type: 2, custom_id: 'h1:ok', label: '承認', style: 1 }] }],
+          reply: { messageReference: '700000000000000001', failIfNotExists: false },
+        });
+      },
+    );
 
     it('sender() fails cleanly for a channel it cannot post to', async () => {
       jest.spyOn(client.channels, 'fetch').mockResolvedValue(null);
-      await expect(gateway.sender().send({ platform: 'discord', roomId: '1', text: 'x' })).rejects.toMatchObject({ code: 'EXTERNAL_API_FAILED' });
+      await expect(gateway.sender().send({ platform: 'discord', roomId: '1', text: 'x' })).rejects.toMatchObject({
+        code: 'EXTERNAL_API_FAILED',
+      });
     });
   });
 });
