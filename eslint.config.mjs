@@ -20,7 +20,10 @@ export default tseslint.config(
       'no-undef': 'off',
       'no-irregular-whitespace': ['error', { skipComments: true }],
       'import/no-cycle': ['error', { ignoreExternal: true }],
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
+      ],
     },
   },
   {
@@ -32,9 +35,17 @@ export default tseslint.config(
     files: ['src/**/*.ts', 'handlers/**/*.ts'],
     ignores: ['src/brain/**'],
     rules: {
-      'no-restricted-imports': ['error', {
-        paths: [{ name: '@anthropic-ai/sdk', message: 'Only src/brain/ speaks the Anthropic protocol (tool definitions, continuations).' }],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: '@anthropic-ai/sdk',
+              message: 'Only src/brain/ speaks the Anthropic protocol (tool definitions, continuations).',
+            },
+          ],
+        },
+      ],
     },
   },
 );

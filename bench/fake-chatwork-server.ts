@@ -33,32 +33,55 @@ export async function startFakeChatwork(
   const app = express();
   app.use(express.urlencoded({ extended: false }));
   let id = 1;
-  const headers = (res: express.Response) => res.set({ 'x-ratelimit-remaining': '299', 'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + 300) });
-  app.get('/v2/me', (_req, res) => { headers(res).json({ account_id: bot, name: 'Hisho' }); });
+  const headers = (res: express.Response) =>
+    res.set({ 'x-ratelimit-remaining': '299', 'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + 300) });
+  app.get('/v2/me', (_req, res) => {
+    headers(res).json({ account_id: bot, name: 'Hisho' });
+  });
   app.post('/v2/rooms/:room/messages', (req, res) => {
     const post = {
-      roomId: req.params.room, at: performance.now(), body: String(req.body.body ?? ''),
-      messageId: String(id++), sendTime: Math.floor(Date.now() / 1000),
+      roomId: req.params.room,
+      at: performance.now(),
+      body: String(req.body.body ?? ''),
+      messageId: String(id++),
+      sendTime: Math.floor(Date.now() / 1000),
     };
     posts.push(post);
     if (opts.onPost?.(post) === 'hold') return;
     headers(res).json({ message_id: post.messageId });
   });
   app.get('/v2/rooms/:room/messages', (req, res) => {
-    const list = posts.filter((p) => p.roomId === req.params.room).slice(-100)
+    const list = posts
+      .filter((p) => p.roomId === req.params.room)
+      .slice(-100)
       .map((p) => ({
-        message_id: p.messageId, account: { account_id: bot, name: 'Hisho', avatar_image_url: '' },
-        body: p.body, send_time: p.sendTime, update_time: 0,
+        message_id: p.messageId,
+        account: { account_id: bot, name: 'Hisho', avatar_image_url: '' },
+        body: p.body,
+        send_time: p.sendTime,
+        update_time: 0,
       }));
     if (list.length === 0) return void headers(res).status(204).end();
     headers(res).json(list);
   });
-  app.post('/v2/rooms/:room/tasks', (_req, res) => { state.tasks++; headers(res).json({ task_ids: [id++] }); });
-  const server: Server = await new Promise((r) => { const s = app.listen(0, '127.0.0.1', () => r(s)); });
+  app.post('/v2/rooms/:room/tasks', (_req, res) => {
+    state.tasks++;
+    headers(res).json({ task_ids: [id++] });
+  });
+  const server: Server = await new Promise((r) => {
+    const s = app.listen(0, '127.0.0.1', () => r(s));
+  });
   const port = (server.address() as { port: number }).port;
   return {
-    url: `http://127.0.0.1:${port}/v2`, posts,
-    get tasks() { return state.tasks; },
-    close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    url: `http://127.0.0.1:${port}/v2`,
+    posts,
+    get tasks() {
+      return state.tasks;
+    },
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }

@@ -1,7 +1,11 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { LlmClient, LlmRequest, LlmResponse } from '../src/brain/llm-client';
 
-const reasoning = { intent_understanding: 'The person wants this handled now, as written in the message.', context_used: ['message'], alternatives_considered: [] };
+const reasoning = {
+  intent_understanding: 'The person wants this handled now, as written in the message.',
+  context_used: ['message'],
+  alternatives_considered: [],
+};
 const confidence = { overall: 0.95, intent: 0.95, parameters: 0.95 };
 
 /**
@@ -19,15 +23,48 @@ export class ZeroLatencyLlm implements LlmClient {
     // The current message is the last text block of the last user turn (the context block comes before it).
     const blocks = typeof last.content === 'string' ? [{ type: 'text', text: last.content }] : last.content;
     const text = blocks.filter((b): b is Anthropic.Messages.TextBlockParam => b.type === 'text').at(-1)?.text ?? '';
-    const afterTool = Array.isArray(last.content) && last.content.some((b) => (b as { type: string }).type === 'tool_result');
+    const afterTool =
+      Array.isArray(last.content) && last.content.some((b) => (b as { type: string }).type === 'tool_result');
     let content: Anthropic.Messages.ContentBlock[];
     if (!afterTool && text.includes('タスク')) {
-      content = [{ type: 'tool_use', id: `toolu_${this.calls}`, name: 'create_task', caller: { type: 'direct' },
-        input: { reasoning: { ...reasoning, tool_selection_reason: 'create_task records the request.' }, confidence, action_summary: '田中太郎さんにタスクを作ります。', parameters: { assignee: '田中太郎', title: '資料作成', due: '明日' }, parameter_sources: [] } } as Anthropic.Messages.ToolUseBlock];
+      content = [
+        {
+          type: 'tool_use',
+          id: `toolu_${this.calls}`,
+          name: 'create_task',
+          caller: { type: 'direct' },
+          input: {
+            reasoning: { ...reasoning, tool_selection_reason: 'create_task records the request.' },
+            confidence,
+            action_summary: '田中太郎さんにタスクを作ります。',
+            parameters: { assignee: '田中太郎', title: '資料作成', due: '明日' },
+            parameter_sources: [],
+          },
+        } as Anthropic.Messages.ToolUseBlock,
+      ];
     } else {
-      content = [{ type: 'tool_use', id: `toolu_${this.calls}`, name: 'reply', caller: { type: 'direct' },
-        input: { reasoning: { ...reasoning, no_tool_reason: 'Conversation only.', response_strategy: 'Answer briefly.' }, confidence, text: afterTool ? 'タスクを作ったウル！ほかにあれば言ってほしいウル🐺' : 'こんにちはウル！何か手伝えることはあるウル？' } } as Anthropic.Messages.ToolUseBlock];
+      content = [
+        {
+          type: 'tool_use',
+          id: `toolu_${this.calls}`,
+          name: 'reply',
+          caller: { type: 'direct' },
+          input: {
+            reasoning: { ...reasoning, no_tool_reason: 'Conversation only.', response_strategy: 'Answer briefly.' },
+            confidence,
+            text: afterTool
+              ? 'タスクを作ったウル！ほかにあれば言ってほしいウル🐺'
+              : 'こんにちはウル！何か手伝えることはあるウル？',
+          },
+        } as Anthropic.Messages.ToolUseBlock,
+      ];
     }
-    return { content, stopReason: 'tool_use', model: req.model, durationMs: 0, usage: { inputTokens: 300, outputTokens: 80, cacheWriteTokens: 0, cacheReadTokens: 2500 } };
+    return {
+      content,
+      stopReason: 'tool_use',
+      model: req.model,
+      durationMs: 0,
+      usage: { inputTokens: 300, outputTokens: 80, cacheWriteTokens: 0, cacheReadTokens: 2500 },
+    };
   }
 }

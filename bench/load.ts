@@ -9,8 +9,20 @@ const send = (m: unknown) => process.send!(m);
 let seq = 1;
 function delivery(room: number, from: number, body: string): { raw: string; sig: string } {
   const now = Math.floor(Date.now() / 1000);
-  const raw = JSON.stringify({ webhook_setting_id: '1', webhook_event_type: 'mention_to_me', webhook_event_time: now,
-    webhook_event: { from_account_id: from, to_account_id: 9999, room_id: room, message_id: `b${process.pid}-${seq++}`, body: `[To:9999]${body}`, send_time: now, update_time: 0 } });
+  const raw = JSON.stringify({
+    webhook_setting_id: '1',
+    webhook_event_type: 'mention_to_me',
+    webhook_event_time: now,
+    webhook_event: {
+      from_account_id: from,
+      to_account_id: 9999,
+      room_id: room,
+      message_id: `b${process.pid}-${seq++}`,
+      body: `[To:9999]${body}`,
+      send_time: now,
+      update_time: 0,
+    },
+  });
   return { raw, sig: chatworkSignature(raw, TOKEN) };
 }
 
@@ -22,10 +34,16 @@ export function pct(xs: number[], p: number): number {
 async function main(): Promise<void> {
   const cw = await startFakeChatwork();
   send({ type: 'chatwork', url: cw.url });
-  const { port, turns, acks, load } = await new Promise<{ port: number; turns: number; acks: number; load: number }>((r) => process.once('message', (m) => r(m as never)));
+  const { port, turns, acks, load } = await new Promise<{ port: number; turns: number; acks: number; load: number }>(
+    (r) => process.once('message', (m) => r(m as never)),
+  );
   const url = `http://127.0.0.1:${port}/webhooks/chatwork`;
   const post = async (d: { raw: string; sig: string }) => {
-    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-chatworkwebhooksignature': d.sig }, body: d.raw });
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-chatworkwebhooksignature': d.sig },
+      body: d.raw,
+    });
     await res.arrayBuffer();
     if (res.status !== 200) throw new Error(`webhook answered ${res.status}`);
   };
@@ -47,7 +65,9 @@ async function main(): Promise<void> {
     for (let i = 0; i < turns; i++) {
       const before = cw.posts.length;
       const t0 = performance.now();
-      await post(delivery(10000 + i + (kind === 'one-tool' ? 50000 : 0), 1004, kind === 'one-tool' ? task : 'こんにちは'));
+      await post(
+        delivery(10000 + i + (kind === 'one-tool' ? 50000 : 0), 1004, kind === 'one-tool' ? task : 'こんにちは'),
+      );
       await waitPosts(before + 1);
       lat.push(cw.posts[before]!.at - t0);
     }
@@ -82,12 +102,14 @@ async function main(): Promise<void> {
   const loadBase = cw.posts.length;
   const t0 = performance.now();
   let next = 0;
-  await Promise.all(Array.from({ length: 64 }, async () => {
-    while (next < load) {
-      const i = next++;
-      await post(delivery(400000 + i, 1004 + (i % 5 === 0 ? 0 : 0), i % 5 === 0 ? task : 'こんにちは'));
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: 64 }, async () => {
+      while (next < load) {
+        const i = next++;
+        await post(delivery(400000 + i, 1004 + (i % 5 === 0 ? 0 : 0), i % 5 === 0 ? task : 'こんにちは'));
+      }
+    }),
+  );
   const accepted = performance.now() - t0;
   await waitPosts(loadBase + load, 600000);
   const total = performance.now() - t0;
@@ -98,4 +120,7 @@ async function main(): Promise<void> {
   process.exit(0);
 }
 
-main().catch((err) => { console.error(err); process.exit(1); });
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -33,23 +33,49 @@ async function main(): Promise<void> {
   const child = fork(path.join(__dirname, 'load.ts'), [], { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
   const messages: { type: string; [k: string]: unknown }[] = [];
   const waiters: ((m: { type: string; [k: string]: unknown }) => void)[] = [];
-  child.on('message', (m) => { const w = waiters.shift(); if (w) w(m as never); else messages.push(m as never); });
-  const next = () => new Promise<{ type: string; [k: string]: unknown }>((r) => { const m = messages.shift(); if (m) r(m); else waiters.push(r); });
+  child.on('message', (m) => {
+    const w = waiters.shift();
+    if (w) w(m as never);
+    else messages.push(m as never);
+  });
+  const next = () =>
+    new Promise<{ type: string; [k: string]: unknown }>((r) => {
+      const m = messages.shift();
+      if (m) r(m);
+      else waiters.push(r);
+    });
 
   const cwUrl = (await next()).url as string;
   const llm = new ZeroLatencyLlm();
   const config = loadConfig({
-    NODE_ENV: 'production', PORT: '0', LOG_LEVEL: 'silent', DATABASE_URL: u.toString(), ANTHROPIC_API_KEY: 'sk-bench-not-a-real-key-000000',
-    CHATWORK_API_TOKEN: 'bench-token', CHATWORK_WEBHOOK_TOKEN: TOKEN, CHATWORK_API_BASE_URL: cwUrl, LLM_DAILY_COST_LIMIT_USD: '0',
+    NODE_ENV: 'production',
+    PORT: '0',
+    LOG_LEVEL: 'silent',
+    DATABASE_URL: u.toString(),
+    ANTHROPIC_API_KEY: 'sk-bench-not-a-real-key-000000',
+    CHATWORK_API_TOKEN: 'bench-token',
+    CHATWORK_WEBHOOK_TOKEN: TOKEN,
+    CHATWORK_API_BASE_URL: cwUrl,
+    LLM_DAILY_COST_LIMIT_USD: '0',
     // One ChatWork account stands for all 64 senders of the load, with thousands of turns a day: per-sender
     // budgets are off here; the check itself is measured below on a realistic sender history.
-    SENDER_TURNS_PER_MINUTE: '0', SENDER_TURNS_PER_DAY: '0', SENDER_DAILY_COST_LIMIT_USD: '0',
-    WORKER_CONCURRENCY: process.env.BENCH_WORKERS ?? '8', DATABASE_POOL_MAX: '20',
+    SENDER_TURNS_PER_MINUTE: '0',
+    SENDER_TURNS_PER_DAY: '0',
+    SENDER_DAILY_COST_LIMIT_USD: '0',
+    WORKER_CONCURRENCY: process.env.BENCH_WORKERS ?? '8',
+    DATABASE_POOL_MAX: '20',
   });
   const started = performance.now();
   const svc = await startService(config, { llm, logger: silentLogger(), workerPollMs: 100 });
-  console.log(`service start-up (fresh database: migrations + sample directory): ${Math.round(performance.now() - started)} ms`);
-  child.send({ port: svc.port, turns: Number(process.env.BENCH_TURNS ?? 1000), acks: Number(process.env.BENCH_ACKS ?? 1000), load: Number(process.env.BENCH_LOAD ?? 3000) });
+  console.log(
+    `service start-up (fresh database: migrations + sample directory): ${Math.round(performance.now() - started)} ms`,
+  );
+  child.send({
+    port: svc.port,
+    turns: Number(process.env.BENCH_TURNS ?? 1000),
+    acks: Number(process.env.BENCH_ACKS ?? 1000),
+    load: Number(process.env.BENCH_LOAD ?? 3000),
+  });
 
   let rss = 0;
   let heap = 0;
@@ -57,11 +83,24 @@ async function main(): Promise<void> {
   let results: Record<string, unknown> = {};
   for (;;) {
     const m = await next();
-    if (m.type === 'pause-workers') { await svc.pool.stop(5000); child.send('ok'); }
-    else if (m.type === 'resume-workers') { svc.pool.start(); child.send('ok'); }
-    else if (m.type === 'load-start') { rss = process.memoryUsage().rss; sampler = setInterval(() => { const m = process.memoryUsage(); rss = Math.max(rss, m.rss); heap = Math.max(heap, m.heapTotal); }, 50); }
-    else if (m.type === 'load-end') clearInterval(sampler);
-    else if (m.type === 'results') { results = m.results as Record<string, unknown>; break; }
+    if (m.type === 'pause-workers') {
+      await svc.pool.stop(5000);
+      child.send('ok');
+    } else if (m.type === 'resume-workers') {
+      svc.pool.start();
+      child.send('ok');
+    } else if (m.type === 'load-start') {
+      rss = process.memoryUsage().rss;
+      sampler = setInterval(() => {
+        const m = process.memoryUsage();
+        rss = Math.max(rss, m.rss);
+        heap = Math.max(heap, m.heapTotal);
+      }, 50);
+    } else if (m.type === 'load-end') clearInterval(sampler);
+    else if (m.type === 'results') {
+      results = m.results as Record<string, unknown>;
+      break;
+    }
   }
   for (const kind of ['conversational', 'one-tool']) {
     const s = results[kind] as Stat;
@@ -86,11 +125,14 @@ async function main(): Promise<void> {
   const rates = `accepted ${f(load.acceptedPerS)} msg/s, fully answered ${f(load.answeredPerS)} msg/s`;
   console.log(`throughput (n=${load.n}, 64 concurrent senders, 20% one-tool turns): ${rates}`);
   const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(0);
-  console.log(`service process peak RSS during the load: ${mb(rss)} MB (peak V8 heap ${mb(heap)} MB; the process runs under tsx)`);
+  console.log(
+    `service process peak RSS during the load: ${mb(rss)} MB (peak V8 heap ${mb(heap)} MB; the process runs under tsx)`,
+  );
 
   const req = llm.lastRequest!;
   const prefixChars = JSON.stringify(req.tools).length + req.system[0]!.text.length;
-  const totalChars = prefixChars + req.system.slice(1).reduce((a, b) => a + b.text.length, 0) + JSON.stringify(req.messages).length;
+  const totalChars =
+    prefixChars + req.system.slice(1).reduce((a, b) => a + b.text.length, 0) + JSON.stringify(req.messages).length;
   const share = ((prefixChars / totalChars) * 100).toFixed(1);
   const prefix = 'cacheable prefix (tools + stable system) share of a typical request';
   console.log(`${prefix}: ${share}% of input characters (${req.tools.length} tools)`);
@@ -115,8 +157,11 @@ async function benchSenderBudget(url: string): Promise<void> {
       SELECT 'budget-' || g, 'chatwork', '5001', 'budget-sender', 'REPLY', 'B_TEXT_RESPONSE', 'LLM', 10, 0.004,
              now() - (CASE WHEN g <= 20 THEN g ELSE 60 + g * 30 END) * interval '1 second'
       FROM generate_series(1, 400) g`);
-    const budget = new SenderBudget({ sql: async (text, params) => (await pool.query(text, params)).rows, timezone: 'Asia/Tokyo',
-      limits: { turnsPerMinute: 20, turnsPerDay: 400, dailyCostUsd: 10 } });
+    const budget = new SenderBudget({
+      sql: async (text, params) => (await pool.query(text, params)).rows,
+      timezone: 'Asia/Tokyo',
+      limits: { turnsPerMinute: 20, turnsPerDay: 400, dailyCostUsd: 10 },
+    });
     const ms: number[] = [];
     for (let i = 0; i < 500; i++) {
       const t0 = performance.now();
@@ -132,4 +177,7 @@ async function benchSenderBudget(url: string): Promise<void> {
   }
 }
 
-main().catch((err) => { console.error(err); process.exit(1); });
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

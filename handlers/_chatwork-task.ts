@@ -25,7 +25,8 @@ export interface ChatworkTaskInput {
  * assignee has a ChatWork account. Returns the new ChatWork task id (or why there is none).
  */
 export async function createChatworkTask(
-  ctx: ToolContext, t: ChatworkTaskInput,
+  ctx: ToolContext,
+  t: ChatworkTaskInput,
 ): Promise<{ sync: Exclude<ChatworkSync, 'updated'>; taskId?: string }> {
   const cw = ctx.services.chatwork;
   if (ctx.platform !== 'chatwork' || !cw || !t.accountId) return { sync: 'skipped' };
@@ -34,7 +35,7 @@ export async function createChatworkTask(
       body: t.note ? `${t.title}\n${t.note}` : t.title,
       toIds: [t.accountId],
       ...(t.dueAt
-        ? { limit: Math.floor(t.dueAt.getTime() / 1000), limitType: t.dateOnly ? 'date' as const : 'time' as const }
+        ? { limit: Math.floor(t.dueAt.getTime() / 1000), limitType: t.dateOnly ? ('date' as const) : ('time' as const) }
         : { limitType: 'none' as const }),
     });
     const taskId = res.taskIds[0];
@@ -46,7 +47,8 @@ export async function createChatworkTask(
 
 /** Marks a mirrored ChatWork task done; tolerated to fail. */
 export async function completeChatworkTask(
-  ctx: ToolContext, task: { platform: string | null; roomId: string | null; chatworkTaskId: string | null },
+  ctx: ToolContext,
+  task: { platform: string | null; roomId: string | null; chatworkTaskId: string | null },
 ): Promise<'updated' | 'skipped' | 'failed'> {
   const cw = ctx.services.chatwork;
   if (!cw || !task.chatworkTaskId || task.platform !== 'chatwork' || !task.roomId) return 'skipped';

@@ -8,14 +8,18 @@ import type { ParsedWhen } from './_when';
 
 /** A fact labelled in the person's language. */
 export function fact(
-  ctx: Pick<DescribeContext, 'lang'>, key: string, label: { ja: string; en: string }, value: unknown,
+  ctx: Pick<DescribeContext, 'lang'>,
+  key: string,
+  label: { ja: string; en: string },
+  value: unknown,
 ): EffectFact {
   return { key, label: ctx.lang === 'en' ? label.en : label.ja, value: showValue(value) };
 }
 
 /** A parsed date as people read it: 「11/27（金）」, 「11/27（金）15:00」 (organisation time zone). */
 export function showWhen(
-  when: Pick<ParsedWhen, 'at' | 'dateOnly'>, ctx: Pick<DescribeContext, 'timezone' | 'lang' | 'now'>,
+  when: Pick<ParsedWhen, 'at' | 'dateOnly'>,
+  ctx: Pick<DescribeContext, 'timezone' | 'lang' | 'now'>,
 ): string {
   return formatWhen(when.at, { timezone: ctx.timezone, lang: ctx.lang, now: ctx.now(), dateOnly: when.dateOnly });
 }

@@ -63,7 +63,10 @@ export async function resolvePersonOrAsk(ctx: PeopleContext, ref: string): Promi
     throw new ToolError(`No member matches "${ref}". Ask the person who is meant.`, 'UNKNOWN_PERSON');
   }
   const depts = await departmentNames(db, ctx.orgId);
-  const withDept = (c: PersonCandidate): ResolvedPerson => ({ ...c, departmentName: c.departmentId ? depts.get(c.departmentId) ?? null : null });
+  const withDept = (c: PersonCandidate): ResolvedPerson => ({
+    ...c,
+    departmentName: c.departmentId ? (depts.get(c.departmentId) ?? null) : null,
+  });
   if (r.status === 'found') return withDept(r.person);
   const options = r.candidates.map(withDept).map((c) => personLabel(c.name, c.departmentName));
   throw new ClarificationNeeded(
@@ -88,7 +91,10 @@ export function isUniqueViolation(err: unknown): boolean {
  * Idempotent creation keyed by the turn's idempotency key (R-T3): returns the row an earlier attempt
  * made, otherwise creates it; a concurrent duplicate (unique violation) re-reads the winner's row.
  */
-export async function createOnce<T>(find: () => Promise<T | null>, create: () => Promise<T>): Promise<{ row: T; created: boolean }> {
+export async function createOnce<T>(
+  find: () => Promise<T | null>,
+  create: () => Promise<T>,
+): Promise<{ row: T; created: boolean }> {
   const existing = await find();
   if (existing) return { row: existing, created: false };
   try {

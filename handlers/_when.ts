@@ -34,11 +34,19 @@ function offsetOf(token: string): number {
  * Reads `YYYY-MM-DD` (placed at `dateOnlyTime` local time) or an ISO date-time with offset (a date-time
  * without offset is read in `timezone`). Returns null for anything else or an impossible date/time.
  */
-export function parseWhen(value: string, timezone: string, dateOnlyTime: { hh: number; mm: number; ss: number }): ParsedWhen | null {
+export function parseWhen(
+  value: string,
+  timezone: string,
+  dateOnlyTime: { hh: number; mm: number; ss: number },
+): ParsedWhen | null {
   const v = value.trim();
   const dateOnly = parseYMD(v);
   if (dateOnly) {
-    return { at: zonedInstant(dateOnly, dateOnlyTime.hh, dateOnlyTime.mm, dateOnlyTime.ss, timezone), dateOnly: true, date: v };
+    return {
+      at: zonedInstant(dateOnly, dateOnlyTime.hh, dateOnlyTime.mm, dateOnlyTime.ss, timezone),
+      dateOnly: true,
+      date: v,
+    };
   }
   const m = DATE_TIME.exec(v);
   if (!m) return null;

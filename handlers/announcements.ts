@@ -31,10 +31,9 @@ export const announce = defineTool({
     'keep it polite and self-contained.',
   triggerExamples: ['田中さんと鈴木さんに明日の会議は10時からと伝えて', '全員に今日は17時で閉めますとアナウンスして'],
   input: z.object({
-    recipients: z.union([
-      z.literal('all'),
-      z.array(z.string().trim().min(1).max(100)).min(1).max(50),
-    ]).describe('Person references, or "all" for the whole room.'),
+    recipients: z
+      .union([z.literal('all'), z.array(z.string().trim().min(1).max(100)).min(1).max(50)])
+      .describe('Person references, or "all" for the whole room.'),
     message: z.string().trim().min(1).max(2000).describe('The announcement text.'),
   }),
   output: z.object({
@@ -73,7 +72,12 @@ export const announce = defineTool({
     const refs = input.recipients;
     if (refs === 'all' || refs.some(isAllWord)) {
       const r = await post(input.message, { toAll: true });
-      return { posted: true as const, recipients: 'all' as const, notMentioned: [], ...(r.messageId ? { messageId: r.messageId } : {}) };
+      return {
+        posted: true as const,
+        recipients: 'all' as const,
+        notMentioned: [],
+        ...(r.messageId ? { messageId: r.messageId } : {}),
+      };
     }
     const accounts: string[] = [];
     const notMentioned: string[] = [];
@@ -82,8 +86,17 @@ export const announce = defineTool({
       if (account) accounts.push(account);
       else notMentioned.push(p.name);
     }
-    if (accounts.length === 0) throw new ToolError('None of the recipients has an account on this platform, so nobody can be mentioned here.', 'NO_RECIPIENT_ACCOUNT');
+    if (accounts.length === 0)
+      throw new ToolError(
+        'None of the recipients has an account on this platform, so nobody can be mentioned here.',
+        'NO_RECIPIENT_ACCOUNT',
+      );
     const r = await post(input.message, { mentionAccountIds: accounts, toAll: false });
-    return { posted: true as const, recipients: accounts.length, notMentioned, ...(r.messageId ? { messageId: r.messageId } : {}) };
+    return {
+      posted: true as const,
+      recipients: accounts.length,
+      notMentioned,
+      ...(r.messageId ? { messageId: r.messageId } : {}),
+    };
   },
 });

@@ -34,12 +34,19 @@ export const lookupPerson = defineTool({
   effects: [],
   risk: 'none',
   requiredLevel: 1,
-  input: z.object({ query: z.string().trim().min(1).max(100).describe('A name, alias, member id or department name.') }),
+  input: z.object({
+    query: z.string().trim().min(1).max(100).describe('A name, alias, member id or department name.'),
+  }),
   output: z.object({
-    members: z.array(z.object({
-      memberId: z.string(), name: z.string(), aliases: z.array(z.string()),
-      department: z.string().nullable(), title: z.string().nullable(),
-    })),
+    members: z.array(
+      z.object({
+        memberId: z.string(),
+        name: z.string(),
+        aliases: z.array(z.string()),
+        department: z.string().nullable(),
+        title: z.string().nullable(),
+      }),
+    ),
     more: z.boolean(),
   }),
   async handler(input, ctx) {
@@ -54,7 +61,8 @@ export const lookupPerson = defineTool({
         orderBy: { id: 'asc' },
       }),
       db.department.findMany({
-        where: { orgId: ctx.orgId }, select: { id: true, name: true, parentId: true, topSecret: true },
+        where: { orgId: ctx.orgId },
+        select: { id: true, name: true, parentId: true, topSecret: true },
       }),
     ]);
     // Members of a top-secret department the sender may not see do not exist for this lookup (R-Z1).
@@ -62,7 +70,7 @@ export const lookupPerson = defineTool({
     const depts = new Map(departments.map((d) => [d.id, d.name]));
     const visible = members.filter((m) => m.departmentId === null || !hidden.has(m.departmentId));
     const scored = visible.flatMap((m) => {
-      const dept = m.departmentId ? depts.get(m.departmentId) ?? null : null;
+      const dept = m.departmentId ? (depts.get(m.departmentId) ?? null) : null;
       const ranks = [
         m.id.toLowerCase() === qPlain ? 0 : m.id.toLowerCase().includes(qPlain) ? 2 : undefined,
         rank(m.name, q || qPlain, qPlain),
@@ -70,7 +78,12 @@ export const lookupPerson = defineTool({
         dept ? ((r) => (r === undefined ? undefined : 3 + r))(rank(dept, qPlain, qPlain)) : undefined,
       ].filter((r): r is number => r !== undefined);
       if (ranks.length === 0) return [];
-      return [{ score: Math.min(...ranks), out: { memberId: m.id, name: m.name, aliases: m.aliases, department: dept, title: m.title } }];
+      return [
+        {
+          score: Math.min(...ranks),
+          out: { memberId: m.id, name: m.name, aliases: m.aliases, department: dept, title: m.title },
+        },
+      ];
     });
     scored.sort((a, b) => a.score - b.score || a.out.memberId.localeCompare(b.out.memberId));
     return { members: scored.slice(0, LOOKUP_LIMIT).map((s) => s.out), more: scored.length > LOOKUP_LIMIT };

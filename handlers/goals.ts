@@ -16,15 +16,27 @@ import { formatDue } from './_when';
 import { createOnce, dbOf, requireSender, resolvePersonOrAsk, type PeopleContext } from './_people';
 
 const goalView = z.object({
-  id: z.string(), title: z.string(), description: z.string(), status: z.string(), targetDate: z.string().nullable(),
-  progressNote: z.string(), doneTasks: z.number().int(), totalTasks: z.number().int(), completionRate: z.number().nullable(),
+  id: z.string(),
+  title: z.string(),
+  description: z.string(),
+  status: z.string(),
+  targetDate: z.string().nullable(),
+  progressNote: z.string(),
+  doneTasks: z.number().int(),
+  totalTasks: z.number().int(),
+  completionRate: z.number().nullable(),
 });
 
 async function viewOf(db: Db, goal: Goal, ctx: ToolContext): Promise<z.input<typeof goalView>> {
   const c = (await goalCompletions(db, ctx.orgId, [goal.id])).get(goal.id)!;
   return {
-    id: goal.id, title: goal.title, description: goal.description, status: goal.status,
-    targetDate: goal.targetDate ? localDate(goal.targetDate, ctx.timezone) : null, progressNote: goal.progressNote, ...c,
+    id: goal.id,
+    title: goal.title,
+    description: goal.description,
+    status: goal.status,
+    targetDate: goal.targetDate ? localDate(goal.targetDate, ctx.timezone) : null,
+    progressNote: goal.progressNote,
+    ...c,
   };
 }
 
@@ -74,20 +86,35 @@ export const startGoalSetting = defineTool({
       summary: ctx.lang === 'en' ? 'Start a new goal for you.' : 'あなたの目標を新しく立てます。',
       facts: [
         fact(ctx, 'title', { ja: '目標', en: 'Goal' }, input.title),
-        fact(ctx, 'target_date', { ja: '期日', en: 'Target date' },
-          target ? showWhen({ at: target, dateOnly: true }, ctx) : none(ctx)),
+        fact(
+          ctx,
+          'target_date',
+          { ja: '期日', en: 'Target date' },
+          target ? showWhen({ at: target, dateOnly: true }, ctx) : none(ctx),
+        ),
       ],
     };
   },
   handler: async (input, ctx) => {
     const sender = requireSender(ctx);
     const db = dbOf(ctx);
-    const targetDate = input.target_date ? parseDateParam(input.target_date, ctx.now(), ctx.timezone, 'target_date') : null;
+    const targetDate = input.target_date
+      ? parseDateParam(input.target_date, ctx.now(), ctx.timezone, 'target_date')
+      : null;
     const { row, created } = await createOnce(
       () => db.goal.findUnique({ where: { idempotencyKey: ctx.idempotencyKey } }),
-      () => db.goal.create({
-        data: { orgId: ctx.orgId, memberId: sender.id, title: input.title, description: input.description ?? '', targetDate, status: 'active', idempotencyKey: ctx.idempotencyKey },
-      }),
+      () =>
+        db.goal.create({
+          data: {
+            orgId: ctx.orgId,
+            memberId: sender.id,
+            title: input.title,
+            description: input.description ?? '',
+            targetDate,
+            status: 'active',
+            idempotencyKey: ctx.idempotencyKey,
+          },
+        }),
     );
     return { goal: await viewOf(db, row, ctx), alreadyCreated: !created, nextQuestions: refiningQuestions(row) };
   },
@@ -97,7 +124,7 @@ export const startGoalSetting = defineTool({
 export const reportGoalProgress = defineTool({
   name: 'report_goal_progress',
   description:
-    'Record a progress update on one of the sender\'s own goals (replaces the previous note; dated). ' +
+    "Record a progress update on one of the sender's own goals (replaces the previous note; dated). " +
     'Returns the goal with its completion rate.',
   triggerExamples: ['新規顧客の目標、今3社まで来たよ', '目標の進捗を報告したい'],
   input: z.object({
@@ -133,10 +160,16 @@ export const viewGoals = defineTool({
   description:
     'Show goals with their completion rate (done tasks / linked tasks, null when no tasks). Defaults ' +
     'to the sender; ' +
-    'another member only when they are in the sender\'s scope. Active goals unless include_closed.',
+    "another member only when they are in the sender's scope. Active goals unless include_closed.",
   triggerExamples: ['私の目標の進み具合は？', '田中さんの目標を見せて'],
   input: z.object({
-    member: z.string().trim().min(1).max(100).optional().describe('Whose goals (name or member id); omit for the sender.'),
+    member: z
+      .string()
+      .trim()
+      .min(1)
+      .max(100)
+      .optional()
+      .describe('Whose goals (name or member id); omit for the sender.'),
     include_closed: z.boolean().optional().describe('Also show achieved / abandoned goals.'),
   }),
   output: z.object({ member: z.string(), goals: z.array(goalView) }),
@@ -147,24 +180,39 @@ export const viewGoals = defineTool({
   handler: async (input, ctx) => {
     const sender = requireSender(ctx);
     const db = dbOf(ctx);
-    const person = input.member ? await resolvePersonOrAsk(ctx, input.member) : { memberId: sender.id, name: sender.name, departmentId: sender.departmentId };
+    const person = input.member
+      ? await resolvePersonOrAsk(ctx, input.member)
+      : { memberId: sender.id, name: sender.name, departmentId: sender.departmentId };
     if (person.memberId !== sender.id) {
       const departments = await db.department.findMany({ where: { orgId: ctx.orgId }, select: SCOPE_FIELDS });
       if (!isDepartmentVisible(visibleDepartments(sender, departments), person.departmentId)) {
-        throw new ToolError('That member\'s goals are outside your scope.', 'OUT_OF_SCOPE');
+        throw new ToolError("That member's goals are outside your scope.", 'OUT_OF_SCOPE');
       }
     }
     const goals = await db.goal.findMany({
-      where: { orgId: ctx.orgId, memberId: person.memberId, ...(input.include_closed ? {} : { status: { in: ['active', 'setting'] } }) },
+      where: {
+        orgId: ctx.orgId,
+        memberId: person.memberId,
+        ...(input.include_closed ? {} : { status: { in: ['active', 'setting'] } }),
+      },
       orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
       take: 50,
     });
-    const progress = await goalCompletions(db, ctx.orgId, goals.map((g) => g.id));
+    const progress = await goalCompletions(
+      db,
+      ctx.orgId,
+      goals.map((g) => g.id),
+    );
     return {
       member: person.name,
       goals: goals.map((g) => ({
-        id: g.id, title: g.title, description: g.description, status: g.status,
-        targetDate: g.targetDate ? localDate(g.targetDate, ctx.timezone) : null, progressNote: g.progressNote, ...progress.get(g.id)!,
+        id: g.id,
+        title: g.title,
+        description: g.description,
+        status: g.status,
+        targetDate: g.targetDate ? localDate(g.targetDate, ctx.timezone) : null,
+        progressNote: g.progressNote,
+        ...progress.get(g.id)!,
       })),
     };
   },
@@ -174,18 +222,27 @@ export const viewGoals = defineTool({
 export const breakGoalIntoTasks = defineTool({
   name: 'break_goal_into_tasks',
   description:
-    'Break one of the sender\'s own goals into concrete tasks (1..10, ideally 5..10), assigned to ' +
-    'the goal\'s owner and linked to the goal ' +
+    "Break one of the sender's own goals into concrete tasks (1..10, ideally 5..10), assigned to " +
+    "the goal's owner and linked to the goal " +
     'so that they count towards its completion rate.',
   triggerExamples: ['この目標をタスクに分解して', '目標の達成に向けてやることを登録して'],
   input: z.object({
     goal_id: z.string().trim().min(1).max(100),
-    tasks: z.array(z.object({
-      title: z.string().trim().min(1).max(200),
-      due: z.string().trim().min(1).max(60).optional().describe('Due date, ISO YYYY-MM-DD.'),
-    })).min(1).max(10),
+    tasks: z
+      .array(
+        z.object({
+          title: z.string().trim().min(1).max(200),
+          due: z.string().trim().min(1).max(60).optional().describe('Due date, ISO YYYY-MM-DD.'),
+        }),
+      )
+      .min(1)
+      .max(10),
   }),
-  output: z.object({ goal: goalView, created: z.number().int(), tasks: z.array(z.object({ id: z.string(), title: z.string(), due: z.string().nullable() })) }),
+  output: z.object({
+    goal: goalView,
+    created: z.number().int(),
+    tasks: z.array(z.object({ id: z.string(), title: z.string(), due: z.string().nullable() })),
+  }),
   effects: ['db.task_create'],
   risk: 'none',
   requiredLevel: 1,
@@ -210,14 +267,22 @@ export const breakGoalIntoTasks = defineTool({
     const db = dbOf(ctx);
     const keys = input.tasks.map((_, i) => `${ctx.idempotencyKey}#${i}`);
     const data = input.tasks.map((t, i) => ({
-      orgId: ctx.orgId, platform: ctx.platform, roomId: ctx.roomId, title: t.title, assigneeMemberId: goal.memberId,
-      createdByMemberId: sender.id, dueAt: t.due ? parseDateParam(t.due, ctx.now(), ctx.timezone, `tasks[${i}].due`) : null,
-      goalId: goal.id, idempotencyKey: keys[i]!,
+      orgId: ctx.orgId,
+      platform: ctx.platform,
+      roomId: ctx.roomId,
+      title: t.title,
+      assigneeMemberId: goal.memberId,
+      createdByMemberId: sender.id,
+      dueAt: t.due ? parseDateParam(t.due, ctx.now(), ctx.timezone, `tasks[${i}].due`) : null,
+      goalId: goal.id,
+      idempotencyKey: keys[i]!,
     }));
     const { count } = await db.task.createMany({ data, skipDuplicates: true });
     const rows = await db.task.findMany({ where: { idempotencyKey: { in: keys } } });
     const byKey = new Map(rows.map((r) => [r.idempotencyKey, r]));
-    const tasks = keys.map((k) => byKey.get(k)).filter((r) => r !== undefined)
+    const tasks = keys
+      .map((k) => byKey.get(k))
+      .filter((r) => r !== undefined)
       .map((r) => ({ id: r.id, title: r.title, due: formatDue(r.dueAt, ctx.timezone) }));
     return { goal: await viewOf(db, goal, ctx), created: count, tasks };
   },

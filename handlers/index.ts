@@ -12,10 +12,19 @@ import { completeTask, createTask, searchTasks } from './tasks';
 import { teamOverview } from './team';
 
 export const handlers: readonly ToolDefinition[] = [
-  createTask, completeTask, searchTasks,
-  createReminder, listReminders, cancelReminder,
-  saveMemory, queryMemory, deleteMemory,
-  startGoalSetting, reportGoalProgress, viewGoals, breakGoalIntoTasks,
+  createTask,
+  completeTask,
+  searchTasks,
+  createReminder,
+  listReminders,
+  cancelReminder,
+  saveMemory,
+  queryMemory,
+  deleteMemory,
+  startGoalSetting,
+  reportGoalProgress,
+  viewGoals,
+  breakGoalIntoTasks,
   announce,
   lookupPerson,
   teamOverview,

@@ -61,13 +61,28 @@ export const saveMemory = defineTool({
     'done (subject defaults to the sender); ' +
     'kind "person": a fact about a person (subject required); kind "fact": an organisation fact (no ' +
     'subject). Store the content as a short, self-contained sentence.',
-  triggerExamples: ['俺はコーヒー派って覚えて', '田中さんは朝が苦手だって覚えておいて', '経費精算の締めは毎月25日だと覚えておいて'],
+  triggerExamples: [
+    '俺はコーヒー派って覚えて',
+    '田中さんは朝が苦手だって覚えておいて',
+    '経費精算の締めは毎月25日だと覚えておいて',
+  ],
   input: z.object({
     kind: z.enum(KINDS).describe('person | preference | fact'),
-    subject: z.string().trim().min(1).max(100).optional().describe('Who the memory is about (name or member id). Omit for the sender or for organisation facts.'),
+    subject: z
+      .string()
+      .trim()
+      .min(1)
+      .max(100)
+      .optional()
+      .describe('Who the memory is about (name or member id). Omit for the sender or for organisation facts.'),
     content: z.string().trim().min(1).max(1000).describe('What to remember.'),
   }),
-  output: z.object({ memoryId: z.string(), kind: z.enum(KINDS), subject: z.string().nullable(), alreadySaved: z.boolean() }),
+  output: z.object({
+    memoryId: z.string(),
+    kind: z.enum(KINDS),
+    subject: z.string().nullable(),
+    alreadySaved: z.boolean(),
+  }),
   effects: ['db.memory_create'],
   risk: 'none',
   requiredLevel: 1,
@@ -76,8 +91,11 @@ export const saveMemory = defineTool({
   organisationWide: (p) => p.kind === 'fact' && (p.subject === undefined || p.subject === null || p.subject === ''),
   describe: async (input, ctx) => {
     const en = ctx.lang === 'en';
-    const subject = input.subject ? (await resolvePersonOrAsk(ctx, input.subject)).name
-      : input.kind === 'fact' ? null : requireSender(ctx).name;
+    const subject = input.subject
+      ? (await resolvePersonOrAsk(ctx, input.subject)).name
+      : input.kind === 'fact'
+        ? null
+        : requireSender(ctx).name;
     const kind = {
       person: en ? 'about a person' : '人について',
       preference: en ? 'a preference' : '好み・やり方',
@@ -101,16 +119,27 @@ export const saveMemory = defineTool({
         let subjectMemberId: string | null = null;
         if (input.subject) subjectMemberId = (await resolvePersonOrAsk(ctx, input.subject)).memberId;
         else if (input.kind === 'preference') subjectMemberId = sender.id;
-        else if (input.kind === 'person') throw new ToolError('A "person" memory needs a subject: who is it about?', 'MISSING_SUBJECT');
+        else if (input.kind === 'person')
+          throw new ToolError('A "person" memory needs a subject: who is it about?', 'MISSING_SUBJECT');
         return db.memory.create({
           data: {
-            orgId: ctx.orgId, kind: input.kind, subjectMemberId, content: input.content,
-            createdByMemberId: sender.id, roomId: ctx.roomId, idempotencyKey: ctx.idempotencyKey,
+            orgId: ctx.orgId,
+            kind: input.kind,
+            subjectMemberId,
+            content: input.content,
+            createdByMemberId: sender.id,
+            roomId: ctx.roomId,
+            idempotencyKey: ctx.idempotencyKey,
           },
         });
       },
     );
-    return { memoryId: row.id, kind: row.kind as (typeof KINDS)[number], subject: await memberName(db, ctx.orgId, row.subjectMemberId), alreadySaved: !created };
+    return {
+      memoryId: row.id,
+      kind: row.kind as (typeof KINDS)[number],
+      subject: await memberName(db, ctx.orgId, row.subjectMemberId),
+      alreadySaved: !created,
+    };
   },
 });
 
@@ -118,16 +147,34 @@ export const saveMemory = defineTool({
 export const queryMemory = defineTool({
   name: 'query_memory',
   description:
-    'Look up what Hisho remembers: the sender\'s own memories and those about them, organisation ' +
+    "Look up what Hisho remembers: the sender's own memories and those about them, organisation " +
     'facts, and (for managers) memories about members in their scope. ' +
     'Optional keyword filter (any whitespace-separated word matches) and person filter. Newest first, at most 20.',
-  triggerExamples: ['私の好みって何を覚えてる？', '田中さんについて覚えていることを教えて', '経費精算について何か覚えてる？'],
+  triggerExamples: [
+    '私の好みって何を覚えてる？',
+    '田中さんについて覚えていることを教えて',
+    '経費精算について何か覚えてる？',
+  ],
   input: z.object({
     query: z.string().trim().max(200).optional().describe('Keywords to look for in the memory text.'),
-    subject: z.string().trim().min(1).max(100).optional().describe('Only memories about this person (name or member id).'),
+    subject: z
+      .string()
+      .trim()
+      .min(1)
+      .max(100)
+      .optional()
+      .describe('Only memories about this person (name or member id).'),
   }),
   output: z.object({
-    memories: z.array(z.object({ id: z.string(), kind: z.string(), subject: z.string().nullable(), content: z.string(), savedAt: z.string() })),
+    memories: z.array(
+      z.object({
+        id: z.string(),
+        kind: z.string(),
+        subject: z.string().nullable(),
+        content: z.string(),
+        savedAt: z.string(),
+      }),
+    ),
     count: z.number().int(),
   }),
   effects: [],
@@ -139,13 +186,29 @@ export const queryMemory = defineTool({
     const db = dbOf(ctx);
     const and: Prisma.MemoryWhereInput[] = [await visibleMemoryWhere(db, ctx.orgId, sender)];
     if (input.subject) and.push({ subjectMemberId: (await resolvePersonOrAsk(ctx, input.subject)).memberId });
-    const terms = (input.query ?? '').split(/[\s\u3000、。,]+/).filter((t) => t.length > 0).slice(0, 10);
-    if (terms.length > 0) and.push({ OR: terms.map((t) => ({ content: { contains: t, mode: 'insensitive' as const } })) });
-    const rows = await db.memory.findMany({ where: { AND: and }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: QUERY_LIMIT });
+    const terms = (input.query ?? '')
+      .split(/[\s\u3000、。,]+/)
+      .filter((t) => t.length > 0)
+      .slice(0, 10);
+    if (terms.length > 0)
+      and.push({ OR: terms.map((t) => ({ content: { contains: t, mode: 'insensitive' as const } })) });
+    const rows = await db.memory.findMany({
+      where: { AND: and },
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      take: QUERY_LIMIT,
+    });
     const ids = [...new Set(rows.map((r) => r.subjectMemberId).filter((id): id is string => id !== null))];
-    const names = new Map((await db.member.findMany({ where: { orgId: ctx.orgId, id: { in: ids } }, select: { id: true, name: true } })).map((m) => [m.id, m.name]));
+    const names = new Map(
+      (
+        await db.member.findMany({ where: { orgId: ctx.orgId, id: { in: ids } }, select: { id: true, name: true } })
+      ).map((m) => [m.id, m.name]),
+    );
     const memories = rows.map((r) => ({
-      id: r.id, kind: r.kind, subject: r.subjectMemberId ? names.get(r.subjectMemberId) ?? null : null, content: r.content, savedAt: r.createdAt.toISOString(),
+      id: r.id,
+      kind: r.kind,
+      subject: r.subjectMemberId ? (names.get(r.subjectMemberId) ?? null) : null,
+      content: r.content,
+      savedAt: r.createdAt.toISOString(),
     }));
     return { memories, count: memories.length };
   },
@@ -154,9 +217,10 @@ export const queryMemory = defineTool({
 /** The memories among `ids` that the sender may delete (their own, about them; any from level 5). */
 async function deletable<S extends Prisma.MemorySelect>(ctx: PeopleContext, ids: string[], select: S) {
   const sender = requireSender(ctx);
-  const mayDelete: Prisma.MemoryWhereInput = sender.level >= DELETE_ANY_LEVEL
-    ? { orgId: ctx.orgId }
-    : { orgId: ctx.orgId, OR: [{ createdByMemberId: sender.id }, { subjectMemberId: sender.id }] };
+  const mayDelete: Prisma.MemoryWhereInput =
+    sender.level >= DELETE_ANY_LEVEL
+      ? { orgId: ctx.orgId }
+      : { orgId: ctx.orgId, OR: [{ createdByMemberId: sender.id }, { subjectMemberId: sender.id }] };
   const where = { AND: [mayDelete, { id: { in: ids } }] };
   return dbOf(ctx).memory.findMany({ where, select, orderBy: { createdAt: 'asc' } });
 }
@@ -186,9 +250,16 @@ export const deleteMemory = defineTool({
     return {
       summary: en ? `Delete ${rows.length} memory item(s).` : `記憶を${rows.length}件削除します。`,
       facts: [
-        fact(ctx, 'deleted', { ja: '削除するもの', en: 'Deleted' }, rows.length > 0 ? listed : (en ? 'none' : 'なし')),
+        fact(ctx, 'deleted', { ja: '削除するもの', en: 'Deleted' }, rows.length > 0 ? listed : en ? 'none' : 'なし'),
         ...(ids.length > rows.length
-          ? [fact(ctx, 'kept', { ja: '削除できないもの', en: 'Not deletable' }, `${ids.length - rows.length}${en ? '' : '件'}`)]
+          ? [
+              fact(
+                ctx,
+                'kept',
+                { ja: '削除できないもの', en: 'Not deletable' },
+                `${ids.length - rows.length}${en ? '' : '件'}`,
+              ),
+            ]
           : []),
       ],
     };
@@ -198,7 +269,10 @@ export const deleteMemory = defineTool({
     const ids = [...new Set(input.memory_ids)];
     const allowed = await deletable(ctx, ids, { id: true });
     const allowedIds = allowed.map((m) => m.id);
-    const { count } = allowedIds.length > 0 ? await db.memory.deleteMany({ where: { orgId: ctx.orgId, id: { in: allowedIds } } }) : { count: 0 };
+    const { count } =
+      allowedIds.length > 0
+        ? await db.memory.deleteMany({ where: { orgId: ctx.orgId, id: { in: allowedIds } } })
+        : { count: 0 };
     const notDeletedIds = ids.filter((id) => !allowedIds.includes(id));
     return { deleted: count, notDeleted: ids.length - count, notDeletedIds };
   },

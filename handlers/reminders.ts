@@ -59,9 +59,22 @@ export const createReminder = defineTool({
   requiredLevel: 1,
   paramRoles: { when: 'date', person: 'reminder_target', text: 'text' },
   input: z.object({
-    when: z.string().trim().min(1).max(40).describe('When: ISO date-time with offset (e.g. 2026-12-01T15:00:00+09:00), or YYYY-MM-DD meaning 09:00 that day.'),
+    when: z
+      .string()
+      .trim()
+      .min(1)
+      .max(40)
+      .describe(
+        'When: ISO date-time with offset (e.g. 2026-12-01T15:00:00+09:00), or YYYY-MM-DD meaning 09:00 that day.',
+      ),
     text: z.string().trim().min(1).max(1000).describe('What to remind about.'),
-    person: z.string().trim().min(1).max(200).optional().describe('Who is reminded: name, alias, member id. Omit for the sender.'),
+    person: z
+      .string()
+      .trim()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe('Who is reminded: name, alias, member id. Omit for the sender.'),
   }),
   output: z.object({ reminderId: z.string(), remindAt: z.string(), person: personOut, text: z.string() }),
   async describe(input, ctx) {
@@ -84,14 +97,34 @@ export const createReminder = defineTool({
     const earlier = await find();
     if (earlier) {
       const name = await memberName(db, earlier.orgId, earlier.memberId);
-      return { reminderId: earlier.id, remindAt: formatLocalIso(earlier.remindAt, ctx.timezone), person: { memberId: earlier.memberId, name }, text: earlier.text };
+      return {
+        reminderId: earlier.id,
+        remindAt: formatLocalIso(earlier.remindAt, ctx.timezone),
+        person: { memberId: earlier.memberId, name },
+        text: earlier.text,
+      };
     }
     assertFuture(when, ctx);
     const target = await reminded(ctx, input.person);
-    const { row } = await createOnce(find, () => db.reminder.create({
-      data: { orgId: ctx.orgId, platform: ctx.platform, roomId: ctx.roomId, memberId: target.memberId, text: input.text, remindAt: when.at, idempotencyKey: key },
-    }));
-    return { reminderId: row.id, remindAt: formatLocalIso(row.remindAt, ctx.timezone), person: { memberId: target.memberId, name: target.name }, text: row.text };
+    const { row } = await createOnce(find, () =>
+      db.reminder.create({
+        data: {
+          orgId: ctx.orgId,
+          platform: ctx.platform,
+          roomId: ctx.roomId,
+          memberId: target.memberId,
+          text: input.text,
+          remindAt: when.at,
+          idempotencyKey: key,
+        },
+      }),
+    );
+    return {
+      reminderId: row.id,
+      remindAt: formatLocalIso(row.remindAt, ctx.timezone),
+      person: { memberId: target.memberId, name: target.name },
+      text: row.text,
+    };
   },
 });
 
@@ -116,7 +149,9 @@ export const listReminders = defineTool({
       take: LIST_LIMIT + 1,
     });
     return {
-      reminders: rows.slice(0, LIST_LIMIT).map((r) => ({ reminderId: r.id, remindAt: formatLocalIso(r.remindAt, ctx.timezone), text: r.text })),
+      reminders: rows
+        .slice(0, LIST_LIMIT)
+        .map((r) => ({ reminderId: r.id, remindAt: formatLocalIso(r.remindAt, ctx.timezone), text: r.text })),
       more: rows.length > LIST_LIMIT,
     };
   },
@@ -134,8 +169,9 @@ async function ownReminder(ctx: PeopleContext, id: string) {
 function tooLate(status: string): ToolError | null {
   if (status === 'sent') return new ToolError('That reminder has already been sent.', 'ALREADY_SENT');
   if (status === 'sending') {
-    const why = 'That reminder is being sent right now and can no longer be stopped; '
-      + 'tell the person it is already on its way.';
+    const why =
+      'That reminder is being sent right now and can no longer be stopped; ' +
+      'tell the person it is already on its way.';
     return new ToolError(why, 'ALREADY_ON_ITS_WAY');
   }
   return null;
@@ -147,7 +183,7 @@ function tooLate(status: string): ToolError | null {
  */
 export const cancelReminder = defineTool({
   name: 'cancel_reminder',
-  description: 'Cancel one of the sender\'s own scheduled reminders by its id (from list_reminders).',
+  description: "Cancel one of the sender's own scheduled reminders by its id (from list_reminders).",
   triggerExamples: ['明日のリマインドはやっぱり取り消して', 'さっきのリマインダーをキャンセルして'],
   effects: ['db.reminder_update'],
   risk: 'none',
@@ -170,7 +206,8 @@ export const cancelReminder = defineTool({
     if (late) throw late;
     // Conditional on the state: the notice runner moves queued → sending in the same way before it posts.
     const { count } = await db.reminder.updateMany({
-      where: { id: r.id, status: { in: CANCELLABLE } }, data: { status: 'cancelled' },
+      where: { id: r.id, status: { in: CANCELLABLE } },
+      data: { status: 'cancelled' },
     });
     if (count === 0) {
       const now = await db.reminder.findUnique({ where: { id: r.id }, select: { status: true } });

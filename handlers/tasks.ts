@@ -17,7 +17,10 @@ export const SEARCH_LIMIT = 20;
 function readDate(name: string, value: string, ctx: { timezone: string }): ParsedWhen {
   const parsed = parseWhen(value, ctx.timezone, END_OF_DAY);
   if (!parsed) {
-    throw new ToolError(`"${name}" must be an ISO date (YYYY-MM-DD) or an ISO date-time with offset; ask the person for the date.`, 'INVALID_DATE');
+    throw new ToolError(
+      `"${name}" must be an ISO date (YYYY-MM-DD) or an ISO date-time with offset; ask the person for the date.`,
+      'INVALID_DATE',
+    );
   }
   return parsed;
 }
@@ -32,15 +35,29 @@ export const createTask = defineTool({
     'a ChatWork room the task is also created on ChatWork for the assignee. ' +
     'The assignee may be a name, an alias such as 田中さん, a member id, or "me" for the sender. If ' +
     'several members match, the person is asked to choose.',
-  triggerExamples: ['田中さんに明日までに見積書を送るタスクを作って', '自分に「議事録を共有」のタスクを追加して', '鈴木さんに金曜までの資料レビューを依頼して'],
+  triggerExamples: [
+    '田中さんに明日までに見積書を送るタスクを作って',
+    '自分に「議事録を共有」のタスクを追加して',
+    '鈴木さんに金曜までの資料レビューを依頼して',
+  ],
   effects: ['db.task_create', 'chatwork.task_create'],
   risk: 'none',
   requiredLevel: 2,
   paramRoles: { assignee: 'assignee', due: 'date', title: 'text' },
   input: z.object({
-    assignee: z.string().trim().min(1).max(200).describe('Who does the task: name, alias (e.g. 田中さん), member id, or "me".'),
+    assignee: z
+      .string()
+      .trim()
+      .min(1)
+      .max(200)
+      .describe('Who does the task: name, alias (e.g. 田中さん), member id, or "me".'),
     title: z.string().trim().min(1).max(500).describe('What is to be done, short.'),
-    due: z.string().trim().max(40).optional().describe('Deadline: YYYY-MM-DD (end of that day) or ISO date-time with offset, e.g. 2026-12-01T15:00:00+09:00.'),
+    due: z
+      .string()
+      .trim()
+      .max(40)
+      .optional()
+      .describe('Deadline: YYYY-MM-DD (end of that day) or ISO date-time with offset, e.g. 2026-12-01T15:00:00+09:00.'),
     note: z.string().trim().max(2000).optional().describe('Optional details added to the task body.'),
   }),
   output: z.object({
@@ -64,7 +81,10 @@ export const createTask = defineTool({
       const mirrored = ctx.lang === 'en' ? 'also created as a ChatWork task' : 'ChatWork のタスクにも登録します';
       facts.push(fact(ctx, 'chatwork', { ja: 'ChatWork', en: 'ChatWork' }, mirrored));
     }
-    return { summary: ctx.lang === 'en' ? `Create a task for ${person.name}.` : `${person.name}さんにタスクを作成します。`, facts };
+    return {
+      summary: ctx.lang === 'en' ? `Create a task for ${person.name}.` : `${person.name}さんにタスクを作成します。`,
+      facts,
+    };
   },
   async handler(input, ctx) {
     const db = dbOf(ctx);
@@ -74,23 +94,48 @@ export const createTask = defineTool({
     const earlier = await find();
     if (earlier) {
       const name = await memberName(db, earlier.orgId, earlier.assigneeMemberId);
-      return { taskId: earlier.id, title: earlier.title, assignee: { memberId: earlier.assigneeMemberId, name }, due: formatDue(earlier.dueAt, ctx.timezone), chatwork: earlier.chatworkTaskId ? 'created' as const : 'skipped' as const };
+      return {
+        taskId: earlier.id,
+        title: earlier.title,
+        assignee: { memberId: earlier.assigneeMemberId, name },
+        due: formatDue(earlier.dueAt, ctx.timezone),
+        chatwork: earlier.chatworkTaskId ? ('created' as const) : ('skipped' as const),
+      };
     }
     const person = await resolvePersonOrAsk(ctx, input.assignee);
-    const { row, created } = await createOnce(find, () => db.task.create({
-      data: {
-        orgId: ctx.orgId, platform: ctx.platform, roomId: ctx.roomId, title: input.title,
-        assigneeMemberId: person.memberId, createdByMemberId: ctx.member?.id ?? null,
-        dueAt: due?.at ?? null, idempotencyKey: key,
-      },
-    }));
+    const { row, created } = await createOnce(find, () =>
+      db.task.create({
+        data: {
+          orgId: ctx.orgId,
+          platform: ctx.platform,
+          roomId: ctx.roomId,
+          title: input.title,
+          assigneeMemberId: person.memberId,
+          createdByMemberId: ctx.member?.id ?? null,
+          dueAt: due?.at ?? null,
+          idempotencyKey: key,
+        },
+      }),
+    );
     let chatwork: 'created' | 'skipped' | 'failed' | 'unknown' = row.chatworkTaskId ? 'created' : 'skipped';
     if (created) {
-      const cw = await createChatworkTask(ctx, { title: input.title, note: input.note, accountId: person.accounts.chatwork, dueAt: due?.at ?? null, dateOnly: due?.dateOnly ?? false });
+      const cw = await createChatworkTask(ctx, {
+        title: input.title,
+        note: input.note,
+        accountId: person.accounts.chatwork,
+        dueAt: due?.at ?? null,
+        dateOnly: due?.dateOnly ?? false,
+      });
       if (cw.taskId) await db.task.update({ where: { id: row.id }, data: { chatworkTaskId: cw.taskId } });
       chatwork = cw.sync;
     }
-    return { taskId: row.id, title: row.title, assignee: { memberId: person.memberId, name: person.name }, due: formatDue(row.dueAt, ctx.timezone), chatwork };
+    return {
+      taskId: row.id,
+      title: row.title,
+      assignee: { memberId: person.memberId, name: person.name },
+      due: formatDue(row.dueAt, ctx.timezone),
+      chatwork,
+    };
   },
 });
 
@@ -121,10 +166,15 @@ export const completeTask = defineTool({
     const facts = [
       fact(ctx, 'title', { ja: '内容', en: 'Task' }, task.title),
       fact(ctx, 'assignee', { ja: '担当', en: 'Assignee' }, await memberName(db, task.orgId, task.assigneeMemberId)),
-      fact(ctx, 'due', { ja: '期限', en: 'Due' },
-        task.dueAt ? showWhen({ at: task.dueAt, dateOnly: isDateOnlyDue(task.dueAt, ctx.timezone) }, ctx) : none(ctx)),
+      fact(
+        ctx,
+        'due',
+        { ja: '期限', en: 'Due' },
+        task.dueAt ? showWhen({ at: task.dueAt, dateOnly: isDateOnlyDue(task.dueAt, ctx.timezone) }, ctx) : none(ctx),
+      ),
     ];
-    const summary = ctx.lang === 'en' ? `Mark the task "${task.title}" as done.` : `タスク「${task.title}」を完了にします。`;
+    const summary =
+      ctx.lang === 'en' ? `Mark the task "${task.title}" as done.` : `タスク「${task.title}」を完了にします。`;
     return { summary, facts };
   },
   async handler(input, ctx) {
@@ -133,10 +183,28 @@ export const completeTask = defineTool({
     const task = await db.task.findFirst({ where: { id: input.task_id, orgId: ctx.orgId } });
     if (!task) throw new ToolError(`No task with id "${input.task_id}" exists.`, 'NOT_FOUND');
     const allowed = task.assigneeMemberId === sender.id || task.createdByMemberId === sender.id || sender.level >= 3;
-    if (!allowed) throw new ToolError('Only the assignee, the creator or a manager can complete this task.', 'FORBIDDEN');
-    if (task.status === 'done') return { taskId: task.id, title: task.title, status: 'done' as const, alreadyDone: true, chatwork: 'skipped' as const };
-    const { count } = await db.task.updateMany({ where: { id: task.id, status: 'open' }, data: { status: 'done', completedAt: ctx.now() } });
-    if (count === 0) return { taskId: task.id, title: task.title, status: 'done' as const, alreadyDone: true, chatwork: 'skipped' as const };
+    if (!allowed)
+      throw new ToolError('Only the assignee, the creator or a manager can complete this task.', 'FORBIDDEN');
+    if (task.status === 'done')
+      return {
+        taskId: task.id,
+        title: task.title,
+        status: 'done' as const,
+        alreadyDone: true,
+        chatwork: 'skipped' as const,
+      };
+    const { count } = await db.task.updateMany({
+      where: { id: task.id, status: 'open' },
+      data: { status: 'done', completedAt: ctx.now() },
+    });
+    if (count === 0)
+      return {
+        taskId: task.id,
+        title: task.title,
+        status: 'done' as const,
+        alreadyDone: true,
+        chatwork: 'skipped' as const,
+      };
     const sync = await completeChatworkTask(ctx, task);
     return { taskId: task.id, title: task.title, status: 'done' as const, alreadyDone: false, chatwork: sync };
   },
@@ -154,17 +222,29 @@ export const searchTasks = defineTool({
   requiredLevel: 1,
   paramRoles: { assignee: 'target_user' },
   input: z.object({
-    assignee: z.string().trim().min(1).max(200).optional().describe('Whose tasks: name, alias, member id or "me". Omit for the sender.'),
+    assignee: z
+      .string()
+      .trim()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe('Whose tasks: name, alias, member id or "me". Omit for the sender.'),
     status: z.enum(['open', 'done', 'all']).default('open'),
     query: z.string().trim().max(100).optional().describe('Words that appear in the task title.'),
     due_before: z.string().trim().max(40).optional().describe('Only tasks due on or before this date (YYYY-MM-DD).'),
   }),
   output: z.object({
     assignee: personOut,
-    tasks: z.array(z.object({
-      taskId: z.string(), title: z.string(), assignee: z.string(), due: z.string().nullable(),
-      status: z.string(), overdue: z.boolean(),
-    })),
+    tasks: z.array(
+      z.object({
+        taskId: z.string(),
+        title: z.string(),
+        assignee: z.string(),
+        due: z.string().nullable(),
+        status: z.string(),
+        overdue: z.boolean(),
+      }),
+    ),
     more: z.boolean(),
   }),
   async handler(input, ctx) {
@@ -175,7 +255,8 @@ export const searchTasks = defineTool({
     const before = input.due_before ? readDate('due_before', input.due_before, ctx) : null;
     const rows = await db.task.findMany({
       where: {
-        orgId: ctx.orgId, assigneeMemberId: who.memberId,
+        orgId: ctx.orgId,
+        assigneeMemberId: who.memberId,
         ...(input.status === 'all' ? {} : { status: input.status }),
         ...(input.query ? { title: { contains: input.query, mode: 'insensitive' as const } } : {}),
         ...(before ? { dueAt: { lte: before.at } } : {}),
@@ -187,7 +268,11 @@ export const searchTasks = defineTool({
     return {
       assignee: { memberId: who.memberId, name: who.name },
       tasks: rows.slice(0, SEARCH_LIMIT).map((t) => ({
-        taskId: t.id, title: t.title, assignee: who.name, due: formatDue(t.dueAt, ctx.timezone), status: t.status,
+        taskId: t.id,
+        title: t.title,
+        assignee: who.name,
+        due: formatDue(t.dueAt, ctx.timezone),
+        status: t.status,
         overdue: t.status === 'open' && t.dueAt !== null && t.dueAt.getTime() < now,
       })),
       more: rows.length > SEARCH_LIMIT,

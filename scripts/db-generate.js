@@ -13,5 +13,9 @@ if (!fs.existsSync(cli)) {
 }
 const env = { ...process.env, PRISMA_HIDE_UPDATE_MESSAGE: '1', CHECKPOINT_DISABLE: '1' };
 if (!env.PRISMA_SCHEMA_ENGINE_BINARY) env.PRISMA_SCHEMA_ENGINE_BINARY = process.execPath;
-const res = spawnSync(process.execPath, [cli, 'generate', '--schema', 'prisma/schema.prisma'], { cwd: root, env, stdio: 'inherit' });
+const res = spawnSync(process.execPath, [cli, 'generate', '--schema', 'prisma/schema.prisma'], {
+  cwd: root,
+  env,
+  stdio: 'inherit',
+});
 process.exit(res.status ?? 1);

@@ -11,4 +11,7 @@ async function main(): Promise<void> {
   const names = res.applied.length ? `: ${res.applied.join(', ')}` : '';
   console.log(`Applied ${res.applied.length} migration(s)${names}; ${res.alreadyApplied} already applied.`);
 }
-main().catch((err: Error) => { console.error(err.message); process.exit(1); });
+main().catch((err: Error) => {
+  console.error(err.message);
+  process.exit(1);
+});

@@ -29,17 +29,23 @@ async function main() {
   const schema = await readFile(path.join(root, 'prisma', 'schema.prisma'), 'utf8');
   await mkdir(migrationsDir, { recursive: true });
   const existing = (await readdir(migrationsDir, { withFileTypes: true }))
-    .filter((d) => d.isDirectory()).map((d) => d.name).sort();
+    .filter((d) => d.isDirectory())
+    .map((d) => d.name)
+    .sort();
   const last = existing.at(-1);
   const previous = last ? await readFile(path.join(migrationsDir, last, 'schema.snapshot.prisma'), 'utf8') : null;
 
   const SchemaEngine = await loadEngine();
   const { PrismaPg } = require('@prisma/adapter-pg');
   const { bindMigrationAwareSqlAdapterFactory } = require('@prisma/driver-adapter-utils');
-  const adapter = bindMigrationAwareSqlAdapterFactory(new PrismaPg({ connectionString: process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres' }));
+  const adapter = bindMigrationAwareSqlAdapterFactory(
+    new PrismaPg({ connectionString: process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres' }),
+  );
   const engine = await SchemaEngine.new({ datamodels: [['schema.prisma', schema]] }, () => {}, adapter);
   const filters = { externalTables: [], externalEnums: [] };
-  const from = previous ? { tag: 'schemaDatamodel', files: [{ path: 'schema.prisma', content: previous }] } : { tag: 'empty' };
+  const from = previous
+    ? { tag: 'schemaDatamodel', files: [{ path: 'schema.prisma', content: previous }] }
+    : { tag: 'empty' };
   const to = { tag: 'schemaDatamodel', files: [{ path: 'schema.prisma', content: schema }] };
   const result = await engine.diff({ from, to, script: true, exitCode: null, filters });
   const sql = result.stdout ?? result.script ?? '';
@@ -56,4 +62,7 @@ async function main() {
   console.log(`Created ${path.relative(root, dir)}/migration.sql`);
 }
 
-main().catch((err) => { console.error(err); process.exit(1); });
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

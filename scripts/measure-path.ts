@@ -16,17 +16,27 @@ const ENTRIES: [file: string, name: string][] = [
 ];
 const RUNNER = 'src/pipeline/turn-runner.ts';
 
-const config = ts.getParsedCommandLineOfConfigFile(path.join(root, 'tsconfig.json'), {}, {
-  ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined,
-})!;
+const config = ts.getParsedCommandLineOfConfigFile(
+  path.join(root, 'tsconfig.json'),
+  {},
+  {
+    ...ts.sys,
+    onUnRecoverableConfigFileDiagnostic: () => undefined,
+  },
+)!;
 const program = ts.createProgram(config.fileNames, config.options);
 const checker = program.getTypeChecker();
 const rel = (f: string) => path.relative(root, f).split(path.sep).join('/');
 const ours = (f: string) => /^(src|handlers)\//.test(rel(f)) && !rel(f).startsWith('src/generated/');
 
 type Fn = ts.FunctionLikeDeclaration;
-const isFn = (n: ts.Node): n is Fn => ts.isFunctionDeclaration(n) || ts.isMethodDeclaration(n) || ts.isConstructorDeclaration(n)
-  || ts.isArrowFunction(n) || ts.isFunctionExpression(n) || ts.isGetAccessorDeclaration(n);
+const isFn = (n: ts.Node): n is Fn =>
+  ts.isFunctionDeclaration(n) ||
+  ts.isMethodDeclaration(n) ||
+  ts.isConstructorDeclaration(n) ||
+  ts.isArrowFunction(n) ||
+  ts.isFunctionExpression(n) ||
+  ts.isGetAccessorDeclaration(n);
 
 /** The outermost function a node belongs to (closures count as part of the function that creates them). */
 function owner(n: ts.Node): Fn | null {
@@ -41,11 +51,12 @@ for (const sf of program.getSourceFiles()) {
   if (!ours(sf.fileName)) continue;
   sf.forEachChild(function visit(n) {
     if (ts.isClassDeclaration(n)) {
-      for (const h of n.heritageClauses ?? []) for (const t of h.types) {
-        const s = checker.getSymbolAtLocation(t.expression);
-        const target = s && s.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(s) : s;
-        if (target) implementers.set(target, [...(implementers.get(target) ?? []), n]);
-      }
+      for (const h of n.heritageClauses ?? [])
+        for (const t of h.types) {
+          const s = checker.getSymbolAtLocation(t.expression);
+          const target = s && s.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(s) : s;
+          if (target) implementers.set(target, [...(implementers.get(target) ?? []), n]);
+        }
     }
     n.forEachChild(visit);
   });

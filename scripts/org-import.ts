@@ -52,12 +52,12 @@ function validateOnly(file: string): number {
   console.error(
     [
       `${file} is valid (organisation "${d.organization.id}", ${d.members.length} members, ` +
-      `${d.departments.length} departments, ` +
+        `${d.departments.length} departments, ` +
         `${d.rooms.length} rooms, ${d.policies.length} policies, ${d.schedules.length} schedules), but ` +
         `nothing was imported:`,
       'org:import needs DATABASE_URL (postgresql://user:password@host:5432/db) to know which database to write to.',
       'Without DATABASE_URL, `npm start` uses its embedded database under ./data and imports ' +
-      'ORG_DIRECTORY_FILE itself',
+        'ORG_DIRECTORY_FILE itself',
       `at start-up: ORG_DIRECTORY_FILE=${file} npm start`,
     ].join('\n'),
   );

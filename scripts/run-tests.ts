@@ -28,4 +28,10 @@ async function main(): Promise<number> {
   return code;
 }
 
-main().then((code) => process.exit(code), (err: Error) => { console.error(err); process.exit(1); });
+main().then(
+  (code) => process.exit(code),
+  (err: Error) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

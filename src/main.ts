@@ -18,9 +18,15 @@ async function main(): Promise<void> {
   console.log(`Hisho is listening on ${url} (console: ${url}/console), started in ${service.startupMs} ms`);
   const shutdown = (signal: string) => {
     service.logger.info({ signal }, 'shutting down');
-    const force = setTimeout(() => { service.logger.error('shutdown took longer than 10 s; exiting'); process.exit(1); }, 10000);
+    const force = setTimeout(() => {
+      service.logger.error('shutdown took longer than 10 s; exiting');
+      process.exit(1);
+    }, 10000);
     force.unref();
-    service.stop().then(() => process.exit(0), () => process.exit(1));
+    service.stop().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
   };
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));

@@ -124,11 +124,17 @@ export interface Pipeline {
 export function composePipeline(p: PipelineInput): Pipeline {
   const { config, db, sql, logger, metrics, prompts, brain, outbox, now } = p;
   const guardianConfig: GuardianConfig = {
-    ...defaultGuardianConfig(), approvalMode: config.APPROVAL_MODE, autoApprove: [...config.AUTO_APPROVE_TOOLS],
+    ...defaultGuardianConfig(),
+    approvalMode: config.APPROVAL_MODE,
+    autoApprove: [...config.AUTO_APPROVE_TOOLS],
     shadowRules: [...config.GUARDIAN_SHADOW_RULES],
   };
   const contextBuilder = new ContextBuilder({
-    db, logger, defaultTimezone: config.BOT_TIMEZONE, sources: [personsSource, tasksSource, goalsSource, memoriesSource], sql,
+    db,
+    logger,
+    defaultTimezone: config.BOT_TIMEZONE,
+    sources: [personsSource, tasksSource, goalsSource, memoriesSource],
+    sql,
   });
   const recorder = new TurnRecorder(db, metrics, sql);
   const conversations = new ConversationLog(db, sql);
@@ -138,28 +144,72 @@ export function composePipeline(p: PipelineInput): Pipeline {
   const executor = new ToolExecutor(registry);
   const shadowMode = config.SHADOW_MODE;
   const proposals = new ProposalStage({
-    db, brain, registry, executor, contexts, prompts, guardianConfig, stepBudget: config.STEP_BUDGET, shadowMode,
-    logger, metrics,
+    db,
+    brain,
+    registry,
+    executor,
+    contexts,
+    prompts,
+    guardianConfig,
+    stepBudget: config.STEP_BUDGET,
+    shadowMode,
+    logger,
+    metrics,
   });
   const confirmations = new ConfirmationFlow({
-    db, states, brain, registry, executor, contexts, stage: proposals, prompts, logger, botNames: p.botNames,
-    defaultUserLevel: config.DEFAULT_USER_LEVEL, shadowMode,
+    db,
+    states,
+    brain,
+    registry,
+    executor,
+    contexts,
+    stage: proposals,
+    prompts,
+    logger,
+    botNames: p.botNames,
+    defaultUserLevel: config.DEFAULT_USER_LEVEL,
+    shadowMode,
   });
   const senderBudget = new SenderBudget({
-    sql, timezone: config.BOT_TIMEZONE,
+    sql,
+    timezone: config.BOT_TIMEZONE,
     limits: {
-      turnsPerMinute: config.SENDER_TURNS_PER_MINUTE, turnsPerDay: config.SENDER_TURNS_PER_DAY,
+      turnsPerMinute: config.SENDER_TURNS_PER_MINUTE,
+      turnsPerDay: config.SENDER_TURNS_PER_DAY,
       dailyCostUsd: config.SENDER_DAILY_COST_LIMIT_USD,
     },
   });
   const runner = new TurnRunner({
-    store: new TurnStore(sql), contextBuilder, states, confirmations, proposals,
-    replies: new ReplyComposer({ prompts, guardianConfig }), senderBudget, outbox, recorder, prompts, logger, metrics,
-    defaultUserLevel: config.DEFAULT_USER_LEVEL, shadowMode, llmConfigured: p.llmConfigured, now,
+    store: new TurnStore(sql),
+    contextBuilder,
+    states,
+    confirmations,
+    proposals,
+    replies: new ReplyComposer({ prompts, guardianConfig }),
+    senderBudget,
+    outbox,
+    recorder,
+    prompts,
+    logger,
+    metrics,
+    defaultUserLevel: config.DEFAULT_USER_LEVEL,
+    shadowMode,
+    llmConfigured: p.llmConfigured,
+    now,
   });
   const notices = new NoticeRunner({
-    db, brain, contextBuilder, prompts, outbox, conversations, recorder, guardianConfig, logger,
-    llmConfigured: p.llmConfigured, shadowMode, now,
+    db,
+    brain,
+    contextBuilder,
+    prompts,
+    outbox,
+    conversations,
+    recorder,
+    guardianConfig,
+    logger,
+    llmConfigured: p.llmConfigured,
+    shadowMode,
+    now,
   });
   return { runner, notices, proposals, confirmations, states, contextBuilder, recorder, conversations };
 }
@@ -177,7 +227,11 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   let embedded: EmbeddedDatabase | null = null;
   let databaseUrl = config.DATABASE_URL;
   if (!databaseUrl) {
-    embedded = await startEmbeddedPostgres({ dataDir: config.EMBEDDED_DATA_DIR, persistent: true, log: (l) => logger.debug({ component: 'embedded-postgres' }, l) });
+    embedded = await startEmbeddedPostgres({
+      dataDir: config.EMBEDDED_DATA_DIR,
+      persistent: true,
+      log: (l) => logger.debug({ component: 'embedded-postgres' }, l),
+    });
     databaseUrl = embedded.url;
     logger.info({ dataDir: embedded.dataDir }, 'DATABASE_URL unset: embedded PostgreSQL started');
   }
@@ -192,7 +246,9 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     const summary = await importDirectoryFile(db, directoryFile);
     logger.info({ file: path.basename(directoryFile) }, formatImportSummary(summary));
   }
-  const defaultOrg: string | undefined = (await db.organization.findFirst({ orderBy: { createdAt: 'asc' }, select: { id: true } }))?.id;
+  const defaultOrg: string | undefined = (
+    await db.organization.findFirst({ orderBy: { createdAt: 'asc' }, select: { id: true } })
+  )?.id;
   const defaultOrgId = () => defaultOrg;
   // Room → organisation for the webhook hot path; rooms change only on a directory import (30 s cache).
   const roomOrg = new Map<string, { orgId: string | null; at: number }>();
@@ -200,33 +256,59 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     const k = `${platform}:${roomId}`;
     const hit = roomOrg.get(k);
     if (hit && Date.now() - hit.at < 30000) return hit.orgId;
-    const orgId = (await db.room.findUnique({ where: { platform_externalId: { platform, externalId: roomId } }, select: { orgId: true } }))?.orgId ?? null;
+    const orgId =
+      (
+        await db.room.findUnique({
+          where: { platform_externalId: { platform, externalId: roomId } },
+          select: { orgId: true },
+        })
+      )?.orgId ?? null;
     if (roomOrg.size > 10000) roomOrg.clear();
     roomOrg.set(k, { orgId, at: Date.now() });
     return orgId;
   };
 
-  const queue = new WorkQueue(db, { instanceId, claimTtlMs: config.WORK_CLAIM_TTL_MS, defaultMaxAttempts: config.WORK_MAX_ATTEMPTS, pool: pgPool });
+  const queue = new WorkQueue(db, {
+    instanceId,
+    claimTtlMs: config.WORK_CLAIM_TTL_MS,
+    defaultMaxAttempts: config.WORK_MAX_ATTEMPTS,
+    pool: pgPool,
+  });
   let pool: WorkerPool | null = null;
   const intake = new Intake(queue, () => pool?.wake());
 
   const prompts = loadPrompts(config.PERSONA);
-  const llm = o.llm ?? (config.ANTHROPIC_API_KEY
-    ? new AnthropicLlmClient({
-      apiKey: config.ANTHROPIC_API_KEY, baseURL: config.ANTHROPIC_BASE_URL, timeoutMs: config.LLM_TIMEOUT_MS,
-      maxRetries: config.LLM_MAX_RETRIES,
-    })
-    : null);
+  const llm =
+    o.llm ??
+    (config.ANTHROPIC_API_KEY
+      ? new AnthropicLlmClient({
+          apiKey: config.ANTHROPIC_API_KEY,
+          baseURL: config.ANTHROPIC_BASE_URL,
+          timeoutMs: config.LLM_TIMEOUT_MS,
+          maxRetries: config.LLM_MAX_RETRIES,
+        })
+      : null);
   const costGuard = new CostGuard({
-    db, logger, model: config.ANTHROPIC_MODEL, fallbackModel: config.ANTHROPIC_FALLBACK_MODEL,
-    dailyLimitUsd: config.LLM_DAILY_COST_LIMIT_USD, action: config.LLM_COST_LIMIT_ACTION,
-    timezone: config.BOT_TIMEZONE, now: o.now,
+    db,
+    logger,
+    model: config.ANTHROPIC_MODEL,
+    fallbackModel: config.ANTHROPIC_FALLBACK_MODEL,
+    dailyLimitUsd: config.LLM_DAILY_COST_LIMIT_USD,
+    action: config.LLM_COST_LIMIT_ACTION,
+    timezone: config.BOT_TIMEZONE,
+    now: o.now,
   });
-  const unconfigured: LlmClient = { create: async () => { throw new Error('LLM not configured'); } };
+  const unconfigured: LlmClient = {
+    create: async () => {
+      throw new Error('LLM not configured');
+    },
+  };
   const brain = new Brain({ llm: llm ?? unconfigured, prompts, models: costGuard, maxTokens: config.LLM_MAX_TOKENS });
   // A worker posts only while its claim has a third of its lifetime left (the heartbeat renews it every third).
   const outbox = new Outbox(db, {
-    pool: pgPool, claimMarginMs: Math.floor(config.WORK_CLAIM_TTL_MS / 3), reconcileDelayMs: o.outboxReconcileDelayMs,
+    pool: pgPool,
+    claimMarginMs: Math.floor(config.WORK_CLAIM_TTL_MS / 3),
+    reconcileDelayMs: o.outboxReconcileDelayMs,
   });
   let chatworkClient: ChatworkClient | null = null;
   // Names people address the bot by: the persona's, and the ChatWork display name once GET /me answered.
@@ -234,8 +316,18 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   const personaNames = personaMessage(prompts, 'bot.names', 'ja').split(',');
   const botNames = () => (chatworkIdentity?.name ? [...personaNames, chatworkIdentity.name] : personaNames);
   const { runner, notices, states } = composePipeline({
-    config, db, sql, logger, metrics, prompts, brain, llmConfigured: llm !== null, outbox,
-    chatwork: () => chatworkClient, botNames, now: o.now,
+    config,
+    db,
+    sql,
+    logger,
+    metrics,
+    prompts,
+    brain,
+    llmConfigured: llm !== null,
+    outbox,
+    chatwork: () => chatworkClient,
+    botNames,
+    now: o.now,
   });
   const buttonAnswer = createButtonAnswers({ states, intake, logger, now: o.now });
 
@@ -245,13 +337,18 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   const chatworkOn = Boolean(config.CHATWORK_API_TOKEN && config.CHATWORK_WEBHOOK_TOKEN);
   if (chatworkOn) {
     const client = new ChatworkClient({
-      apiToken: config.CHATWORK_API_TOKEN!, baseUrl: config.CHATWORK_API_BASE_URL, logger,
+      apiToken: config.CHATWORK_API_TOKEN!,
+      baseUrl: config.CHATWORK_API_BASE_URL,
+      logger,
       timeoutMs: config.CHATWORK_TIMEOUT_MS,
     });
     chatworkClient = client;
     const known = o.chatworkBotAccountId ? { accountId: o.chatworkBotAccountId } : undefined;
     const identity = new ChatworkBotIdentity({
-      getMe: () => client.getMe(), logger, known, retryMs: o.chatworkMeRetryMs,
+      getMe: () => client.getMe(),
+      logger,
+      known,
+      retryMs: o.chatworkMeRetryMs,
     });
     chatworkIdentity = identity;
     // GET /me runs in the background (retried until it answers): start-up does not wait for ChatWork, and a
@@ -260,23 +357,40 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     stoppers.push(async () => identity.stop());
     outbox.register(new ChatworkSender({ client, logger, botAccountId: () => identity.accountId }));
     // Count webhook answers by status (401/400/413/503 show up here, not in turn records).
-    routers.push(express.Router().use('/webhooks/chatwork', (_req, res, next) => {
-      res.on('finish', () => metrics.webhookAcks.inc({ platform: 'chatwork', status: String(res.statusCode) }));
-      next();
-    }));
-    routers.push(createChatworkWebhookRouter({
-      webhookToken: config.CHATWORK_WEBHOOK_TOKEN!, getBotAccountId: () => identity.accountId, intake,
-      getBotNames: botNames, refreshBotAccount: () => identity.refresh(),
-      resolveOrgId: (roomId) => resolveOrgId('chatwork', roomId), defaultOrgId, maxEventAgeSeconds: config.CHATWORK_EVENT_MAX_AGE_SECONDS, now: o.now, logger,
-    }));
+    routers.push(
+      express.Router().use('/webhooks/chatwork', (_req, res, next) => {
+        res.on('finish', () => metrics.webhookAcks.inc({ platform: 'chatwork', status: String(res.statusCode) }));
+        next();
+      }),
+    );
+    routers.push(
+      createChatworkWebhookRouter({
+        webhookToken: config.CHATWORK_WEBHOOK_TOKEN!,
+        getBotAccountId: () => identity.accountId,
+        intake,
+        getBotNames: botNames,
+        refreshBotAccount: () => identity.refresh(),
+        resolveOrgId: (roomId) => resolveOrgId('chatwork', roomId),
+        defaultOrgId,
+        maxEventAgeSeconds: config.CHATWORK_EVENT_MAX_AGE_SECONDS,
+        now: o.now,
+        logger,
+      }),
+    );
   }
   const discordOn = Boolean(config.DISCORD_BOT_TOKEN && config.DISCORD_ENABLED);
   if (discordOn) {
     const { DiscordGateway } = await import('./adapters/discord');
     const gateway = new DiscordGateway({
-      token: config.DISCORD_BOT_TOKEN!, intake, logger, defaultOrgId, client: o.discordClient,
+      token: config.DISCORD_BOT_TOKEN!,
+      intake,
+      logger,
+      defaultOrgId,
+      client: o.discordClient,
       resolveRoom: async (channelId) => {
-        const room = await db.room.findUnique({ where: { platform_externalId: { platform: 'discord', externalId: channelId } } });
+        const room = await db.room.findUnique({
+          where: { platform_externalId: { platform: 'discord', externalId: channelId } },
+        });
         return room ? { orgId: room.orgId, authority: room.authority === 'member' ? 'member' : 'public' } : null;
       },
       // Guild allow-list (directory `organization.discord_guilds`); rooms change only on import (30 s cache).
@@ -290,24 +404,43 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
         roomOrg.set(k, { orgId, at: Date.now() });
         return orgId;
       },
-      onButton: (click) => buttonAnswer({ platform: 'discord', roomId: click.roomId, accountId: click.accountId, key: click.key, clickId: click.interactionId }),
+      onButton: (click) =>
+        buttonAnswer({
+          platform: 'discord',
+          roomId: click.roomId,
+          accountId: click.accountId,
+          key: click.key,
+          clickId: click.interactionId,
+        }),
     });
     outbox.register(gateway.sender());
     await gateway.start();
     stoppers.push(() => gateway.stop());
   }
-  const consoleOn = config.CONSOLE_ENABLED === 'true' || (config.CONSOLE_ENABLED === 'auto' && !chatworkOn && !discordOn);
+  const consoleOn =
+    config.CONSOLE_ENABLED === 'true' || (config.CONSOLE_ENABLED === 'auto' && !chatworkOn && !discordOn);
   if (consoleOn) {
     const sender = new ConsoleSender();
     outbox.register(sender);
-    routers.push(createConsoleRouter({
-      db, intake, sender, defaultOrgId, allowRemote: config.CONSOLE_ALLOW_REMOTE, logger,
-      setupNotice: () => (llm ? null : personaMessage(prompts, 'console.no_llm', 'ja')),
-    }));
+    routers.push(
+      createConsoleRouter({
+        db,
+        intake,
+        sender,
+        defaultOrgId,
+        allowRemote: config.CONSOLE_ALLOW_REMOTE,
+        logger,
+        setupNotice: () => (llm ? null : personaMessage(prompts, 'console.no_llm', 'ja')),
+      }),
+    );
   }
 
   pool = new WorkerPool({
-    queue, concurrency: config.WORKER_CONCURRENCY, logger, pollMs: o.workerPollMs, claimTtlMs: config.WORK_CLAIM_TTL_MS,
+    queue,
+    concurrency: config.WORKER_CONCURRENCY,
+    logger,
+    pollMs: o.workerPollMs,
+    claimTtlMs: config.WORK_CLAIM_TTL_MS,
     handlers: { user_request: (item) => runner.handleUserRequest(item), notification: (item) => notices.handle(item) },
     describeError: (err) => {
       const app = asAppError(err);
@@ -317,40 +450,69 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   });
 
   const app = createApp({
-    logger, metrics, routers,
-    ready: async () => { await db.$queryRaw`SELECT 1`; return true; },
+    logger,
+    metrics,
+    routers,
+    ready: async () => {
+      await db.$queryRaw`SELECT 1`;
+      return true;
+    },
     beforeScrape: async () => {
       const depth = await queue.depth();
       metrics.queueDepth.set({ state: 'queued' }, depth.queued ?? 0);
       metrics.queueDepth.set({ state: 'running' }, depth.running ?? 0);
     },
   });
-  const server = await new Promise<Server>((resolve) => { const s = app.listen(config.PORT, () => resolve(s)); });
+  const server = await new Promise<Server>((resolve) => {
+    const s = app.listen(config.PORT, () => resolve(s));
+  });
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.PORT;
   pool.start();
   // Due reminders → notification work items (once across instances: the item's dedupe key).
   const sweep = setInterval(() => {
     enqueueDueReminders(sql, o.now?.() ?? new Date())
-      .then((n) => { for (let i = 0; i < n; i++) pool?.wake(); })
+      .then((n) => {
+        for (let i = 0; i < n; i++) pool?.wake();
+      })
       .catch((err: Error) => logger.warn({ err: err.name }, 'reminder sweep failed; retrying on the next tick'));
   }, o.reminderSweepMs ?? 15000);
   sweep.unref();
-  const maintenance = config.NODE_ENV === 'test' ? null : scheduleMaintenance({ db, logger, timezone: config.BOT_TIMEZONE, policy: { auditDays: config.RETENTION_AUDIT_DAYS, historyDays: config.RETENTION_HISTORY_DAYS } });
+  const maintenance =
+    config.NODE_ENV === 'test'
+      ? null
+      : scheduleMaintenance({
+          db,
+          logger,
+          timezone: config.BOT_TIMEZONE,
+          policy: { auditDays: config.RETENTION_AUDIT_DAYS, historyDays: config.RETENTION_HISTORY_DAYS },
+        });
   const startupMs = Math.round(performance.now() - t0);
-  logger.info({ port, startupMs, chatwork: chatworkOn, discord: discordOn, console: consoleOn, llm: llm !== null, embedded: embedded !== null }, 'Hisho is up');
+  logger.info(
+    {
+      port,
+      startupMs,
+      chatwork: chatworkOn,
+      discord: discordOn,
+      console: consoleOn,
+      llm: llm !== null,
+      embedded: embedded !== null,
+    },
+    'Hisho is up',
+  );
 
   let stopping: Promise<void> | null = null;
-  const stop = () => (stopping ??= (async () => {
-    await new Promise<void>((r) => server.close(() => r()));
-    server.closeAllConnections?.();
-    clearInterval(sweep);
-    await maintenance?.stop();
-    await pool!.stop(7000);
-    for (const s of stoppers) await s().catch(() => undefined);
-    await db.$disconnect();
-    await pgPool.end().catch(() => undefined);
-    if (embedded) await embedded.stop();
-  })());
+  const stop = () =>
+    (stopping ??= (async () => {
+      await new Promise<void>((r) => server.close(() => r()));
+      server.closeAllConnections?.();
+      clearInterval(sweep);
+      await maintenance?.stop();
+      await pool!.stop(7000);
+      for (const s of stoppers) await s().catch(() => undefined);
+      await db.$disconnect();
+      await pgPool.end().catch(() => undefined);
+      if (embedded) await embedded.stop();
+    })());
   return { config, db, logger, metrics, queue, pool, intake, server, port, databaseUrl, startupMs, stop };
 }

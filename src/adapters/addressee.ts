@@ -20,7 +20,11 @@ function escapeRegExp(text: string): string {
 
 /** A name as a pattern: case-insensitive where it has case, any run of blanks where it has blanks. */
 function namePattern(name: string): string {
-  return name.trim().split(/[\s\u3000]+/).map(escapeRegExp).join(`${BLANK}*`);
+  return name
+    .trim()
+    .split(/[\s\u3000]+/)
+    .map(escapeRegExp)
+    .join(`${BLANK}*`);
 }
 
 const compiled = new Map<string, RegExp>();
@@ -39,8 +43,9 @@ function memo(kind: string, names: readonly string[], build: () => RegExp): RegE
 
 /** The usable names (trimmed, non-empty, longest first so "Hisho Bot" wins over "Hisho"). */
 function usableNames(names: readonly string[]): string[] {
-  return [...new Set(names.map((n) => n.trim()).filter((n) => n.length > 0 && n.length <= 50))]
-    .sort((a, b) => b.length - a.length);
+  return [...new Set(names.map((n) => n.trim()).filter((n) => n.length > 0 && n.length <= 50))].sort(
+    (a, b) => b.length - a.length,
+  );
 }
 
 /**
@@ -69,7 +74,12 @@ function buildAddresseeAfterTag(names: readonly string[]): RegExp {
  * 「ソウルくん　はい」 → 「はい」. Only the given names count; the rest of the text is untouched.
  */
 export function stripLeadingName(text: string, names: readonly string[]): string {
-  return text.replace(memo('lead', names, () => buildLeadingName(names)), '').trim();
+  return text
+    .replace(
+      memo('lead', names, () => buildLeadingName(names)),
+      '',
+    )
+    .trim();
 }
 
 function buildLeadingName(names: readonly string[]): RegExp {

@@ -71,18 +71,25 @@ export async function loadActor(db: Pick<Db, 'platformAccount' | 'room'>, input:
 
 /** The rows an Actor is decided from (however they were fetched). */
 export interface ActorRows {
-  account: { orgId: string; member: { id: string; orgId: string; name: string; level: number; departmentId: string | null; active: boolean } } | null;
+  account: {
+    orgId: string;
+    member: { id: string; orgId: string; name: string; level: number; departmentId: string | null; active: boolean };
+  } | null;
   room: { orgId: string; authority: string } | null;
 }
 
 /** Pure: the Actor for fetched rows (shared by {@link loadActor} and the pipeline's one-query prelude). */
-export function actorFromRows({ account, room }: ActorRows, input: Pick<LoadActorInput, 'orgId' | 'defaultLevel' | 'fallbackAuthority'>): Actor {
+export function actorFromRows(
+  { account, room }: ActorRows,
+  input: Pick<LoadActorInput, 'orgId' | 'defaultLevel' | 'fallbackAuthority'>,
+): Actor {
   const { orgId, defaultLevel = DEFAULT_UNKNOWN_LEVEL, fallbackAuthority = 'member' } = input;
   const roomAuthority = toRoomAuthority(room, orgId, fallbackAuthority);
   const roomListed = room !== null && room.orgId === orgId;
-  const member = account && account.orgId === orgId && account.member.orgId === orgId && account.member.active
-    ? account.member
-    : null;
+  const member =
+    account && account.orgId === orgId && account.member.orgId === orgId && account.member.active
+      ? account.member
+      : null;
   if (member) {
     return {
       known: true,
@@ -121,7 +128,11 @@ export function audienceOf(actor: Pick<Actor, 'roomAuthority' | 'roomListed' | '
   return actor.level === 0 || isPublicRoom(actor) ? 'public' : 'member';
 }
 
-function toRoomAuthority(room: { orgId: string; authority: string } | null, orgId: string, fallback: RoomAuthority): RoomAuthority {
+function toRoomAuthority(
+  room: { orgId: string; authority: string } | null,
+  orgId: string,
+  fallback: RoomAuthority,
+): RoomAuthority {
   if (!room) return fallback;
   if (room.orgId !== orgId) return 'public';
   return room.authority === 'member' ? 'member' : 'public';

@@ -39,8 +39,10 @@ export function requiredLevelOf(tool: Pick<ToolMeta, 'requiredLevel'>): number {
  */
 export function authorize(input: AuthorizeInput): AuthDecision {
   const { actor, tool, proposal, directory, topSecret = false } = input;
-  if (!isValidLevel(actor.level)) return deny('Z_UNKNOWN_LEVEL', `actor level ${String(actor.level)} is not an integer 0..6`);
-  if (!tool || tool.name !== proposal.toolName) return deny('Z_UNKNOWN_TOOL', `no tool is declared as "${proposal.toolName}"`);
+  if (!isValidLevel(actor.level))
+    return deny('Z_UNKNOWN_LEVEL', `actor level ${String(actor.level)} is not an integer 0..6`);
+  if (!tool || tool.name !== proposal.toolName)
+    return deny('Z_UNKNOWN_TOOL', `no tool is declared as "${proposal.toolName}"`);
   if (!tool.enabled) return deny('Z_UNKNOWN_TOOL', `tool "${tool.name}" is disabled`);
   const audience = audienceDenial(actor, tool);
   if (audience) return audience;
@@ -49,7 +51,8 @@ export function authorize(input: AuthorizeInput): AuthDecision {
     const need = Number.isFinite(required) ? `level ${required}` : 'a valid required level';
     return deny('Z_LEVEL_TOO_LOW', `"${tool.name}" needs ${need}; actor has level ${actor.level}`);
   }
-  if (topSecret && actor.level < 6) return deny('Z_TOP_SECRET', `top-secret data needs level 6; actor has level ${actor.level}`);
+  if (topSecret && actor.level < 6)
+    return deny('Z_TOP_SECRET', `top-secret data needs level 6; actor has level ${actor.level}`);
   const parameters = isRecord(proposal.parameters) ? proposal.parameters : {};
   const decision = checkTargets(actor, tool, parameters, directory);
   return decision ?? allow(`level ${actor.level} may use "${tool.name}" on the named data`);
@@ -74,7 +77,8 @@ function audienceDenial(actor: Actor, tool: ToolMeta): AuthDecision | null {
  * strangers, level 0 or public rooms (see audienceDenial). An invalid actor level gets none.
  */
 export function filterToolsForActor<T extends ToolMeta>(
-  actor: Pick<Actor, 'level' | 'roomAuthority' | 'roomListed' | 'source'>, tools: readonly T[],
+  actor: Pick<Actor, 'level' | 'roomAuthority' | 'roomListed' | 'source'>,
+  tools: readonly T[],
 ): T[] {
   if (!isValidLevel(actor.level) || actor.level === 0 || isPublicRoom(actor) || actor.source === 'stranger') return [];
   const level = actor.level;
@@ -102,7 +106,13 @@ export async function authorizeWithLookup(
   try {
     const [actor, base] = await Promise.all([loadActor(db, input), loadDirectory(db, input.orgId)]);
     const directory = await directoryFor(db, input.orgId, base, input.tool, input.proposal);
-    const decision = authorize({ actor, tool: input.tool, proposal: input.proposal, directory, topSecret: input.topSecret });
+    const decision = authorize({
+      actor,
+      tool: input.tool,
+      proposal: input.proposal,
+      directory,
+      topSecret: input.topSecret,
+    });
     return { ...decision, actor };
   } catch (err) {
     try {
@@ -117,7 +127,11 @@ export async function authorizeWithLookup(
 
 /** The directory with what this proposal's `task` parameters need (their owners). Errors propagate. */
 export async function directoryFor(
-  db: Pick<Db, 'task'>, orgId: string, directory: Directory, tool: ToolMeta | undefined, proposal: ToolProposal,
+  db: Pick<Db, 'task'>,
+  orgId: string,
+  directory: Directory,
+  tool: ToolMeta | undefined,
+  proposal: ToolProposal,
 ): Promise<Directory> {
   if (!tool || !isRecord(proposal.parameters)) return directory;
   return withReferencedTasks(db, orgId, directory, referencedTaskIds(tool, proposal.parameters));

@@ -37,8 +37,12 @@ export async function loadDirectory(db: Pick<Db, 'department' | 'member'>, orgId
 }
 
 /** The directory plus the owners of the given task ids (one query; none when there are no ids). */
-export async function withReferencedTasks(db: Pick<Db, 'task'>, orgId: string, directory: Directory,
-  taskIds: readonly string[]): Promise<Directory> {
+export async function withReferencedTasks(
+  db: Pick<Db, 'task'>,
+  orgId: string,
+  directory: Directory,
+  taskIds: readonly string[],
+): Promise<Directory> {
   if (taskIds.length === 0) return directory;
   const rows = await db.task.findMany({
     where: { orgId, id: { in: [...taskIds] } },
@@ -52,7 +56,10 @@ export const HONORIFICS = /(さん|様|さま|くん|君|ちゃん|氏|殿|先�
 
 /** Width, spaces and case normalised; honorifics kept (so that 「社長」 stays findable as an alias). */
 export function plainName(s: string): string {
-  return s.normalize('NFKC').replace(/[\s\u3000]+/g, '').toLowerCase();
+  return s
+    .normalize('NFKC')
+    .replace(/[\s\u3000]+/g, '')
+    .toLowerCase();
 }
 
 /**
@@ -92,7 +99,9 @@ export function matchMembers<M extends DirectoryMember>(ref: string, members: re
  * sender, anything else goes through {@link matchMembers}.
  */
 export function resolveMemberRef<M extends DirectoryMember>(
-  ref: string, members: readonly M[], senderId?: string | null,
+  ref: string,
+  members: readonly M[],
+  senderId?: string | null,
 ): M[] {
   if (isSenderAlias(ref) && senderId) return members.filter((m) => m.id === senderId);
   return matchMembers(ref, members);

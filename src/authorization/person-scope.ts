@@ -12,7 +12,13 @@ export type { PersonRole };
 
 /** Every person role, in table order. */
 export const PERSON_ROLES: readonly PersonRole[] = [
-  'target_user', 'assignee', 'reminder_target', 'memory_subject', 'task', 'recipients', 'person',
+  'target_user',
+  'assignee',
+  'reminder_target',
+  'memory_subject',
+  'task',
+  'recipients',
+  'person',
 ];
 
 /**
@@ -85,8 +91,8 @@ export function mostPermissive(outcomes: readonly Outcome[]): Outcome {
 /** 「allow」「confirm」「deny」「allow (level 3+), else deny」… */
 export function describeCell(cell: Cell): string {
   const { allowFrom, confirmFrom } = cell;
-  const confirm = confirmFrom === undefined ? 'deny'
-    : confirmFrom === 0 ? 'confirm' : `confirm (level ${confirmFrom}+), else deny`;
+  const confirm =
+    confirmFrom === undefined ? 'deny' : confirmFrom === 0 ? 'confirm' : `confirm (level ${confirmFrom}+), else deny`;
   if (allowFrom === 0) return 'allow';
   return allowFrom === undefined ? confirm : `allow (level ${allowFrom}+), else ${confirm}`;
 }
@@ -99,7 +105,8 @@ export function personScopeMarkdown(): string {
     const cells = RELATIONS.map((r) => describeCell(PERSON_SCOPE_TABLE[role][r]));
     return `| \`${role}\` — ${ROLE_LABELS[role]} | ${cells.join(' | ')} |`;
   });
-  const orgWide = 'Organisation-wide calls (an organisation fact saved with `save_memory`; tools declare '
-    + `\`organisationWide\`): ${describeCell(ORGANISATION_WIDE)}.`;
+  const orgWide =
+    'Organisation-wide calls (an organisation fact saved with `save_memory`; tools declare ' +
+    `\`organisationWide\`): ${describeCell(ORGANISATION_WIDE)}.`;
   return [head, rule, ...rows, '', orgWide].join('\n');
 }

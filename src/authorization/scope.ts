@@ -34,7 +34,8 @@ export function isValidLevel(level: unknown): level is number {
  * descendants, except the subtree the actor belongs to. Empty at level 6.
  */
 export function hiddenTopSecret(
-  actor: Pick<Actor, 'level' | 'departmentId'>, departments: readonly DepartmentNode[],
+  actor: Pick<Actor, 'level' | 'departmentId'>,
+  departments: readonly DepartmentNode[],
 ): Set<string> {
   const hidden = new Set<string>();
   if (actor.level >= TOP_SECRET_LEVEL) return hidden;

@@ -3,8 +3,14 @@ import type { Actor } from './actor';
 import { confirmBy, deny, type AuthDecision, type DenyReasonCode } from './decision';
 import { resolveMemberRef, type Directory, type DirectoryMember } from './directory';
 import {
-  mostPermissive, ORGANISATION_WIDE, outcomeAt, PERSON_ROLES, personOutcome,
-  type Outcome, type PersonRole, type Relation,
+  mostPermissive,
+  ORGANISATION_WIDE,
+  outcomeAt,
+  PERSON_ROLES,
+  personOutcome,
+  type Outcome,
+  type PersonRole,
+  type Relation,
 } from './person-scope';
 import { hiddenTopSecret, isDepartmentVisible, visibleDepartments } from './scope';
 
@@ -44,12 +50,15 @@ export function checkedParams(tool: Pick<ToolMeta, 'paramRoles'>, parameters: Re
   const out: CheckedParam[] = [];
   const roles = tool.paramRoles ?? {};
   const present = (name: string): boolean =>
-    Object.prototype.hasOwnProperty.call(parameters, name) && parameters[name] !== undefined && parameters[name] !== null;
+    Object.prototype.hasOwnProperty.call(parameters, name) &&
+    parameters[name] !== undefined &&
+    parameters[name] !== null;
   for (const [param, role] of Object.entries(roles)) {
     if (CHECKED.has(role) && present(param)) out.push({ param, role: role as CheckedRole, value: parameters[param] });
   }
   for (const [param, role] of Object.entries(CONVENTIONAL_ROLES)) {
-    if (!Object.prototype.hasOwnProperty.call(roles, param) && present(param)) out.push({ param, role, value: parameters[param] });
+    if (!Object.prototype.hasOwnProperty.call(roles, param) && present(param))
+      out.push({ param, role, value: parameters[param] });
   }
   return out;
 }
@@ -124,9 +133,10 @@ function judgeRef(scope: Scope, role: PersonRole, ref: MemberRef): Judged {
     return { outcome: personOutcome(role, relation, level), relation };
   }
   const members = scope.directory.members;
-  const matches = ref.kind === 'id'
-    ? members.filter((m) => m.id === ref.value.trim())
-    : resolveMemberRef(ref.value, members, scope.actor.memberId);
+  const matches =
+    ref.kind === 'id'
+      ? members.filter((m) => m.id === ref.value.trim())
+      : resolveMemberRef(ref.value, members, scope.actor.memberId);
   if (matches.length === 0) return { outcome: personOutcome(role, 'unknown', level), relation: 'unknown' };
   const judged = matches.map((m) => {
     const relation = relationOf(scope, m);
@@ -166,8 +176,12 @@ function checkDepartment(scope: Scope, param: string, value: unknown): AuthDecis
  * (person-scope.ts), plus the organisation-wide rule. Returns the first denial; otherwise a CONFIRM when
  * any parameter needs one; otherwise null (all allowed).
  */
-export function checkTargets(actor: Actor, tool: Pick<ToolMeta, 'paramRoles' | 'organisationWide'>,
-  parameters: Record<string, unknown>, directory: Directory): AuthDecision | null {
+export function checkTargets(
+  actor: Actor,
+  tool: Pick<ToolMeta, 'paramRoles' | 'organisationWide'>,
+  parameters: Record<string, unknown>,
+  directory: Directory,
+): AuthDecision | null {
   const { departments } = directory;
   const visible = visibleDepartments(actor, departments);
   const scope: Scope = { actor, directory, visible, hidden: hiddenTopSecret(actor, departments) };

@@ -12,7 +12,6 @@ import type { ToolSpec } from './tool-definitions';
 import type { BrainOutput } from '../core/proposal';
 import type { LlmCallRecord } from '../core/llm-usage';
 
-
 export interface BrainDecision {
   output: BrainOutput;
   /** The assistant content to append when tool results are sent back (thinking blocks included). */
@@ -25,7 +24,11 @@ export interface BrainDecision {
 
 /** A failed decision still carries the calls made, so their cost is recorded. */
 export class BrainFailure extends AppError {
-  constructor(base: AppError, readonly calls: LlmCallRecord[], readonly retries: string[]) {
+  constructor(
+    base: AppError,
+    readonly calls: LlmCallRecord[],
+    readonly retries: string[],
+  ) {
     super(base.code, base.message, { cause: base.cause, retryAfterMs: base.retryAfterMs });
   }
 }
@@ -63,7 +66,8 @@ export class Brain {
     const calls: LlmCallRecord[] = [];
     const retries: string[] = [];
     const choice = await this.opts.models.select();
-    if ('refuse' in choice) throw new BrainFailure(new AppError('LLM_COST_LIMIT', 'daily LLM cost limit reached'), calls, retries);
+    if ('refuse' in choice)
+      throw new BrainFailure(new AppError('LLM_COST_LIMIT', 'daily LLM cost limit reached'), calls, retries);
     const model = choice.model;
     let continuation: Anthropic.Messages.MessageParam[] = [...(input.continuation ?? [])];
     let maxTokens = this.opts.maxTokens;
@@ -71,7 +75,14 @@ export class Brain {
     let maxTokensRetryUsed = false;
 
     for (;;) {
-      const req = buildRequest({ prompts: this.opts.prompts, ctx: input.ctx, tools: input.tools, model, maxTokens, continuation });
+      const req = buildRequest({
+        prompts: this.opts.prompts,
+        ctx: input.ctx,
+        tools: input.tools,
+        model,
+        maxTokens,
+        continuation,
+      });
       let res: LlmResponse;
       try {
         res = await this.opts.llm.create(req);
@@ -79,12 +90,24 @@ export class Brain {
         const app = err instanceof AppError ? err : new AppError('LLM_UNAVAILABLE', 'LLM call failed', { cause: err });
         throw new BrainFailure(app, calls, retries);
       }
-      calls.push({ model: res.model, purpose: input.purpose ?? 'turn', usage: res.usage, costUsd: costUsd(res.model, res.usage), durationMs: res.durationMs, requestId: res.requestId });
+      calls.push({
+        model: res.model,
+        purpose: input.purpose ?? 'turn',
+        usage: res.usage,
+        costUsd: costUsd(res.model, res.usage),
+        durationMs: res.durationMs,
+        requestId: res.requestId,
+      });
 
       if (res.stopReason === 'max_tokens' || res.stopReason === 'model_context_window_exceeded') {
         // Never act on a half-written tool call: discard it and ask again with more room.
         retries.push('max_tokens');
-        if (maxTokensRetryUsed) throw new BrainFailure(new AppError('LLM_INVALID_OUTPUT', 'answer cut off twice (max_tokens)'), calls, retries);
+        if (maxTokensRetryUsed)
+          throw new BrainFailure(
+            new AppError('LLM_INVALID_OUTPUT', 'answer cut off twice (max_tokens)'),
+            calls,
+            retries,
+          );
         maxTokensRetryUsed = true;
         maxTokens = Math.min(maxTokens * 2, 32000);
         continue;
@@ -98,7 +121,14 @@ export class Brain {
 
       retries.push(parsed.problem === 'no_tool' ? 'no_tool' : `invalid: ${parsed.detail}`);
       if (guidedRetryUsed) {
-        throw new BrainFailure(new AppError('LLM_INVALID_OUTPUT', `unusable model output after guided retry (${parsed.problem}: ${parsed.detail})`), calls, retries);
+        throw new BrainFailure(
+          new AppError(
+            'LLM_INVALID_OUTPUT',
+            `unusable model output after guided retry (${parsed.problem}: ${parsed.detail})`,
+          ),
+          calls,
+          retries,
+        );
       }
       guidedRetryUsed = true;
       continuation = [...continuation, ...guidanceTurns(this.opts.prompts, res.content, parsed.problem, parsed.detail)];
@@ -107,13 +137,27 @@ export class Brain {
 }
 
 /** Appends the bad answer and a correction, keeping tool_use/tool_result pairing valid. */
-function guidanceTurns(p: PromptSet, content: Anthropic.Messages.ContentBlock[], problem: 'no_tool' | 'invalid', detail: string): Anthropic.Messages.MessageParam[] {
-  const text = problem === 'no_tool' ? p.guidance.retry_no_tool ?? '' : fill(p.guidance.retry_invalid ?? '', { problem: detail });
+function guidanceTurns(
+  p: PromptSet,
+  content: Anthropic.Messages.ContentBlock[],
+  problem: 'no_tool' | 'invalid',
+  detail: string,
+): Anthropic.Messages.MessageParam[] {
+  const text =
+    problem === 'no_tool'
+      ? (p.guidance.retry_no_tool ?? '')
+      : fill(p.guidance.retry_invalid ?? '', { problem: detail });
   const uses = content.filter((b): b is Anthropic.Messages.ToolUseBlock => b.type === 'tool_use');
-  const assistant: Anthropic.Messages.MessageParam = { role: 'assistant', content: content as Anthropic.Messages.ContentBlockParam[] };
+  const assistant: Anthropic.Messages.MessageParam = {
+    role: 'assistant',
+    content: content as Anthropic.Messages.ContentBlockParam[],
+  };
   if (uses.length === 0) return [assistant, { role: 'user', content: text }];
   return [
     assistant,
-    { role: 'user', content: uses.map((u) => ({ type: 'tool_result' as const, tool_use_id: u.id, is_error: true, content: text })) },
+    {
+      role: 'user',
+      content: uses.map((u) => ({ type: 'tool_result' as const, tool_use_id: u.id, is_error: true, content: text })),
+    },
   ];
 }

@@ -15,12 +15,19 @@ export interface ToolResult {
 }
 
 function resultBlock(r: ToolResult): Anthropic.Messages.ToolResultBlockParam {
-  return { type: 'tool_result', tool_use_id: r.proposalId, content: r.content, ...(r.isError ? { is_error: true } : {}) };
+  return {
+    type: 'tool_result',
+    tool_use_id: r.proposalId,
+    content: r.content,
+    ...(r.isError ? { is_error: true } : {}),
+  };
 }
 
 /** The continuation after a decision's tool calls (its `assistantContent`) were answered with `results`. */
 export function nextStep(
-  before: Continuation, decision: { assistantContent: Anthropic.Messages.ContentBlock[] }, results: readonly ToolResult[],
+  before: Continuation,
+  decision: { assistantContent: Anthropic.Messages.ContentBlock[] },
+  results: readonly ToolResult[],
 ): Continuation {
   return [
     ...before,
@@ -47,14 +54,21 @@ export interface ConfirmedAction {
 export function confirmedActionContinuation(a: ConfirmedAction): Continuation {
   const input = {
     reasoning: {
-      intent_understanding: a.reasoning || 'Confirmed action.', context_used: [],
-      tool_selection_reason: 'Confirmed by the person.', alternatives_considered: [],
+      intent_understanding: a.reasoning || 'Confirmed action.',
+      context_used: [],
+      tool_selection_reason: 'Confirmed by the person.',
+      alternatives_considered: [],
     },
     confidence: { overall: a.confidence, intent: a.confidence, parameters: a.confidence },
-    action_summary: a.summary, parameters: a.proposal.parameters, parameter_sources: [],
+    action_summary: a.summary,
+    parameters: a.proposal.parameters,
+    parameter_sources: [],
   };
   const toolUse: Anthropic.Messages.ToolUseBlockParam = {
-    type: 'tool_use', id: a.proposal.id, name: a.proposal.toolName, input,
+    type: 'tool_use',
+    id: a.proposal.id,
+    name: a.proposal.toolName,
+    input,
   };
   return [
     { role: 'assistant', content: [toolUse] },

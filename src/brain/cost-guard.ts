@@ -33,7 +33,10 @@ export class CostGuard implements ModelSelector {
     const day = this.dayKey();
     if (this.alertedDay !== day) {
       this.alertedDay = day;
-      this.o.logger.error({ alert: 'llm_cost_limit', spentUsd: spent, limitUsd: this.o.dailyLimitUsd, action: this.o.action }, 'ADMIN ALERT: daily LLM cost limit reached');
+      this.o.logger.error(
+        { alert: 'llm_cost_limit', spentUsd: spent, limitUsd: this.o.dailyLimitUsd, action: this.o.action },
+        'ADMIN ALERT: daily LLM cost limit reached',
+      );
     }
     return this.o.action === 'refuse' ? { refuse: true } : { model: this.o.fallbackModel };
   }
@@ -50,7 +53,9 @@ export class CostGuard implements ModelSelector {
     const t = Date.now();
     if (this.cached && t - this.cached.at < (this.o.cacheMs ?? 15000)) return this.cached.usd;
     const since = startOfDay(this.now(), this.o.timezone);
-    const rows = await this.o.db.$queryRaw<{ usd: string | null }[]>`SELECT sum("costUsd")::text AS usd FROM llm_usage WHERE "createdAt" >= ${since}`;
+    const rows = await this.o.db.$queryRaw<
+      { usd: string | null }[]
+    >`SELECT sum("costUsd")::text AS usd FROM llm_usage WHERE "createdAt" >= ${since}`;
     const usd = Number(rows[0]?.usd ?? 0);
     this.cached = { at: t, usd };
     return usd;
@@ -59,7 +64,13 @@ export class CostGuard implements ModelSelector {
 
 /** Midnight of `now`'s day in `timezone`, as an instant. */
 export function startOfDay(now: Date, timezone: string): Date {
-  const parts = new Intl.DateTimeFormat('en-US', { timeZone: timezone, hour12: false, hour: '2-digit', minute: '2-digit', second: '2-digit' }).formatToParts(now);
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone: timezone,
+    hour12: false,
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+  }).formatToParts(now);
   const get = (t: string) => Number(parts.find((p) => p.type === t)?.value ?? 0);
   const secondsIntoDay = (get('hour') % 24) * 3600 + get('minute') * 60 + get('second');
   return new Date(Math.floor(now.getTime() / 1000) * 1000 - secondsIntoDay * 1000);

@@ -43,7 +43,12 @@ export class AnthropicLlmClient implements LlmClient {
   private readonly sdk: Anthropic;
 
   constructor(private readonly opts: AnthropicClientOptions) {
-    this.sdk = new Anthropic({ apiKey: opts.apiKey, baseURL: opts.baseURL, timeout: opts.timeoutMs, maxRetries: opts.maxRetries });
+    this.sdk = new Anthropic({
+      apiKey: opts.apiKey,
+      baseURL: opts.baseURL,
+      timeout: opts.timeoutMs,
+      maxRetries: opts.maxRetries,
+    });
   }
 
   async create(req: LlmRequest): Promise<LlmResponse> {
@@ -76,10 +81,14 @@ export function mapLlmError(err: unknown): AppError {
   if (err instanceof AppError) return err;
   const e = err as { status?: number; type?: string; requestID?: string; headers?: Headers };
   const ref = `status=${e.status ?? 'none'} type=${e.type ?? 'none'} request_id=${e.requestID ?? 'none'}`;
-  if (err instanceof Anthropic.APIConnectionTimeoutError) return new AppError('LLM_TIMEOUT', `LLM timeout (${ref})`, { cause: err });
+  if (err instanceof Anthropic.APIConnectionTimeoutError)
+    return new AppError('LLM_TIMEOUT', `LLM timeout (${ref})`, { cause: err });
   if (err instanceof Anthropic.RateLimitError) {
     const ra = Number(e.headers?.get?.('retry-after'));
-    return new AppError('LLM_RATE_LIMITED', `LLM rate limited (${ref})`, { cause: err, retryAfterMs: Number.isFinite(ra) ? ra * 1000 : undefined });
+    return new AppError('LLM_RATE_LIMITED', `LLM rate limited (${ref})`, {
+      cause: err,
+      retryAfterMs: Number.isFinite(ra) ? ra * 1000 : undefined,
+    });
   }
   if (err instanceof Anthropic.InternalServerError || err instanceof Anthropic.APIConnectionError) {
     return new AppError('LLM_UNAVAILABLE', `LLM unavailable (${ref})`, { cause: err });

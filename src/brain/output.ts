@@ -31,54 +31,84 @@ export function metaTools(): Anthropic.Messages.Tool[] {
   return [
     {
       name: REPLY_TOOL,
-      description: 'Answer the person in words (no action is taken). Use for conversation, explanations and reporting results.',
+      description:
+        'Answer the person in words (no action is taken). Use for conversation, explanations and reporting results.',
       strict: true,
-      input_schema: obj({
-        reasoning: obj({
-          ...reasoningBase,
-          no_tool_reason: { type: 'string', description: 'Why no capability tool is needed.' },
-          response_strategy: { type: 'string', description: 'How you will answer.' },
-        }, ['intent_understanding', 'context_used', 'no_tool_reason', 'response_strategy']),
-        confidence: confidenceSchema,
-        text: { type: 'string', description: 'The reply, in the persona, 3–5 sentences, ending with a next step.' },
-      }, ['reasoning', 'confidence', 'text']) as Anthropic.Messages.Tool['input_schema'],
+      input_schema: obj(
+        {
+          reasoning: obj(
+            {
+              ...reasoningBase,
+              no_tool_reason: { type: 'string', description: 'Why no capability tool is needed.' },
+              response_strategy: { type: 'string', description: 'How you will answer.' },
+            },
+            ['intent_understanding', 'context_used', 'no_tool_reason', 'response_strategy'],
+          ),
+          confidence: confidenceSchema,
+          text: { type: 'string', description: 'The reply, in the persona, 3–5 sentences, ending with a next step.' },
+        },
+        ['reasoning', 'confidence', 'text'],
+      ) as Anthropic.Messages.Tool['input_schema'],
     },
     {
       name: CLARIFY_TOOL,
-      description: 'Ask one short question when something essential is ambiguous or missing (which person, date, task). '
-        + 'Give the candidates as options.',
+      description:
+        'Ask one short question when something essential is ambiguous or missing (which person, date, task). ' +
+        'Give the candidates as options.',
       strict: true,
-      input_schema: obj({
-        reasoning: obj({
-          ...reasoningBase,
-          ambiguity_detected: { type: 'string', description: 'What is ambiguous or missing.' },
-          possible_interpretations: { type: 'array', items: { type: 'string' } },
-        }, ['intent_understanding', 'context_used', 'ambiguity_detected', 'possible_interpretations']),
-        confidence: confidenceSchema,
-        question: { type: 'string', description: 'The question, in the persona.' },
-        options: { type: 'array', items: { type: 'string' }, description: 'Candidate answers (may be empty).' },
-      }, ['reasoning', 'confidence', 'question', 'options']) as Anthropic.Messages.Tool['input_schema'],
+      input_schema: obj(
+        {
+          reasoning: obj(
+            {
+              ...reasoningBase,
+              ambiguity_detected: { type: 'string', description: 'What is ambiguous or missing.' },
+              possible_interpretations: { type: 'array', items: { type: 'string' } },
+            },
+            ['intent_understanding', 'context_used', 'ambiguity_detected', 'possible_interpretations'],
+          ),
+          confidence: confidenceSchema,
+          question: { type: 'string', description: 'The question, in the persona.' },
+          options: { type: 'array', items: { type: 'string' }, description: 'Candidate answers (may be empty).' },
+        },
+        ['reasoning', 'confidence', 'question', 'options'],
+      ) as Anthropic.Messages.Tool['input_schema'],
     },
   ];
 }
 
 /** The meta fields wrapped around a capability's parameters. */
 export function capabilityInputSchema(parameters: Record<string, unknown>): Anthropic.Messages.Tool['input_schema'] {
-  return obj({
-    reasoning: obj({
-      ...reasoningBase,
-      tool_selection_reason: { type: 'string', description: 'Why this tool and these parameters.' },
-      alternatives_considered: { type: 'array', items: { type: 'string' } },
-    }, ['intent_understanding', 'context_used', 'tool_selection_reason', 'alternatives_considered']),
-    confidence: confidenceSchema,
-    action_summary: { type: 'string', description: "One sentence in the person's language saying exactly what will happen (shown when confirmation is needed)." },
-    parameters,
-    parameter_sources: {
-      type: 'array',
-      description: 'Where each parameter value came from.',
-      items: obj({ name: { type: 'string' }, source: { type: 'string', enum: ['user_message', 'context', 'inferred', 'default'] } }, ['name', 'source']),
+  return obj(
+    {
+      reasoning: obj(
+        {
+          ...reasoningBase,
+          tool_selection_reason: { type: 'string', description: 'Why this tool and these parameters.' },
+          alternatives_considered: { type: 'array', items: { type: 'string' } },
+        },
+        ['intent_understanding', 'context_used', 'tool_selection_reason', 'alternatives_considered'],
+      ),
+      confidence: confidenceSchema,
+      action_summary: {
+        type: 'string',
+        description:
+          "One sentence in the person's language saying exactly what will happen (shown when confirmation is needed).",
+      },
+      parameters,
+      parameter_sources: {
+        type: 'array',
+        description: 'Where each parameter value came from.',
+        items: obj(
+          {
+            name: { type: 'string' },
+            source: { type: 'string', enum: ['user_message', 'context', 'inferred', 'default'] },
+          },
+          ['name', 'source'],
+        ),
+      },
     },
-  }, ['reasoning', 'confidence', 'action_summary', 'parameters', 'parameter_sources']) as Anthropic.Messages.Tool['input_schema'];
+    ['reasoning', 'confidence', 'action_summary', 'parameters', 'parameter_sources'],
+  ) as Anthropic.Messages.Tool['input_schema'];
 }
 
 const ZScore = z.number().min(0).max(1);
@@ -89,30 +119,50 @@ const ZIntent = z.string().trim().min(1, 'reasoning.intent_understanding is miss
 const ZStrings = z.array(z.string()).optional();
 
 const ZReplyInput = z.object({
-  reasoning: z.object({ intent_understanding: ZIntent, context_used: ZStrings, no_tool_reason: z.string().optional(), response_strategy: z.string().optional() }),
+  reasoning: z.object({
+    intent_understanding: ZIntent,
+    context_used: ZStrings,
+    no_tool_reason: z.string().optional(),
+    response_strategy: z.string().optional(),
+  }),
   confidence: ZConfidence,
   text: z.string().trim().min(1, 'text is empty'),
 });
 const ZClarifyInput = z.object({
-  reasoning: z.object({ intent_understanding: ZIntent, context_used: ZStrings, ambiguity_detected: z.string().optional(), possible_interpretations: ZStrings }),
+  reasoning: z.object({
+    intent_understanding: ZIntent,
+    context_used: ZStrings,
+    ambiguity_detected: z.string().optional(),
+    possible_interpretations: ZStrings,
+  }),
   confidence: ZConfidence,
   question: z.string().trim().min(1, 'question is empty'),
   options: z.array(z.string()).default([]),
 });
 const ZCapabilityInput = z.object({
-  reasoning: z.object({ intent_understanding: ZIntent, context_used: ZStrings, tool_selection_reason: z.string().optional(), alternatives_considered: ZStrings }),
+  reasoning: z.object({
+    intent_understanding: ZIntent,
+    context_used: ZStrings,
+    tool_selection_reason: z.string().optional(),
+    alternatives_considered: ZStrings,
+  }),
   confidence: ZConfidence,
   action_summary: z.string().max(500).optional(),
   parameters: z.record(z.string(), z.unknown()),
-  parameter_sources: z.array(z.object({ name: z.string(), source: z.enum(['user_message', 'context', 'inferred', 'default']) })).optional(),
+  parameter_sources: z
+    .array(z.object({ name: z.string(), source: z.enum(['user_message', 'context', 'inferred', 'default']) }))
+    .optional(),
 });
 
 export type ParseResult =
-  | { ok: true; output: BrainOutput }
-  | { ok: false; problem: 'no_tool' | 'invalid'; detail: string };
+  { ok: true; output: BrainOutput } | { ok: false; problem: 'no_tool' | 'invalid'; detail: string };
 
 function reasoningLength(r: Record<string, unknown>): number {
-  return Object.values(r).flatMap((v) => (Array.isArray(v) ? v : [v])).filter((v) => typeof v === 'string').join('').trim().length;
+  return Object.values(r)
+    .flatMap((v) => (Array.isArray(v) ? v : [v]))
+    .filter((v) => typeof v === 'string')
+    .join('')
+    .trim().length;
 }
 
 /**
@@ -123,20 +173,35 @@ export function parseModelOutput(content: Anthropic.Messages.ContentBlock[]): Pa
   const uses = content.filter((b): b is Anthropic.Messages.ToolUseBlock => b.type === 'tool_use');
   if (uses.length === 0) return { ok: false, problem: 'no_tool', detail: 'no tool call in the answer' };
   const meta = uses.filter((u) => u.name === REPLY_TOOL || u.name === CLARIFY_TOOL);
-  if (meta.length > 0 && meta.length !== uses.length) return { ok: false, problem: 'invalid', detail: 'reply mixed with capability calls' };
+  if (meta.length > 0 && meta.length !== uses.length)
+    return { ok: false, problem: 'invalid', detail: 'reply mixed with capability calls' };
   if (meta.length > 1) return { ok: false, problem: 'invalid', detail: 'more than one reply' };
   const first = uses[0]!;
   if (first.name === REPLY_TOOL) {
     const p = ZReplyInput.safeParse(first.input);
     if (!p.success) return { ok: false, problem: 'invalid', detail: describe(p.error) };
-    if (reasoningLength(p.data.reasoning) < MIN_REASONING_CHARS) return { ok: false, problem: 'invalid', detail: 'reasoning is shorter than 20 characters' };
-    return { ok: true, output: { type: 'text_response', reasoning: p.data.reasoning, confidence: p.data.confidence, text: p.data.text } };
+    if (reasoningLength(p.data.reasoning) < MIN_REASONING_CHARS)
+      return { ok: false, problem: 'invalid', detail: 'reasoning is shorter than 20 characters' };
+    return {
+      ok: true,
+      output: { type: 'text_response', reasoning: p.data.reasoning, confidence: p.data.confidence, text: p.data.text },
+    };
   }
   if (first.name === CLARIFY_TOOL) {
     const p = ZClarifyInput.safeParse(first.input);
     if (!p.success) return { ok: false, problem: 'invalid', detail: describe(p.error) };
-    if (reasoningLength(p.data.reasoning) < MIN_REASONING_CHARS) return { ok: false, problem: 'invalid', detail: 'reasoning is shorter than 20 characters' };
-    return { ok: true, output: { type: 'clarification_needed', reasoning: p.data.reasoning, confidence: p.data.confidence, question: p.data.question, options: p.data.options } };
+    if (reasoningLength(p.data.reasoning) < MIN_REASONING_CHARS)
+      return { ok: false, problem: 'invalid', detail: 'reasoning is shorter than 20 characters' };
+    return {
+      ok: true,
+      output: {
+        type: 'clarification_needed',
+        reasoning: p.data.reasoning,
+        confidence: p.data.confidence,
+        question: p.data.question,
+        options: p.data.options,
+      },
+    };
   }
   // Capability proposals: the meta fields of the first call describe the step; every call is validated.
   const proposals: ToolProposal[] = [];
@@ -145,18 +210,28 @@ export function parseModelOutput(content: Anthropic.Messages.ContentBlock[]): Pa
   for (const u of uses) {
     const p = ZCapabilityInput.safeParse(u.input);
     if (!p.success) return { ok: false, problem: 'invalid', detail: `${u.name}: ${describe(p.error)}` };
-    if (reasoningLength(p.data.reasoning) < MIN_REASONING_CHARS) return { ok: false, problem: 'invalid', detail: `${u.name}: reasoning is shorter than 20 characters` };
+    if (reasoningLength(p.data.reasoning) < MIN_REASONING_CHARS)
+      return { ok: false, problem: 'invalid', detail: `${u.name}: reasoning is shorter than 20 characters` };
     reasoning ??= p.data.reasoning;
     // Several proposals in one step are only as certain as the least certain one.
     const prev: z.output<typeof ZConfidence> | undefined = confidence;
     confidence = prev ? { ...prev, overall: Math.min(prev.overall, p.data.confidence.overall) } : p.data.confidence;
     const sources: Record<string, ParameterSource> = {};
     for (const s of p.data.parameter_sources ?? []) sources[s.name] = s.source;
-    proposals.push({ id: u.id, toolName: u.name, parameters: p.data.parameters, parameterSources: sources, summary: p.data.action_summary });
+    proposals.push({
+      id: u.id,
+      toolName: u.name,
+      parameters: p.data.parameters,
+      parameterSources: sources,
+      summary: p.data.action_summary,
+    });
   }
   return { ok: true, output: { type: 'tool_call', reasoning: reasoning!, confidence: confidence!, proposals } };
 }
 
 function describe(err: z.ZodError): string {
-  return err.issues.slice(0, 3).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
+  return err.issues
+    .slice(0, 3)
+    .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
+    .join('; ');
 }

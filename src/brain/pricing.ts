@@ -1,7 +1,12 @@
 import type { TokenUsage } from '../core/llm-usage';
 
 /** USD per million tokens (PLATFORMS.md C9). Unknown models are priced as the most expensive known one. */
-interface Price { input: number; output: number; cacheWrite5m: number; cacheRead: number }
+interface Price {
+  input: number;
+  output: number;
+  cacheWrite5m: number;
+  cacheRead: number;
+}
 
 const PRICES: Record<string, Price> = {
   'claude-opus-5-5': { input: 4, output: 20, cacheWrite5m: 5, cacheRead: 0.2 },
@@ -14,9 +19,13 @@ const PRICES: Record<string, Price> = {
 };
 const FALLBACK: Price = PRICES['claude-fable-5-1']!;
 
-
 export function costUsd(model: string, u: TokenUsage): number {
   const p = PRICES[model] ?? FALLBACK;
-  const usd = (u.inputTokens * p.input + u.outputTokens * p.output + u.cacheWriteTokens * p.cacheWrite5m + u.cacheReadTokens * p.cacheRead) / 1_000_000;
+  const usd =
+    (u.inputTokens * p.input +
+      u.outputTokens * p.output +
+      u.cacheWriteTokens * p.cacheWrite5m +
+      u.cacheReadTokens * p.cacheRead) /
+    1_000_000;
   return Math.round(usd * 1_000_000) / 1_000_000;
 }

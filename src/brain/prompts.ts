@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { PersonaMessages } from '../core/messages';
 
-
 /** Prompt texts loaded once at start from prompts/ (R-F2): persona, rules, retry guidance, persona messages. */
 export interface PromptSet extends PersonaMessages {
   persona: string;

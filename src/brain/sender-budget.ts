@@ -19,7 +19,9 @@ export type BudgetVerdict =
 export type SenderBudgetCode = 'BUDGET_SENDER_MINUTE' | 'BUDGET_SENDER_DAY' | 'BUDGET_SENDER_COST';
 
 const CODES: Record<SenderLimit, SenderBudgetCode> = {
-  minute: 'BUDGET_SENDER_MINUTE', day: 'BUDGET_SENDER_DAY', cost: 'BUDGET_SENDER_COST',
+  minute: 'BUDGET_SENDER_MINUTE',
+  day: 'BUDGET_SENDER_DAY',
+  cost: 'BUDGET_SENDER_COST',
 };
 
 interface UsageRow {
@@ -71,8 +73,12 @@ export class SenderBudget {
     const rows = await this.o.sql<UsageRow>(USAGE_SQL, [sender.platform, sender.senderAccountId, this.o.timezone]);
     const u = rows[0]!;
     const { turnsPerMinute, turnsPerDay, dailyCostUsd } = this.o.limits;
-    const over = (limit: SenderLimit, refusals: number): BudgetVerdict =>
-      ({ ok: false, limit, reasonCode: CODES[limit], notify: refusals === 0 });
+    const over = (limit: SenderLimit, refusals: number): BudgetVerdict => ({
+      ok: false,
+      limit,
+      reasonCode: CODES[limit],
+      notify: refusals === 0,
+    });
     if (turnsPerDay > 0 && u.day_turns >= turnsPerDay) return over('day', u.day_refusals);
     if (dailyCostUsd > 0 && u.day_cost >= dailyCostUsd) return over('cost', u.day_refusals);
     if (turnsPerMinute > 0 && u.minute_turns >= turnsPerMinute) return over('minute', u.minute_refusals);

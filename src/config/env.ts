@@ -8,7 +8,11 @@ import { isTimeZone } from './time-zone';
  * The environment of the service (SPEC §4, R-F1). This file is the only reader of `process.env`.
  * A bad value stops start-up with a message naming the variable; secrets are never echoed.
  */
-const flag = (def: 'true' | 'false') => z.enum(['true', 'false']).default(def).transform((v) => v === 'true');
+const flag = (def: 'true' | 'false') =>
+  z
+    .enum(['true', 'false'])
+    .default(def)
+    .transform((v) => v === 'true');
 const nonEmpty = () => z.string().trim().min(1);
 const rate = z.coerce.number().min(0).max(1);
 
@@ -20,7 +24,9 @@ export const ZEnv = z.object({
   ADMIN_TOKEN: nonEmpty().min(16, 'must be at least 16 characters').optional(),
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   // [[DATABASE]]
-  DATABASE_URL: nonEmpty().regex(/^postgres(ql)?:\/\//, 'must start with postgresql://').optional(),
+  DATABASE_URL: nonEmpty()
+    .regex(/^postgres(ql)?:\/\//, 'must start with postgresql://')
+    .optional(),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(100).default(10),
   EMBEDDED_DATA_DIR: z.string().default('./data'),
   // [[ORGANISATION]]
@@ -57,9 +63,25 @@ export const ZEnv = z.object({
   // [[BRAIN AND GUARDIAN]]
   SHADOW_MODE: flag('false'),
   APPROVAL_MODE: z.enum(['standard', 'strict']).default('standard'),
-  AUTO_APPROVE_TOOLS: z.string().default('').transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean)),
+  AUTO_APPROVE_TOOLS: z
+    .string()
+    .default('')
+    .transform((s) =>
+      s
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean),
+    ),
   /** Guardian rules (names or reason codes) evaluated and recorded but not enforced (shadow mode per rule). */
-  GUARDIAN_SHADOW_RULES: z.string().default('').transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean)),
+  GUARDIAN_SHADOW_RULES: z
+    .string()
+    .default('')
+    .transform((s) =>
+      s
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean),
+    ),
   FAST_PATH: flag('false'),
   SELF_CRITIQUE_RATE: rate.default(0.1),
   STEP_BUDGET: z.coerce.number().int().min(1).max(10).default(4),
@@ -75,11 +97,12 @@ export const ZEnv = z.object({
 
 export type Env = z.output<typeof ZEnv>;
 
-
 /** Thrown for a bad environment; `message` names every bad variable and never includes its value. */
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
-    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}\nSee .env.example for every variable.`);
+    super(
+      `Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}\nSee .env.example for every variable.`,
+    );
     this.name = 'ConfigError';
   }
 }

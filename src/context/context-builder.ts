@@ -11,8 +11,18 @@ export interface ContextSource {
   name: string;
   /** SQL sources (see sql-source.ts) also give their query and renderer, so a turn reads them all at once. */
   query?: string;
-  render?: (data: never, input: { msg: InboundMessage; sender: SenderProfile; now: Date; timezone: string }) => ContextSection | null;
-  load(input: { db: Db; msg: InboundMessage; sender: SenderProfile; now: Date; timezone: string; sql?: Sql }): Promise<ContextSection | null>;
+  render?: (
+    data: never,
+    input: { msg: InboundMessage; sender: SenderProfile; now: Date; timezone: string },
+  ) => ContextSection | null;
+  load(input: {
+    db: Db;
+    msg: InboundMessage;
+    sender: SenderProfile;
+    now: Date;
+    timezone: string;
+    sql?: Sql;
+  }): Promise<ContextSection | null>;
 }
 
 export interface ContextBuilderOptions {
@@ -35,7 +45,16 @@ interface OrgInfo {
 
 /** Formats "2026年11月22日(日) 10:30 (Asia/Tokyo)". */
 export function formatNow(now: Date, timezone: string): string {
-  const parts = new Intl.DateTimeFormat('ja-JP', { timeZone: timezone, year: 'numeric', month: 'numeric', day: 'numeric', weekday: 'short', hour: '2-digit', minute: '2-digit', hour12: false }).formatToParts(now);
+  const parts = new Intl.DateTimeFormat('ja-JP', {
+    timeZone: timezone,
+    year: 'numeric',
+    month: 'numeric',
+    day: 'numeric',
+    weekday: 'short',
+    hour: '2-digit',
+    minute: '2-digit',
+    hour12: false,
+  }).formatToParts(now);
   const g = (t: string) => parts.find((p) => p.type === t)?.value ?? '';
   return `${g('year')}年${g('month')}月${g('day')}日(${g('weekday')}) ${g('hour')}:${g('minute')} (${timezone})`;
 }
@@ -54,7 +73,10 @@ export class ContextBuilder {
 
   /** `audience` defaults to {@link defaultAudience} the room's authority and the sender's level. */
   async build(input: {
-    msg: InboundMessage; sender: SenderProfile; room: TurnContext['room']; now: Date;
+    msg: InboundMessage;
+    sender: SenderProfile;
+    room: TurnContext['room'];
+    now: Date;
     audience?: TurnContext['audience'];
   }): Promise<TurnContext> {
     const { msg, sender, now } = input;
@@ -76,7 +98,7 @@ export class ContextBuilder {
     const timezone = this.orgCache.get(msg.orgId)?.org.timezone ?? this.o.defaultTimezone;
     const audience = input.audience ?? defaultAudience(input.room.authority, sender);
     // A public audience reads no organisation data: the sources are not even queried (issue 8).
-    const sources = audience === 'member' ? this.o.sources ?? [] : [];
+    const sources = audience === 'member' ? (this.o.sources ?? []) : [];
     const [org, gathered] = await Promise.all([orgP, this.gather(sources, msg, sender, now, timezone, soft, degrade)]);
     const { history, summary, sections } = gathered;
     return {
@@ -124,8 +146,15 @@ export class ContextBuilder {
    * case); if that statement fails, each part is read on its own so one failing source only degrades
    * itself (R-X2).
    */
-  private async gather(sources: ContextSource[], msg: InboundMessage, sender: SenderProfile, now: Date,
-    timezone: string, soft: <T>(name: string, p: Promise<T>, fallback: T) => Promise<T>, degrade: (name: string, err: unknown) => void): Promise<{ history: HistoryEntry[]; summary: string | null; sections: ContextSection[] }> {
+  private async gather(
+    sources: ContextSource[],
+    msg: InboundMessage,
+    sender: SenderProfile,
+    now: Date,
+    timezone: string,
+    soft: <T>(name: string, p: Promise<T>, fallback: T) => Promise<T>,
+    degrade: (name: string, err: unknown) => void,
+  ): Promise<{ history: HistoryEntry[]; summary: string | null; sections: ContextSection[] }> {
     const folded = sources.every(isSqlSource);
     const render = (src: ContextSource, data: unknown): ContextSection | null => {
       try {
@@ -141,27 +170,50 @@ export class ContextBuilder {
         const select = [`${ALL_PARAMS}, ${HISTORY_SQL} AS history, ${SUMMARY_SQL} AS summary`, ...cols].join(', ');
         const rows = await this.sql<Record<string, unknown>>(`SELECT ${select}`, standardParams(msg, sender));
         const row = rows[0]!;
-        const sections = sources.map((src, i) => render(src, row[`s${i}`])).filter((x): x is ContextSection => x !== null);
-        return { history: toHistory(row.history as HistoryRow[]), summary: (row.summary as string | null) ?? null, sections };
+        const sections = sources
+          .map((src, i) => render(src, row[`s${i}`]))
+          .filter((x): x is ContextSection => x !== null);
+        return {
+          history: toHistory(row.history as HistoryRow[]),
+          summary: (row.summary as string | null) ?? null,
+          sections,
+        };
       } catch (err) {
         this.o.logger.warn({ err: (err as Error).name }, 'combined context read failed; reading each part on its own');
       }
     }
     const [conv, sections] = await Promise.all([
-      soft('history', this.conversation(msg, sender), { history: [] as HistoryEntry[], summary: null as string | null }),
-      Promise.all(sources.map((src) => soft(src.name, src.load({ db: this.o.db, msg, sender, now, timezone, sql: this.sql }), null))),
+      soft('history', this.conversation(msg, sender), {
+        history: [] as HistoryEntry[],
+        summary: null as string | null,
+      }),
+      Promise.all(
+        sources.map((src) =>
+          soft(src.name, src.load({ db: this.o.db, msg, sender, now, timezone, sql: this.sql }), null),
+        ),
+      ),
     ]);
     return { ...conv, sections: sections.filter((x): x is ContextSection => x !== null) };
   }
 
   /** The last messages of this room + sender and the stored summary, in one statement. */
-  private async conversation(msg: InboundMessage, sender: SenderProfile): Promise<{ history: HistoryEntry[]; summary: string | null }> {
-    const rows = await this.sql<{ history: HistoryRow[]; summary: string | null }>(`SELECT ${ALL_PARAMS}, ${HISTORY_SQL} AS history, ${SUMMARY_SQL} AS summary`, standardParams(msg, sender));
+  private async conversation(
+    msg: InboundMessage,
+    sender: SenderProfile,
+  ): Promise<{ history: HistoryEntry[]; summary: string | null }> {
+    const rows = await this.sql<{ history: HistoryRow[]; summary: string | null }>(
+      `SELECT ${ALL_PARAMS}, ${HISTORY_SQL} AS history, ${SUMMARY_SQL} AS summary`,
+      standardParams(msg, sender),
+    );
     return { history: toHistory(rows[0]!.history), summary: rows[0]!.summary ?? null };
   }
 }
 
-interface HistoryRow { role: string; text: string; sentAt: string }
+interface HistoryRow {
+  role: string;
+  text: string;
+  sentAt: string;
+}
 
 /** The last 10 messages of this room + sender, without the current one (standard parameters $3–$6). */
 const HISTORY_SQL = `(SELECT coalesce(json_agg(h ORDER BY h.id), '[]') FROM (
@@ -174,12 +226,17 @@ const SUMMARY_SQL = `(SELECT summary FROM conversation_summaries
 const ALL_PARAMS = '$1::text AS p_org, $2::text AS p_member';
 
 function toHistory(rows: HistoryRow[]): HistoryEntry[] {
-  return rows.map((r) => ({ role: r.role === 'assistant' ? 'assistant' as const : 'user' as const, text: r.text, at: new Date(r.sentAt).toISOString() }));
+  return rows.map((r) => ({
+    role: r.role === 'assistant' ? ('assistant' as const) : ('user' as const),
+    text: r.text,
+    at: new Date(r.sentAt).toISOString(),
+  }));
 }
 
 /** Public rooms and senders at level 0 (strangers, unknown senders in public rooms) are a public audience. */
 export function defaultAudience(
-  authority: TurnContext['room']['authority'], sender: Pick<SenderProfile, 'level'>,
+  authority: TurnContext['room']['authority'],
+  sender: Pick<SenderProfile, 'level'>,
 ): TurnContext['audience'] {
   return authority === 'public' || sender.level === 0 ? 'public' : 'member';
 }

@@ -9,8 +9,11 @@
 /** Line breaks, tabs and Unicode line/paragraph separators. */
 const BREAKS = /[\r\n\t\v\f\u0085\u2028\u2029]+/g;
 /** A role or authority label followed by a colon, as a prompt would write it. */
-const ROLE_PREFIX = new RegExp('((?:\\b(?:system|assistant|human|user|developer|tool|admin(?:istrator)?)\\b'
-  + '|システム|アシスタント|ユーザー|管理者|運営)\\s*[:：])', 'giu');
+const ROLE_PREFIX = new RegExp(
+  '((?:\\b(?:system|assistant|human|user|developer|tool|admin(?:istrator)?)\\b' +
+    '|システム|アシスタント|ユーザー|管理者|運営)\\s*[:：])',
+  'giu',
+);
 /** Bracketed pseudo-tags such as [INST], [/system], [SYSTEM PROMPT]. */
 const BRACKET_TAG = /\[(\/?\s*(?:inst|system|assistant|user|sys)\b[^\]]{0,40})\]/gi;
 

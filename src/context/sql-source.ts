@@ -31,10 +31,16 @@ export interface SqlContextSource<T> {
 }
 
 /** Runs one SQL source on its own (tests, or a builder without folding). */
-export async function loadSqlSource<T>(src: SqlContextSource<T>, input: RenderInput & { db: Db; sql?: Sql }): Promise<ContextSection | null> {
+export async function loadSqlSource<T>(
+  src: SqlContextSource<T>,
+  input: RenderInput & { db: Db; sql?: Sql },
+): Promise<ContextSection | null> {
   // Postgres wants exactly the parameters a statement uses: pass $1..$max of the standard list.
   const max = Math.max(0, ...[...src.query.matchAll(/\$(\d+)/g)].map((m) => Number(m[1])));
-  const rows = await (input.sql ?? sqlRunner(input.db))<{ data: T }>(`SELECT ${src.query} AS data`, standardParams(input.msg, input.sender).slice(0, max));
+  const rows = await (input.sql ?? sqlRunner(input.db))<{ data: T }>(
+    `SELECT ${src.query} AS data`,
+    standardParams(input.msg, input.sender).slice(0, max),
+  );
   return src.render(rows[0]!.data, input);
 }
 

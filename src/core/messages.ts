@@ -55,9 +55,16 @@ export function fill(template: string, vars: Record<string, string | number | un
 
 /** A persona message by key and language (falls back to Japanese, then to the INTERNAL error message). */
 export function personaMessage(
-  p: PersonaMessages, key: MessageKey, lang: Language, vars?: Record<string, string | number | undefined>,
+  p: PersonaMessages,
+  key: MessageKey,
+  lang: Language,
+  vars?: Record<string, string | number | undefined>,
 ): string {
-  const t = p.messages[lang]?.[key] ?? p.messages.ja[key]
-    ?? p.messages[lang]?.['error.INTERNAL'] ?? p.messages.ja['error.INTERNAL'] ?? '';
+  const t =
+    p.messages[lang]?.[key] ??
+    p.messages.ja[key] ??
+    p.messages[lang]?.['error.INTERNAL'] ??
+    p.messages.ja['error.INTERNAL'] ??
+    '';
   return fill(t, vars);
 }

@@ -40,8 +40,16 @@ export type BrainOutput =
 /** Flattened reasoning text (what the constitution checks read). */
 export function reasoningText(r: Reasoning | null | undefined): string {
   if (!r) return '';
-  return [r.intent_understanding, r.tool_selection_reason, r.no_tool_reason, r.response_strategy, r.ambiguity_detected,
-    ...(r.context_used ?? []), ...(r.possible_interpretations ?? []), ...(r.alternatives_considered ?? [])]
+  return [
+    r.intent_understanding,
+    r.tool_selection_reason,
+    r.no_tool_reason,
+    r.response_strategy,
+    r.ambiguity_detected,
+    ...(r.context_used ?? []),
+    ...(r.possible_interpretations ?? []),
+    ...(r.alternatives_considered ?? []),
+  ]
     .filter((s): s is string => typeof s === 'string' && s.length > 0)
     .join(' / ');
 }

@@ -5,7 +5,7 @@
 
 /** What a parameter that names a person does with that person (the rows of authorization/person-scope.ts). */
 export type PersonRole =
-  | 'target_user' | 'assignee' | 'reminder_target' | 'memory_subject' | 'task' | 'recipients' | 'person';
+  'target_user' | 'assignee' | 'reminder_target' | 'memory_subject' | 'task' | 'recipients' | 'person';
 
 /** How dangerous a capability is (Guardian priority 3). */
 export type Risk = 'none' | 'medium' | 'high' | 'critical';
@@ -47,4 +47,3 @@ export type ParamRole = PersonRole | 'amount' | 'date' | 'target_department' | '
 export function hasEffects(meta: Pick<ToolMeta, 'effects'>): boolean {
   return meta.effects.length > 0;
 }
-

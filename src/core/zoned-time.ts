@@ -24,8 +24,14 @@ function formatter(timezone: string): Intl.DateTimeFormat {
   let f = formatters.get(timezone);
   if (!f) {
     f = new Intl.DateTimeFormat('en-US', {
-      timeZone: timezone, year: 'numeric', month: '2-digit', day: '2-digit',
-      hour: '2-digit', minute: '2-digit', hourCycle: 'h23', weekday: 'short',
+      timeZone: timezone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+      weekday: 'short',
     });
     formatters.set(timezone, f);
   }
@@ -37,8 +43,11 @@ export function zonedParts(instant: Date, timezone: string): ZonedParts {
   const parts: Record<string, string> = {};
   for (const p of formatter(timezone).formatToParts(instant)) parts[p.type] = p.value;
   return {
-    y: Number(parts.year), m: Number(parts.month), d: Number(parts.day),
-    hh: Number(parts.hour) % 24, mm: Number(parts.minute),
+    y: Number(parts.year),
+    m: Number(parts.month),
+    d: Number(parts.day),
+    hh: Number(parts.hour) % 24,
+    mm: Number(parts.minute),
     weekday: WEEKDAYS.indexOf(parts.weekday ?? ''),
   };
 }

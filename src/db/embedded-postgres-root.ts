@@ -40,7 +40,13 @@ async function postgresUser(): Promise<{ uid: number; gid: number }> {
   } catch {
     await run('groupadd', ['--system', 'postgres']).catch(() => undefined);
     await run('useradd', [
-      '--system', '--gid', 'postgres', '--no-create-home', '--shell', '/usr/sbin/nologin', 'postgres',
+      '--system',
+      '--gid',
+      'postgres',
+      '--no-create-home',
+      '--shell',
+      '/usr/sbin/nologin',
+      'postgres',
     ]);
     return ids();
   }
@@ -106,7 +112,10 @@ function reachableBinaries(bin: Binaries, uid: number, gid: number): Binaries {
 
 /** Runs a PostgreSQL program as the `postgres` user; resolves with its stderr once `done` says so. */
 function spawnAs(
-  file: string, args: string[], ids: { uid: number; gid: number }, done: { ready?: RegExp; log?: (l: string) => void },
+  file: string,
+  args: string[],
+  ids: { uid: number; gid: number },
+  done: { ready?: RegExp; log?: (l: string) => void },
 ): { child: ChildProcess; finished: Promise<string> } {
   const env = { ...process.env, LC_MESSAGES: 'C', LANG: 'C' };
   const child = spawn(file, args, { ...ids, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -138,7 +147,11 @@ function spawnAs(
  * @throws Error with one sentence saying what to do when that is impossible.
  */
 export async function startAsRoot(opts: {
-  dataDir: string; port: number; password: string; persistent: boolean; log?: (l: string) => void;
+  dataDir: string;
+  port: number;
+  password: string;
+  persistent: boolean;
+  log?: (l: string) => void;
 }): Promise<RootPostgres> {
   try {
     const ids = await postgresUser();
@@ -158,7 +171,11 @@ export async function startAsRoot(opts: {
       fs.chownSync(pwFile, ids.uid, ids.gid);
       try {
         const args = [
-          `--pgdata=${dataDir}`, '--auth=password', '--username=postgres', `--pwfile=${pwFile}`, '--lc-messages=C',
+          `--pgdata=${dataDir}`,
+          '--auth=password',
+          '--username=postgres',
+          `--pwfile=${pwFile}`,
+          '--lc-messages=C',
         ];
         await spawnAs(bin.initdb, args, ids, { log: opts.log }).finished;
       } finally {
@@ -168,7 +185,9 @@ export async function startAsRoot(opts: {
     const ready = /database system is ready to accept connections/;
     const server = spawnAs(bin.postgres, ['-D', dataDir, '-p', String(opts.port)], ids, { ready, log: opts.log });
     // If this process ends without stop() (a crash), the server must not outlive it.
-    const killOnExit = () => { server.child.kill('SIGINT'); };
+    const killOnExit = () => {
+      server.child.kill('SIGINT');
+    };
     process.once('exit', killOnExit);
     await server.finished;
     return {
@@ -176,7 +195,10 @@ export async function startAsRoot(opts: {
       stop: async () => {
         process.off('exit', killOnExit);
         if (server.child.exitCode === null) {
-          await new Promise<void>((r) => { server.child.once('exit', () => r()); server.child.kill('SIGINT'); });
+          await new Promise<void>((r) => {
+            server.child.once('exit', () => r());
+            server.child.kill('SIGINT');
+          });
         }
         if (!opts.persistent) fs.rmSync(dataDir, { recursive: true, force: true });
       },

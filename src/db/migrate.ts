@@ -17,7 +17,8 @@ export interface MigrationResult {
  * take over. Runs under an advisory lock: several instances starting together apply each migration once.
  */
 export async function applyMigrations(databaseUrl: string, dir = MIGRATIONS_DIR): Promise<MigrationResult> {
-  const names = fs.readdirSync(dir, { withFileTypes: true })
+  const names = fs
+    .readdirSync(dir, { withFileTypes: true })
     .filter((d) => d.isDirectory() && fs.existsSync(path.join(dir, d.name, 'migration.sql')))
     .map((d) => d.name)
     .sort();
@@ -46,7 +47,9 @@ export async function applyMigrations(databaseUrl: string, dir = MIGRATIONS_DIR)
       const prior = doneByName.get(name);
       if (prior) {
         if (prior !== checksum) {
-          throw new Error(`Migration ${name} was changed after it was applied (checksum mismatch). Create a new migration instead.`);
+          throw new Error(
+            `Migration ${name} was changed after it was applied (checksum mismatch). Create a new migration instead.`,
+          );
         }
         continue;
       }

@@ -22,7 +22,10 @@ export function createDb({ url, poolMax = 10, connectionTimeoutMs = 3000 }: Crea
  * The Prisma client and the `pg` pool under it. The pool is shared: the few hot-path statements of a
  * turn (claim, the turn's combined reads and writes) run on it directly, skipping the ORM's per-query cost.
  */
-export function createDatabase({ url, poolMax = 10, connectionTimeoutMs = 3000 }: CreateDbOptions): { db: Db; pool: Pool } {
+export function createDatabase({ url, poolMax = 10, connectionTimeoutMs = 3000 }: CreateDbOptions): {
+  db: Db;
+  pool: Pool;
+} {
   const pool = new Pool({ connectionString: url, max: poolMax, connectionTimeoutMillis: connectionTimeoutMs });
   // An idle client that errors (server restart) must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);

@@ -16,23 +16,69 @@ export const ERROR_CODES = {
   LLM_UNAVAILABLE: { category: 'LLM', severity: 'medium', recoverable: true, fallback: 'retry', layer: 'brain' },
   LLM_RATE_LIMITED: { category: 'LLM', severity: 'medium', recoverable: true, fallback: 'retry', layer: 'brain' },
   LLM_TIMEOUT: { category: 'LLM', severity: 'medium', recoverable: true, fallback: 'retry', layer: 'brain' },
-  LLM_INVALID_OUTPUT: { category: 'LLM', severity: 'medium', recoverable: true, fallback: 'retry_with_guidance', layer: 'brain' },
+  LLM_INVALID_OUTPUT: {
+    category: 'LLM',
+    severity: 'medium',
+    recoverable: true,
+    fallback: 'retry_with_guidance',
+    layer: 'brain',
+  },
   LLM_NOT_CONFIGURED: { category: 'SYSTEM', severity: 'high', recoverable: false, fallback: 'none', layer: 'brain' },
   LLM_COST_LIMIT: { category: 'SYSTEM', severity: 'high', recoverable: true, fallback: 'none', layer: 'brain' },
   DB_UNAVAILABLE: { category: 'SYSTEM', severity: 'high', recoverable: true, fallback: 'retry', layer: 'state' },
-  SESSION_STATE_UNAVAILABLE: { category: 'SYSTEM', severity: 'high', recoverable: true, fallback: 'retry', layer: 'state' },
-  EXTERNAL_API_FAILED: { category: 'EXTERNAL', severity: 'medium', recoverable: true, fallback: 'retry', layer: 'tools' },
-  VALIDATION_FAILED: { category: 'VALIDATION', severity: 'low', recoverable: true, fallback: 'request_clarification', layer: 'tools' },
-  PERMISSION_DENIED: { category: 'PERMISSION', severity: 'low', recoverable: false, fallback: 'none', layer: 'authorization' },
-  BUDGET_EXCEEDED: { category: 'SYSTEM', severity: 'low', recoverable: true, fallback: 'request_clarification', layer: 'brain' },
+  SESSION_STATE_UNAVAILABLE: {
+    category: 'SYSTEM',
+    severity: 'high',
+    recoverable: true,
+    fallback: 'retry',
+    layer: 'state',
+  },
+  EXTERNAL_API_FAILED: {
+    category: 'EXTERNAL',
+    severity: 'medium',
+    recoverable: true,
+    fallback: 'retry',
+    layer: 'tools',
+  },
+  VALIDATION_FAILED: {
+    category: 'VALIDATION',
+    severity: 'low',
+    recoverable: true,
+    fallback: 'request_clarification',
+    layer: 'tools',
+  },
+  PERMISSION_DENIED: {
+    category: 'PERMISSION',
+    severity: 'low',
+    recoverable: false,
+    fallback: 'none',
+    layer: 'authorization',
+  },
+  BUDGET_EXCEEDED: {
+    category: 'SYSTEM',
+    severity: 'low',
+    recoverable: true,
+    fallback: 'request_clarification',
+    layer: 'brain',
+  },
   INTERNAL: { category: 'SYSTEM', severity: 'high', recoverable: true, fallback: 'retry', layer: 'pipeline' },
-} as const satisfies Record<string, { category: ErrorCategory; severity: ErrorSeverity; recoverable: boolean; fallback: ErrorFallback; layer: string }>;
+} as const satisfies Record<
+  string,
+  { category: ErrorCategory; severity: ErrorSeverity; recoverable: boolean; fallback: ErrorFallback; layer: string }
+>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 
 /** A short id a user can quote to support ("E-7K2Q9XA"). */
 export function newErrorId(): string {
-  return 'E-' + randomBytes(5).toString('base64url').toUpperCase().replace(/[^A-Z0-9]/g, 'X').slice(0, 7);
+  return (
+    'E-' +
+    randomBytes(5)
+      .toString('base64url')
+      .toUpperCase()
+      .replace(/[^A-Z0-9]/g, 'X')
+      .slice(0, 7)
+  );
 }
 
 /**
@@ -53,7 +99,8 @@ export class AppError extends Error {
   override readonly cause?: unknown;
 
   constructor(
-    code: ErrorCode, message: string,
+    code: ErrorCode,
+    message: string,
     opts: { cause?: unknown; retryAfterMs?: number; uncertain?: boolean; retryable?: boolean } = {},
   ) {
     super(message);

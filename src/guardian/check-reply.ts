@@ -42,25 +42,49 @@ export function neutraliseMentions(text: string): string {
  * `<@n>` / `<@&n>` → MODIFY G_REPLY_MARKUP_NEUTRALISED (adapters add real mentions themselves);
  * otherwise ALLOW G_REPLY_OK.
  */
-export function checkReplyText(text: string, config: Pick<GuardianConfig, 'ngPatterns' | 'confidentialWords'>): ReplyCheckResult {
+export function checkReplyText(
+  text: string,
+  config: Pick<GuardianConfig, 'ngPatterns' | 'confidentialWords'>,
+): ReplyCheckResult {
   const ng = findPattern([text], config.ngPatterns);
   if (ng) return { action: 'BLOCK', reasonCode: 'G_NG_PATTERN', text, reason: `reply matches NG pattern ${ng.source}` };
   const word = findWord([text], config.confidentialWords);
-  if (word) return { action: 'BLOCK', reasonCode: 'G_CONFIDENTIAL', text, reason: `reply contains confidential word "${word}"` };
+  if (word)
+    return {
+      action: 'BLOCK',
+      reasonCode: 'G_CONFIDENTIAL',
+      text,
+      reason: `reply contains confidential word "${word}"`,
+    };
   const neutralised = neutraliseMentions(text);
   if (neutralised !== text) {
-    return { action: 'MODIFY', reasonCode: 'G_REPLY_MARKUP_NEUTRALISED', text: neutralised, reason: 'mention markup neutralised' };
+    return {
+      action: 'MODIFY',
+      reasonCode: 'G_REPLY_MARKUP_NEUTRALISED',
+      text: neutralised,
+      reason: 'mention markup neutralised',
+    };
   }
   return { action: 'ALLOW', reasonCode: 'G_REPLY_OK', text, reason: 'reply passed the output checks' };
 }
 
 /** R-C3: a brain output must carry a readable confidence; the value itself does not gate a reply. */
 const META_CONFIDENCE_RULES: readonly Rule<{ confidence: Confidence | null }>[] = [
-  { name: 'confidence.present', priority: 5, check: ({ confidence }) => {
-    const v = confidence?.overall;
-    return typeof v === 'number' && Number.isFinite(v) && v >= 0 && v <= 1 ? null
-      : { action: 'BLOCK', code: 'G_CONFIDENCE_VERY_LOW', reason: 'confidence missing or outside 0..1', userNoteJa: 'ご依頼の内容を理解できませんでした' };
-  } },
+  {
+    name: 'confidence.present',
+    priority: 5,
+    check: ({ confidence }) => {
+      const v = confidence?.overall;
+      return typeof v === 'number' && Number.isFinite(v) && v >= 0 && v <= 1
+        ? null
+        : {
+            action: 'BLOCK',
+            code: 'G_CONFIDENCE_VERY_LOW',
+            reason: 'confidence missing or outside 0..1',
+            userNoteJa: 'ご依頼の内容を理解できませんでした',
+          };
+    },
+  },
 ];
 
 /**

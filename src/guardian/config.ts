@@ -41,8 +41,21 @@ export interface GuardianPolicy {
 
 /** Default confidential words (SPEC §3.5 priority 2). */
 export const DEFAULT_CONFIDENTIAL_WORDS: readonly string[] = [
-  '給与', '給料', '年収', '報酬', '評価', '査定', 'M&A', '買収', '人事評価', '賞与', '解雇',
-  'salary', 'salaries', 'compensation', 'payroll',
+  '給与',
+  '給料',
+  '年収',
+  '報酬',
+  '評価',
+  '査定',
+  'M&A',
+  '買収',
+  '人事評価',
+  '賞与',
+  '解雇',
+  'salary',
+  'salaries',
+  'compensation',
+  'payroll',
 ];
 
 /**

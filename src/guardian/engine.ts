@@ -43,17 +43,26 @@ function strictest(a: RuleHit | undefined, b: RuleHit): RuleHit {
  * Runs `rules` in priority order (stable inside a tier), appending to `trace`. A rule is shadowed when
  * it is statically a shadow rule or when `shadowRules` names it or the reason code it produced.
  */
-export function runRules<C>(rules: readonly Rule<C>[], ctx: C, shadowRules: readonly string[], trace: RuleTrace[]): RunResult {
+export function runRules<C>(
+  rules: readonly Rule<C>[],
+  ctx: C,
+  shadowRules: readonly string[],
+  trace: RuleTrace[],
+): RunResult {
   const tiers = [...new Set(rules.map((r) => r.priority))].sort((a, b) => a - b);
   let modify: RuleHit | undefined;
   for (const priority of tiers) {
     let winner: RuleHit | undefined;
     for (const rule of rules.filter((r) => r.priority === priority)) {
       const hit = rule.check(ctx);
-      const shadowed = rule.shadowable !== false
-        && (rule.shadow === true || shadowRules.includes(rule.name) || (hit !== null && shadowRules.includes(hit.code)));
+      const shadowed =
+        rule.shadowable !== false &&
+        (rule.shadow === true || shadowRules.includes(rule.name) || (hit !== null && shadowRules.includes(hit.code)));
       trace.push({
-        rule: rule.name, priority, outcome: hit?.action ?? 'PASS', enforced: !shadowed,
+        rule: rule.name,
+        priority,
+        outcome: hit?.action ?? 'PASS',
+        enforced: !shadowed,
         ...(hit ? { reasonCode: hit.code } : {}),
       });
       if (hit && !shadowed) winner = strictest(winner, hit);
@@ -65,7 +74,11 @@ export function runRules<C>(rules: readonly Rule<C>[], ctx: C, shadowRules: read
 }
 
 /** Builds the verdict for a rule hit. */
-export function verdictFromHit(hit: RuleHit, trace: RuleTrace[], modifiedParameters?: Record<string, unknown>): GuardianVerdict {
+export function verdictFromHit(
+  hit: RuleHit,
+  trace: RuleTrace[],
+  modifiedParameters?: Record<string, unknown>,
+): GuardianVerdict {
   return {
     action: hit.action,
     reasonCode: hit.code,

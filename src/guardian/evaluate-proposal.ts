@@ -9,7 +9,12 @@ import type { GuardianConfig, GuardianPolicy } from './config';
 import { runRules, verdictFromHit, type Rule } from './engine';
 import { normaliseParameters, type Normalisation } from './normalise-params';
 import {
-  CONFIDENCE_RULES, CONSTITUTION_RULES, DANGEROUS_RULES, SECURITY_RULES, TOOL_RULES, policyRules,
+  CONFIDENCE_RULES,
+  CONSTITUTION_RULES,
+  DANGEROUS_RULES,
+  SECURITY_RULES,
+  TOOL_RULES,
+  policyRules,
   type ProposalRuleContext,
 } from './rules-core';
 import { APPROVAL_MODE_RULES, CONSISTENCY_RULES, PARAMETER_RULES } from './rules-params';
@@ -45,8 +50,14 @@ export interface EvaluateProposalInput {
 /** Priority 1–8 rules for a proposal, in table order (policy rules are per organisation). */
 export function proposalRules(policies: readonly GuardianPolicy[]): Rule<ProposalRuleContext>[] {
   return [
-    ...CONSTITUTION_RULES, ...SECURITY_RULES, ...DANGEROUS_RULES, ...policyRules(policies),
-    ...CONFIDENCE_RULES, ...PARAMETER_RULES, ...CONSISTENCY_RULES, ...APPROVAL_MODE_RULES,
+    ...CONSTITUTION_RULES,
+    ...SECURITY_RULES,
+    ...DANGEROUS_RULES,
+    ...policyRules(policies),
+    ...CONFIDENCE_RULES,
+    ...PARAMETER_RULES,
+    ...CONSISTENCY_RULES,
+    ...APPROVAL_MODE_RULES,
   ];
 }
 
@@ -85,7 +96,9 @@ export function evaluateProposal(input: EvaluateProposalInput): GuardianVerdict 
   const fixesEnforced = !shadow.includes('consistency.fix') && !shadow.includes('G_PARAM_FIXED');
 
   const ctx: ProposalRuleContext = {
-    proposal, tool, config,
+    proposal,
+    tool,
+    config,
     reasoning: input.reasoning,
     confidence: input.confidence,
     texts: collectStrings(raw),

@@ -5,7 +5,10 @@
 export { REASON_CODES, severityOf } from './verdict';
 export type { GuardianAction, GuardianVerdict, ReasonCode, RuleTrace } from './verdict';
 export {
-  DEFAULT_CONFIDENTIAL_WORDS, DEFAULT_NG_PATTERNS, PERMISSION_CLAIM_PATTERNS, defaultGuardianConfig,
+  DEFAULT_CONFIDENTIAL_WORDS,
+  DEFAULT_NG_PATTERNS,
+  PERMISSION_CLAIM_PATTERNS,
+  defaultGuardianConfig,
 } from './config';
 export type { ApprovalMode, GuardianConfig, GuardianPolicy } from './config';
 export { evaluateProposal, proposalRules } from './evaluate-proposal';

@@ -5,26 +5,57 @@
 import type { ParamRole, ToolMeta } from '../core/tool-meta';
 
 /** Words meaning "everyone" in a recipients value. */
-export const ALL_RECIPIENT_WORDS: readonly string[] = ['all', '全員', 'everyone', 'みんな', '皆', '皆さん', 'toall', '@all', '@everyone'];
+export const ALL_RECIPIENT_WORDS: readonly string[] = [
+  'all',
+  '全員',
+  'everyone',
+  'みんな',
+  '皆',
+  '皆さん',
+  'toall',
+  '@all',
+  '@everyone',
+];
 
 /** Words meaning "the person asking" in a person / target_user / recipients value. */
-export const SENDER_ALIASES: readonly string[] = ['自分', '私', 'わたし', '僕', 'ぼく', '俺', 'おれ', '自分自身', 'me', 'myself', 'sender', 'i'];
+export const SENDER_ALIASES: readonly string[] = [
+  '自分',
+  '私',
+  'わたし',
+  '僕',
+  'ぼく',
+  '俺',
+  'おれ',
+  '自分自身',
+  'me',
+  'myself',
+  'sender',
+  'i',
+];
 
 const key = (s: string): string => s.normalize('NFKC').trim().toLowerCase();
 
 /** Names of the parameters carrying `role`, in the tool's declaration order. */
 export function paramsWithRole(tool: Pick<ToolMeta, 'paramRoles'>, role: ParamRole): string[] {
-  return Object.entries(tool.paramRoles ?? {}).filter(([, r]) => r === role).map(([name]) => name);
+  return Object.entries(tool.paramRoles ?? {})
+    .filter(([, r]) => r === role)
+    .map(([name]) => name);
 }
 
 /** Roles whose value is one person reference (「自分」 there means the sender). */
 const SINGLE_PERSON_ROLES: ReadonlySet<ParamRole> = new Set<ParamRole>([
-  'person', 'target_user', 'assignee', 'reminder_target', 'memory_subject',
+  'person',
+  'target_user',
+  'assignee',
+  'reminder_target',
+  'memory_subject',
 ]);
 
 /** Names of the parameters holding one person reference, in the tool's declaration order. */
 export function personParams(tool: Pick<ToolMeta, 'paramRoles'>): string[] {
-  return Object.entries(tool.paramRoles ?? {}).filter(([, r]) => SINGLE_PERSON_ROLES.has(r)).map(([name]) => name);
+  return Object.entries(tool.paramRoles ?? {})
+    .filter(([, r]) => SINGLE_PERSON_ROLES.has(r))
+    .map(([name]) => name);
 }
 
 /** True when a string means the asker (「自分」, "me" …). */
@@ -64,7 +95,11 @@ export interface RecipientCount {
 
 function listOf(value: unknown): unknown[] {
   if (Array.isArray(value)) return value;
-  if (typeof value === 'string') return value.split(/[,、，;；\n]+/).map((s) => s.trim()).filter((s) => s.length > 0);
+  if (typeof value === 'string')
+    return value
+      .split(/[,、，;；\n]+/)
+      .map((s) => s.trim())
+      .filter((s) => s.length > 0);
   if (value === undefined || value === null) return [];
   return [value];
 }

@@ -3,16 +3,15 @@
  * into an organisation-local calendar date (and time) — priority 7 normalisation. Pure: the clock and
  * the time zone are inputs. Weeks start on Monday (Japanese business convention).
  */
-import {
-  addDays, daysInMonth, formatYMD, isValidYMD, weekdayOf, zonedParts, type YMD,
-} from '../core/zoned-time';
+import { addDays, daysInMonth, formatYMD, isValidYMD, weekdayOf, zonedParts, type YMD } from '../core/zoned-time';
 
 /** Result of {@link resolveDate}: a `YYYY-MM-DD` date and optional `HH:mm`, or failure. */
 export type ResolvedDate = { ok: true; date: string; time?: string } | { ok: false };
 
 const JA_WEEKDAYS = '月火水木金土日';
 const EN_WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
-const EN_WEEKDAY_RE = '(monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tues?|wed|thu(?:rs?)?|fri|sat|sun)';
+const EN_WEEKDAY_RE =
+  '(monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tues?|wed|thu(?:rs?)?|fri|sat|sun)';
 
 const pad = (n: number): string => String(n).padStart(2, '0');
 
@@ -61,15 +60,20 @@ const DATE_RULES: DateRule[] = [
   [/^in (\d{1,3}) days?$/, (m, t) => addDays(t, n(m[1]))],
   [/^(\d{1,2})週間後$/, (m, t) => addDays(t, 7 * n(m[1]))],
   [/^in (\d{1,2}) weeks?$/, (m, t) => addDays(t, 7 * n(m[1]))],
-  [/^(今週|来週|再来週)の?([月火水木金土日])(?:曜日?)?$/, (m, t) =>
-    weekDay(t, ['今週', '来週', '再来週'].indexOf(m[1] ?? ''), JA_WEEKDAYS.indexOf(m[2] ?? ''))],
+  [
+    /^(今週|来週|再来週)の?([月火水木金土日])(?:曜日?)?$/,
+    (m, t) => weekDay(t, ['今週', '来週', '再来週'].indexOf(m[1] ?? ''), JA_WEEKDAYS.indexOf(m[2] ?? '')),
+  ],
   [/^([月火水木金土日])曜日?$/, (m, t) => nextOccurrence(t, JA_WEEKDAYS.indexOf(m[1] ?? ''))],
-  [new RegExp(`^(this|next|coming)? ?${EN_WEEKDAY_RE}$`), (m, t) => {
-    const wd = enWeekday(m[2] ?? '');
-    if (m[1] === 'next') return weekDay(t, 1, wd);
-    if (m[1] === 'this') return weekDay(t, 0, wd);
-    return nextOccurrence(t, wd);
-  }],
+  [
+    new RegExp(`^(this|next|coming)? ?${EN_WEEKDAY_RE}$`),
+    (m, t) => {
+      const wd = enWeekday(m[2] ?? '');
+      if (m[1] === 'next') return weekDay(t, 1, wd);
+      if (m[1] === 'this') return weekDay(t, 0, wd);
+      return nextOccurrence(t, wd);
+    },
+  ],
   [/^(?:今週末|週末|this weekend|end of (?:the |this )?week)$/, (_, t) => weekEnd(t, 0)],
   [/^(?:来週末|end of next week)$/, (_, t) => weekEnd(t, 1)],
   [/^(?:今月末|月末|end of (?:the |this )?month)$/, (_, t) => monthEnd(t, 0)],
@@ -95,8 +99,10 @@ type TimeRule = [RegExp, (m: RegExpExecArray) => string | undefined];
 
 /** Time suffixes, tested against the end of the expression. */
 const TIME_RULES: TimeRule[] = [
-  [/(午前|午後|am|pm)?\s*(?<!\d)(\d{1,2})時(?:(半)|(\d{1,2})分)?$/, (m) =>
-    toClock(m[1], n(m[2]), m[3] ? 30 : m[4] ? n(m[4]) : 0)],
+  [
+    /(午前|午後|am|pm)?\s*(?<!\d)(\d{1,2})時(?:(半)|(\d{1,2})分)?$/,
+    (m) => toClock(m[1], n(m[2]), m[3] ? 30 : m[4] ? n(m[4]) : 0),
+  ],
   [/(?<![\d:])(\d{1,2}):(\d{2})\s*(am|pm)?$/, (m) => toClock(m[3], n(m[1]), n(m[2]))],
   [/(?<!\d)(\d{1,2})\s*(am|pm)$/, (m) => toClock(m[2], n(m[1]), 0)],
   [/正午$/, () => '12:00'],
@@ -151,7 +157,10 @@ export function resolveDate(expr: string, now: Date, timezone: string): Resolved
       if (!m) continue;
       time = toTime(m);
       if (!time) return { ok: false };
-      rest = rest.slice(0, m.index).replace(/(?:\s*\bat|[の\s,、])+$/, '').trim();
+      rest = rest
+        .slice(0, m.index)
+        .replace(/(?:\s*\bat|[の\s,、])+$/, '')
+        .trim();
       break;
     }
     const today = zonedParts(now, timezone);

@@ -30,60 +30,152 @@ export interface ProposalRuleContext {
 /** Minimum reasoning length in characters (R-C3). */
 export const MIN_REASONING_CHARS = 20;
 
-const block = (code: RuleHit['code'], reason: string, userNoteJa: string): RuleHit => ({ action: 'BLOCK', code, reason, userNoteJa });
-const confirm = (code: RuleHit['code'], type: 'single' | 'double', reason: string, userNoteJa: string): RuleHit =>
-  ({ action: 'CONFIRM', code, confirmationType: type, reason, userNoteJa });
+const block = (code: RuleHit['code'], reason: string, userNoteJa: string): RuleHit => ({
+  action: 'BLOCK',
+  code,
+  reason,
+  userNoteJa,
+});
+const confirm = (code: RuleHit['code'], type: 'single' | 'double', reason: string, userNoteJa: string): RuleHit => ({
+  action: 'CONFIRM',
+  code,
+  confirmationType: type,
+  reason,
+  userNoteJa,
+});
 
 /** Priority 0: the tool must exist and be enabled. Never shadowable. */
 export const TOOL_RULES: readonly Rule<{ toolName: string; tool: ToolMeta | undefined }>[] = [
-  { name: 'tool.unknown', priority: 0, shadowable: false, check: (c) => c.tool ? null
-    : block('G_UNKNOWN_TOOL', `unknown tool "${c.toolName}"`, 'その操作には対応していません') },
-  { name: 'tool.disabled', priority: 0, shadowable: false, check: (c) => !c.tool || c.tool.enabled ? null
-    : block('G_TOOL_DISABLED', `tool "${c.toolName}" is disabled`, 'この機能は現在停止中です') },
+  {
+    name: 'tool.unknown',
+    priority: 0,
+    shadowable: false,
+    check: (c) =>
+      c.tool ? null : block('G_UNKNOWN_TOOL', `unknown tool "${c.toolName}"`, 'その操作には対応していません'),
+  },
+  {
+    name: 'tool.disabled',
+    priority: 0,
+    shadowable: false,
+    check: (c) =>
+      !c.tool || c.tool.enabled
+        ? null
+        : block('G_TOOL_DISABLED', `tool "${c.toolName}" is disabled`, 'この機能は現在停止中です'),
+  },
 ];
 
 const CONSTITUTION_NOTE = '判断の根拠に問題があったため実行を中止しました';
 
 /** Priority 1: reasoning present, long enough, and free of permission claims (seed 003 §4.7). */
 export const CONSTITUTION_RULES: readonly Rule<{ reasoning: Reasoning | null }>[] = [
-  { name: 'constitution.reasoning_present', priority: 1, check: (c) => c.reasoning ? null
-    : block('G_CONSTITUTION_NO_REASONING', 'brain output carries no reasoning', CONSTITUTION_NOTE) },
-  { name: 'constitution.reasoning_length', priority: 1, check: (c) => {
-    const len = [...reasoningText(c.reasoning).trim()].length;
-    return len >= MIN_REASONING_CHARS ? null
-      : block('G_CONSTITUTION_SHORT_REASONING', `reasoning has ${len} characters (< ${MIN_REASONING_CHARS})`, CONSTITUTION_NOTE);
-  } },
-  { name: 'constitution.permission_claim', priority: 1, check: (c) => {
-    const p = findPattern([reasoningText(c.reasoning)], PERMISSION_CLAIM_PATTERNS);
-    return p ? block('G_CONSTITUTION_PERMISSION_CLAIM', `reasoning asserts a permission decision (${p.source})`, CONSTITUTION_NOTE) : null;
-  } },
+  {
+    name: 'constitution.reasoning_present',
+    priority: 1,
+    check: (c) =>
+      c.reasoning ? null : block('G_CONSTITUTION_NO_REASONING', 'brain output carries no reasoning', CONSTITUTION_NOTE),
+  },
+  {
+    name: 'constitution.reasoning_length',
+    priority: 1,
+    check: (c) => {
+      const len = [...reasoningText(c.reasoning).trim()].length;
+      return len >= MIN_REASONING_CHARS
+        ? null
+        : block(
+            'G_CONSTITUTION_SHORT_REASONING',
+            `reasoning has ${len} characters (< ${MIN_REASONING_CHARS})`,
+            CONSTITUTION_NOTE,
+          );
+    },
+  },
+  {
+    name: 'constitution.permission_claim',
+    priority: 1,
+    check: (c) => {
+      const p = findPattern([reasoningText(c.reasoning)], PERMISSION_CLAIM_PATTERNS);
+      return p
+        ? block(
+            'G_CONSTITUTION_PERMISSION_CLAIM',
+            `reasoning asserts a permission decision (${p.source})`,
+            CONSTITUTION_NOTE,
+          )
+        : null;
+    },
+  },
 ];
 
 /** Priority 2: secret-like values and confidential words anywhere in the parameters. */
 export const SECURITY_RULES: readonly Rule<ProposalRuleContext>[] = [
-  { name: 'security.ng_pattern', priority: 2, check: (c) => {
-    const p = findPattern(c.texts, c.config.ngPatterns);
-    return p ? block('G_NG_PATTERN', `parameters match NG pattern ${p.source}`, '秘密情報（パスワード等）が含まれるため実行できません') : null;
-  } },
-  { name: 'security.confidential', priority: 2, check: (c) => {
-    const w = findWord(c.texts, c.config.confidentialWords);
-    return w ? block('G_CONFIDENTIAL', `parameters contain confidential word "${w}"`, '機密情報に関わる内容のため実行できません') : null;
-  } },
+  {
+    name: 'security.ng_pattern',
+    priority: 2,
+    check: (c) => {
+      const p = findPattern(c.texts, c.config.ngPatterns);
+      return p
+        ? block(
+            'G_NG_PATTERN',
+            `parameters match NG pattern ${p.source}`,
+            '秘密情報（パスワード等）が含まれるため実行できません',
+          )
+        : null;
+    },
+  },
+  {
+    name: 'security.confidential',
+    priority: 2,
+    check: (c) => {
+      const w = findWord(c.texts, c.config.confidentialWords);
+      return w
+        ? block(
+            'G_CONFIDENTIAL',
+            `parameters contain confidential word "${w}"`,
+            '機密情報に関わる内容のため実行できません',
+          )
+        : null;
+    },
+  },
 ];
 
 /** Priority 3: risk and `requiresConfirmation` from the tool declaration. */
 export const DANGEROUS_RULES: readonly Rule<ProposalRuleContext>[] = [
-  { name: 'dangerous.risk', priority: 3, check: ({ tool }) => {
-    switch (tool.risk) {
-      case 'critical': return block('G_DANGEROUS_CRITICAL', `tool "${tool.name}" is risk critical`, 'この操作は自動では実行できません');
-      case 'high': return confirm('G_DANGEROUS_HIGH', 'double', `tool "${tool.name}" is risk high`, '影響の大きい操作です（二重確認）');
-      case 'medium': return confirm('G_DANGEROUS_MEDIUM', 'single', `tool "${tool.name}" is risk medium`, '変更を伴う操作です');
-      default: return null;
-    }
-  } },
-  { name: 'dangerous.requires_confirmation', priority: 3, check: ({ tool }) => tool.requiresConfirmation
-    ? confirm('G_TOOL_REQUIRES_CONFIRMATION', 'single', `tool "${tool.name}" requires confirmation`, '実行前に確認が必要な操作です')
-    : null },
+  {
+    name: 'dangerous.risk',
+    priority: 3,
+    check: ({ tool }) => {
+      switch (tool.risk) {
+        case 'critical':
+          return block(
+            'G_DANGEROUS_CRITICAL',
+            `tool "${tool.name}" is risk critical`,
+            'この操作は自動では実行できません',
+          );
+        case 'high':
+          return confirm(
+            'G_DANGEROUS_HIGH',
+            'double',
+            `tool "${tool.name}" is risk high`,
+            '影響の大きい操作です（二重確認）',
+          );
+        case 'medium':
+          return confirm('G_DANGEROUS_MEDIUM', 'single', `tool "${tool.name}" is risk medium`, '変更を伴う操作です');
+        default:
+          return null;
+      }
+    },
+  },
+  {
+    name: 'dangerous.requires_confirmation',
+    priority: 3,
+    check: ({ tool }) =>
+      tool.requiresConfirmation
+        ? confirm(
+            'G_TOOL_REQUIRES_CONFIRMATION',
+            'single',
+            `tool "${tool.name}" requires confirmation`,
+            '実行前に確認が必要な操作です',
+          )
+        : null,
+  },
 ];
 
 /** Priority 4: one rule per organisation policy, named `policy:<id>`. */
@@ -99,8 +191,14 @@ export function policyRules(policies: readonly GuardianPolicy[]): Rule<ProposalR
       if (keywords.length > 0 && hitWord === undefined) return null;
       const why = `policy ${p.id} "${p.title}"${hitWord ? ` (keyword "${hitWord}")` : ''}`;
       return p.rule.action === 'block'
-        ? { ...block('G_POLICY_BLOCK', `${why} forbids this call`, `社内ルール「${p.title}」により実行できません`), policyId: p.id }
-        : { ...confirm('G_POLICY_CONFIRM', 'single', `${why} may apply`, `社内ルール「${p.title}」に関わる操作です`), policyId: p.id };
+        ? {
+            ...block('G_POLICY_BLOCK', `${why} forbids this call`, `社内ルール「${p.title}」により実行できません`),
+            policyId: p.id,
+          }
+        : {
+            ...confirm('G_POLICY_CONFIRM', 'single', `${why} may apply`, `社内ルール「${p.title}」に関わる操作です`),
+            policyId: p.id,
+          };
     },
   }));
 }
@@ -113,11 +211,17 @@ export function overallConfidence(confidence: Confidence | null | undefined): nu
 
 /** Priority 5: confidence thresholds 0.3 / 0.5 / 0.7. */
 export const CONFIDENCE_RULES: readonly Rule<ProposalRuleContext>[] = [
-  { name: 'confidence', priority: 5, check: (c) => {
-    const v = overallConfidence(c.confidence);
-    if (v < 0.3) return block('G_CONFIDENCE_VERY_LOW', `confidence ${v} < 0.3`, 'ご依頼の内容を理解できませんでした');
-    if (v < 0.5) return confirm('G_CONFIDENCE_LOW', 'single', `confidence ${v} < 0.5`, 'ご依頼の意図を確認させてください');
-    if (v < 0.7) return confirm('G_CONFIDENCE_MEDIUM', 'single', `confidence ${v} < 0.7`, '念のため内容を確認させてください');
-    return null;
-  } },
+  {
+    name: 'confidence',
+    priority: 5,
+    check: (c) => {
+      const v = overallConfidence(c.confidence);
+      if (v < 0.3) return block('G_CONFIDENCE_VERY_LOW', `confidence ${v} < 0.3`, 'ご依頼の内容を理解できませんでした');
+      if (v < 0.5)
+        return confirm('G_CONFIDENCE_LOW', 'single', `confidence ${v} < 0.5`, 'ご依頼の意図を確認させてください');
+      if (v < 0.7)
+        return confirm('G_CONFIDENCE_MEDIUM', 'single', `confidence ${v} < 0.7`, '念のため内容を確認させてください');
+      return null;
+    },
+  },
 ];

@@ -37,7 +37,8 @@ export function collectStrings(value: unknown): string[] {
 
 /** Tests a pattern without depending on (or changing) its `lastIndex` (flags g/y are dropped). */
 export function testPattern(pattern: RegExp, text: string): boolean {
-  const stateless = pattern.global || pattern.sticky ? new RegExp(pattern.source, pattern.flags.replace(/[gy]/g, '')) : pattern;
+  const stateless =
+    pattern.global || pattern.sticky ? new RegExp(pattern.source, pattern.flags.replace(/[gy]/g, '')) : pattern;
   return stateless.test(text);
 }
 

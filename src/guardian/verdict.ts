@@ -51,14 +51,29 @@ export const REASON_CODES = {
   G_UNKNOWN_TOOL: { action: 'BLOCK', description: 'The proposed tool is not registered.' },
   G_TOOL_DISABLED: { action: 'BLOCK', description: 'The proposed tool is registered but disabled.' },
   G_CONSTITUTION_NO_REASONING: { action: 'BLOCK', description: 'The brain output carries no reasoning (R-C3).' },
-  G_CONSTITUTION_SHORT_REASONING: { action: 'BLOCK', description: 'The reasoning is shorter than 20 characters (R-C3).' },
-  G_CONSTITUTION_PERMISSION_CLAIM: { action: 'BLOCK', description: 'The LLM asserted a permission decision in its reasoning.' },
-  G_NG_PATTERN: { action: 'BLOCK', description: 'A secret-like value (password, API key, My Number, card number) was found.' },
+  G_CONSTITUTION_SHORT_REASONING: {
+    action: 'BLOCK',
+    description: 'The reasoning is shorter than 20 characters (R-C3).',
+  },
+  G_CONSTITUTION_PERMISSION_CLAIM: {
+    action: 'BLOCK',
+    description: 'The LLM asserted a permission decision in its reasoning.',
+  },
+  G_NG_PATTERN: {
+    action: 'BLOCK',
+    description: 'A secret-like value (password, API key, My Number, card number) was found.',
+  },
   G_CONFIDENTIAL: { action: 'BLOCK', description: 'A confidential word (salary, evaluation, M&A …) was found.' },
-  G_DANGEROUS_CRITICAL: { action: 'BLOCK', description: 'The tool is declared risk critical: never run automatically.' },
+  G_DANGEROUS_CRITICAL: {
+    action: 'BLOCK',
+    description: 'The tool is declared risk critical: never run automatically.',
+  },
   G_DANGEROUS_HIGH: { action: 'CONFIRM', description: 'The tool is declared risk high: double confirmation.' },
   G_DANGEROUS_MEDIUM: { action: 'CONFIRM', description: 'The tool is declared risk medium: confirmation.' },
-  G_TOOL_REQUIRES_CONFIRMATION: { action: 'CONFIRM', description: 'The tool declares that it always needs confirmation.' },
+  G_TOOL_REQUIRES_CONFIRMATION: {
+    action: 'CONFIRM',
+    description: 'The tool declares that it always needs confirmation.',
+  },
   G_POLICY_BLOCK: { action: 'BLOCK', description: 'An organisation policy forbids this call.' },
   G_POLICY_CONFIRM: { action: 'CONFIRM', description: 'An organisation policy may be affected: confirm citing it.' },
   G_CONFIDENCE_VERY_LOW: { action: 'BLOCK', description: 'Overall confidence below 0.3 (or missing).' },
@@ -67,7 +82,10 @@ export const REASON_CODES = {
   G_AMOUNT_HIGH: { action: 'CONFIRM', description: 'Amount above 100,000 yen.' },
   G_AMOUNT_VERY_HIGH: { action: 'CONFIRM', description: 'Amount above 1,000,000 yen: double confirmation.' },
   G_RECIPIENTS_MANY: { action: 'CONFIRM', description: 'Three or more recipients.' },
-  G_RECIPIENTS_MASS: { action: 'CONFIRM', description: 'Ten or more recipients: double confirmation with content check.' },
+  G_RECIPIENTS_MASS: {
+    action: 'CONFIRM',
+    description: 'Ten or more recipients: double confirmation with content check.',
+  },
   G_RECIPIENTS_ALL: { action: 'CONFIRM', description: 'Sent to everyone: double confirmation.' },
   G_DELETE: { action: 'CONFIRM', description: 'Deletes one item.' },
   G_DELETE_BULK: { action: 'CONFIRM', description: 'Deletes several items (count shown).' },
@@ -75,10 +93,16 @@ export const REASON_CODES = {
   G_PARAM_UNFIXABLE: { action: 'CONFIRM', description: 'A parameter value could not be interpreted.' },
   G_DATE_PAST: { action: 'CONFIRM', description: 'A date lies before today (organisation time zone).' },
   G_DATE_FAR_FUTURE: { action: 'CONFIRM', description: 'A date lies more than 365 days ahead.' },
-  G_STRICT_MODE_CONFIRM: { action: 'CONFIRM', description: 'Strict approval mode: every tool with effects is confirmed (R-G2).' },
+  G_STRICT_MODE_CONFIRM: {
+    action: 'CONFIRM',
+    description: 'Strict approval mode: every tool with effects is confirmed (R-G2).',
+  },
   G_OK: { action: 'ALLOW', description: 'Every rule passed.' },
   G_REPLY_OK: { action: 'ALLOW', description: 'The reply text passed the output checks.' },
-  G_REPLY_MARKUP_NEUTRALISED: { action: 'MODIFY', description: 'Mass or raw mention markup in the reply was neutralised.' },
+  G_REPLY_MARKUP_NEUTRALISED: {
+    action: 'MODIFY',
+    description: 'Mass or raw mention markup in the reply was neutralised.',
+  },
 } as const satisfies Record<string, ReasonCodeInfo>;
 
 /** A Guardian reason code. */
@@ -87,9 +111,13 @@ export type ReasonCode = keyof typeof REASON_CODES;
 /** Strictness order used to pick the winner inside one tier: BLOCK > CONFIRM double > CONFIRM single > MODIFY. */
 export function severityOf(action: GuardianAction | 'PASS', confirmationType?: 'single' | 'double'): number {
   switch (action) {
-    case 'BLOCK': return 4;
-    case 'CONFIRM': return confirmationType === 'double' ? 3 : 2;
-    case 'MODIFY': return 1;
-    default: return 0;
+    case 'BLOCK':
+      return 4;
+    case 'CONFIRM':
+      return confirmationType === 'double' ? 3 : 2;
+    case 'MODIFY':
+      return 1;
+    default:
+      return 0;
   }
 }

@@ -15,7 +15,10 @@ export function messageDedupeKey(m: Pick<InboundMessage, 'platform' | 'roomId' |
  * message is stored, so an adapter may acknowledge the platform right after (R-A2: accepted = not lost).
  */
 export class Intake {
-  constructor(private readonly queue: WorkQueue, private readonly onAccepted: () => void = () => undefined) {}
+  constructor(
+    private readonly queue: WorkQueue,
+    private readonly onAccepted: () => void = () => undefined,
+  ) {}
 
   async accept(msg: InboundMessage): Promise<{ status: 'accepted' | 'duplicate' }> {
     const res = await this.queue.enqueue({

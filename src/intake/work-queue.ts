@@ -64,7 +64,9 @@ export function enqueueSelectCte(name: string, select: string): string {
 
 /** Deletes finished (done or failed) items last touched before `before` (retention); unfinished work stays. */
 export async function purgeFinishedWork(db: Db, before: Date): Promise<number> {
-  const { count } = await db.workItem.deleteMany({ where: { state: { in: ['done', 'failed'] }, updatedAt: { lt: before } } });
+  const { count } = await db.workItem.deleteMany({
+    where: { state: { in: ['done', 'failed'] }, updatedAt: { lt: before } },
+  });
   return count;
 }
 
@@ -112,7 +114,10 @@ interface ClaimRow {
 export class WorkQueue {
   private readonly sql: Sql;
 
-  constructor(db: Db, private readonly opts: WorkQueueOptions) {
+  constructor(
+    db: Db,
+    private readonly opts: WorkQueueOptions,
+  ) {
     this.sql = sqlRunner(db, opts.pool);
   }
 
@@ -123,7 +128,15 @@ export class WorkQueue {
        VALUES ($1, $2::jsonb, $3, $4, $5, $6)
        ON CONFLICT ("dedupeKey") DO NOTHING
        RETURNING id::text AS id`,
-      [input.type, JSON.stringify(input.payload), input.orderingKey, input.dedupeKey, input.runAt ?? new Date(), input.maxAttempts ?? this.opts.defaultMaxAttempts]);
+      [
+        input.type,
+        JSON.stringify(input.payload),
+        input.orderingKey,
+        input.dedupeKey,
+        input.runAt ?? new Date(),
+        input.maxAttempts ?? this.opts.defaultMaxAttempts,
+      ],
+    );
     const row = rows[0];
     return row ? { id: BigInt(row.id), duplicate: false } : { id: null, duplicate: true };
   }
@@ -151,16 +164,29 @@ export class WorkQueue {
          LIMIT 1
          FOR UPDATE SKIP LOCKED)
        RETURNING id::text AS id, type, payload, "orderingKey", attempts, "maxAttempts", "claimedBy", "dedupeKey"`,
-      [token, this.opts.claimTtlMs, typeFilter]);
+      [token, this.opts.claimTtlMs, typeFilter],
+    );
     const r = rows[0];
     if (!r) return null;
-    return { id: BigInt(r.id), type: r.type as WorkType, payload: r.payload, orderingKey: r.orderingKey, attempts: r.attempts, maxAttempts: r.maxAttempts, claimToken: r.claimedBy, dedupeKey: r.dedupeKey };
+    return {
+      id: BigInt(r.id),
+      type: r.type as WorkType,
+      payload: r.payload,
+      orderingKey: r.orderingKey,
+      attempts: r.attempts,
+      maxAttempts: r.maxAttempts,
+      claimToken: r.claimedBy,
+      dedupeKey: r.dedupeKey,
+    };
   }
 
   /** Marks an item done. False when the claim was lost (expired and taken by another worker). */
   async complete(item: ClaimedItem): Promise<boolean> {
     const p = new SqlParams();
-    const rows = await this.sql<{ n: number }>(`WITH ${completeCte(p, 'w', item)} SELECT count(*)::int AS n FROM w`, p.values);
+    const rows = await this.sql<{ n: number }>(
+      `WITH ${completeCte(p, 'w', item)} SELECT count(*)::int AS n FROM w`,
+      p.values,
+    );
     return rows[0]?.n === 1;
   }
 
@@ -177,7 +203,8 @@ export class WorkQueue {
     const rows = await this.sql(
       `UPDATE work_items SET ${set}, "lastError" = $3, "updatedAt" = now(), "claimExpiresAt" = NULL
        WHERE ${HELD} RETURNING 1`,
-      [item.id.toString(), item.claimToken, error, ...(finalFailure ? [] : [delay])]);
+      [item.id.toString(), item.claimToken, error, ...(finalFailure ? [] : [delay])],
+    );
     if (rows.length !== 1) return 'lost';
     return finalFailure ? 'failed' : 'queued';
   }
@@ -187,7 +214,9 @@ export class WorkQueue {
     await this.sql(
       `UPDATE work_items SET state = 'queued', attempts = GREATEST(attempts - 1, 0), "claimExpiresAt" = NULL,
               "updatedAt" = now()
-       WHERE ${HELD}`, [item.id.toString(), item.claimToken]);
+       WHERE ${HELD}`,
+      [item.id.toString(), item.claimToken],
+    );
   }
 
   /**
@@ -198,7 +227,8 @@ export class WorkQueue {
     const rows = await this.sql(
       `UPDATE work_items SET state = 'failed', "lastError" = 'abandoned: the worker stopped on every attempt',
               "finishedAt" = now(), "updatedAt" = now()
-       WHERE state = 'running' AND "claimExpiresAt" < now() AND attempts > "maxAttempts" RETURNING 1`);
+       WHERE state = 'running' AND "claimExpiresAt" < now() AND attempts > "maxAttempts" RETURNING 1`,
+    );
     return rows.length;
   }
 
@@ -206,14 +236,17 @@ export class WorkQueue {
   async heartbeat(item: ClaimedItem): Promise<boolean> {
     const rows = await this.sql(
       `UPDATE work_items SET "claimExpiresAt" = now() + ($3::int * interval '1 millisecond')
-       WHERE ${HELD} RETURNING 1`, [item.id.toString(), item.claimToken, this.opts.claimTtlMs]);
+       WHERE ${HELD} RETURNING 1`,
+      [item.id.toString(), item.claimToken, this.opts.claimTtlMs],
+    );
     return rows.length === 1;
   }
 
   /** Items waiting or running, by state (metrics). */
   async depth(): Promise<Record<string, number>> {
     const rows = await this.sql<{ state: string; n: number }>(
-      `SELECT state, count(*)::int AS n FROM work_items WHERE state IN ('queued', 'running') GROUP BY state`);
+      `SELECT state, count(*)::int AS n FROM work_items WHERE state IN ('queued', 'running') GROUP BY state`,
+    );
     return Object.fromEntries(rows.map((r) => [r.state, r.n]));
   }
 }

@@ -70,7 +70,9 @@ export class WorkerPool {
     let timer: NodeJS.Timeout | undefined;
     const timedOut = await Promise.race([
       all.then(() => false),
-      new Promise<boolean>((r) => { timer = setTimeout(() => r(true), graceMs); }),
+      new Promise<boolean>((r) => {
+        timer = setTimeout(() => r(true), graceMs);
+      }),
     ]);
     clearTimeout(timer);
     if (timedOut) {
@@ -96,7 +98,10 @@ export class WorkerPool {
         const now = Date.now();
         if (now - this.lastAlertAt > (this.opts.alertWindowMs ?? 60000)) {
           this.lastAlertAt = now;
-          this.opts.logger.error({ alert: 'db_unavailable', err: this.opts.describeError(err).text }, 'ADMIN ALERT: work queue unreachable; workers are backing off');
+          this.opts.logger.error(
+            { alert: 'db_unavailable', err: this.opts.describeError(err).text },
+            'ADMIN ALERT: work queue unreachable; workers are backing off',
+          );
         }
         await sleep(Math.min(5000, pollMs * 8));
         continue;
@@ -105,12 +110,25 @@ export class WorkerPool {
         if (Date.now() - this.lastSweepAt > 10000) {
           this.lastSweepAt = Date.now();
           const n = await this.opts.queue.failAbandoned().catch(() => 0);
-          if (n > 0) this.opts.logger.error({ alert: 'work_abandoned', count: n }, 'ADMIN ALERT: work items failed after repeated worker crashes');
+          if (n > 0)
+            this.opts.logger.error(
+              { alert: 'work_abandoned', count: n },
+              'ADMIN ALERT: work items failed after repeated worker crashes',
+            );
         }
         await new Promise<void>((resolve) => {
           // Jitter keeps idle loops (and instances) from polling in step.
-          const t = setTimeout(() => { this.waiters = this.waiters.filter((w) => w !== wake); resolve(); }, pollMs * (0.75 + Math.random() * 0.5));
-          const wake = () => { clearTimeout(t); resolve(); };
+          const t = setTimeout(
+            () => {
+              this.waiters = this.waiters.filter((w) => w !== wake);
+              resolve();
+            },
+            pollMs * (0.75 + Math.random() * 0.5),
+          );
+          const wake = () => {
+            clearTimeout(t);
+            resolve();
+          };
           this.waiters.push(wake);
         });
         continue;
@@ -127,15 +145,21 @@ export class WorkerPool {
     // A slow turn (LLM retries) must not look like a crashed worker: keep the claim alive while it runs. A
     // heartbeat that finds the claim gone (expired and possibly taken over) tells the handler to stop before
     // any further effect; the outbox checks the claim itself before posting.
-    const beat = setInterval(() => {
-      void this.opts.queue.heartbeat(item).then((held) => {
-        if (!held && !item.claimLost && !this.finished.has(item) && this.inFlight.has(item)) {
-          item.claimLost = true;
-          const ids = { workItemId: String(item.id), worker };
-          this.opts.logger.warn(ids, 'claim lost while running: stopping before any further effect');
-        }
-      }, () => undefined);
-    }, Math.max(100, Math.floor(this.opts.claimTtlMs / 3)));
+    const beat = setInterval(
+      () => {
+        void this.opts.queue.heartbeat(item).then(
+          (held) => {
+            if (!held && !item.claimLost && !this.finished.has(item) && this.inFlight.has(item)) {
+              item.claimLost = true;
+              const ids = { workItemId: String(item.id), worker };
+              this.opts.logger.warn(ids, 'claim lost while running: stopping before any further effect');
+            }
+          },
+          () => undefined,
+        );
+      },
+      Math.max(100, Math.floor(this.opts.claimTtlMs / 3)),
+    );
     try {
       if (!handler) throw new AppError('INTERNAL', `no handler for ${item.type}`, { retryable: false });
       const outcome = await handler(item);
@@ -145,7 +169,10 @@ export class WorkerPool {
     } catch (err) {
       const { text, retryable } = this.opts.describeError(err);
       const state = await this.opts.queue.fail(item, text, { retryable }).catch(() => 'lost' as const);
-      this.opts.logger.warn({ workItemId: String(item.id), worker, attempts: item.attempts, state, err: text }, 'work item attempt failed');
+      this.opts.logger.warn(
+        { workItemId: String(item.id), worker, attempts: item.attempts, state, err: text },
+        'work item attempt failed',
+      );
     } finally {
       clearInterval(beat);
       this.inFlight.delete(item);

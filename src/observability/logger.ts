@@ -12,7 +12,16 @@ export function createLogger(level: string, base: Record<string, unknown> = {}):
     level,
     base: { service: 'hisho', ...base },
     redact: {
-      paths: ['*.token', '*.apiKey', '*.authorization', '*.password', '*.databaseUrl', 'headers.authorization', 'headers["x-chatworktoken"]', 'req.headers'],
+      paths: [
+        '*.token',
+        '*.apiKey',
+        '*.authorization',
+        '*.password',
+        '*.databaseUrl',
+        'headers.authorization',
+        'headers["x-chatworktoken"]',
+        'req.headers',
+      ],
       censor: '[SECRET]',
     },
     formatters: {
@@ -23,7 +32,7 @@ export function createLogger(level: string, base: Record<string, unknown> = {}):
     hooks: {
       logMethod(args, method) {
         // Redact the message string too (the object part is handled by the formatter).
-        const redacted = args.map((a) => (typeof a === 'string' ? safeRedactText(a) ?? '' : a)) as typeof args;
+        const redacted = args.map((a) => (typeof a === 'string' ? (safeRedactText(a) ?? '') : a)) as typeof args;
         method.apply(this, redacted);
       },
     },

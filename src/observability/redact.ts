@@ -63,15 +63,26 @@ function isMyNumberMatch(match: string, scan: string, index: number): boolean {
   return labelled || isMyNumber(match.replace(/\D/g, ''));
 }
 
-const SECRET_LABEL = '(?<![A-Za-z])(?:password|passwd|passphrase|passcode|pwd|pin|token|secret|api[_ -]?key'
-  + '|access[_ -]?token|パスワード|暗証番号|トークン|シークレット)';
+const SECRET_LABEL =
+  '(?<![A-Za-z])(?:password|passwd|passphrase|passcode|pwd|pin|token|secret|api[_ -]?key' +
+  '|access[_ -]?token|パスワード|暗証番号|トークン|シークレット)';
 const SECRET_VALUE = '(?<v>[^\\s、。,]*[\\x21-\\x7e][^\\s、。,]*)';
 const ISO_TIME = /\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?(?!\d)/g;
-const TOKENS = new RegExp(['\\b(?:sk|pk|rk)[-_][A-Za-z0-9_-]{16,}', '\\bxox[abpr]-[A-Za-z0-9-]{10,}',
-  '\\bgh[pousr]_[A-Za-z0-9]{20,}', '\\bAKIA[0-9A-Z]{16}\\b'].join('|'), 'g');
+const TOKENS = new RegExp(
+  [
+    '\\b(?:sk|pk|rk)[-_][A-Za-z0-9_-]{16,}',
+    '\\bxox[abpr]-[A-Za-z0-9-]{10,}',
+    '\\bgh[pousr]_[A-Za-z0-9]{20,}',
+    '\\bAKIA[0-9A-Z]{16}\\b',
+  ].join('|'),
+  'g',
+);
 /** +81 90-…, (03)1234-5678, 03(1234)5678, 0120-123-456, 0312345678. */
-const PHONE = new RegExp('(?<![\\d+-])(?:\\+81[ -]?(?:\\(0\\)|0)?\\d{1,4}|\\(0\\d{1,4}\\)|0\\d{1,4})'
-  + '[ -]?\\(?\\d{1,4}\\)?[ -]?\\d{3,4}(?![\\d-])', 'g');
+const PHONE = new RegExp(
+  '(?<![\\d+-])(?:\\+81[ -]?(?:\\(0\\)|0)?\\d{1,4}|\\(0\\d{1,4}\\)|0\\d{1,4})' +
+    '[ -]?\\(?\\d{1,4}\\)?[ -]?\\d{3,4}(?![\\d-])',
+  'g',
+);
 const PLACE = '[\\p{Script=Han}\\p{Script=Katakana}ヶケ]';
 const TOWN = '[\\p{Script=Han}\\p{Script=Katakana}ヶケのノ-]';
 const BLOCK = '(?:\\d+丁目(?:\\d+番地?(?:\\d+号?)?)?|\\d+番地?(?:\\d+号?)?|\\d+-\\d+(?:-\\d+)?)';
@@ -188,15 +199,40 @@ function keyWords(key: string): string[] {
 }
 
 const SECRET_WORDS = new Set([
-  'password', 'passwd', 'passphrase', 'passcode', 'pwd', 'pin', 'secret', 'token', 'apikey', 'authorization', 'cookie',
-  'credential', 'credentials', 'signature', 'databaseurl', 'privatekey', 'パスワード', '暗証番号',
+  'password',
+  'passwd',
+  'passphrase',
+  'passcode',
+  'pwd',
+  'pin',
+  'secret',
+  'token',
+  'apikey',
+  'authorization',
+  'cookie',
+  'credential',
+  'credentials',
+  'signature',
+  'databaseurl',
+  'privatekey',
+  'パスワード',
+  '暗証番号',
 ]);
 const SECRET_PAIRS = new Set(['api key', 'private key', 'secret key', 'access key', 'database url', 'session id']);
 /** Compound words such as `chatworktoken`, `webhooksecret`. */
 const SECRET_SUFFIX = /(?:token|secret|password|passwd|apikey)$/;
 /** A key ending in one of these counts or describes a secret, it is not one (`tokenCount`, `passwordLength`). */
 const DESCRIPTIVE_TAIL = new Set([
-  'count', 'counts', 'total', 'limit', 'limits', 'length', 'usage', 'type', 'kind', 'policy',
+  'count',
+  'counts',
+  'total',
+  'limit',
+  'limits',
+  'length',
+  'usage',
+  'type',
+  'kind',
+  'policy',
 ]);
 
 /**

@@ -39,7 +39,7 @@ export function turnAudit(d: TurnDecision, t: TurnFacts): TurnRecordInput {
     confidence: d.brain?.confidence,
     contextSummary: d.context ? { ...d.context } : undefined,
     proposals: d.proposals,
-    toolsMs: (d.proposals ?? []).reduce((ms, p) => ms + ('execution' in p ? p.execution?.ms ?? 0 : 0), 0),
+    toolsMs: (d.proposals ?? []).reduce((ms, p) => ms + ('execution' in p ? (p.execution?.ms ?? 0) : 0), 0),
     guardianAction: d.guardian?.action ?? null,
     guardianReason: d.guardian?.reasonCode ?? null,
     authResult: d.auth?.result ?? null,

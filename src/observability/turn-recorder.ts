@@ -47,11 +47,19 @@ export interface TurnRecordInput {
   notes?: Record<string, unknown>;
 }
 
-
 /** One llm_usage row. */
 export interface UsageRow {
-  turnId: string; orgId: string | null; model: string; purpose: string; inputTokens: number; outputTokens: number;
-  cacheWriteTokens: number; cacheReadTokens: number; costUsd: string; durationMs: number; requestId: string | null;
+  turnId: string;
+  orgId: string | null;
+  model: string;
+  purpose: string;
+  inputTokens: number;
+  outputTokens: number;
+  cacheWriteTokens: number;
+  cacheReadTokens: number;
+  costUsd: string;
+  durationMs: number;
+  requestId: string | null;
 }
 
 /** A turn's rows, redacted and ready to insert. */
@@ -72,7 +80,11 @@ export interface PreparedTurn {
 export class TurnRecorder {
   private readonly sql: Sql;
 
-  constructor(db: Db, private readonly metrics?: Metrics, sql?: Sql) {
+  constructor(
+    db: Db,
+    private readonly metrics?: Metrics,
+    sql?: Sql,
+  ) {
     this.sql = sql ?? sqlRunner(db);
   }
 
@@ -84,26 +96,59 @@ export class TurnRecorder {
     const id = t.id ?? randomUUID();
     const calls = t.calls ?? [];
     const sum = (f: (c: LlmCallRecord) => number) => calls.reduce((a, c) => a + f(c), 0);
-    const js = (v: unknown): string | null => (v === undefined || v === null ? null : JSON.stringify(safeRedactValue(v)));
+    const js = (v: unknown): string | null =>
+      v === undefined || v === null ? null : JSON.stringify(safeRedactValue(v));
     const row: Record<string, unknown> = {
-      id, orgId: t.orgId, platform: t.platform, roomId: t.roomId, accountId: t.accountId, memberId: t.memberId,
-      workItemId: t.workItemId != null ? t.workItemId.toString() : null, kind: t.kind ?? 'user_request',
+      id,
+      orgId: t.orgId,
+      platform: t.platform,
+      roomId: t.roomId,
+      accountId: t.accountId,
+      memberId: t.memberId,
+      workItemId: t.workItemId != null ? t.workItemId.toString() : null,
+      kind: t.kind ?? 'user_request',
       inputRedacted: safeRedactText(t.input),
       contextSummary: js({ ...(t.contextSummary ?? {}), ...(t.notes ? { notes: t.notes } : {}) }) ?? '{}',
-      model: t.model ?? null, outputType: t.outputType ?? null, reasoning: js(t.reasoning), confidence: js(t.confidence),
-      proposals: js(t.proposals ?? []) ?? '[]', guardianAction: t.guardianAction ?? null, guardianReason: t.guardianReason ?? null,
-      authResult: t.authResult ?? null, authReason: t.authReason ?? null, execution: js(t.execution),
-      finalReply: safeRedactText(t.finalReply), decision: t.decision, reasonCode: t.reasonCode, finalDecider: t.finalDecider,
-      sealed: t.sealed ?? true, overrideable: t.overrideable ?? false, errorId: t.errorId ?? null, errorCategory: t.errorCategory ?? null,
-      totalMs: Math.round(t.totalMs), llmMs: Math.round(t.llmMs ?? sum((c) => c.durationMs)), toolsMs: Math.round(t.toolsMs ?? 0),
-      inputTokens: sum((c) => c.usage.inputTokens), outputTokens: sum((c) => c.usage.outputTokens),
-      cacheWriteTokens: sum((c) => c.usage.cacheWriteTokens), cacheReadTokens: sum((c) => c.usage.cacheReadTokens),
-      costUsd: sum((c) => c.costUsd).toFixed(6), selfCritique: js(t.selfCritique),
+      model: t.model ?? null,
+      outputType: t.outputType ?? null,
+      reasoning: js(t.reasoning),
+      confidence: js(t.confidence),
+      proposals: js(t.proposals ?? []) ?? '[]',
+      guardianAction: t.guardianAction ?? null,
+      guardianReason: t.guardianReason ?? null,
+      authResult: t.authResult ?? null,
+      authReason: t.authReason ?? null,
+      execution: js(t.execution),
+      finalReply: safeRedactText(t.finalReply),
+      decision: t.decision,
+      reasonCode: t.reasonCode,
+      finalDecider: t.finalDecider,
+      sealed: t.sealed ?? true,
+      overrideable: t.overrideable ?? false,
+      errorId: t.errorId ?? null,
+      errorCategory: t.errorCategory ?? null,
+      totalMs: Math.round(t.totalMs),
+      llmMs: Math.round(t.llmMs ?? sum((c) => c.durationMs)),
+      toolsMs: Math.round(t.toolsMs ?? 0),
+      inputTokens: sum((c) => c.usage.inputTokens),
+      outputTokens: sum((c) => c.usage.outputTokens),
+      cacheWriteTokens: sum((c) => c.usage.cacheWriteTokens),
+      cacheReadTokens: sum((c) => c.usage.cacheReadTokens),
+      costUsd: sum((c) => c.costUsd).toFixed(6),
+      selfCritique: js(t.selfCritique),
     };
     const usage = calls.map((c) => ({
-      turnId: id, orgId: t.orgId, model: c.model, purpose: c.purpose,
-      inputTokens: c.usage.inputTokens, outputTokens: c.usage.outputTokens, cacheWriteTokens: c.usage.cacheWriteTokens, cacheReadTokens: c.usage.cacheReadTokens,
-      costUsd: c.costUsd.toFixed(6), durationMs: c.durationMs, requestId: c.requestId ?? null,
+      turnId: id,
+      orgId: t.orgId,
+      model: c.model,
+      purpose: c.purpose,
+      inputTokens: c.usage.inputTokens,
+      outputTokens: c.usage.outputTokens,
+      cacheWriteTokens: c.usage.cacheWriteTokens,
+      cacheReadTokens: c.usage.cacheReadTokens,
+      costUsd: c.costUsd.toFixed(6),
+      durationMs: c.durationMs,
+      requestId: c.requestId ?? null,
     }));
     return { id, row, usage, observe: () => this.observe(t, calls) };
   }
@@ -135,17 +180,22 @@ export class TurnRecorder {
 }
 
 const TURN_JSON = new Set(['contextSummary', 'reasoning', 'confidence', 'proposals', 'execution', 'selfCritique']);
-const USAGE_COLUMNS = '"turnId", "orgId", model, purpose, "inputTokens", "outputTokens", "cacheWriteTokens", '
-  + '"cacheReadTokens", "costUsd", "durationMs", "requestId"';
-const USAGE_TYPES = '"turnId" text, "orgId" text, model text, purpose text, "inputTokens" int, "outputTokens" int, '
-  + '"cacheWriteTokens" int, "cacheReadTokens" int, "costUsd" numeric, "durationMs" int, "requestId" text';
+const USAGE_COLUMNS =
+  '"turnId", "orgId", model, purpose, "inputTokens", "outputTokens", "cacheWriteTokens", ' +
+  '"cacheReadTokens", "costUsd", "durationMs", "requestId"';
+const USAGE_TYPES =
+  '"turnId" text, "orgId" text, model text, purpose text, "inputTokens" int, "outputTokens" int, ' +
+  '"cacheWriteTokens" int, "cacheReadTokens" int, "costUsd" numeric, "durationMs" int, "requestId" text';
 
 /** CTEs `t` (the turn record) and `u` (its LLM usage rows, when there are any) for a prepared turn. */
 export function turnCtes(p: SqlParams, turn: PreparedTurn): string[] {
   const cols = Object.keys(turn.row);
-  const cast = (c: string) => (TURN_JSON.has(c) ? '::jsonb' : c === 'workItemId' ? '::bigint' : c === 'costUsd' ? '::numeric' : '');
-  const ctes = [`t AS (INSERT INTO turn_records (${cols.map((c) => `"${c}"`).join(', ')})
-    VALUES (${cols.map((c) => `${p.add(turn.row[c])}${cast(c)}`).join(', ')}) RETURNING 1)`];
+  const cast = (c: string) =>
+    TURN_JSON.has(c) ? '::jsonb' : c === 'workItemId' ? '::bigint' : c === 'costUsd' ? '::numeric' : '';
+  const ctes = [
+    `t AS (INSERT INTO turn_records (${cols.map((c) => `"${c}"`).join(', ')})
+    VALUES (${cols.map((c) => `${p.add(turn.row[c])}${cast(c)}`).join(', ')}) RETURNING 1)`,
+  ];
   if (turn.usage.length > 0) {
     ctes.push(`u AS (INSERT INTO llm_usage (${USAGE_COLUMNS}) SELECT ${USAGE_COLUMNS}
       FROM jsonb_to_recordset(${p.add(JSON.stringify(turn.usage))}::jsonb) AS x(${USAGE_TYPES}) RETURNING 1)`);

@@ -18,21 +18,47 @@ export function checkDirectory(dir: Directory): DirectoryProblem[] {
     keys.forEach((key, i) => {
       const first = seen.get(key);
       if (first === undefined) seen.set(key, i);
-      else problems.push({ path: [list, i, 'id'], message: `duplicate ${what} "${key}" (already used by ${formatPath([list, first])})` });
+      else
+        problems.push({
+          path: [list, i, 'id'],
+          message: `duplicate ${what} "${key}" (already used by ${formatPath([list, first])})`,
+        });
     });
     return seen;
   };
 
-  const departments = firstIndex('departments', dir.departments.map((d) => d.id), 'department id');
-  firstIndex('members', dir.members.map((m) => m.id), 'member id');
-  const rooms = firstIndex('rooms', dir.rooms.map((r) => `${r.platform}:${r.id}`), 'room');
-  firstIndex('policies', dir.policies.map((p) => p.id), 'policy id');
-  firstIndex('schedules', dir.schedules.map((s) => s.id), 'schedule id');
+  const departments = firstIndex(
+    'departments',
+    dir.departments.map((d) => d.id),
+    'department id',
+  );
+  firstIndex(
+    'members',
+    dir.members.map((m) => m.id),
+    'member id',
+  );
+  const rooms = firstIndex(
+    'rooms',
+    dir.rooms.map((r) => `${r.platform}:${r.id}`),
+    'room',
+  );
+  firstIndex(
+    'policies',
+    dir.policies.map((p) => p.id),
+    'policy id',
+  );
+  firstIndex(
+    'schedules',
+    dir.schedules.map((s) => s.id),
+    'schedule id',
+  );
 
   dir.departments.forEach((d, i) => {
     if (d.parent === undefined) return;
-    if (d.parent === d.id) problems.push({ path: ['departments', i, 'parent'], message: 'a department cannot be its own parent' });
-    else if (!departments.has(d.parent)) problems.push({ path: ['departments', i, 'parent'], message: `unknown department "${d.parent}"` });
+    if (d.parent === d.id)
+      problems.push({ path: ['departments', i, 'parent'], message: 'a department cannot be its own parent' });
+    else if (!departments.has(d.parent))
+      problems.push({ path: ['departments', i, 'parent'], message: `unknown department "${d.parent}"` });
   });
   problems.push(...findCycles(dir));
 
@@ -47,14 +73,20 @@ export function checkDirectory(dir: Directory): DirectoryProblem[] {
       const owner = accounts.get(key);
       if (owner === undefined) accounts.set(key, m.id);
       else if (owner !== m.id) {
-        problems.push({ path: ['members', i, 'accounts', platform], message: `${platform} account "${accountId}" is already used by member "${owner}"` });
+        problems.push({
+          path: ['members', i, 'accounts', platform],
+          message: `${platform} account "${accountId}" is already used by member "${owner}"`,
+        });
       }
     }
   });
 
   dir.schedules.forEach((s, i) => {
     if (s.room && !rooms.has(`${s.room.platform}:${s.room.id}`)) {
-      problems.push({ path: ['schedules', i, 'room'], message: `room ${s.room.platform} "${s.room.id}" is not listed in rooms` });
+      problems.push({
+        path: ['schedules', i, 'room'],
+        message: `room ${s.room.platform} "${s.room.id}" is not listed in rooms`,
+      });
     }
   });
   return problems;
@@ -86,7 +118,10 @@ function findCycles(dir: Directory): DirectoryProblem[] {
     const first = cycle.reduce((a, b) => ((indexOf.get(a) ?? 0) <= (indexOf.get(b) ?? 0) ? a : b));
     const from = cycle.indexOf(first);
     const ordered = [...cycle.slice(from), ...cycle.slice(0, from), first];
-    problems.push({ path: ['departments', indexOf.get(first) ?? 0, 'parent'], message: `department cycle: ${ordered.join(' → ')}` });
+    problems.push({
+      path: ['departments', indexOf.get(first) ?? 0, 'parent'],
+      message: `department cycle: ${ordered.join(' → ')}`,
+    });
   }
   return problems;
 }

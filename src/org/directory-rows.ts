@@ -19,8 +19,22 @@ export interface DirectoryRows {
     active: boolean;
   }>;
   accounts: Array<{ platform: string; accountId: string; orgId: string; memberId: string }>;
-  rooms: Array<{ platform: string; externalId: string; orgId: string; name: string; authority: string; noticesEnabled: boolean }>;
-  policies: Array<{ orgId: string; id: string; title: string; content: string; rule: PolicyRule | null; priority: number }>;
+  rooms: Array<{
+    platform: string;
+    externalId: string;
+    orgId: string;
+    name: string;
+    authority: string;
+    noticesEnabled: boolean;
+  }>;
+  policies: Array<{
+    orgId: string;
+    id: string;
+    title: string;
+    content: string;
+    rule: PolicyRule | null;
+    priority: number;
+  }>;
   schedules: Array<{
     id: string;
     orgId: string;
@@ -44,11 +58,18 @@ export function directoryRows(dir: Directory): DirectoryRows {
   const timezone = dir.organization.timezone ?? DEFAULT_TIMEZONE;
   return {
     org: {
-      id: orgId, name: dir.organization.name, timezone, values: dir.organization.values ?? '',
+      id: orgId,
+      name: dir.organization.name,
+      timezone,
+      values: dir.organization.values ?? '',
       discordGuildIds: [...new Set(dir.organization.discord_guilds ?? [])].sort(),
     },
     departments: dir.departments.map((d) => ({
-      orgId, id: d.id, name: d.name, parentId: d.parent ?? null, topSecret: d.top_secret ?? false,
+      orgId,
+      id: d.id,
+      name: d.name,
+      parentId: d.parent ?? null,
+      topSecret: d.top_secret ?? false,
     })),
     members: dir.members.map((m) => ({
       orgId,

@@ -17,7 +17,6 @@ export type Platform = (typeof PLATFORMS)[number];
 /** The kinds of proactive notices a schedule can produce (R-P1). */
 export const SCHEDULE_KINDS = ['deadline_reminder', 'daily_digest', 'goal_checkin'] as const;
 
-
 /** A stable identifier chosen by the admin: non-empty, no white space. */
 const ZId = z.string().regex(/^\S+$/, { error: 'must be a non-empty id without spaces' });
 const ZText = z.string().trim().min(1, { error: 'must not be empty' });
@@ -76,7 +75,11 @@ const ZMember = z.strictObject({
   name: ZText,
   aliases: z.array(ZText).optional(),
   /** 1 contractor … 6 CEO/CFO (R-Z1). */
-  level: z.number({ error: LEVEL_TYPE }).int({ error: LEVEL_TYPE }).min(1, { error: LEVEL_RANGE }).max(6, { error: LEVEL_RANGE }),
+  level: z
+    .number({ error: LEVEL_TYPE })
+    .int({ error: LEVEL_TYPE })
+    .min(1, { error: LEVEL_RANGE })
+    .max(6, { error: LEVEL_RANGE }),
   department: ZId.optional(),
   title: z.string().optional(),
   accounts: ZAccounts.optional(),

@@ -12,7 +12,10 @@ export { formatImportSummary, type DirectoryEntity, type EntityCounts, type Impo
 
 /** A directory that cannot be imported: every problem, and the file when known. */
 export class DirectoryImportError extends Error {
-  constructor(readonly errors: string[], readonly fileName?: string) {
+  constructor(
+    readonly errors: string[],
+    readonly fileName?: string,
+  ) {
     const what = fileName ? `Invalid organisation directory file ${fileName}` : 'Invalid organisation directory';
     super(`${what}:\n${errors.map((e) => `  - ${e}`).join('\n')}`);
     this.name = 'DirectoryImportError';
@@ -72,11 +75,16 @@ async function assertNotOwnedElsewhere(tx: Tx, rows: DirectoryRows): Promise<voi
   const orgId = rows.org.id;
   const errors: string[] = [];
   // Queries of an interactive transaction share one connection: run them one after another.
-  const rooms = await tx.room.findMany({ where: { orgId: { not: orgId }, externalId: { in: rows.rooms.map((r) => r.externalId) } } });
-  const accounts = await tx.platformAccount.findMany({ where: { orgId: { not: orgId }, accountId: { in: rows.accounts.map((a) => a.accountId) } } });
+  const rooms = await tx.room.findMany({
+    where: { orgId: { not: orgId }, externalId: { in: rows.rooms.map((r) => r.externalId) } },
+  });
+  const accounts = await tx.platformAccount.findMany({
+    where: { orgId: { not: orgId }, accountId: { in: rows.accounts.map((a) => a.accountId) } },
+  });
   rows.rooms.forEach((r, i) => {
     const other = rooms.find((o) => o.platform === r.platform && o.externalId === r.externalId);
-    if (other) errors.push(`rooms[${i}]: ${r.platform} room "${r.externalId}" already belongs to organisation "${other.orgId}"`);
+    if (other)
+      errors.push(`rooms[${i}]: ${r.platform} room "${r.externalId}" already belongs to organisation "${other.orgId}"`);
   });
   for (const a of rows.accounts) {
     const other = accounts.find((o) => o.platform === a.platform && o.accountId === a.accountId);
@@ -85,4 +93,3 @@ async function assertNotOwnedElsewhere(tx: Tx, rows: DirectoryRows): Promise<voi
   }
   if (errors.length > 0) throw new DirectoryImportError(errors);
 }
-

@@ -20,7 +20,10 @@ export function parseDirectory(text: string, fileName: string): ParseDirectoryRe
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true });
   if (doc.errors.length > 0) {
-    return { ok: false, errors: doc.errors.map((e) => `YAML syntax error: ${firstLine(e.message)} (line ${e.linePos?.[0].line ?? '?'})`) };
+    return {
+      ok: false,
+      errors: doc.errors.map((e) => `YAML syntax error: ${firstLine(e.message)} (line ${e.linePos?.[0].line ?? '?'})`),
+    };
   }
   if (doc.contents === null) return { ok: false, errors: [`${fileName}: the file is empty`] };
 
@@ -67,11 +70,26 @@ function describeIssue(issue: z.core.$ZodIssue, data: unknown): DirectoryProblem
       return issue.keys.map((key) => ({ path: [...path, key], message: 'unknown key' }));
     case 'invalid_type':
       if (valueAt(data, path) === undefined) return [{ path, message: 'is required' }];
-      return [{ path, message: issue.message.startsWith('Invalid input') ? `must be ${TYPE_NAMES[issue.expected] ?? issue.expected}` : issue.message }];
+      return [
+        {
+          path,
+          message: issue.message.startsWith('Invalid input')
+            ? `must be ${TYPE_NAMES[issue.expected] ?? issue.expected}`
+            : issue.message,
+        },
+      ];
     case 'invalid_value':
-      return [{ path, message: issue.message.startsWith('Invalid option') ? `must be one of: ${issue.values.map(String).join(', ')}` : issue.message }];
+      return [
+        {
+          path,
+          message: issue.message.startsWith('Invalid option')
+            ? `must be one of: ${issue.values.map(String).join(', ')}`
+            : issue.message,
+        },
+      ];
     case 'too_small':
-      if (issue.message.startsWith('Too small') && issue.origin === 'string') return [{ path, message: 'must not be empty' }];
+      if (issue.message.startsWith('Too small') && issue.origin === 'string')
+        return [{ path, message: 'must not be empty' }];
       return [{ path, message: issue.message }];
     default:
       return [{ path, message: issue.message }];

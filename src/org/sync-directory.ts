@@ -27,33 +27,67 @@ export async function syncDirectory(tx: Tx, rows: DirectoryRows): Promise<Import
 
   const d = diffRows(departments, rows.departments, byId);
   await tx.department.deleteMany({ where: { orgId, id: { in: d.remove.map(byId) } } });
-  await writeRows(d, (data) => tx.department.createMany({ data }), (r) => tx.department.update({ where: { orgId_id: { orgId, id: r.id } }, data: r }));
+  await writeRows(
+    d,
+    (data) => tx.department.createMany({ data }),
+    (r) => tx.department.update({ where: { orgId_id: { orgId, id: r.id } }, data: r }),
+  );
 
   const m = diffRows(members, rows.members, byId);
-  await writeRows(m, (data) => tx.member.createMany({ data }), (r) => tx.member.update({ where: { orgId_id: { orgId, id: r.id } }, data: r }));
+  await writeRows(
+    m,
+    (data) => tx.member.createMany({ data }),
+    (r) => tx.member.update({ where: { orgId_id: { orgId, id: r.id } }, data: r }),
+  );
   const gone = m.remove.filter((r) => r.active === true).map(byId);
   await tx.member.updateMany({ where: { orgId, id: { in: gone } }, data: { active: false } });
 
   // Accounts of removed members (and changed accounts) are deleted before new ones take their keys.
   const a = diffRows(accounts, rows.accounts, byAccount);
-  await deleteByKeys(a.remove, (r) => tx.platformAccount.deleteMany({ where: { orgId, OR: r.map((x) => ({ platform: String(x.platform), accountId: String(x.accountId) })) } }));
-  await writeRows(a, (data) => tx.platformAccount.createMany({ data }), (r) =>
-    tx.platformAccount.update({ where: { platform_accountId: { platform: r.platform, accountId: r.accountId } }, data: r }));
+  await deleteByKeys(a.remove, (r) =>
+    tx.platformAccount.deleteMany({
+      where: { orgId, OR: r.map((x) => ({ platform: String(x.platform), accountId: String(x.accountId) })) },
+    }),
+  );
+  await writeRows(
+    a,
+    (data) => tx.platformAccount.createMany({ data }),
+    (r) =>
+      tx.platformAccount.update({
+        where: { platform_accountId: { platform: r.platform, accountId: r.accountId } },
+        data: r,
+      }),
+  );
 
   const r = diffRows(rooms, rows.rooms, byRoom);
-  await deleteByKeys(r.remove, (x) => tx.room.deleteMany({ where: { orgId, OR: x.map((y) => ({ platform: String(y.platform), externalId: String(y.externalId) })) } }));
-  await writeRows(r, (data) => tx.room.createMany({ data }), (x) =>
-    tx.room.update({ where: { platform_externalId: { platform: x.platform, externalId: x.externalId } }, data: x }));
+  await deleteByKeys(r.remove, (x) =>
+    tx.room.deleteMany({
+      where: { orgId, OR: x.map((y) => ({ platform: String(y.platform), externalId: String(y.externalId) })) },
+    }),
+  );
+  await writeRows(
+    r,
+    (data) => tx.room.createMany({ data }),
+    (x) =>
+      tx.room.update({ where: { platform_externalId: { platform: x.platform, externalId: x.externalId } }, data: x }),
+  );
 
   const p = diffRows(policies, rows.policies, byId);
   const policyData = (x: DirectoryRows['policies'][number]) => ({ ...x, rule: x.rule ?? Prisma.DbNull });
   await tx.policy.deleteMany({ where: { orgId, id: { in: p.remove.map(byId) } } });
-  await writeRows(p, (data) => tx.policy.createMany({ data: data.map(policyData) }), (x) =>
-    tx.policy.update({ where: { orgId_id: { orgId, id: x.id } }, data: policyData(x) }));
+  await writeRows(
+    p,
+    (data) => tx.policy.createMany({ data: data.map(policyData) }),
+    (x) => tx.policy.update({ where: { orgId_id: { orgId, id: x.id } }, data: policyData(x) }),
+  );
 
   const s = diffRows(schedules, rows.schedules, byId);
   await tx.schedule.deleteMany({ where: { orgId, id: { in: s.remove.map(byId) } } });
-  await writeRows(s, (data) => tx.schedule.createMany({ data }), (x) => tx.schedule.update({ where: { id: x.id }, data: x }));
+  await writeRows(
+    s,
+    (data) => tx.schedule.createMany({ data }),
+    (x) => tx.schedule.update({ where: { id: x.id }, data: x }),
+  );
 
   const counts: Record<DirectoryEntity, EntityCounts> = {
     departments: countsOf(d, rows.departments.length),
@@ -63,7 +97,8 @@ export async function syncDirectory(tx: Tx, rows: DirectoryRows): Promise<Import
     policies: countsOf(p, rows.policies.length),
     schedules: countsOf(s, rows.schedules.length),
   };
-  const changed = organization !== 'unchanged' || Object.values(counts).some((c) => c.created + c.updated + c.removed > 0);
+  const changed =
+    organization !== 'unchanged' || Object.values(counts).some((c) => c.created + c.updated + c.removed > 0);
   return { orgId, organization, counts, inactiveMembers: m.remove.length, changed };
 }
 
@@ -80,16 +115,22 @@ async function syncOrganization(tx: Tx, org: DirectoryRows['org']): Promise<Impo
   return 'updated';
 }
 
-async function writeRows<T>(diff: RowDiff<T>, createMany: (rows: T[]) => Promise<unknown>, update: (row: T) => Promise<unknown>): Promise<void> {
+async function writeRows<T>(
+  diff: RowDiff<T>,
+  createMany: (rows: T[]) => Promise<unknown>,
+  update: (row: T) => Promise<unknown>,
+): Promise<void> {
   if (diff.create.length > 0) await createMany(diff.create);
   for (const row of diff.update) await update(row);
 }
 
-async function deleteByKeys(rows: Array<Record<string, unknown>>, remove: (rows: Array<Record<string, unknown>>) => Promise<unknown>): Promise<void> {
+async function deleteByKeys(
+  rows: Array<Record<string, unknown>>,
+  remove: (rows: Array<Record<string, unknown>>) => Promise<unknown>,
+): Promise<void> {
   if (rows.length > 0) await remove(rows);
 }
 
 function countsOf(diff: RowDiff<unknown>, total: number): EntityCounts {
   return { total, created: diff.create.length, updated: diff.update.length, removed: diff.remove.length };
 }
-

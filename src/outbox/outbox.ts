@@ -66,13 +66,21 @@ export class Outbox {
 
   /** Reserves a key. Returns null when newly reserved, otherwise what an earlier attempt left. */
   async reserve(
-    dedupeKey: string, meta: { platform: string; roomId: string; body?: string },
+    dedupeKey: string,
+    meta: { platform: string; roomId: string; body?: string },
   ): Promise<PriorPost | null> {
     const p = new SqlParams();
-    const reserve = reserveCte(p, 'r', { dedupeKey, platform: meta.platform, roomId: meta.roomId, body: meta.body ?? '' });
+    const reserve = reserveCte(p, 'r', {
+      dedupeKey,
+      platform: meta.platform,
+      roomId: meta.roomId,
+      body: meta.body ?? '',
+    });
     const rows = await this.sql<PriorRow & { reserved: number }>(
       `WITH ${reserve} SELECT (SELECT count(*) FROM r)::int AS reserved, ${priorColumns('o')}
-       FROM (SELECT 1) one LEFT JOIN outbound_messages o ON o."dedupeKey" = ${p.add(dedupeKey)}`, p.values);
+       FROM (SELECT 1) one LEFT JOIN outbound_messages o ON o."dedupeKey" = ${p.add(dedupeKey)}`,
+      p.values,
+    );
     const row = rows[0]!;
     return row.reserved === 1 ? null : priorPost(row);
   }
@@ -104,8 +112,10 @@ export class Outbox {
     try {
       res = await sender.send(marked);
     } catch (err) {
-      const app = err instanceof AppError
-        ? err : new AppError('EXTERNAL_API_FAILED', `send failed on ${reply.platform}`, { cause: err });
+      const app =
+        err instanceof AppError
+          ? err
+          : new AppError('EXTERNAL_API_FAILED', `send failed on ${reply.platform}`, { cause: err });
       await this.record(dedupeKey, app.uncertain ? 'uncertain' : 'failed', `${app.code}: ${app.message}`);
       if (!app.uncertain) throw app;
       await this.sleep(this.reconcileDelayMs);
@@ -133,7 +143,8 @@ export class Outbox {
     return this.sql(
       `UPDATE outbound_messages SET status = 'sent', body = $2, "sentAt" = $3, "platformMessageId" = $4, error = NULL
        WHERE "dedupeKey" = $1`,
-      [dedupeKey, pgText(body), new Date(), res.platformMessageId ?? null]);
+      [dedupeKey, pgText(body), new Date(), res.platformMessageId ?? null],
+    );
   }
 
   /**
@@ -149,13 +160,17 @@ export class Outbox {
          AND EXISTS (SELECT 1 FROM work_items w WHERE w.id = $3::bigint AND w."claimedBy" = $2 AND w.state = 'running'
                      AND w."claimExpiresAt" > now() + ($4::int * interval '1 millisecond'))
        RETURNING 1`,
-      [dedupeKey, claim.claimToken, claim.id.toString(), this.marginMs]);
+      [dedupeKey, claim.claimToken, claim.id.toString(), this.marginMs],
+    );
     if (rows.length !== 1) throw new ClaimLostError();
   }
 
   private async record(dedupeKey: string, status: 'failed' | 'uncertain', error: string): Promise<void> {
-    await this.sql(`UPDATE outbound_messages SET status = $2, error = $3 WHERE "dedupeKey" = $1`,
-      [dedupeKey, status, pgText(error).slice(0, 500)]).catch(() => undefined);
+    await this.sql(`UPDATE outbound_messages SET status = $2, error = $3 WHERE "dedupeKey" = $1`, [
+      dedupeKey,
+      status,
+      pgText(error).slice(0, 500),
+    ]).catch(() => undefined);
   }
 }
 
@@ -193,7 +208,9 @@ export interface PriorRow {
 export function priorPost(r: PriorRow): PriorPost | null {
   if (r.prior_status === null) return null;
   return {
-    status: r.prior_status, claimedBy: r.prior_owner, createdAt: new Date(r.prior_created!),
+    status: r.prior_status,
+    claimedBy: r.prior_owner,
+    createdAt: new Date(r.prior_created!),
     platformMessageId: r.prior_message,
   };
 }

@@ -34,11 +34,21 @@ export function createButtonAnswers(deps: {
       deps.logger.warn({ platform: c.platform }, 'forged or stale button key');
       return { status: 'invalid' };
     }
-    if (pending.key.platform !== c.platform || pending.key.roomId !== c.roomId || pending.key.accountId !== c.accountId) return { status: 'not_yours' };
-    if (pending.status !== 'pending' || pending.expiresAt.getTime() <= (deps.now?.() ?? new Date()).getTime()) return { status: 'expired' };
+    if (pending.key.platform !== c.platform || pending.key.roomId !== c.roomId || pending.key.accountId !== c.accountId)
+      return { status: 'not_yours' };
+    if (pending.status !== 'pending' || pending.expiresAt.getTime() <= (deps.now?.() ?? new Date()).getTime())
+      return { status: 'expired' };
     await deps.intake.accept({
-      platform: c.platform, orgId: pending.orgId, roomId: c.roomId, senderAccountId: c.accountId, text: parsed.answer === 'approve' ? '1' : '2', rawText: '',
-      mentions: [], platformMessageId: `button:${c.clickId}`, sentAt: new Date().toISOString(), answerTo: pending.id,
+      platform: c.platform,
+      orgId: pending.orgId,
+      roomId: c.roomId,
+      senderAccountId: c.accountId,
+      text: parsed.answer === 'approve' ? '1' : '2',
+      rawText: '',
+      mentions: [],
+      platformMessageId: `button:${c.clickId}`,
+      sentAt: new Date().toISOString(),
+      answerTo: pending.id,
       ...(parsed.round !== undefined ? { answerRound: parsed.round } : {}),
     });
     return { status: 'accepted' };

@@ -20,7 +20,11 @@ import { confirmationOptions, pendingEffect, reminderText, secondQuestionText } 
 import { toolResult, type ProposalStage } from './proposal-stage';
 import type { ToolContexts } from './tool-services';
 import {
-  numberedOptions, type DecisionKind, type GuardianOutcome, type ReasonCode, type TurnDecision,
+  numberedOptions,
+  type DecisionKind,
+  type GuardianOutcome,
+  type ReasonCode,
+  type TurnDecision,
 } from './turn-decision';
 
 export interface ConfirmationFlowDeps {
@@ -117,7 +121,8 @@ export class ConfirmationFlow {
     }
     if (answer === 'deny') {
       const r = await this.d.states.deny({ pendingId: pending.id, key });
-      if (r.outcome === 'denied') return this.decided('cancelled', 'S_USER_DENIED', 'USER', this.say('confirm.cancelled', lang));
+      if (r.outcome === 'denied')
+        return this.decided('cancelled', 'S_USER_DENIED', 'USER', this.say('confirm.cancelled', lang));
       return this.noDecision(lang, r.outcome);
     }
     if (answer === 'modify') {
@@ -127,7 +132,10 @@ export class ConfirmationFlow {
     if (isUrgent(msg.text)) {
       await this.d.states.cancelPending(key, 'urgent interruption');
       const summary = pendingEffect(pending, lang).summary;
-      return { kind: 'continue', prefix: personaMessage(this.d.prompts, 'confirm.urgent_cancelled', lang, { summary }) };
+      return {
+        kind: 'continue',
+        prefix: personaMessage(this.d.prompts, 'confirm.urgent_cancelled', lang, { summary }),
+      };
     }
     return this.remind(ctx, pending, 'S_PENDING_REMINDER');
   }
@@ -159,7 +167,10 @@ export class ConfirmationFlow {
   private secondQuestion(ctx: TurnContext, pending: PendingActionView, reasonCode: ReasonCode): ConfirmationStep {
     const lang = ctx.language;
     const decision: TurnDecision = {
-      kind: 'confirm', reasonCode, decider: 'SYSTEM', calls: [],
+      kind: 'confirm',
+      reasonCode,
+      decider: 'SYSTEM',
+      calls: [],
       // Only the Guardian asks twice: its verdict when the call was proposed.
       guardian: guardianVerdictOf(pending),
       reply: {
@@ -174,10 +185,13 @@ export class ConfirmationFlow {
   private async approve(input: AnswerInput, key: SessionKey, pending: PendingActionView): Promise<ConfirmationStep> {
     // This turn's reply asks the second question (if one is needed): answers count only once it was delivered.
     const r = await this.d.states.approve({
-      pendingId: pending.id, key, expectedConfirmations: pending.confirmationsGiven,
+      pendingId: pending.id,
+      key,
+      expectedConfirmations: pending.confirmationsGiven,
       questionKey: replyKeyOf(input.item),
     });
-    if (r.outcome === 'needs_second') return this.secondQuestion(input.ctx, r.action ?? pending, 'S_SECOND_CONFIRMATION');
+    if (r.outcome === 'needs_second')
+      return this.secondQuestion(input.ctx, r.action ?? pending, 'S_SECOND_CONFIRMATION');
     if (r.outcome !== 'approved') return this.noDecision(input.ctx.language, r.outcome);
     return this.execute(input, pending);
   }
@@ -186,10 +200,14 @@ export class ConfirmationFlow {
   private async recentlyApproved(msg: InboundMessage): Promise<PendingActionView | null> {
     const row = await this.d.db.pendingAction.findFirst({
       where: {
-        platform: msg.platform, roomId: msg.roomId, accountId: msg.senderAccountId,
-        status: { in: ['approved', 'executed'] }, decidedAt: { gte: new Date(Date.now() - 120_000) },
+        platform: msg.platform,
+        roomId: msg.roomId,
+        accountId: msg.senderAccountId,
+        status: { in: ['approved', 'executed'] },
+        decidedAt: { gte: new Date(Date.now() - 120_000) },
       },
-      orderBy: { decidedAt: 'desc' }, select: { id: true },
+      orderBy: { decidedAt: 'desc' },
+      select: { id: true },
     });
     return row ? this.d.states.findPendingById(row.id) : null;
   }
@@ -223,7 +241,9 @@ export class ConfirmationFlow {
     if (exec.status === 'ok') await this.d.states.markExecuted(pending.id, exec.output);
     else await this.d.states.markFailed(pending.id, exec.status === 'error' ? exec.code : exec.status);
     const execution = {
-      status: exec.status, ms: exec.ms, ...(exec.status === 'internal_error' ? { errorId: exec.errorId } : {}),
+      status: exec.status,
+      ms: exec.ms,
+      ...(exec.status === 'internal_error' ? { errorId: exec.errorId } : {}),
     };
     if (exec.status === 'clarify') {
       const question = lang === 'en' && exec.questionEn ? exec.questionEn : exec.question;
@@ -232,12 +252,18 @@ export class ConfirmationFlow {
     }
     const ok = exec.status === 'ok';
     const decided = {
-      ...facts, execution, kind: ok ? 'executed' as const : 'error' as const,
-      reasonCode: ok ? 'S_USER_APPROVED' as const : 'T_TOOL_FAILED' as const, decider: 'USER' as const,
+      ...facts,
+      execution,
+      kind: ok ? ('executed' as const) : ('error' as const),
+      reasonCode: ok ? ('S_USER_APPROVED' as const) : ('T_TOOL_FAILED' as const),
+      decider: 'USER' as const,
     };
     // The brain writes the report from the sanitised result (R-C4); a template if it cannot.
     const continuation = confirmedActionContinuation({
-      proposal, reasoning: pending.reasoning, confidence: pending.confidence, summary,
+      proposal,
+      reasoning: pending.reasoning,
+      confidence: pending.confidence,
+      summary,
       result: toolResult(proposal, exec),
       note: 'The person confirmed this action; it has now run. Report the result with the reply tool.',
     });
@@ -258,35 +284,57 @@ export class ConfirmationFlow {
   }
 
   /** Permissions may have changed since the question was asked: the gate decides again, from the database. */
-  private authorizeAgain(input: AnswerInput, pending: PendingActionView): Promise<AuthDecision & { actor: Actor | null }> {
+  private authorizeAgain(
+    input: AnswerInput,
+    pending: PendingActionView,
+  ): Promise<AuthDecision & { actor: Actor | null }> {
     const { ctx, msg } = input;
     return authorizeWithLookup(this.d.db, {
-      orgId: ctx.org.id, platform: msg.platform, roomId: msg.roomId, accountId: msg.senderAccountId,
-      defaultLevel: this.d.defaultUserLevel, fallbackAuthority: msg.roomAuthority,
-      tool: this.d.registry.meta(pending.proposal.toolName), proposal: pending.proposal,
+      orgId: ctx.org.id,
+      platform: msg.platform,
+      roomId: msg.roomId,
+      accountId: msg.senderAccountId,
+      defaultLevel: this.d.defaultUserLevel,
+      fallbackAuthority: msg.roomAuthority,
+      tool: this.d.registry.meta(pending.proposal.toolName),
+      proposal: pending.proposal,
       onError: (err) => this.d.logger.warn({ err: (err as Error).name }, 'authorization lookup failed; denied'),
     });
   }
 
   private noDecision(lang: Language, outcome: NoDecision): ConfirmationStep {
-    if (outcome === 'expired') return this.decided('expired', 'S_PENDING_EXPIRED', 'SYSTEM', this.say('confirm.expired', lang));
-    if (outcome === 'not_yours') return this.decided('ignored', 'S_NOT_YOURS', 'SYSTEM', this.say('confirm.not_yours', lang));
+    if (outcome === 'expired')
+      return this.decided('expired', 'S_PENDING_EXPIRED', 'SYSTEM', this.say('confirm.expired', lang));
+    if (outcome === 'not_yours')
+      return this.decided('ignored', 'S_NOT_YOURS', 'SYSTEM', this.say('confirm.not_yours', lang));
     return this.decided('ignored', 'S_ALREADY_DECIDED', 'SYSTEM', this.say('confirm.already', lang));
   }
 
-  private say(key: 'confirm.already' | 'confirm.expired' | 'confirm.cancelled' | 'confirm.not_yours' | 'confirm.denied_now',
-    lang: Language): string {
+  private say(
+    key: 'confirm.already' | 'confirm.expired' | 'confirm.cancelled' | 'confirm.not_yours' | 'confirm.denied_now',
+    lang: Language,
+  ): string {
     return personaMessage(this.d.prompts, key, lang);
   }
 
-  private decided(kind: Exclude<DecisionKind, 'confirm'>, reasonCode: ReasonCode, decider: 'SYSTEM' | 'USER', text: string,
-    options?: ReplyOption[]): ConfirmationStep {
+  private decided(
+    kind: Exclude<DecisionKind, 'confirm'>,
+    reasonCode: ReasonCode,
+    decider: 'SYSTEM' | 'USER',
+    text: string,
+    options?: ReplyOption[],
+  ): ConfirmationStep {
     return { kind: 'decided', decision: this.decision(kind, reasonCode, decider, text, options) };
   }
 
   /** A decision this layer makes without the brain (no LLM calls). */
-  private decision(kind: Exclude<DecisionKind, 'confirm'>, reasonCode: ReasonCode, decider: 'SYSTEM' | 'USER',
-    text: string, options?: ReplyOption[]): TurnDecision {
+  private decision(
+    kind: Exclude<DecisionKind, 'confirm'>,
+    reasonCode: ReasonCode,
+    decider: 'SYSTEM' | 'USER',
+    text: string,
+    options?: ReplyOption[],
+  ): TurnDecision {
     const reply = { text, ...(options ? { options } : {}) };
     return { kind, reasonCode, decider, reply, calls: [] } as TurnDecision;
   }

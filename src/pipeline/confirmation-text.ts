@@ -36,10 +36,18 @@ export function effectNote(proposal: ToolProposal, tool: ToolMeta | undefined, l
  */
 export function confirmationOptions(p: PromptSet, lang: Language, pendingId: string, round = 0): ReplyOption[] {
   return [
-    { answer: '1', label: personaMessage(p, 'confirm.yes', lang), key: buttonKey(pendingId, 'approve', round),
-      style: 'primary' },
-    { answer: '2', label: personaMessage(p, 'confirm.no', lang), key: buttonKey(pendingId, 'deny', round),
-      style: 'secondary' },
+    {
+      answer: '1',
+      label: personaMessage(p, 'confirm.yes', lang),
+      key: buttonKey(pendingId, 'approve', round),
+      style: 'primary',
+    },
+    {
+      answer: '2',
+      label: personaMessage(p, 'confirm.no', lang),
+      key: buttonKey(pendingId, 'deny', round),
+      style: 'secondary',
+    },
   ];
 }
 
@@ -83,8 +91,10 @@ export function confirmationQuestion(p: PromptSet, q: QuestionInput): Question {
   const parts = [renderEffect(effect)];
   if (q.modifying) {
     const before = pendingEffect(q.modifying, lang);
-    const diff = q.modifying.proposal.toolName === proposal.toolName
-      ? diffEffects(before, effect, lang) : [`${before.summary} → ${effect.summary}`];
+    const diff =
+      q.modifying.proposal.toolName === proposal.toolName
+        ? diffEffects(before, effect, lang)
+        : [`${before.summary} → ${effect.summary}`];
     const key = diff.length > 0 ? 'confirm.changes' : 'confirm.no_changes';
     parts.push(personaMessage(p, key, lang, { lines: diff.join('\n') }));
   }
@@ -93,8 +103,12 @@ export function confirmationQuestion(p: PromptSet, q: QuestionInput): Question {
     parts.push(personaMessage(p, 'confirm.model_summary', lang, { text: modelSummary }));
   }
   const stored: StoredProposal = {
-    ...proposal, summary: effect.summary, effect, modelSummary: modelSummary ?? null,
-    guardianNote: noteJa || null, guardianNoteEn: noteEn || null,
+    ...proposal,
+    summary: effect.summary,
+    effect,
+    modelSummary: modelSummary ?? null,
+    guardianNote: noteJa || null,
+    guardianNoteEn: noteEn || null,
   };
   return {
     text: personaMessage(p, 'confirm.question', lang, { summary: parts.join('\n'), note }),

@@ -41,7 +41,8 @@ export class NoticeRunner {
   /** True when this notice may go out: moved queued → sending now, or left `sending` by an earlier attempt. */
   private async claimReminder(id: string): Promise<boolean> {
     const { count } = await this.d.db.reminder.updateMany({
-      where: { id, status: 'queued' }, data: { status: 'sending' },
+      where: { id, status: 'queued' },
+      data: { status: 'sending' },
     });
     if (count === 1) return true;
     const now = await this.d.db.reminder.findUnique({ where: { id }, select: { status: true } });
@@ -57,7 +58,10 @@ export class NoticeRunner {
     const started = performance.now();
     const r = await this.d.db.reminder.findUnique({ where: { id: payload.reminderId } });
     if (!r || r.status === 'sent' || r.status === 'cancelled') return;
-    const member = await this.d.db.member.findUnique({ where: { orgId_id: { orgId: r.orgId, id: r.memberId } }, include: { accounts: { where: { platform: r.platform } } } });
+    const member = await this.d.db.member.findUnique({
+      where: { orgId_id: { orgId: r.orgId, id: r.memberId } },
+      include: { accounts: { where: { platform: r.platform } } },
+    });
     if (!member || !member.active) {
       await this.d.db.reminder.update({ where: { id: r.id }, data: { status: 'cancelled' } });
       return;
@@ -68,8 +72,16 @@ export class NoticeRunner {
     // The reminder text is stored text: one inert line inside the template's quotes (data, never instructions).
     const vars = { name: member.name, text: neutralise(r.text) };
     const msg: InboundMessage = {
-      platform: r.platform as InboundMessage['platform'], orgId: r.orgId, roomId: r.roomId, senderAccountId: account, senderName: member.name,
-      text: personaMessage(this.d.prompts, 'notice.reminder_task', lang, vars), rawText: '', mentions: [], platformMessageId: `reminder:${r.id}`, sentAt: now.toISOString(),
+      platform: r.platform as InboundMessage['platform'],
+      orgId: r.orgId,
+      roomId: r.roomId,
+      senderAccountId: account,
+      senderName: member.name,
+      text: personaMessage(this.d.prompts, 'notice.reminder_task', lang, vars),
+      rawText: '',
+      mentions: [],
+      platformMessageId: `reminder:${r.id}`,
+      sentAt: now.toISOString(),
     };
     let text = personaMessage(this.d.prompts, 'notice.reminder_fallback', lang, vars);
     let calls: LlmCallRecord[] = [];
@@ -77,36 +89,82 @@ export class NoticeRunner {
     if (this.d.llmConfigured) {
       try {
         const ctx = await this.d.contextBuilder.build({
-          msg, now, room: { platform: r.platform, roomId: r.roomId, name: null, authority: 'member' },
-          sender: { known: true, memberId: member.id, name: member.name, level: member.level, departmentId: member.departmentId, departmentName: null, title: member.title, preferences: {} },
+          msg,
+          now,
+          room: { platform: r.platform, roomId: r.roomId, name: null, authority: 'member' },
+          sender: {
+            known: true,
+            memberId: member.id,
+            name: member.name,
+            level: member.level,
+            departmentId: member.departmentId,
+            departmentName: null,
+            title: member.title,
+            preferences: {},
+          },
         });
         const decision = await this.d.brain.decide({ ctx, tools: [], purpose: 'notice' });
         calls = decision.calls;
-        if (decision.output.type === 'text_response') { text = decision.output.text; decider = 'LLM'; }
+        if (decision.output.type === 'text_response') {
+          text = decision.output.text;
+          decider = 'LLM';
+        }
       } catch (err) {
-        this.d.logger.warn({ reminderId: r.id, err: (err as Error).name }, 'reminder written from the template (brain unavailable)');
+        this.d.logger.warn(
+          { reminderId: r.id, err: (err as Error).name },
+          'reminder written from the template (brain unavailable)',
+        );
       }
     }
     const check = checkReplyText(text, this.d.guardianConfig);
-    const finalText = check.action === 'BLOCK' ? personaMessage(this.d.prompts, 'reply.blocked_confidential', lang) : check.text;
+    const finalText =
+      check.action === 'BLOCK' ? personaMessage(this.d.prompts, 'reply.blocked_confidential', lang) : check.text;
     // queued → sending, conditionally: a reminder cancelled while the notice was being written is not sent,
     // and from here on cancel_reminder says it is already on its way.
     if (!(await this.claimReminder(r.id))) return;
     const sent = this.d.shadowMode
       ? { skipped: true, platformMessageId: undefined }
-      : await this.d.outbox.send(`notice:reminder:${r.id}`, {
-        platform: msg.platform, roomId: r.roomId, text: finalText, kind: 'notice', mentionAccountIds: [account],
-      }, item);
+      : await this.d.outbox.send(
+          `notice:reminder:${r.id}`,
+          {
+            platform: msg.platform,
+            roomId: r.roomId,
+            text: finalText,
+            kind: 'notice',
+            mentionAccountIds: [account],
+          },
+          item,
+        );
     await Promise.all([
       this.d.db.reminder.update({ where: { id: r.id }, data: { status: this.d.shadowMode ? 'shadow' : 'sent' } }),
-      sent.skipped ? Promise.resolve() : this.d.conversations.append({
-        orgId: r.orgId, platform: r.platform, roomId: r.roomId, accountId: account, text: finalText,
-        platformMessageId: sent.platformMessageId ?? null, sentAt: now,
-      }),
+      sent.skipped
+        ? Promise.resolve()
+        : this.d.conversations.append({
+            orgId: r.orgId,
+            platform: r.platform,
+            roomId: r.roomId,
+            accountId: account,
+            text: finalText,
+            platformMessageId: sent.platformMessageId ?? null,
+            sentAt: now,
+          }),
       this.d.recorder.record({
-        orgId: r.orgId, platform: r.platform, roomId: r.roomId, accountId: account, memberId: member.id, workItemId: item.id, kind: 'notification',
-        input: null, finalReply: finalText, decision: this.d.shadowMode ? 'SHADOW_NOTICE' : 'NOTICE', reasonCode: check.action === 'BLOCK' ? check.reasonCode : 'P_REMINDER', finalDecider: decider,
-        totalMs: performance.now() - started, calls, guardianAction: check.action, guardianReason: check.reasonCode,
+        orgId: r.orgId,
+        platform: r.platform,
+        roomId: r.roomId,
+        accountId: account,
+        memberId: member.id,
+        workItemId: item.id,
+        kind: 'notification',
+        input: null,
+        finalReply: finalText,
+        decision: this.d.shadowMode ? 'SHADOW_NOTICE' : 'NOTICE',
+        reasonCode: check.action === 'BLOCK' ? check.reasonCode : 'P_REMINDER',
+        finalDecider: decider,
+        totalMs: performance.now() - started,
+        calls,
+        guardianAction: check.action,
+        guardianReason: check.reasonCode,
       }),
     ]);
   }

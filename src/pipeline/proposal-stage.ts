@@ -1,5 +1,11 @@
 import {
-  authorize, directoryFor, filterToolsForActor, loadDirectory, type Actor, type AuthDecision, type Directory,
+  authorize,
+  directoryFor,
+  filterToolsForActor,
+  loadDirectory,
+  type Actor,
+  type AuthDecision,
+  type Directory,
 } from '../authorization';
 import { BrainFailure, type Brain, type BrainDecision } from '../brain/brain';
 import { nextStep, type Continuation, type ToolResult } from '../brain/continuation';
@@ -14,7 +20,11 @@ import type { TurnContext } from '../context/types';
 import type { Db } from '../db/prisma';
 import { asAppError } from '../errors/app-error';
 import {
-  checkBrainOutputMeta, evaluateProposal, type GuardianConfig, type GuardianPolicy, type GuardianVerdict,
+  checkBrainOutputMeta,
+  evaluateProposal,
+  type GuardianConfig,
+  type GuardianPolicy,
+  type GuardianVerdict,
 } from '../guardian';
 import { ClaimLostError, replyKeyOf, type ClaimedItem } from '../intake/work-queue';
 import type { Logger } from '../observability/logger';
@@ -26,8 +36,14 @@ import type { EffectDescription } from '../tools/types';
 import { confirmationQuestion } from './confirmation-text';
 import type { ToolContexts } from './tool-services';
 import {
-  numberedOptions, type BrainFacts, type CallExecution, type ConfirmReason, type Decided, type DecisionFacts,
-  type ProposalTrail, type TurnDecision,
+  numberedOptions,
+  type BrainFacts,
+  type CallExecution,
+  type ConfirmReason,
+  type Decided,
+  type DecisionFacts,
+  type ProposalTrail,
+  type TurnDecision,
 } from './turn-decision';
 
 export interface ProposalStageDeps {
@@ -100,7 +116,10 @@ export class ProposalStage {
     if (ctx.degraded.includes('organisation')) {
       // Without the organisation's policies the Guardian cannot decide: execute nothing (fail-closed).
       return {
-        ...this.base(r), kind: 'blocked', reasonCode: 'G_POLICIES_UNAVAILABLE', decider: 'SYSTEM',
+        ...this.base(r),
+        kind: 'blocked',
+        reasonCode: 'G_POLICIES_UNAVAILABLE',
+        decider: 'SYSTEM',
         guardian: { action: 'BLOCK', reasonCode: 'G_POLICIES_UNAVAILABLE' },
         reply: { text: personaMessage(this.d.prompts, 'reply.degraded_db', ctx.language) },
       };
@@ -115,7 +134,10 @@ export class ProposalStage {
       if (out.type !== 'tool_call') return this.answer(ctx, out, this.base(r), summary(r.trail) ?? undefined);
       if (step > this.d.stepBudget) {
         return {
-          ...this.base(r), kind: 'error', reasonCode: 'BUDGET_EXCEEDED', decider: 'SYSTEM',
+          ...this.base(r),
+          kind: 'error',
+          reasonCode: 'BUDGET_EXCEEDED',
+          decider: 'SYSTEM',
           error: { category: 'SYSTEM' },
           reply: { text: personaMessage(this.d.prompts, 'error.BUDGET_EXCEEDED', ctx.language) },
         };
@@ -129,7 +151,10 @@ export class ProposalStage {
       continuation = nextStep(continuation, current, results);
       try {
         current = await this.d.brain.decide({
-          ctx, tools: this.toolsFor(actor), continuation, purpose: `step_${step + 1}`,
+          ctx,
+          tools: this.toolsFor(actor),
+          continuation,
+          purpose: `step_${step + 1}`,
         });
         r.calls.push(...current.calls);
       } catch (err) {
@@ -139,22 +164,35 @@ export class ProposalStage {
   }
 
   /** One proposal: Guardian, Gate, then a question, a result for the model, or the call run. */
-  private async propose(r: Run, p: {
-    step: number; out: Extract<BrainOutput, { type: 'tool_call' }>; proposal: ToolProposal;
-    policies: GuardianPolicy[]; directory: Directory; calledBefore: Map<string, number>;
-  }, index: number): Promise<Outcome> {
+  private async propose(
+    r: Run,
+    p: {
+      step: number;
+      out: Extract<BrainOutput, { type: 'tool_call' }>;
+      proposal: ToolProposal;
+      policies: GuardianPolicy[];
+      directory: Directory;
+      calledBefore: Map<string, number>;
+    },
+    index: number,
+  ): Promise<Outcome> {
     const { ctx, actor, item } = r;
     const { proposal } = p;
     const verdict = this.guard(ctx, actor, p.out, proposal, p.policies);
     const guardian = { action: verdict.action, reasonCode: verdict.reasonCode };
     const t: ProposalTrail = {
-      step: p.step, tool: proposal.toolName, parameters: proposal.parameters, guardian: { ...guardian, trace: verdict.trace },
+      step: p.step,
+      tool: proposal.toolName,
+      parameters: proposal.parameters,
+      guardian: { ...guardian, trace: verdict.trace },
     };
     r.trail.push(t);
-    if (verdict.reasonCode.startsWith('G_CONSTITUTION')) this.constitutionAlert(ctx, verdict.reasonCode, proposal.toolName);
+    if (verdict.reasonCode.startsWith('G_CONSTITUTION'))
+      this.constitutionAlert(ctx, verdict.reasonCode, proposal.toolName);
     if (verdict.action === 'BLOCK') {
-      const text = `BLOCKED (${verdict.reasonCode}): ${verdict.reason}. `
-        + 'Do not retry this call; explain to the person plainly.';
+      const text =
+        `BLOCKED (${verdict.reasonCode}): ${verdict.reason}. ` +
+        'Do not retry this call; explain to the person plainly.';
       return { result: errorResult(proposal, text) };
     }
     const params = verdict.modifiedParameters ?? proposal.parameters;
@@ -162,19 +200,32 @@ export class ProposalStage {
     const auth = await this.authorize(ctx, actor, checked, p.directory);
     t.auth = { result: auth.result, reasonCode: auth.reasonCode };
     if (auth.result === 'DENIED') {
-      const text = `DENIED (${auth.reasonCode}): the person is not permitted to do this. Do not retry; `
-        + 'tell them politely without revealing any data.';
+      const text =
+        `DENIED (${auth.reasonCode}): the person is not permitted to do this. Do not retry; ` +
+        'tell them politely without revealing any data.';
       return { result: errorResult(proposal, text) };
     }
     const clarify = (c: Extract<CallFailure, { status: 'clarify' }>): Outcome => ({
       decision: {
-        ...this.base(r), kind: 'clarify', reasonCode: 'T_CLARIFICATION', decider: 'SYSTEM', guardian, auth: t.auth,
-        reply: { text: ctx.language === 'en' && c.questionEn ? c.questionEn : c.question, options: numberedOptions(c.options) },
+        ...this.base(r),
+        kind: 'clarify',
+        reasonCode: 'T_CLARIFICATION',
+        decider: 'SYSTEM',
+        guardian,
+        auth: t.auth,
+        reply: {
+          text: ctx.language === 'en' && c.questionEn ? c.questionEn : c.question,
+          options: numberedOptions(c.options),
+        },
       },
     });
     const reason = this.confirmReason(r, verdict, auth, proposal.toolName);
     if (reason) {
-      const described = await this.d.executor.describe(proposal.toolName, params, this.d.contexts.forDescribe(ctx, actor));
+      const described = await this.d.executor.describe(
+        proposal.toolName,
+        params,
+        this.d.contexts.forDescribe(ctx, actor),
+      );
       if (described.status === 'clarify') return clarify(described);
       if (described.status !== 'ok') {
         // The call could not run as proposed (bad input, unknown person): the model hears why, nothing is asked.
@@ -182,7 +233,17 @@ export class ProposalStage {
         return { result: toolResult(proposal, described) };
       }
       const dropped = p.out.proposals.length - index - 1;
-      return { decision: this.confirm(r, { out: p.out, proposal: checked, verdict, auth, effect: described.effect, reason, dropped }) };
+      return {
+        decision: this.confirm(r, {
+          out: p.out,
+          proposal: checked,
+          verdict,
+          auth,
+          effect: described.effect,
+          reason,
+          dropped,
+        }),
+      };
     }
     if (this.d.shadowMode) {
       t.execution = { status: 'shadow', ms: 0 };
@@ -216,31 +277,54 @@ export class ProposalStage {
    * The confirmation question for a call both layers let through: stated from its checked parameters,
    * with the Guardian's real verdict and the Gate's decision recorded side by side.
    */
-  private confirm(r: Run, c: {
-    out: Extract<BrainOutput, { type: 'tool_call' }>; proposal: ToolProposal; verdict: GuardianVerdict;
-    auth: AuthDecision; effect: EffectDescription; reason: ConfirmReason; dropped: number;
-  }): TurnDecision {
+  private confirm(
+    r: Run,
+    c: {
+      out: Extract<BrainOutput, { type: 'tool_call' }>;
+      proposal: ToolProposal;
+      verdict: GuardianVerdict;
+      auth: AuthDecision;
+      effect: EffectDescription;
+      reason: ConfirmReason;
+      dropped: number;
+    },
+  ): TurnDecision {
     const { ctx, actor } = r;
     const { verdict, auth } = c;
-    const reasonCode = c.reason === 'guardian' ? verdict.reasonCode
-      : c.reason === 'gate' ? auth.reasonCode : 'S_CHANGE_RECONFIRM';
-    const confirmationType = c.reason === 'guardian' ? verdict.confirmationType ?? 'single' : 'single';
+    const reasonCode =
+      c.reason === 'guardian' ? verdict.reasonCode : c.reason === 'gate' ? auth.reasonCode : 'S_CHANGE_RECONFIRM';
+    const confirmationType = c.reason === 'guardian' ? (verdict.confirmationType ?? 'single') : 'single';
     const tool = this.d.registry.meta(c.proposal.toolName);
     const question = confirmationQuestion(this.d.prompts, {
-      proposal: c.proposal, tool, effect: c.effect, lang: ctx.language, modifying: r.modifying,
-      verdict: c.reason === 'guardian' ? verdict : { action: 'CONFIRM' }, auth,
+      proposal: c.proposal,
+      tool,
+      effect: c.effect,
+      lang: ctx.language,
+      modifying: r.modifying,
+      verdict: c.reason === 'guardian' ? verdict : { action: 'CONFIRM' },
+      auth,
     });
     const msg = ctx.message;
-    const pending = this.d.shadowMode ? null : {
-      key: { platform: msg.platform, roomId: msg.roomId, accountId: msg.senderAccountId },
-      orgId: ctx.org.id, memberId: actor.memberId, confirmationType,
-      // The Guardian's verdict is kept with the call, so the turn that runs it records the real one.
-      proposal: { ...question.stored, guardian: { action: verdict.action, reasonCode: verdict.reasonCode } },
-      originalMessage: msg.text, reasoning: reasoningText(c.out.reasoning), confidence: c.out.confidence.overall,
-      reasonCode, questionKey: replyKeyOf(r.item),
-    };
+    const pending = this.d.shadowMode
+      ? null
+      : {
+          key: { platform: msg.platform, roomId: msg.roomId, accountId: msg.senderAccountId },
+          orgId: ctx.org.id,
+          memberId: actor.memberId,
+          confirmationType,
+          // The Guardian's verdict is kept with the call, so the turn that runs it records the real one.
+          proposal: { ...question.stored, guardian: { action: verdict.action, reasonCode: verdict.reasonCode } },
+          originalMessage: msg.text,
+          reasoning: reasoningText(c.out.reasoning),
+          confidence: c.out.confidence.overall,
+          reasonCode,
+          questionKey: replyKeyOf(r.item),
+        };
     return {
-      ...this.base(r), kind: 'confirm', reasonCode, decider: 'SYSTEM',
+      ...this.base(r),
+      kind: 'confirm',
+      reasonCode,
+      decider: 'SYSTEM',
       guardian: { action: verdict.action, reasonCode: verdict.reasonCode },
       auth: { result: auth.result, reasonCode: auth.reasonCode },
       reply: { text: question.text, title: question.title },
@@ -254,14 +338,23 @@ export class ProposalStage {
    * reasoning. `decided`: what the turn already is (a tool turn's summary, a confirmed action's report),
    * which wins over the plain reply labels; without it the answer is a `reply` or a `clarify`.
    */
-  answer(ctx: TurnContext, output: Exclude<BrainOutput, { type: 'tool_call' }>, facts: DecisionFacts,
-    decided?: Decided): TurnDecision {
+  answer(
+    ctx: TurnContext,
+    output: Exclude<BrainOutput, { type: 'tool_call' }>,
+    facts: DecisionFacts,
+    decided?: Decided,
+  ): TurnDecision {
     const meta = checkBrainOutputMeta(output.reasoning, output.confidence, this.d.guardianConfig);
     if (meta.action === 'BLOCK') {
       if (meta.reasonCode.startsWith('G_CONSTITUTION')) this.constitutionAlert(ctx, meta.reasonCode);
       return {
-        ...facts, ...decided, kind: 'blocked', reasonCode: meta.reasonCode, decider: 'SYSTEM',
-        guardian: { action: 'BLOCK', reasonCode: meta.reasonCode }, notes: { constitution: meta.reason },
+        ...facts,
+        ...decided,
+        kind: 'blocked',
+        reasonCode: meta.reasonCode,
+        decider: 'SYSTEM',
+        guardian: { action: 'BLOCK', reasonCode: meta.reasonCode },
+        notes: { constitution: meta.reason },
         reply: { text: personaMessage(this.d.prompts, 'error.LLM_INVALID_OUTPUT', ctx.language, { errorId: '-' }) },
       };
     }
@@ -269,8 +362,11 @@ export class ProposalStage {
     const reply = clarify ? { text: output.question, options: numberedOptions(output.options) } : { text: output.text };
     if (decided) return { ...facts, ...decided, reply } as TurnDecision;
     return {
-      ...facts, kind: clarify ? 'clarify' : 'reply', reasonCode: clarify ? 'B_CLARIFICATION' : 'B_TEXT_RESPONSE',
-      decider: 'LLM', reply,
+      ...facts,
+      kind: clarify ? 'clarify' : 'reply',
+      reasonCode: clarify ? 'B_CLARIFICATION' : 'B_TEXT_RESPONSE',
+      decider: 'LLM',
+      reply,
     };
   }
 
@@ -278,14 +374,22 @@ export class ProposalStage {
   private base(r: Pick<Run, 'ctx' | 'first' | 'calls' | 'trail'>): DecisionFacts {
     const { ctx, first } = r;
     const brain: BrainFacts = {
-      model: first.model, outputType: first.output.type, reasoning: first.output.reasoning,
+      model: first.model,
+      outputType: first.output.type,
+      reasoning: first.output.reasoning,
       confidence: first.output.confidence,
     };
     return {
-      calls: r.calls, brain, proposals: r.trail,
+      calls: r.calls,
+      brain,
+      proposals: r.trail,
       context: {
-        historyTurns: ctx.history.length, summary: ctx.summary !== null, sections: ctx.sections.map((s) => s.title),
-        degraded: ctx.degraded, policies: ctx.policies.length, language: ctx.language,
+        historyTurns: ctx.history.length,
+        summary: ctx.summary !== null,
+        sections: ctx.sections.map((s) => s.title),
+        degraded: ctx.degraded,
+        policies: ctx.policies.length,
+        language: ctx.language,
       },
       notes: first.retries.length > 0 ? { retries: first.retries } : undefined,
     };
@@ -300,8 +404,13 @@ export class ProposalStage {
       ? personaMessage(this.d.prompts, 'confirm.executed', r.ctx.language, { summary: '' })
       : personaMessage(this.d.prompts, `error.${app.code}`, r.ctx.language, { errorId: app.errorId });
     return {
-      ...this.base(r), ...summary(r.trail), kind: executed ? 'executed' : 'error', reasonCode: app.code,
-      decider: 'SYSTEM', error: { errorId: app.errorId, category: app.category }, reply: { text },
+      ...this.base(r),
+      ...summary(r.trail),
+      kind: executed ? 'executed' : 'error',
+      reasonCode: app.code,
+      decider: 'SYSTEM',
+      error: { errorId: app.errorId, category: app.category },
+      reply: { text },
     } as TurnDecision;
   }
 
@@ -310,11 +419,19 @@ export class ProposalStage {
     const app = asAppError(err, 'LLM_UNAVAILABLE');
     const calls = err instanceof BrainFailure ? err.calls : [];
     const retries = err instanceof BrainFailure ? err.retries : [];
-    this.d.logger.warn({ errorId: app.errorId, code: app.code, err: app.message }, 'brain failed; answering with a persona error message');
+    this.d.logger.warn(
+      { errorId: app.errorId, code: app.code, err: app.message },
+      'brain failed; answering with a persona error message',
+    );
     this.d.metrics.errors.inc({ code: app.code });
     return {
-      kind: 'error', reasonCode: app.code, decider: 'SYSTEM', calls, context: { degraded: ctx.degraded },
-      error: { errorId: app.errorId, category: app.category }, notes: { retries, error: app.message },
+      kind: 'error',
+      reasonCode: app.code,
+      decider: 'SYSTEM',
+      calls,
+      context: { degraded: ctx.degraded },
+      error: { errorId: app.errorId, category: app.category },
+      notes: { retries, error: app.message },
       reply: { text: personaMessage(this.d.prompts, `error.${app.code}`, ctx.language, { errorId: app.errorId }) },
     };
   }
@@ -322,34 +439,54 @@ export class ProposalStage {
   private constitutionAlert(ctx: TurnContext, reasonCode: string, tool?: string): void {
     this.d.metrics.constitutionViolations.inc({ reason_code: reasonCode });
     const where = tool ? 'by the LLM proposal' : 'in a brain answer';
-    this.d.logger.error({ alert: 'constitution_violation', reasonCode, ...(tool ? { tool } : {}), roomId: ctx.room.roomId },
-      `ADMIN ALERT: constitution violation ${where}`);
+    this.d.logger.error(
+      { alert: 'constitution_violation', reasonCode, ...(tool ? { tool } : {}), roomId: ctx.room.roomId },
+      `ADMIN ALERT: constitution violation ${where}`,
+    );
   }
 
   /** Guardian verdict for one proposal (pure; the turn's facts passed in). */
-  private guard(ctx: TurnContext, actor: Actor, out: Extract<BrainOutput, { type: 'tool_call' }>,
-    proposal: ToolProposal, policies: GuardianPolicy[]): GuardianVerdict {
+  private guard(
+    ctx: TurnContext,
+    actor: Actor,
+    out: Extract<BrainOutput, { type: 'tool_call' }>,
+    proposal: ToolProposal,
+    policies: GuardianPolicy[],
+  ): GuardianVerdict {
     return evaluateProposal({
-      proposal, tool: this.d.registry.meta(proposal.toolName), reasoning: out.reasoning, confidence: out.confidence,
-      policies, config: this.d.guardianConfig,
+      proposal,
+      tool: this.d.registry.meta(proposal.toolName),
+      reasoning: out.reasoning,
+      confidence: out.confidence,
+      policies,
+      config: this.d.guardianConfig,
       context: {
-        senderMemberId: actor.memberId ?? undefined, senderName: actor.name ?? undefined, now: ctx.now,
+        senderMemberId: actor.memberId ?? undefined,
+        senderName: actor.name ?? undefined,
+        now: ctx.now,
         timezone: ctx.org.timezone,
       },
     });
   }
 
   /** The gate's decision, with the owners of any task the proposal names (a failed lookup denies). */
-  private async authorize(ctx: TurnContext, actor: Actor, proposal: ToolProposal, base: Directory): Promise<AuthDecision> {
+  private async authorize(
+    ctx: TurnContext,
+    actor: Actor,
+    proposal: ToolProposal,
+    base: Directory,
+  ): Promise<AuthDecision> {
     const tool = this.d.registry.meta(proposal.toolName);
     const full = await directoryFor(this.d.db, ctx.org.id, base, tool, proposal).catch(() => null);
-    if (!full) return { result: 'DENIED', reasonCode: 'Z_LOOKUP_ERROR', reason: 'task owner lookup failed; denied fail-closed' };
+    if (!full)
+      return { result: 'DENIED', reasonCode: 'Z_LOOKUP_ERROR', reason: 'task owner lookup failed; denied fail-closed' };
     return authorize({ actor, tool, proposal, directory: full });
   }
 
   /** The organisation's policies that carry a machine rule (CEO teachings, Guardian priority 4). */
   private policies(ctx: TurnContext): GuardianPolicy[] {
-    return ctx.policies.filter((p) => p.rule !== undefined && p.rule !== null)
+    return ctx.policies
+      .filter((p) => p.rule !== undefined && p.rule !== null)
       .map((p) => ({ id: p.id, title: p.title, rule: p.rule as GuardianPolicy['rule'] }));
   }
 }
@@ -357,10 +494,14 @@ export class ProposalStage {
 /** How a call went, for the trail. */
 export function execTrail(exec: ExecutionResult): CallExecution {
   switch (exec.status) {
-    case 'ok': return { status: 'ok', ms: exec.ms, output: exec.output };
-    case 'error': return { status: 'error', ms: exec.ms, code: exec.code };
-    case 'clarify': return { status: 'clarify', ms: exec.ms };
-    case 'internal_error': return { status: 'internal_error', ms: exec.ms, errorId: exec.errorId };
+    case 'ok':
+      return { status: 'ok', ms: exec.ms, output: exec.output };
+    case 'error':
+      return { status: 'error', ms: exec.ms, code: exec.code };
+    case 'clarify':
+      return { status: 'clarify', ms: exec.ms };
+    case 'internal_error':
+      return { status: 'internal_error', ms: exec.ms, errorId: exec.errorId };
   }
 }
 
@@ -374,7 +515,10 @@ export function toolResult(proposal: ToolProposal, exec: ExecutionResult): ToolR
   }
   if (exec.status === 'error') return errorResult(proposal, `${exec.code}: ${exec.modelMessage}`);
   if (exec.status === 'internal_error') {
-    return errorResult(proposal, `The tool failed (error id ${exec.errorId}). Apologise and suggest trying again later.`);
+    return errorResult(
+      proposal,
+      `The tool failed (error id ${exec.errorId}). Apologise and suggest trying again later.`,
+    );
   }
   return errorResult(proposal, 'Needs clarification.');
 }
@@ -388,12 +532,19 @@ const STRICTNESS = ['BLOCK', 'CONFIRM', 'MODIFY', 'ALLOW'];
 /** A tool turn's outcome: the strictest Guardian verdict and Gate decision of its proposals, and what ran. */
 function summary(trail: ProposalTrail[]): Decided | null {
   if (trail.length === 0) return null;
-  const worst = [...trail].sort((a, b) => STRICTNESS.indexOf(a.guardian.action) - STRICTNESS.indexOf(b.guardian.action))[0]!;
+  const worst = [...trail].sort(
+    (a, b) => STRICTNESS.indexOf(a.guardian.action) - STRICTNESS.indexOf(b.guardian.action),
+  )[0]!;
   const denied = trail.find((t) => t.auth?.result === 'DENIED');
   const executed = trail.some((t) => t.execution?.status === 'ok');
   const guardian = { action: worst.guardian.action, reasonCode: worst.guardian.reasonCode };
   const auth = denied?.auth ?? trail.find((t) => t.auth)?.auth;
-  const common = { guardian, auth, execution: trail.map((t) => ({ tool: t.tool, ...t.execution })), decider: 'SYSTEM' as const };
+  const common = {
+    guardian,
+    auth,
+    execution: trail.map((t) => ({ tool: t.tool, ...t.execution })),
+    decider: 'SYSTEM' as const,
+  };
   if (executed) return { ...common, kind: 'executed', reasonCode: 'T_EXECUTED' };
   if (guardian.action === 'BLOCK') return { ...common, kind: 'blocked', reasonCode: guardian.reasonCode };
   if (denied) return { ...common, kind: 'denied', reasonCode: denied.auth!.reasonCode };

@@ -18,7 +18,9 @@ export class ReplyComposer {
     if (check.action === 'BLOCK') {
       return {
         ...decision,
-        kind: 'blocked', reasonCode: check.reasonCode, decider: 'SYSTEM',
+        kind: 'blocked',
+        reasonCode: check.reasonCode,
+        decider: 'SYSTEM',
         guardian: { action: 'BLOCK', reasonCode: check.reasonCode },
         reply: { text: personaMessage(this.d.prompts, 'reply.blocked_confidential', lang) },
         notes: { ...decision.notes, blockedReply: true },

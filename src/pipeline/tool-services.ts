@@ -39,10 +39,15 @@ export class ToolContexts {
 
   private facts(ctx: TurnContext, actor: Actor): Omit<ToolContext, 'idempotencyKey' | 'services'> {
     const member = actor.memberId
-      ? { id: actor.memberId, name: actor.name ?? '', level: actor.level, departmentId: actor.departmentId } : null;
+      ? { id: actor.memberId, name: actor.name ?? '', level: actor.level, departmentId: actor.departmentId }
+      : null;
     return {
-      orgId: ctx.org.id, platform: ctx.message.platform, roomId: ctx.message.roomId, member,
-      now: () => this.d.now?.() ?? new Date(), timezone: ctx.org.timezone,
+      orgId: ctx.org.id,
+      platform: ctx.message.platform,
+      roomId: ctx.message.roomId,
+      member,
+      now: () => this.d.now?.() ?? new Date(),
+      timezone: ctx.org.timezone,
     };
   }
 
@@ -56,13 +61,25 @@ export class ToolContexts {
     if (outbox.hasSender(platform)) {
       services.postToRoom = async (text, opts) => {
         const mentionAccountIds = opts?.mentionAccountIds ?? [];
-        const post = { platform, roomId, text, kind: 'notice' as const, mentionAccountIds, mentionAll: opts?.toAll === true };
+        const post = {
+          platform,
+          roomId,
+          text,
+          kind: 'notice' as const,
+          mentionAccountIds,
+          mentionAll: opts?.toAll === true,
+        };
         const res = await outbox.send(`post:${idempotencyKey}`, post, claim);
         if (!res.skipped) {
           // Kept in the conversation of the person who asked for it (the console shows rooms from it).
           await conversations.append({
-            orgId: ctx.org.id, platform, roomId, accountId: senderAccountId, text,
-            platformMessageId: res.platformMessageId ?? null, sentAt: new Date(),
+            orgId: ctx.org.id,
+            platform,
+            roomId,
+            accountId: senderAccountId,
+            text,
+            platformMessageId: res.platformMessageId ?? null,
+            sentAt: new Date(),
           });
         }
         return { messageId: res.platformMessageId };

@@ -11,12 +11,21 @@ import type { CreatePendingInput } from '../state/types';
 
 /** Reason codes of the confirmation layer (answers to pending actions, session budget). */
 export type SessionReasonCode =
-  | 'S_USER_APPROVED' | 'S_USER_DENIED' | 'S_SECOND_CONFIRMATION' | 'S_ANSWER_BEFORE_QUESTION'
-  | 'S_PENDING_REMINDER' | 'S_PENDING_EXPIRED' | 'S_ALREADY_DECIDED' | 'S_NOT_YOURS' | 'S_SHADOW_NOT_EXECUTED'
-  | 'S_CHANGE_RECONFIRM' | 'S_CLARIFICATION_LOOP_ENDED';
+  | 'S_USER_APPROVED'
+  | 'S_USER_DENIED'
+  | 'S_SECOND_CONFIRMATION'
+  | 'S_ANSWER_BEFORE_QUESTION'
+  | 'S_PENDING_REMINDER'
+  | 'S_PENDING_EXPIRED'
+  | 'S_ALREADY_DECIDED'
+  | 'S_NOT_YOURS'
+  | 'S_SHADOW_NOT_EXECUTED'
+  | 'S_CHANGE_RECONFIRM'
+  | 'S_CLARIFICATION_LOOP_ENDED';
 
 /** Reason codes of the brain's plain answers and of the executor. */
-export type AnswerReasonCode = 'B_TEXT_RESPONSE' | 'B_CLARIFICATION' | 'T_EXECUTED' | 'T_CLARIFICATION' | 'T_TOOL_FAILED';
+export type AnswerReasonCode =
+  'B_TEXT_RESPONSE' | 'B_CLARIFICATION' | 'T_EXECUTED' | 'T_CLARIFICATION' | 'T_TOOL_FAILED';
 
 /**
  * The Guardian's codes as recorded: its own, and the pipeline's fail-closed stop when the organisation's
@@ -26,7 +35,12 @@ export type GuardianOutcomeCode = GuardianReasonCode | 'G_POLICIES_UNAVAILABLE';
 
 /** Every reason code a turn can end with (the audit row's `reasonCode`). */
 export type ReasonCode =
-  | GuardianOutcomeCode | AuthReasonCode | ErrorCode | SessionReasonCode | AnswerReasonCode | SenderBudgetCode
+  | GuardianOutcomeCode
+  | AuthReasonCode
+  | ErrorCode
+  | SessionReasonCode
+  | AnswerReasonCode
+  | SenderBudgetCode
   /** An earlier attempt's answer was found in the room (nothing posted again). */
   | 'O_RECONCILED';
 
@@ -171,9 +185,20 @@ export type Decided = Pick<DecisionBase, 'reasonCode' | 'decider' | 'guardian' |
 
 /** The audit row's `decision` for each kind (the values turn records have always carried). */
 export const DECISION_LABELS: Readonly<Record<DecisionKind, string>> = {
-  reply: 'REPLY', clarify: 'CLARIFY', confirm: 'CONFIRM', executed: 'EXECUTED', blocked: 'BLOCK', denied: 'DENIED',
-  error: 'ERROR', refused: 'REFUSED', ended: 'ENDED', cancelled: 'CANCELLED', expired: 'EXPIRED', ignored: 'IGNORED',
-  reminder: 'REMINDER', delivered_earlier: 'DELIVERED_EARLIER',
+  reply: 'REPLY',
+  clarify: 'CLARIFY',
+  confirm: 'CONFIRM',
+  executed: 'EXECUTED',
+  blocked: 'BLOCK',
+  denied: 'DENIED',
+  error: 'ERROR',
+  refused: 'REFUSED',
+  ended: 'ENDED',
+  cancelled: 'CANCELLED',
+  expired: 'EXPIRED',
+  ignored: 'IGNORED',
+  reminder: 'REMINDER',
+  delivered_earlier: 'DELIVERED_EARLIER',
 };
 
 /** Up to nine answer options numbered 1…9 (text answers "1"/"2" work on every platform). */

@@ -70,7 +70,12 @@ export class TurnRunner {
     const started = performance.now();
     const replyKey = replyKeyOf(item);
     const turnId = randomUUID();
-    const log = this.d.logger.child({ turnId, workItemId: String(item.id), platform: msg.platform, roomId: msg.roomId });
+    const log = this.d.logger.child({
+      turnId,
+      workItemId: String(item.id),
+      platform: msg.platform,
+      roomId: msg.roomId,
+    });
     try {
       if (item.attempts > item.maxAttempts) {
         // Every allowed attempt died mid-turn (a crash, not an error): only tell the person, do not think again.
@@ -85,7 +90,10 @@ export class TurnRunner {
       const earlier = await this.earlierAnswer(msg, replyKey, prelude, log);
       if (earlier) {
         const decision: TurnDecision = {
-          kind: 'delivered_earlier', reasonCode: 'O_RECONCILED', decider: 'SYSTEM', calls: [],
+          kind: 'delivered_earlier',
+          reasonCode: 'O_RECONCILED',
+          decider: 'SYSTEM',
+          calls: [],
           reply: { text: earlier.text ?? '' },
         };
         return await this.finish({ msg, item, prelude, turnId, started, log, replyKey }, { decision }, earlier);
@@ -95,7 +103,10 @@ export class TurnRunner {
     } catch (err) {
       const app = asAppError(err, 'DB_UNAVAILABLE');
       const lastAttempt = item.attempts >= item.maxAttempts;
-      log.error({ errorId: app.errorId, code: app.code, attempt: item.attempts, lastAttempt, err: app.message }, 'turn failed');
+      log.error(
+        { errorId: app.errorId, code: app.code, attempt: item.attempts, lastAttempt, err: app.message },
+        'turn failed',
+      );
       this.d.metrics.errors.inc({ code: app.code });
       if (err instanceof ClaimLostError) throw err;
       // Retried by the work queue; the last attempt still answers the person.
@@ -108,7 +119,11 @@ export class TurnRunner {
    * An earlier attempt may have posted the answer (a crash between posting and recording it, or a post that
    * timed out): it is looked for in the room before thinking, let alone posting, again.
    */
-  private async earlierAnswer(msg: InboundMessage, replyKey: string, prelude: TurnPrelude, log: Logger,
+  private async earlierAnswer(
+    msg: InboundMessage,
+    replyKey: string,
+    prelude: TurnPrelude,
+    log: Logger,
   ): Promise<FoundMessage | null> {
     if (!mayHavePosted(prelude.prior)) return null;
     const found = await this.d.outbox.reconcile(replyKey, replyTo(msg, ''), prelude.prior!.createdAt);
@@ -152,21 +167,34 @@ export class TurnRunner {
       this.d.metrics.senderBudgetRefusals.inc({ limit: budget.limit });
       const key = budget.limit === 'minute' ? 'reply.sender_budget_minute' : 'reply.sender_budget_day';
       return {
-        kind: 'refused', reasonCode: budget.reasonCode, decider: 'SYSTEM', calls: [], reply: say(key),
-        silent: !budget.notify, notes: { notified: budget.notify },
+        kind: 'refused',
+        reasonCode: budget.reasonCode,
+        decider: 'SYSTEM',
+        calls: [],
+        reply: say(key),
+        silent: !budget.notify,
+        notes: { notified: budget.notify },
       };
     }
     if (actor.source === 'stranger') {
       this.d.metrics.strangerTurns.inc({ platform: msg.platform });
       return {
-        kind: 'refused', reasonCode: 'Z_STRANGER', decider: 'SYSTEM', calls: [], reply: say('reply.stranger'),
+        kind: 'refused',
+        reasonCode: 'Z_STRANGER',
+        decider: 'SYSTEM',
+        calls: [],
+        reply: say('reply.stranger'),
         auth: { result: 'DENIED', reasonCode: 'Z_STRANGER' },
       };
     }
     if (this.d.llmConfigured) return null;
     return {
-      kind: 'error', reasonCode: 'LLM_NOT_CONFIGURED', decider: 'SYSTEM', calls: [],
-      error: { category: 'SYSTEM' }, reply: say('error.LLM_NOT_CONFIGURED'),
+      kind: 'error',
+      reasonCode: 'LLM_NOT_CONFIGURED',
+      decider: 'SYSTEM',
+      calls: [],
+      error: { category: 'SYSTEM' },
+      reply: say('error.LLM_NOT_CONFIGURED'),
     };
   }
 
@@ -175,7 +203,11 @@ export class TurnRunner {
    * ones need the state manager. It is the one context source whose failure stops the turn (R-X2):
    * without it an answer could be misread.
    */
-  private async session(key: SessionKey, prelude: TurnPrelude, lang: Language, log: Logger,
+  private async session(
+    key: SessionKey,
+    prelude: TurnPrelude,
+    lang: Language,
+    log: Logger,
   ): Promise<SessionView | TurnDecision> {
     try {
       return prelude.quickSession ?? (await this.d.states.getSession(key));
@@ -184,7 +216,11 @@ export class TurnRunner {
       log.error({ errorId: app.errorId, err: app.message }, 'session state unavailable; nothing executed');
       const text = personaMessage(this.d.prompts, 'error.SESSION_STATE_UNAVAILABLE', lang, { errorId: app.errorId });
       return {
-        kind: 'error', reasonCode: 'SESSION_STATE_UNAVAILABLE', decider: 'SYSTEM', calls: [], reply: { text },
+        kind: 'error',
+        reasonCode: 'SESSION_STATE_UNAVAILABLE',
+        decider: 'SYSTEM',
+        calls: [],
+        reply: { text },
         error: { errorId: app.errorId, category: 'SYSTEM' },
       };
     }
@@ -209,7 +245,11 @@ export class TurnRunner {
   }
 
   /** R-S5: after 3 clarification rounds suggest starting over; after 4 end the flow. */
-  private async clarificationBudget(key: SessionKey, session: SessionView, decision: TurnDecision, lang: Language,
+  private async clarificationBudget(
+    key: SessionKey,
+    session: SessionView,
+    decision: TurnDecision,
+    lang: Language,
   ): Promise<TurnDecision> {
     const states = this.d.states;
     if (decision.kind !== 'clarify') {
@@ -221,11 +261,21 @@ export class TurnRunner {
     if (next === 'end_flow') {
       await states.resetClarification(key);
       const text = personaMessage(this.d.prompts, 'clarify.ended', lang);
-      return { ...decision, kind: 'ended', reasonCode: 'S_CLARIFICATION_LOOP_ENDED', decider: 'SYSTEM', reply: { text } };
+      return {
+        ...decision,
+        kind: 'ended',
+        reasonCode: 'S_CLARIFICATION_LOOP_ENDED',
+        decider: 'SYSTEM',
+        reply: { text },
+      };
     }
     if (next === 'continue') return decision;
     const text = `${decision.reply.text}\n${personaMessage(this.d.prompts, 'clarify.restart', lang)}`;
-    return { ...decision, reply: { ...decision.reply, text }, notes: { ...decision.notes, clarificationRounds: rounds } };
+    return {
+      ...decision,
+      reply: { ...decision.reply, text },
+      notes: { ...decision.notes, clarificationRounds: rounds },
+    };
   }
 
   /** Consecutive errors move the session to ERROR_RECOVERY (state manager); a good turn clears them. */
@@ -237,10 +287,16 @@ export class TurnRunner {
   /** Reply → record: posts the reply (unless silent or in shadow mode), then writes the turn in one statement. */
   private async finish(
     t: {
-      msg: InboundMessage; item: ClaimedItem; prelude: TurnPrelude; turnId: string; started: number; log: Logger;
+      msg: InboundMessage;
+      item: ClaimedItem;
+      prelude: TurnPrelude;
+      turnId: string;
+      started: number;
+      log: Logger;
       replyKey: string;
     },
-    framed: Framed, delivered?: FoundMessage,
+    framed: Framed,
+    delivered?: FoundMessage,
   ): Promise<WorkOutcome> {
     const { msg, item, decision } = { ...t, decision: framed.decision };
     const text = framed.prefix ? `${framed.prefix}\n${decision.reply.text}` : decision.reply.text;
@@ -250,12 +306,21 @@ export class TurnRunner {
       const reply = { ...replyTo(msg, text), title: decision.reply.title, options: decision.reply.options };
       sent = delivered ?? (await this.d.outbox.deliver(t.replyKey, reply, item));
     }
-    const turn = this.d.recorder.prepare(turnAudit(decision, {
-      id: t.turnId, orgId: msg.orgId, platform: msg.platform, roomId: msg.roomId, accountId: msg.senderAccountId,
-      memberId: t.prelude.actor.memberId,
-      workItemId: item.id, input: msg.text, finalReply: text, totalMs: performance.now() - t.started,
-      shadow: this.d.shadowMode,
-    }));
+    const turn = this.d.recorder.prepare(
+      turnAudit(decision, {
+        id: t.turnId,
+        orgId: msg.orgId,
+        platform: msg.platform,
+        roomId: msg.roomId,
+        accountId: msg.senderAccountId,
+        memberId: t.prelude.actor.memberId,
+        workItemId: item.id,
+        input: msg.text,
+        finalReply: text,
+        totalMs: performance.now() - t.started,
+        shadow: this.d.shadowMode,
+      }),
+    );
     const history = decision.silent ? null : { text, options: decision.reply.options, at: this.now() };
     const outcome = await this.d.store.close({ msg, sent, history, turn, item });
     turn.observe();
@@ -266,7 +331,11 @@ export class TurnRunner {
 
   /** Last-attempt failure: tell the user (best effort), so a message is never silently dropped. */
   private async answerFailure(
-    msg: InboundMessage, replyKey: string, app: AppError, log: Logger, item: ClaimedItem,
+    msg: InboundMessage,
+    replyKey: string,
+    app: AppError,
+    log: Logger,
+    item: ClaimedItem,
   ): Promise<void> {
     const lang = detectLanguage(msg.answerText ?? msg.text);
     const text = personaMessage(this.d.prompts, `error.${app.code}`, lang, { errorId: app.errorId });
@@ -276,12 +345,25 @@ export class TurnRunner {
       log.error({ errorId: app.errorId, err: asAppError(err).message }, 'could not deliver the failure reply');
     }
     const decision: TurnDecision = {
-      kind: 'error', reasonCode: app.code, decider: 'SYSTEM', calls: [], reply: { text },
+      kind: 'error',
+      reasonCode: app.code,
+      decider: 'SYSTEM',
+      calls: [],
+      reply: { text },
       error: { errorId: app.errorId, category: app.category },
     };
     const facts = {
-      id: randomUUID(), orgId: msg.orgId, platform: msg.platform, roomId: msg.roomId, accountId: msg.senderAccountId,
-      memberId: null, workItemId: null, input: msg.text, finalReply: text, totalMs: 0, shadow: false,
+      id: randomUUID(),
+      orgId: msg.orgId,
+      platform: msg.platform,
+      roomId: msg.roomId,
+      accountId: msg.senderAccountId,
+      memberId: null,
+      workItemId: null,
+      input: msg.text,
+      finalReply: text,
+      totalMs: 0,
+      shadow: false,
     };
     await this.d.recorder.record(turnAudit(decision, facts)).catch(() => undefined);
   }
@@ -290,16 +372,28 @@ export class TurnRunner {
 /** The answer to `msg`: threaded to it, mentioning the asker. */
 function replyTo(msg: InboundMessage, text: string): OutboundReply {
   return {
-    platform: msg.platform, roomId: msg.roomId, text, kind: 'reply',
-    inReplyTo: { platformMessageId: msg.platformMessageId, accountId: msg.senderAccountId, accountName: msg.senderName },
+    platform: msg.platform,
+    roomId: msg.roomId,
+    text,
+    kind: 'reply',
+    inReplyTo: {
+      platformMessageId: msg.platformMessageId,
+      accountId: msg.senderAccountId,
+      accountName: msg.senderName,
+    },
   };
 }
 
 function senderProfile(msg: InboundMessage, actor: Actor, details: TurnPrelude['profile']): SenderProfile {
   const known = actor.memberId ? details : null;
   return {
-    known: actor.known, memberId: actor.memberId, name: actor.name ?? msg.senderName ?? `user ${msg.senderAccountId}`,
-    level: actor.level, departmentId: actor.departmentId, departmentName: known?.departmentName ?? null,
-    title: known?.title ?? null, preferences: known?.preferences ?? {},
+    known: actor.known,
+    memberId: actor.memberId,
+    name: actor.name ?? msg.senderName ?? `user ${msg.senderAccountId}`,
+    level: actor.level,
+    departmentId: actor.departmentId,
+    departmentName: known?.departmentName ?? null,
+    title: known?.title ?? null,
+    preferences: known?.preferences ?? {},
   };
 }

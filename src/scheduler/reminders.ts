@@ -13,11 +13,15 @@ export async function enqueueDueReminders(sql: Sql, now: Date = new Date(), limi
        WHERE id IN (SELECT id FROM reminders WHERE status = 'scheduled' AND "remindAt" <= $1
                     ORDER BY "remindAt" LIMIT $2 FOR UPDATE SKIP LOCKED)
        RETURNING id, platform, "roomId", "memberId"),
-     ${enqueueSelectCte('ins', `
+     ${enqueueSelectCte(
+       'ins',
+       `
        SELECT 'notification', jsonb_build_object('kind', 'reminder', 'reminderId', id),
               'notice:' || platform || ':' || "roomId" || ':' || "memberId", 'reminder:' || id, 3
-       FROM due`)}
+       FROM due`,
+     )}
      SELECT (SELECT count(*) FROM ins)::int AS n`,
-    [now, limit]);
+    [now, limit],
+  );
   return rows[0]?.n ?? 0;
 }

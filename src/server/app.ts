@@ -20,7 +20,9 @@ export function createApp(deps: AppDeps): Express {
   app.disable('x-powered-by');
   app.set('trust proxy', false);
 
-  app.get('/healthz', (_req, res) => { res.json({ status: 'ok' }); });
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
   app.get('/readyz', async (_req, res) => {
     const ok = await deps.ready().catch(() => false);
     res.status(ok ? 200 : 503).json({ status: ok ? 'ready' : 'database unavailable' });
@@ -30,7 +32,9 @@ export function createApp(deps: AppDeps): Express {
     res.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
   });
   for (const r of deps.routers) app.use(r);
-  app.get('/', (_req, res) => { res.redirect('/console'); });
+  app.get('/', (_req, res) => {
+    res.redirect('/console');
+  });
 
   const onError: ErrorRequestHandler = (err, _req, res, _next) => {
     const status = typeof (err as { status?: unknown }).status === 'number' ? (err as { status: number }).status : 500;

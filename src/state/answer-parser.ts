@@ -11,12 +11,45 @@ export { buttonKey, parseButtonKey, type ButtonAnswer } from './button-key';
 export type AnswerClass = 'approve' | 'deny' | 'modify' | 'other';
 
 const APPROVE = new Set([
-  'はい', 'はーい', 'うん', 'ok', 'okay', 'オッケー', 'いいよ', 'いいです', 'お願い', 'お願いします', 'おねがい',
-  'おねがいします', '実行', '実行して', '進めて', 'yes', 'y', 'sure', '1', '👍', '承認',
+  'はい',
+  'はーい',
+  'うん',
+  'ok',
+  'okay',
+  'オッケー',
+  'いいよ',
+  'いいです',
+  'お願い',
+  'お願いします',
+  'おねがい',
+  'おねがいします',
+  '実行',
+  '実行して',
+  '進めて',
+  'yes',
+  'y',
+  'sure',
+  '1',
+  '👍',
+  '承認',
 ]);
 
 const DENY = new Set([
-  'いいえ', 'いや', 'no', 'n', 'やめ', 'やめて', 'やめる', 'キャンセル', 'cancel', 'だめ', 'ダメ', '中止', '2', '👎', '不要',
+  'いいえ',
+  'いや',
+  'no',
+  'n',
+  'やめ',
+  'やめて',
+  'やめる',
+  'キャンセル',
+  'cancel',
+  'だめ',
+  'ダメ',
+  '中止',
+  '2',
+  '👎',
+  '不要',
 ]);
 
 /** Change words that make any answer a modification request. 何でも/いつでも/… are not "but". */
@@ -44,7 +77,10 @@ export function normalizeAnswer(text: string): string {
 }
 
 function tokens(normalized: string): string[] {
-  return normalized.split(SEPARATORS).map((t) => t.replace(TRAILING, '')).filter((t) => t.length > 0);
+  return normalized
+    .split(SEPARATORS)
+    .map((t) => t.replace(TRAILING, ''))
+    .filter((t) => t.length > 0);
 }
 
 function classOf(token: string): 'approve' | 'deny' | null {

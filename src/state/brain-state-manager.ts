@@ -13,7 +13,14 @@ import type { SessionKey } from './session-key';
 import { effectiveMode } from './session-mode';
 import { clearSessionPending, expireOne, lockSession, sweepSession, touchSession, type Client } from './session-store';
 import type {
-  ApproveResult, CreatePendingInput, DecisionInput, DenyResult, NoDecision, PendingActionView, SessionMode, SessionView,
+  ApproveResult,
+  CreatePendingInput,
+  DecisionInput,
+  DenyResult,
+  NoDecision,
+  PendingActionView,
+  SessionMode,
+  SessionView,
 } from './types';
 
 /** Consecutive errors after which the session is in ERROR_RECOVERY. */
@@ -49,7 +56,10 @@ export class BrainStateManager {
   private readonly pendingTtlMs: number;
   private readonly now: () => Date;
 
-  constructor(private readonly db: Db, opts: BrainStateManagerOptions = {}) {
+  constructor(
+    private readonly db: Db,
+    opts: BrainStateManagerOptions = {},
+  ) {
     this.sessionTtlMs = opts.sessionTtlMs ?? 30 * 60_000;
     this.pendingTtlMs = opts.pendingTtlMs ?? 10 * 60_000;
     this.now = opts.now ?? (() => new Date());
@@ -66,7 +76,10 @@ export class BrainStateManager {
     }
     const mode = effectiveMode(state?.mode, pending !== null);
     return {
-      key, mode, pending, expiredPending: expired,
+      key,
+      mode,
+      pending,
+      expiredPending: expired,
       clarificationRounds: state?.clarificationRounds ?? 0,
       errorCount: state?.errorCount ?? 0,
       lastIntent: state?.lastIntent ?? null,
@@ -92,11 +105,21 @@ export class BrainStateManager {
       });
       const row = await tx.pendingAction.create({
         data: {
-          id, ...key, orgId: input.orgId, memberId: input.memberId, turnId: input.turnId ?? null, status: 'pending',
-          proposal: JSON.parse(jsonText(input.proposal)), question: pgText(input.question),
-          confirmationType: input.confirmationType, originalMessage: pgText(input.originalMessage),
-          reasoning: pgText(input.reasoning), confidence: input.confidence, questionKey: input.questionKey ?? null,
-          reasonCode: input.reasonCode, expiresAt: new Date(now.getTime() + this.pendingTtlMs),
+          id,
+          ...key,
+          orgId: input.orgId,
+          memberId: input.memberId,
+          turnId: input.turnId ?? null,
+          status: 'pending',
+          proposal: JSON.parse(jsonText(input.proposal)),
+          question: pgText(input.question),
+          confirmationType: input.confirmationType,
+          originalMessage: pgText(input.originalMessage),
+          reasoning: pgText(input.reasoning),
+          confidence: input.confidence,
+          questionKey: input.questionKey ?? null,
+          reasonCode: input.reasonCode,
+          expiresAt: new Date(now.getTime() + this.pendingTtlMs),
           // Put in place of the raw texts by a database trigger once the action is decided (R-O2).
           redactedCopy: JSON.parse(jsonText(redactedCopy(input))),
         },
@@ -117,7 +140,8 @@ export class BrainStateManager {
     const pre = await this.inspect(this.db, input.pendingId, input.key, now);
     if ('outcome' in pre) return pre;
     const given = pre.row.confirmationsGiven;
-    if (input.expectedConfirmations !== undefined && input.expectedConfirmations !== given) return this.lostRace(pre.row);
+    if (input.expectedConfirmations !== undefined && input.expectedConfirmations !== given)
+      return this.lostRace(pre.row);
     const { platform, roomId, accountId } = input.key;
     const rows = await this.db.$queryRaw<PendingRow[]>`
       UPDATE pending_actions SET
@@ -187,7 +211,8 @@ export class BrainStateManager {
    */
   async questionShownAt(questionKey: string): Promise<Date | null> {
     const row = await this.db.outboundMessage.findUnique({
-      where: { dedupeKey: questionKey }, select: { status: true, sentAt: true },
+      where: { dedupeKey: questionKey },
+      select: { status: true, sentAt: true },
     });
     return row?.status === 'sent' ? row.sentAt : null;
   }
@@ -214,7 +239,10 @@ export class BrainStateManager {
     const lastError = pgText(code);
     const state = await this.write(key, { errorCount: { increment: 1 }, lastError }, { errorCount: 1, lastError });
     if (state.errorCount >= ERROR_RECOVERY_AT && state.mode !== 'CONFIRMATION_PENDING') {
-      await this.db.conversationState.updateMany({ where: { ...key, mode: { not: 'CONFIRMATION_PENDING' } }, data: { mode: 'ERROR_RECOVERY' } });
+      await this.db.conversationState.updateMany({
+        where: { ...key, mode: { not: 'CONFIRMATION_PENDING' } },
+        data: { mode: 'ERROR_RECOVERY' },
+      });
       return { errorCount: state.errorCount, mode: 'ERROR_RECOVERY' };
     }
     return { errorCount: state.errorCount, mode: state.mode as SessionMode };
@@ -223,7 +251,8 @@ export class BrainStateManager {
   /** Records a successful turn: errors cleared, ERROR_RECOVERY → NORMAL (a pending confirmation stays). */
   async recordSuccess(key: SessionKey, info: { lastIntent?: string; lastTool?: string } = {}): Promise<void> {
     const data = {
-      errorCount: 0, lastError: null,
+      errorCount: 0,
+      lastError: null,
       ...(info.lastIntent !== undefined ? { lastIntent: pgText(info.lastIntent) } : {}),
       ...(info.lastTool !== undefined ? { lastTool: pgText(info.lastTool) } : {}),
     };
@@ -234,14 +263,24 @@ export class BrainStateManager {
     });
   }
 
-  private async write(key: SessionKey, update: Parameters<typeof touchSession>[4], create: Parameters<typeof touchSession>[5] = {}) {
+  private async write(
+    key: SessionKey,
+    update: Parameters<typeof touchSession>[4],
+    create: Parameters<typeof touchSession>[5] = {},
+  ) {
     const now = this.now();
     await sweepSession(this.db, key, now, this.sessionTtlMs);
     return touchSession(this.db, key, now, this.sessionTtlMs, update, create);
   }
 
   /** pending → cancelled, conditional on owner and expiry; null if that did not happen. */
-  private async cancelOne(c: Client, pendingId: string, key: SessionKey, now: Date, reason: Record<string, string>): Promise<PendingRow | null> {
+  private async cancelOne(
+    c: Client,
+    pendingId: string,
+    key: SessionKey,
+    now: Date,
+    reason: Record<string, string>,
+  ): Promise<PendingRow | null> {
     const rows = await c.$queryRaw<PendingRow[]>`
       UPDATE pending_actions SET status = 'cancelled', "decidedAt" = ${now}, result = ${jsonText(reason)}::jsonb
       WHERE id = ${pendingId} AND status = 'pending' AND "expiresAt" > ${now}
@@ -250,7 +289,12 @@ export class BrainStateManager {
     return rows[0] ?? null;
   }
 
-  private async finish(pendingId: string, status: 'executed' | 'failed', result: unknown, error?: string): Promise<boolean> {
+  private async finish(
+    pendingId: string,
+    status: 'executed' | 'failed',
+    result: unknown,
+    error?: string,
+  ): Promise<boolean> {
     return this.db.$transaction(async (tx) => {
       const rows = await tx.$queryRaw<PendingRow[]>`
         UPDATE pending_actions
@@ -259,7 +303,12 @@ export class BrainStateManager {
         RETURNING *`;
       const row = rows[0];
       if (!row) return false;
-      await clearSessionPending(tx, { platform: row.platform, roomId: row.roomId, accountId: row.accountId }, row.id, error);
+      await clearSessionPending(
+        tx,
+        { platform: row.platform, roomId: row.roomId, accountId: row.accountId },
+        row.id,
+        error,
+      );
       return true;
     });
   }
@@ -273,7 +322,8 @@ export class BrainStateManager {
     if (row.status !== 'pending') return { outcome: 'already_decided', action: toPendingView(row) };
     if (row.expiresAt.getTime() <= now.getTime()) {
       // Whoever expires it resets the session; if something else decided it meanwhile, say so.
-      const latest = (await expireOne(c, row.id, now)) ?? (await c.pendingAction.findUnique({ where: { id: row.id } })) ?? row;
+      const latest =
+        (await expireOne(c, row.id, now)) ?? (await c.pendingAction.findUnique({ where: { id: row.id } })) ?? row;
       const decidedElsewhere = latest.status !== 'expired' && latest.status !== 'pending';
       return { outcome: decidedElsewhere ? 'already_decided' : 'expired', action: toPendingView(latest) };
     }

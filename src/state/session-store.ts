@@ -51,8 +51,14 @@ export async function sweepSession(c: Client, key: SessionKey, now: Date, sessio
     const n = await c.conversationState.updateMany({
       where: { ...key, expiresAt: { lt: now } },
       data: {
-        mode: 'NORMAL', pendingActionId: null, clarificationRounds: 0, errorCount: 0,
-        lastError: null, lastIntent: null, lastTool: null, expiresAt: new Date(now.getTime() + sessionTtlMs),
+        mode: 'NORMAL',
+        pendingActionId: null,
+        clarificationRounds: 0,
+        errorCount: 0,
+        lastError: null,
+        lastIntent: null,
+        lastTool: null,
+        expiresAt: new Date(now.getTime() + sessionTtlMs),
       },
     });
     changed = n.count > 0;
@@ -66,7 +72,12 @@ export async function sweepSession(c: Client, key: SessionKey, now: Date, sessio
 }
 
 /** Session back to NORMAL if (and only if) it still points at `pendingId`. Returns rows changed. */
-export async function clearSessionPending(c: Client, key: SessionKey, pendingId: string, lastError?: string): Promise<number> {
+export async function clearSessionPending(
+  c: Client,
+  key: SessionKey,
+  pendingId: string,
+  lastError?: string,
+): Promise<number> {
   const n = await c.conversationState.updateMany({
     where: { ...key, pendingActionId: pendingId },
     data: { mode: 'NORMAL', pendingActionId: null, ...(lastError !== undefined ? { lastError } : {}) },
@@ -87,8 +98,14 @@ export async function expireOne(c: Client, pendingId: string, now: Date): Promis
 }
 
 /** Creates the session row if missing and extends its expiry (a write means activity). */
-export async function touchSession(c: Client, key: SessionKey, now: Date, sessionTtlMs: number,
-  update: Prisma.ConversationStateUpdateInput = {}, create: Partial<Prisma.ConversationStateCreateInput> = {}): Promise<ConversationState> {
+export async function touchSession(
+  c: Client,
+  key: SessionKey,
+  now: Date,
+  sessionTtlMs: number,
+  update: Prisma.ConversationStateUpdateInput = {},
+  create: Partial<Prisma.ConversationStateCreateInput> = {},
+): Promise<ConversationState> {
   const expiresAt = new Date(now.getTime() + sessionTtlMs);
   return c.conversationState.upsert({
     where: where(key),

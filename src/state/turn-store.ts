@@ -34,11 +34,27 @@ export interface TurnClose {
 
 interface PreludeRow extends PriorRow {
   reserved: number;
-  a_org: string | null; m_id: string | null; m_org: string | null; m_name: string | null; m_level: number | null; m_dept: string | null; m_active: boolean | null;
-  m_title: string | null; m_prefs: Record<string, unknown> | null; d_name: string | null;
-  r_org: string | null; r_authority: string | null;
-  s_exists: boolean; s_mode: string | null; s_pending: string | null; s_expires: Date | null; s_rounds: number | null; s_errors: number | null;
-  s_intent: string | null; s_tool: string | null; s_error: string | null;
+  a_org: string | null;
+  m_id: string | null;
+  m_org: string | null;
+  m_name: string | null;
+  m_level: number | null;
+  m_dept: string | null;
+  m_active: boolean | null;
+  m_title: string | null;
+  m_prefs: Record<string, unknown> | null;
+  d_name: string | null;
+  r_org: string | null;
+  r_authority: string | null;
+  s_exists: boolean;
+  s_mode: string | null;
+  s_pending: string | null;
+  s_expires: Date | null;
+  s_rounds: number | null;
+  s_errors: number | null;
+  s_intent: string | null;
+  s_tool: string | null;
+  s_error: string | null;
 }
 
 /**
@@ -56,10 +72,20 @@ export class TurnStore {
     const p = new SqlParams();
     const reserve = reserveCte(p, 'r', { dedupeKey: replyKey, platform: msg.platform, roomId: msg.roomId, body: '' });
     const stored = userMessageCte(p, 'm', {
-      orgId: msg.orgId, platform: msg.platform, roomId: msg.roomId, accountId: msg.senderAccountId, text: msg.text,
-      platformMessageId: msg.platformMessageId, sentAt: new Date(msg.sentAt),
+      orgId: msg.orgId,
+      platform: msg.platform,
+      roomId: msg.roomId,
+      accountId: msg.senderAccountId,
+      text: msg.text,
+      platformMessageId: msg.platformMessageId,
+      sentAt: new Date(msg.sentAt),
     });
-    const [key, platform, room, account] = [p.add(replyKey), p.add(msg.platform), p.add(msg.roomId), p.add(msg.senderAccountId)];
+    const [key, platform, room, account] = [
+      p.add(replyKey),
+      p.add(msg.platform),
+      p.add(msg.roomId),
+      p.add(msg.senderAccountId),
+    ];
     const rows = await this.sql<PreludeRow>(
       `WITH ${reserve}, ${stored}
        SELECT (SELECT count(*) FROM r)::int AS reserved, ${priorColumns('o')},
@@ -92,31 +118,64 @@ export class TurnStore {
     const { msg, history } = c;
     const ctes: string[] = [];
     if (history) {
-      ctes.push(botMessageCte(p, 'h', {
-        orgId: msg.orgId, platform: msg.platform, roomId: msg.roomId, accountId: msg.senderAccountId, text: history.text,
-        options: history.options, platformMessageId: c.sent?.platformMessageId ?? null, sentAt: history.at,
-      }));
+      ctes.push(
+        botMessageCte(p, 'h', {
+          orgId: msg.orgId,
+          platform: msg.platform,
+          roomId: msg.roomId,
+          accountId: msg.senderAccountId,
+          text: history.text,
+          options: history.options,
+          platformMessageId: c.sent?.platformMessageId ?? null,
+          sentAt: history.at,
+        }),
+      );
     }
     ctes.push(...turnCtes(p, c.turn), completeCte(p, 'w', c.item));
     const rows = await this.sql<{ completed: number }>(
-      `WITH ${ctes.join(',\n')} SELECT (SELECT count(*) FROM w)::int AS completed`, p.values);
+      `WITH ${ctes.join(',\n')} SELECT (SELECT count(*) FROM w)::int AS completed`,
+      p.values,
+    );
     return { completed: rows[0]?.completed === 1 };
   }
 }
 
 /** The prelude's row as the turn's view of sender, room and session. */
 function prelude(r: PreludeRow, msg: InboundMessage, opts: { defaultLevel: number; now: Date }): TurnPrelude {
-  const account = r.a_org && r.m_id
-    ? { orgId: r.a_org, member: { id: r.m_id, orgId: r.m_org!, name: r.m_name!, level: r.m_level!, departmentId: r.m_dept, active: r.m_active === true } }
-    : null;
+  const account =
+    r.a_org && r.m_id
+      ? {
+          orgId: r.a_org,
+          member: {
+            id: r.m_id,
+            orgId: r.m_org!,
+            name: r.m_name!,
+            level: r.m_level!,
+            departmentId: r.m_dept,
+            active: r.m_active === true,
+          },
+        }
+      : null;
   const room = r.r_org ? { orgId: r.r_org, authority: r.r_authority ?? 'public' } : null;
-  const actor = actorFromRows({ account, room }, { orgId: msg.orgId, defaultLevel: opts.defaultLevel, fallbackAuthority: msg.roomAuthority });
+  const actor = actorFromRows(
+    { account, room },
+    { orgId: msg.orgId, defaultLevel: opts.defaultLevel, fallbackAuthority: msg.roomAuthority },
+  );
   const key: SessionKey = { platform: msg.platform, roomId: msg.roomId, accountId: msg.senderAccountId };
-  const stored = r.s_exists ? { mode: r.s_mode!, pendingActionId: r.s_pending, expiresAt: new Date(r.s_expires!) } : null;
+  const stored = r.s_exists
+    ? { mode: r.s_mode!, pendingActionId: r.s_pending, expiresAt: new Date(r.s_expires!) }
+    : null;
   const quickSession: SessionView | null = isPlainSession(stored, opts.now)
     ? {
-        key, mode: effectiveMode(r.s_mode, false), pending: null, expiredPending: null,
-        clarificationRounds: r.s_rounds ?? 0, errorCount: r.s_errors ?? 0, lastIntent: r.s_intent, lastTool: r.s_tool, lastError: r.s_error,
+        key,
+        mode: effectiveMode(r.s_mode, false),
+        pending: null,
+        expiredPending: null,
+        clarificationRounds: r.s_rounds ?? 0,
+        errorCount: r.s_errors ?? 0,
+        lastIntent: r.s_intent,
+        lastTool: r.s_tool,
+        lastError: r.s_error,
         expiresAt: r.s_expires ? new Date(r.s_expires) : null,
       }
     : null;

@@ -27,8 +27,10 @@ export function formatWhen(at: Date, o: { timezone: string; lang: 'ja' | 'en'; n
 
 /** A parameter value on one line (lists joined, objects as JSON, long text shortened). */
 export function showValue(v: unknown, max = 200): string {
-  const text = Array.isArray(v) ? v.map((x) => showValue(x, max)).join('、')
-    : v !== null && typeof v === 'object' ? JSON.stringify(v)
+  const text = Array.isArray(v)
+    ? v.map((x) => showValue(x, max)).join('、')
+    : v !== null && typeof v === 'object'
+      ? JSON.stringify(v)
       : String(v);
   const line = text.replace(/\s+/g, ' ').trim();
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
@@ -68,7 +70,14 @@ export function diffEffects(before: EffectDescription, after: EffectDescription,
 /** True when `v` looks like a stored {@link EffectDescription} (pending actions keep one). */
 export function isEffectDescription(v: unknown): v is EffectDescription {
   const e = v as Partial<EffectDescription> | null;
-  return !!e && typeof e === 'object' && typeof e.summary === 'string' && Array.isArray(e.facts)
-    && e.facts.every((f: Partial<EffectFact>) =>
-      typeof f?.key === 'string' && typeof f.label === 'string' && typeof f.value === 'string');
+  return (
+    !!e &&
+    typeof e === 'object' &&
+    typeof e.summary === 'string' &&
+    Array.isArray(e.facts) &&
+    e.facts.every(
+      (f: Partial<EffectFact>) =>
+        typeof f?.key === 'string' && typeof f.label === 'string' && typeof f.value === 'string',
+    )
+  );
 }

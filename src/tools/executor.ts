@@ -4,7 +4,11 @@ import { ClarificationNeeded } from './clarification';
 import { genericEffect } from './describe';
 import type { ToolRegistry } from './registry';
 import {
-  ToolError, type DescribeContext, type EffectDescription, type ToolContext, type ToolDefinition,
+  ToolError,
+  type DescribeContext,
+  type EffectDescription,
+  type ToolContext,
+  type ToolDefinition,
 } from './types';
 
 /** Why a call did not (or could not) run; the same for running and for describing it. */
@@ -21,8 +25,7 @@ export type ExecutionResult = { status: 'ok'; output: unknown; ms: number } | Ca
 
 /** What describing a proposal produced: the effect to confirm, or why it cannot be confirmed. */
 export type DescribeResult =
-  | { status: 'ok'; effect: EffectDescription; params: Record<string, unknown>; ms: number }
-  | CallFailure;
+  { status: 'ok'; effect: EffectDescription; params: Record<string, unknown>; ms: number } | CallFailure;
 
 const DEFAULT_TIMEOUT_MS = 15000;
 
@@ -30,7 +33,10 @@ const DEFAULT_TIMEOUT_MS = 15000;
 export function canonicalJson(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
   if (v && typeof v === 'object') {
-    return `{${Object.keys(v as Record<string, unknown>).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson((v as Record<string, unknown>)[k])}`).join(',')}}`;
+    return `{${Object.keys(v as Record<string, unknown>)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((v as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
   }
   return JSON.stringify(v) ?? 'null';
 }
@@ -81,7 +87,8 @@ export class ToolExecutor {
     const { def, input } = checked;
     try {
       const effect = def.describe
-        ? await def.describe(input, ctx) : genericEffect(name, input as Record<string, unknown>, ctx.lang);
+        ? await def.describe(input, ctx)
+        : genericEffect(name, input as Record<string, unknown>, ctx.lang);
       return { status: 'ok', effect, params: input as Record<string, unknown>, ms: ms() };
     } catch (err) {
       return this.failure(name, err, ms());
@@ -89,14 +96,19 @@ export class ToolExecutor {
   }
 
   private validate(
-    name: string, params: unknown, ms: () => number,
+    name: string,
+    params: unknown,
+    ms: () => number,
   ): { def: ToolDefinition; input: unknown } | CallFailure {
     const def = this.registry.get(name);
-    if (!def || !def.enabled) return { status: 'error', code: 'UNKNOWN_TOOL', modelMessage: `Unknown tool "${name}".`, ms: ms() };
+    if (!def || !def.enabled)
+      return { status: 'error', code: 'UNKNOWN_TOOL', modelMessage: `Unknown tool "${name}".`, ms: ms() };
     const input = def.input.safeParse(params);
     if (!input.success) {
-      const issues = input.error.issues.slice(0, 3)
-        .map((i) => `${i.path.join('.') || '(root)'} ${i.message}`).join('; ');
+      const issues = input.error.issues
+        .slice(0, 3)
+        .map((i) => `${i.path.join('.') || '(root)'} ${i.message}`)
+        .join('; ');
       return { status: 'error', code: 'INVALID_INPUT', modelMessage: `Invalid parameters: ${issues}`, ms: ms() };
     }
     return { def, input: input.data };
@@ -121,11 +133,21 @@ export class ToolExecutor {
     try {
       const raw = await Promise.race([
         def.handler(input, ctx),
-        new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new ToolError('The operation took too long and was stopped.', 'TIMEOUT')), def.timeoutMs ?? DEFAULT_TIMEOUT_MS); }),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(
+            () => reject(new ToolError('The operation took too long and was stopped.', 'TIMEOUT')),
+            def.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+          );
+        }),
       ]);
       const out = def.output.safeParse(raw);
       if (!out.success) {
-        return { status: 'internal_error', errorId: newErrorId(), internal: `output of ${name} failed validation: ${z.prettifyError(out.error).slice(0, 300)}`, ms: ms() };
+        return {
+          status: 'internal_error',
+          errorId: newErrorId(),
+          internal: `output of ${name} failed validation: ${z.prettifyError(out.error).slice(0, 300)}`,
+          ms: ms(),
+        };
       }
       return { status: 'ok', output: out.data, ms: ms() };
     } catch (err) {

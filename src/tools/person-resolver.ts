@@ -20,9 +20,15 @@ export type PersonResolution =
  * the person to choose and touches nobody (the AuthorizationGate relies on this for ambiguous names).
  */
 export async function resolvePerson(db: Db, orgId: string, ref: string): Promise<PersonResolution> {
-  const members = await db.member.findMany({ where: { orgId, active: true }, include: { accounts: true }, orderBy: { id: 'asc' } });
+  const members = await db.member.findMany({
+    where: { orgId, active: true },
+    include: { accounts: true },
+    orderBy: { id: 'asc' },
+  });
   const toCandidate = (m: (typeof members)[number]): PersonCandidate => ({
-    memberId: m.id, name: m.name, departmentId: m.departmentId,
+    memberId: m.id,
+    name: m.name,
+    departmentId: m.departmentId,
     accounts: Object.fromEntries(m.accounts.map((a) => [a.platform, a.accountId])),
   });
   // The same matching as the AuthorizationGate's, so the gate checked exactly who is touched here.

@@ -83,12 +83,18 @@ export interface ToolServices {
    * Posts a message to the turn's room on its platform. The adapter neutralises markup in `text`;
    * mentions are added only from `mentionAccountIds` / `toAll` (handler-controlled, never model text).
    */
-  postToRoom?: (text: string, opts?: { mentionAccountIds?: string[]; toAll?: boolean }) => Promise<{ messageId?: string }>;
+  postToRoom?: (
+    text: string,
+    opts?: { mentionAccountIds?: string[]; toAll?: boolean },
+  ) => Promise<{ messageId?: string }>;
 }
 
 /** A handler failure meant for the model/user (short, neutral). Anything else is internal. */
 export class ToolError extends Error {
-  constructor(message: string, readonly code = 'TOOL_ERROR') {
+  constructor(
+    message: string,
+    readonly code = 'TOOL_ERROR',
+  ) {
     super(message);
     this.name = 'ToolError';
   }

@@ -3,8 +3,12 @@ import type { ToolMeta } from '../../src/core/tool-meta';
 import { actorAt, directory, proposal, tool } from './fixtures';
 
 const readTool = tool({ requiredLevel: 0 }); // scope table: the level check never interferes
-const run = (level: number, parameters: Record<string, unknown>, t: ToolMeta | undefined = readTool, topSecret = false) =>
-  authorize({ actor: actorAt(level), tool: t, proposal: proposal(parameters), directory, topSecret });
+const run = (
+  level: number,
+  parameters: Record<string, unknown>,
+  t: ToolMeta | undefined = readTool,
+  topSecret = false,
+) => authorize({ actor: actorAt(level), tool: t, proposal: proposal(parameters), directory, topSecret });
 
 function expectScopeDenial(d: AuthDecision, code: string): void {
   expect(d.result).toBe('DENIED');
@@ -21,7 +25,8 @@ describe('authorize: level × scope table', () => {
     'whole org (root)': { user: 'm-ceo', department: 'hq', minLevel: 5 },
   } as const;
   const rows = [0, 1, 2, 3, 4, 5, 6].flatMap((level) =>
-    Object.entries(cases).map(([name, c]) => ({ level, name, ...c, allowed: level >= c.minLevel })));
+    Object.entries(cases).map(([name, c]) => ({ level, name, ...c, allowed: level >= c.minLevel })),
+  );
 
   it.each(rows)('level $level, $name: target_user allowed=$allowed', ({ level, user, allowed }) => {
     const d = run(level, { user });
@@ -45,7 +50,12 @@ describe('authorize: level × scope table', () => {
 
   it('always lets actors see their own data, even without a department', () => {
     expect(run(1, { user: 'm-actor' }).result).toBe('ALLOWED');
-    const d = authorize({ actor: actorAt(1, { memberId: 'm-nodept', departmentId: null }), tool: readTool, proposal: proposal({ user: 'm-nodept' }), directory });
+    const d = authorize({
+      actor: actorAt(1, { memberId: 'm-nodept', departmentId: null }),
+      tool: readTool,
+      proposal: proposal({ user: 'm-nodept' }),
+      directory,
+    });
     expect(d.result).toBe('ALLOWED');
   });
 
@@ -123,7 +133,8 @@ describe('authorize: recipients and other person parameters are scope-checked to
 describe('authorize: levels, tools and actors', () => {
   it('denies a required level that is too low and allows at the boundary', () => {
     const t = tool({ name: 'view_team_tasks', requiredLevel: 3 });
-    const ask = (level: number) => authorize({ actor: actorAt(level), tool: t, proposal: proposal({}, 'view_team_tasks'), directory });
+    const ask = (level: number) =>
+      authorize({ actor: actorAt(level), tool: t, proposal: proposal({}, 'view_team_tasks'), directory });
     expect(ask(2)).toMatchObject({ result: 'DENIED', reasonCode: 'Z_LEVEL_TOO_LOW' });
     expect(ask(3).result).toBe('ALLOWED');
   });
@@ -150,9 +161,12 @@ describe('authorize: levels, tools and actors', () => {
     expect(d).toMatchObject({ result: 'DENIED', reasonCode: 'Z_UNKNOWN_TOOL' });
   });
 
-  it.each([7, -1, 2.5, Number.NaN, '6' as unknown as number])('denies an actor level %p as Z_UNKNOWN_LEVEL', (level) => {
-    expect(run(level, {})).toMatchObject({ result: 'DENIED', reasonCode: 'Z_UNKNOWN_LEVEL' });
-  });
+  it.each([7, -1, 2.5, Number.NaN, '6' as unknown as number])(
+    'denies an actor level %p as Z_UNKNOWN_LEVEL',
+    (level) => {
+      expect(run(level, {})).toMatchObject({ result: 'DENIED', reasonCode: 'Z_UNKNOWN_LEVEL' });
+    },
+  );
 
   it('denies top-secret data below level 6', () => {
     expect(run(5, {}, readTool, true)).toMatchObject({ result: 'DENIED', reasonCode: 'Z_TOP_SECRET' });
@@ -160,23 +174,51 @@ describe('authorize: levels, tools and actors', () => {
   });
 
   it('an unknown sender in a public room (level 0) may converse but use no tool at all', () => {
-    const publicActor = actorAt(0, { known: false, memberId: null, name: null, departmentId: null, roomAuthority: 'public', source: 'public_unknown' });
-    for (const t of [tool({ name: 'create_task', effects: ['db.task_create'], requiredLevel: 0 }), readTool, tool({ requiredLevel: 1 })]) {
+    const publicActor = actorAt(0, {
+      known: false,
+      memberId: null,
+      name: null,
+      departmentId: null,
+      roomAuthority: 'public',
+      source: 'public_unknown',
+    });
+    for (const t of [
+      tool({ name: 'create_task', effects: ['db.task_create'], requiredLevel: 0 }),
+      readTool,
+      tool({ requiredLevel: 1 }),
+    ]) {
       const d = authorize({ actor: publicActor, tool: t, proposal: proposal({}, t.name), directory });
       expect(d).toMatchObject({ result: 'DENIED', reasonCode: 'Z_PUBLIC_ROOM' });
     }
   });
 
   it('a stranger (not in the directory, DM or unlisted room) uses no tool, whatever the room says', () => {
-    const stranger = actorAt(0, { known: false, memberId: null, name: null, departmentId: null, roomAuthority: 'member', source: 'stranger' });
+    const stranger = actorAt(0, {
+      known: false,
+      memberId: null,
+      name: null,
+      departmentId: null,
+      roomAuthority: 'member',
+      source: 'stranger',
+    });
     const d = authorize({ actor: stranger, tool: readTool, proposal: proposal({ user: 'm-own' }), directory });
     expect(d).toMatchObject({ result: 'DENIED', reasonCode: 'Z_STRANGER' });
   });
 
   it('a known member in a room marked public uses no tool: results would put internal data into the room', () => {
-    const d = authorize({ actor: actorAt(6, { roomAuthority: 'public' }), tool: readTool, proposal: proposal({ user: 'm-own' }), directory });
+    const d = authorize({
+      actor: actorAt(6, { roomAuthority: 'public' }),
+      tool: readTool,
+      proposal: proposal({ user: 'm-own' }),
+      directory,
+    });
     expect(d).toMatchObject({ result: 'DENIED', reasonCode: 'Z_PUBLIC_ROOM' });
-    const unlisted = authorize({ actor: actorAt(6, { roomAuthority: 'public', roomListed: false }), tool: readTool, proposal: proposal({ user: 'm-own' }), directory });
+    const unlisted = authorize({
+      actor: actorAt(6, { roomAuthority: 'public', roomListed: false }),
+      tool: readTool,
+      proposal: proposal({ user: 'm-own' }),
+      directory,
+    });
     expect(unlisted.result).toBe('ALLOWED');
   });
 
@@ -195,15 +237,26 @@ describe('filterToolsForActor', () => {
     tool({ name: 'salary', requiredLevel: 6 }),
     tool({ name: 'off', requiredLevel: 1, enabled: false }),
   ];
-  const names = (level: number) => filterToolsForActor({ level, roomAuthority: 'member', roomListed: true, source: 'directory' }, tools).map((t) => t.name);
+  const names = (level: number) =>
+    filterToolsForActor({ level, roomAuthority: 'member', roomListed: true, source: 'directory' }, tools).map(
+      (t) => t.name,
+    );
 
   it('offers nothing in a room the directory marks public, or to a stranger', () => {
-    expect(filterToolsForActor({ level: 6, roomAuthority: 'public', roomListed: true, source: 'directory' }, tools)).toEqual([]);
-    expect(filterToolsForActor({ level: 1, roomAuthority: 'member', roomListed: false, source: 'stranger' }, tools)).toEqual([]);
+    expect(
+      filterToolsForActor({ level: 6, roomAuthority: 'public', roomListed: true, source: 'directory' }, tools),
+    ).toEqual([]);
+    expect(
+      filterToolsForActor({ level: 1, roomAuthority: 'member', roomListed: false, source: 'stranger' }, tools),
+    ).toEqual([]);
   });
 
   it('a member in an unlisted room (the adapter guessed public) keeps their tools', () => {
-    expect(filterToolsForActor({ level: 3, roomAuthority: 'public', roomListed: false, source: 'directory' }, tools).map((t) => t.name)).toContain('team');
+    expect(
+      filterToolsForActor({ level: 3, roomAuthority: 'public', roomListed: false, source: 'directory' }, tools).map(
+        (t) => t.name,
+      ),
+    ).toContain('team');
   });
 
   it.each([

@@ -38,14 +38,26 @@ export const directory: Directory = {
 /** A known member of `sales` at the given level. */
 export function actorAt(level: number, over: Partial<Actor> = {}): Actor {
   return {
-    known: true, memberId: 'm-actor', name: '佐藤 花子', level, departmentId: 'sales',
-    roomAuthority: 'member', roomListed: true, source: 'directory', ...over,
+    known: true,
+    memberId: 'm-actor',
+    name: '佐藤 花子',
+    level,
+    departmentId: 'sales',
+    roomAuthority: 'member',
+    roomListed: true,
+    source: 'directory',
+    ...over,
   };
 }
 
 export function tool(over: Partial<ToolMeta> = {}): ToolMeta {
   return {
-    name: 'view_tasks', effects: [], risk: 'none', requiredLevel: 1, requiresConfirmation: false, enabled: true,
+    name: 'view_tasks',
+    effects: [],
+    risk: 'none',
+    requiredLevel: 1,
+    requiresConfirmation: false,
+    enabled: true,
     paramRoles: { user: 'target_user', department: 'target_department', to: 'recipients', who: 'person' },
     ...over,
   };

@@ -11,7 +11,12 @@ describe('loadActor / authorizeWithLookup against PostgreSQL', () => {
   beforeAll(async () => {
     t = await createTestDatabase();
     const db = t.db;
-    await db.organization.createMany({ data: [{ id: 'acme', name: 'Acme' }, { id: 'other', name: 'Other' }] });
+    await db.organization.createMany({
+      data: [
+        { id: 'acme', name: 'Acme' },
+        { id: 'other', name: 'Other' },
+      ],
+    });
     await db.department.createMany({
       data: [
         { orgId: 'acme', id: 'hq', name: '本社', parentId: null },
@@ -45,43 +50,84 @@ describe('loadActor / authorizeWithLookup against PostgreSQL', () => {
       ],
     });
   });
-  afterAll(async () => { await t.close(); });
+  afterAll(async () => {
+    await t.close();
+  });
 
   it('loads a known, active member with level and department from the directory', async () => {
     expect(await loadActor(t.db, base)).toEqual({
-      known: true, memberId: 'm-tanaka', name: '田中 太郎', level: 3, departmentId: 'sales', roomAuthority: 'member', roomListed: true, source: 'directory',
+      known: true,
+      memberId: 'm-tanaka',
+      name: '田中 太郎',
+      level: 3,
+      departmentId: 'sales',
+      roomAuthority: 'member',
+      roomListed: true,
+      source: 'directory',
     });
   });
 
   it('a known member keeps their level in a public room', async () => {
-    expect(await loadActor(t.db, { ...base, roomId: 'r-public' })).toMatchObject({ known: true, level: 3, roomAuthority: 'public' });
+    expect(await loadActor(t.db, { ...base, roomId: 'r-public' })).toMatchObject({
+      known: true,
+      level: 3,
+      roomAuthority: 'public',
+    });
   });
 
   it('an unknown sender in a member room gets the default level (1 unless configured)', async () => {
     const unknown = { ...base, accountId: 'a-nobody' };
     expect(await loadActor(t.db, unknown)).toEqual({
-      known: false, memberId: null, name: null, level: 1, departmentId: null, roomAuthority: 'member', roomListed: true, source: 'default',
+      known: false,
+      memberId: null,
+      name: null,
+      level: 1,
+      departmentId: null,
+      roomAuthority: 'member',
+      roomListed: true,
+      source: 'default',
     });
     expect((await loadActor(t.db, { ...unknown, defaultLevel: 2 })).level).toBe(2);
   });
 
   it('an unknown sender in a public room gets level 0', async () => {
-    expect(await loadActor(t.db, { ...base, accountId: 'a-nobody', roomId: 'r-public', defaultLevel: 3 }))
-      .toMatchObject({ known: false, level: 0, roomAuthority: 'public', source: 'public_unknown' });
+    expect(
+      await loadActor(t.db, { ...base, accountId: 'a-nobody', roomId: 'r-public', defaultLevel: 3 }),
+    ).toMatchObject({ known: false, level: 0, roomAuthority: 'public', source: 'public_unknown' });
   });
 
   it('inactive members and accounts of another organisation count as unknown', async () => {
-    expect(await loadActor(t.db, { ...base, accountId: 'a-gone' })).toMatchObject({ known: false, level: 1, memberId: null });
-    expect(await loadActor(t.db, { ...base, accountId: 'a-outsider' })).toMatchObject({ known: false, level: 1, memberId: null });
+    expect(await loadActor(t.db, { ...base, accountId: 'a-gone' })).toMatchObject({
+      known: false,
+      level: 1,
+      memberId: null,
+    });
+    expect(await loadActor(t.db, { ...base, accountId: 'a-outsider' })).toMatchObject({
+      known: false,
+      level: 1,
+      memberId: null,
+    });
   });
 
   it('an unknown sender in a DM or an unlisted room is a stranger with level 0, whatever the default level (issue 8)', async () => {
-    for (const over of [{ roomId: 'dm-channel', fallbackAuthority: 'member' as const }, { roomId: 'r-unlisted', fallbackAuthority: 'public' as const }]) {
-      expect(await loadActor(t.db, { ...base, accountId: 'a-nobody', defaultLevel: 3, ...over }))
-        .toMatchObject({ known: false, level: 0, roomListed: false, source: 'stranger' });
+    for (const over of [
+      { roomId: 'dm-channel', fallbackAuthority: 'member' as const },
+      { roomId: 'r-unlisted', fallbackAuthority: 'public' as const },
+    ]) {
+      expect(await loadActor(t.db, { ...base, accountId: 'a-nobody', defaultLevel: 3, ...over })).toMatchObject({
+        known: false,
+        level: 0,
+        roomListed: false,
+        source: 'stranger',
+      });
     }
-    expect(await loadActor(t.db, { ...base, roomId: 'r-unlisted', fallbackAuthority: 'public' }))
-      .toMatchObject({ known: true, level: 3, roomAuthority: 'public', roomListed: false, source: 'directory' });
+    expect(await loadActor(t.db, { ...base, roomId: 'r-unlisted', fallbackAuthority: 'public' })).toMatchObject({
+      known: true,
+      level: 3,
+      roomAuthority: 'public',
+      roomListed: false,
+      source: 'directory',
+    });
   });
 
   it('a missing room is a member room; an unrecognised or foreign room is public', async () => {
@@ -116,23 +162,43 @@ describe('loadActor / authorizeWithLookup against PostgreSQL', () => {
     } as unknown as Db;
     await expect(loadActor(broken, base)).rejects.toThrow('connection refused');
     const seen: unknown[] = [];
-    const d = await authorizeWithLookup(broken, { ...base, tool: tool(), proposal: proposal({}), onError: (e) => seen.push(e) });
+    const d = await authorizeWithLookup(broken, {
+      ...base,
+      tool: tool(),
+      proposal: proposal({}),
+      onError: (e) => seen.push(e),
+    });
     expect(d).toMatchObject({ result: 'DENIED', reasonCode: 'Z_LOOKUP_ERROR' });
     expect(d.reason).not.toContain('connection refused');
     expect(seen).toHaveLength(1);
   });
 
   it('a throwing onError callback still yields DENIED', async () => {
-    const broken = { platformAccount: { findUnique: () => { throw new Error('sync'); } } } as unknown as Db;
-    const d = await authorizeWithLookup(broken, { ...base, tool: tool(), proposal: proposal({}), onError: () => { throw new Error('logger'); } });
+    const broken = {
+      platformAccount: {
+        findUnique: () => {
+          throw new Error('sync');
+        },
+      },
+    } as unknown as Db;
+    const d = await authorizeWithLookup(broken, {
+      ...base,
+      tool: tool(),
+      proposal: proposal({}),
+      onError: () => {
+        throw new Error('logger');
+      },
+    });
     expect(d.reasonCode).toBe('Z_LOOKUP_ERROR');
   });
 
   it('an unreachable database yields DENIED Z_LOOKUP_ERROR', async () => {
     const bad = createDb({ url: withDatabase(t.url, 'hisho_no_such_database'), connectionTimeoutMs: 2000 });
     try {
-      expect(await authorizeWithLookup(bad, { ...base, tool: tool(), proposal: proposal({}) }))
-        .toMatchObject({ result: 'DENIED', reasonCode: 'Z_LOOKUP_ERROR' });
+      expect(await authorizeWithLookup(bad, { ...base, tool: tool(), proposal: proposal({}) })).toMatchObject({
+        result: 'DENIED',
+        reasonCode: 'Z_LOOKUP_ERROR',
+      });
     } finally {
       await bad.$disconnect();
     }

@@ -1,14 +1,25 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {
-  authorize, hiddenTopSecret, matchMembers, personScopeMarkdown, visibleDepartments, type AuthDecision, type Directory, type PersonRole,
+  authorize,
+  hiddenTopSecret,
+  matchMembers,
+  personScopeMarkdown,
+  visibleDepartments,
+  type AuthDecision,
+  type Directory,
+  type PersonRole,
 } from '../../src/authorization';
 import type { ToolMeta } from '../../src/core/tool-meta';
 import { actorAt, directory as base, proposal } from './fixtures';
 
 /** The fixture organisation plus a top-secret department (M&A lab) under hq, and some tasks. */
 const directory: Directory = {
-  departments: [...base.departments, { id: 'ma-lab', parentId: 'hq', topSecret: true }, { id: 'ma-lab-team', parentId: 'ma-lab' }],
+  departments: [
+    ...base.departments,
+    { id: 'ma-lab', parentId: 'hq', topSecret: true },
+    { id: 'ma-lab-team', parentId: 'ma-lab' },
+  ],
   members: [...base.members, { id: 'm-secret', departmentId: 'ma-lab-team', name: '秘密 五郎' }],
   tasks: new Map([
     ['t-own', { assigneeMemberId: 'm-actor', createdByMemberId: 'm-ceo' }],
@@ -21,17 +32,37 @@ const directory: Directory = {
 
 /** A tool with one parameter `p` of the given person role. */
 const toolWith = (role: PersonRole, over: Partial<ToolMeta> = {}): ToolMeta => ({
-  name: 'probe', effects: ['db.x'], risk: 'none', requiredLevel: 1, requiresConfirmation: false, enabled: true, paramRoles: { p: role }, ...over,
+  name: 'probe',
+  effects: ['db.x'],
+  risk: 'none',
+  requiredLevel: 1,
+  requiresConfirmation: false,
+  enabled: true,
+  paramRoles: { p: role },
+  ...over,
 });
 
 const decide = (role: PersonRole, value: unknown, level: number): AuthDecision =>
   authorize({ actor: actorAt(level), tool: toolWith(role), proposal: proposal({ p: value }, 'probe'), directory });
 
-const short = (d: AuthDecision): string => (d.result === 'DENIED' ? `DENIED ${d.reasonCode}` : d.result === 'CONFIRM' ? `CONFIRM ${d.reasonCode}` : 'ALLOWED');
+const short = (d: AuthDecision): string =>
+  d.result === 'DENIED' ? `DENIED ${d.reasonCode}` : d.result === 'CONFIRM' ? `CONFIRM ${d.reasonCode}` : 'ALLOWED';
 
 /** One person per relation, as the sender (level 2, department sales) sees them. */
-const PEOPLE = { self: 'm-actor', in_scope: 'm-own', out_of_scope: 'm-other', top_secret: 'm-secret', unknown: 'm-ghost' } as const;
-const TASKS = { self: 't-own', in_scope: 't-in', out_of_scope: 't-out', top_secret: 't-secret', unknown: 't-ghost' } as const;
+const PEOPLE = {
+  self: 'm-actor',
+  in_scope: 'm-own',
+  out_of_scope: 'm-other',
+  top_secret: 'm-secret',
+  unknown: 'm-ghost',
+} as const;
+const TASKS = {
+  self: 't-own',
+  in_scope: 't-in',
+  out_of_scope: 't-out',
+  top_secret: 't-secret',
+  unknown: 't-ghost',
+} as const;
 
 const A = 'ALLOWED';
 const OUT = 'DENIED Z_OUT_OF_SCOPE_USER';
@@ -50,14 +81,19 @@ describe('the person-scope table, row by row (a level-2 member of sales)', () =>
     person: [A, A, OUT, SECRET, UNKNOWN],
   };
   const rows = Object.entries(expected).flatMap(([role, outcomes]) =>
-    (['self', 'in_scope', 'out_of_scope', 'top_secret', 'unknown'] as const).map((relation, i) => ({ role: role as PersonRole, relation, want: outcomes[i]! })));
+    (['self', 'in_scope', 'out_of_scope', 'top_secret', 'unknown'] as const).map((relation, i) => ({
+      role: role as PersonRole,
+      relation,
+      want: outcomes[i]!,
+    })),
+  );
 
   it.each(rows)('$role × $relation → $want', ({ role, relation, want }) => {
     const value = role === 'task' ? TASKS[relation] : role === 'recipients' ? [PEOPLE[relation]] : PEOPLE[relation];
     expect(short(decide(role, value, 2))).toBe(want);
   });
 
-  it('a task the sender created (assigned to someone outside the scope) is the sender\'s own', () => {
+  it("a task the sender created (assigned to someone outside the scope) is the sender's own", () => {
     expect(short(decide('task', 't-created', 1))).toBe(A);
   });
 
@@ -80,21 +116,28 @@ describe('the person-scope table, row by row (a level-2 member of sales)', () =>
 
   it('a member of the top-secret department sees their own department', () => {
     const insider = actorAt(2, { memberId: 'm-secret', departmentId: 'ma-lab-team' });
-    const d = authorize({ actor: insider, tool: toolWith('target_user'), proposal: proposal({ p: 'm-secret' }, 'probe'), directory });
+    const d = authorize({
+      actor: insider,
+      tool: toolWith('target_user'),
+      proposal: proposal({ p: 'm-secret' }, 'probe'),
+      directory,
+    });
     expect(d.result).toBe('ALLOWED');
     expect(hiddenTopSecret(insider, directory.departments).has('ma-lab-team')).toBe(false);
   });
 
   it('a top-secret department is denied as a department target below level 6', () => {
     const t = toolWith('target_user', { paramRoles: { d: 'target_department' } });
-    const ask = (level: number) => authorize({ actor: actorAt(level), tool: t, proposal: proposal({ d: 'ma-lab' }, 'probe'), directory });
+    const ask = (level: number) =>
+      authorize({ actor: actorAt(level), tool: t, proposal: proposal({ d: 'ma-lab' }, 'probe'), directory });
     expect(ask(5)).toMatchObject({ result: 'DENIED', reasonCode: 'Z_TOP_SECRET' });
     expect(ask(6).result).toBe('ALLOWED');
   });
 
   it('organisation-wide calls: level 3+ allowed, below asked first', () => {
     const t = toolWith('memory_subject', { organisationWide: (p) => p.kind === 'fact' && !p.p });
-    const ask = (level: number, parameters: Record<string, unknown>) => short(authorize({ actor: actorAt(level), tool: t, proposal: proposal(parameters, 'probe'), directory }));
+    const ask = (level: number, parameters: Record<string, unknown>) =>
+      short(authorize({ actor: actorAt(level), tool: t, proposal: proposal(parameters, 'probe'), directory }));
     expect(ask(1, { kind: 'fact' })).toBe('CONFIRM Z_CONFIRM_ORG_WIDE');
     expect(ask(2, { kind: 'fact' })).toBe('CONFIRM Z_CONFIRM_ORG_WIDE');
     expect(ask(3, { kind: 'fact' })).toBe(A);
@@ -126,11 +169,31 @@ describe('names resolve exactly as the handlers resolve them', () => {
   });
 
   it('an ambiguous name is allowed when one candidate may be touched (the handler asks which), denied when none may', () => {
-    const twins: Directory = { ...directory, members: [...directory.members, { id: 'm-twin', departmentId: 'eng-backend', name: '田中 次郎', aliases: ['田中'] }] };
-    const ask = (ref: string) => authorize({ actor: actorAt(2), tool: toolWith('assignee'), proposal: proposal({ p: ref }, 'probe'), directory: twins });
+    const twins: Directory = {
+      ...directory,
+      members: [
+        ...directory.members,
+        { id: 'm-twin', departmentId: 'eng-backend', name: '田中 次郎', aliases: ['田中'] },
+      ],
+    };
+    const ask = (ref: string) =>
+      authorize({
+        actor: actorAt(2),
+        tool: toolWith('assignee'),
+        proposal: proposal({ p: ref }, 'probe'),
+        directory: twins,
+      });
     expect(ask('田中').result).toBe('ALLOWED');
-    const outsiders: Directory = { ...directory, members: [...directory.members, { id: 'm-twin2', departmentId: 'eng', name: '渡辺 五郎', aliases: ['渡辺'] }] };
-    const d = authorize({ actor: actorAt(2), tool: toolWith('assignee'), proposal: proposal({ p: '渡辺' }, 'probe'), directory: outsiders });
+    const outsiders: Directory = {
+      ...directory,
+      members: [...directory.members, { id: 'm-twin2', departmentId: 'eng', name: '渡辺 五郎', aliases: ['渡辺'] }],
+    };
+    const d = authorize({
+      actor: actorAt(2),
+      tool: toolWith('assignee'),
+      proposal: proposal({ p: '渡辺' }, 'probe'),
+      directory: outsiders,
+    });
     expect(d).toMatchObject({ result: 'DENIED', reasonCode: 'Z_OUT_OF_SCOPE_USER' });
   });
 });

@@ -7,24 +7,74 @@ import { silentLogger } from '../../src/observability/logger';
 import { importDirectoryFile } from '../../src/org/import-directory';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
 
-const msg = (text: string): InboundMessage => ({ platform: 'console', orgId: 'acme', roomId: 'r1', senderAccountId: 'tanaka-taro', text, rawText: text, mentions: [], platformMessageId: `m-${text}`, sentAt: new Date().toISOString() });
-const sender: SenderProfile = { known: true, memberId: 'tanaka-taro', name: '田中太郎', level: 3, departmentId: 'sales-tokyo', departmentName: '東京営業課', title: null, preferences: {} };
+const msg = (text: string): InboundMessage => ({
+  platform: 'console',
+  orgId: 'acme',
+  roomId: 'r1',
+  senderAccountId: 'tanaka-taro',
+  text,
+  rawText: text,
+  mentions: [],
+  platformMessageId: `m-${text}`,
+  sentAt: new Date().toISOString(),
+});
+const sender: SenderProfile = {
+  known: true,
+  memberId: 'tanaka-taro',
+  name: '田中太郎',
+  level: 3,
+  departmentId: 'sales-tokyo',
+  departmentName: '東京営業課',
+  title: null,
+  preferences: {},
+};
 
 describe('ContextBuilder', () => {
   let t: TestDatabase;
   beforeAll(async () => {
     t = await createTestDatabase();
     await importDirectoryFile(t.db, 'config/org.sample.yaml');
-    await t.db.conversationMessage.createMany({ data: [
-      { orgId: 'acme', platform: 'console', roomId: 'r1', accountId: 'tanaka-taro', role: 'user', text: '前の質問', platformMessageId: 'old', sentAt: new Date() },
-      { orgId: 'acme', platform: 'console', roomId: 'r1', accountId: 'tanaka-taro', role: 'assistant', text: '前の答え', sentAt: new Date() },
-    ] });
+    await t.db.conversationMessage.createMany({
+      data: [
+        {
+          orgId: 'acme',
+          platform: 'console',
+          roomId: 'r1',
+          accountId: 'tanaka-taro',
+          role: 'user',
+          text: '前の質問',
+          platformMessageId: 'old',
+          sentAt: new Date(),
+        },
+        {
+          orgId: 'acme',
+          platform: 'console',
+          roomId: 'r1',
+          accountId: 'tanaka-taro',
+          role: 'assistant',
+          text: '前の答え',
+          sentAt: new Date(),
+        },
+      ],
+    });
   });
-  afterAll(async () => { await t.close(); });
+  afterAll(async () => {
+    await t.close();
+  });
 
   it('reads history, organisation, policies and sources, and renders them', async () => {
-    const cb = new ContextBuilder({ db: t.db, logger: silentLogger(), defaultTimezone: 'Asia/Tokyo', sources: [personsSource] });
-    const ctx = await cb.build({ msg: msg('鈴木さんに聞いて'), sender, room: { platform: 'console', roomId: 'r1', name: null, authority: 'member' }, now: new Date('2026-11-22T01:00:00Z') });
+    const cb = new ContextBuilder({
+      db: t.db,
+      logger: silentLogger(),
+      defaultTimezone: 'Asia/Tokyo',
+      sources: [personsSource],
+    });
+    const ctx = await cb.build({
+      msg: msg('鈴木さんに聞いて'),
+      sender,
+      room: { platform: 'console', roomId: 'r1', name: null, authority: 'member' },
+      now: new Date('2026-11-22T01:00:00Z'),
+    });
     expect(ctx.history.map((h) => h.text)).toEqual(['前の質問', '前の答え']);
     expect(ctx.org.name).toBe('株式会社アクメ');
     expect(ctx.policies.length).toBeGreaterThan(0);
@@ -34,9 +84,23 @@ describe('ContextBuilder', () => {
   });
 
   it('a failing source degrades only itself (R-X2)', async () => {
-    const broken = defineSqlSource<unknown>({ name: 'broken', query: '(SELECT no_such_column FROM members WHERE "orgId" = $1 AND id = $2)', render: () => ({ title: 'x', lines: ['x'] }) });
-    const cb = new ContextBuilder({ db: t.db, logger: silentLogger(), defaultTimezone: 'Asia/Tokyo', sources: [broken, personsSource] });
-    const ctx = await cb.build({ msg: msg('鈴木さんに聞いて'), sender, room: { platform: 'console', roomId: 'r1', name: null, authority: 'member' }, now: new Date() });
+    const broken = defineSqlSource<unknown>({
+      name: 'broken',
+      query: '(SELECT no_such_column FROM members WHERE "orgId" = $1 AND id = $2)',
+      render: () => ({ title: 'x', lines: ['x'] }),
+    });
+    const cb = new ContextBuilder({
+      db: t.db,
+      logger: silentLogger(),
+      defaultTimezone: 'Asia/Tokyo',
+      sources: [broken, personsSource],
+    });
+    const ctx = await cb.build({
+      msg: msg('鈴木さんに聞いて'),
+      sender,
+      room: { platform: 'console', roomId: 'r1', name: null, authority: 'member' },
+      now: new Date(),
+    });
     expect(ctx.degraded).toEqual(['broken']);
     expect(ctx.history).toHaveLength(2);
     expect(ctx.sections.map((s) => s.lines.join())).toEqual([expect.stringContaining('鈴木健二')]);
@@ -44,12 +108,29 @@ describe('ContextBuilder', () => {
 
   it.each([
     ['a known member in a public room', sender, 'public' as const],
-    ['a stranger in a DM (level 0)', { ...sender, known: false, memberId: null, name: 'stranger', level: 0, departmentId: null, departmentName: null }, 'member' as const],
-  ])('%s is a public audience: no directory, task, goal or memory data is read (issue 8)', async (_name, who, authority) => {
-    const cb = new ContextBuilder({ db: t.db, logger: silentLogger(), defaultTimezone: 'Asia/Tokyo', sources: [personsSource] });
-    const ctx = await cb.build({ msg: msg('鈴木さんと田中さんの連絡先を教えて'), sender: who, room: { platform: 'console', roomId: 'r1', name: null, authority }, now: new Date() });
-    expect(ctx.audience).toBe('public');
-    expect(ctx.sections).toEqual([]);
-    expect(JSON.stringify(ctx)).not.toContain('鈴木健二');
-  });
+    [
+      'a stranger in a DM (level 0)',
+      { ...sender, known: false, memberId: null, name: 'stranger', level: 0, departmentId: null, departmentName: null },
+      'member' as const,
+    ],
+  ])(
+    '%s is a public audience: no directory, task, goal or memory data is read (issue 8)',
+    async (_name, who, authority) => {
+      const cb = new ContextBuilder({
+        db: t.db,
+        logger: silentLogger(),
+        defaultTimezone: 'Asia/Tokyo',
+        sources: [personsSource],
+      });
+      const ctx = await cb.build({
+        msg: msg('鈴木さんと田中さんの連絡先を教えて'),
+        sender: who,
+        room: { platform: 'console', roomId: 'r1', name: null, authority },
+        now: new Date(),
+      });
+      expect(ctx.audience).toBe('public');
+      expect(ctx.sections).toEqual([]);
+      expect(JSON.stringify(ctx)).not.toContain('鈴木健二');
+    },
+  );
 });

@@ -9,13 +9,29 @@ const TZ = 'Asia/Tokyo';
 
 function message(text: string): InboundMessage {
   return {
-    platform: 'console', orgId: 'acme', roomId: 'console-general', senderAccountId: 'suzuki-kenji', text, rawText: text,
-    mentions: [], platformMessageId: `m-${Math.random()}`, sentAt: NOW.toISOString(),
+    platform: 'console',
+    orgId: 'acme',
+    roomId: 'console-general',
+    senderAccountId: 'suzuki-kenji',
+    text,
+    rawText: text,
+    mentions: [],
+    platformMessageId: `m-${Math.random()}`,
+    sentAt: NOW.toISOString(),
   };
 }
 
 function sender(memberId: string | null, name = '鈴木健二'): SenderProfile {
-  return { known: memberId !== null, memberId, name, level: 4, departmentId: 'sales', departmentName: '営業部', title: null, preferences: {} };
+  return {
+    known: memberId !== null,
+    memberId,
+    name,
+    level: 4,
+    departmentId: 'sales',
+    departmentName: '営業部',
+    title: null,
+    preferences: {},
+  };
 }
 
 describe('context sources', () => {
@@ -27,7 +43,8 @@ describe('context sources', () => {
   afterAll(async () => t.close());
 
   describe('persons', () => {
-    const load = async (text: string) => personsSource.load({ db: t.db, msg: message(text), sender: sender('suzuki-kenji'), now: NOW, timezone: TZ });
+    const load = async (text: string) =>
+      personsSource.load({ db: t.db, msg: message(text), sender: sender('suzuki-kenji'), now: NOW, timezone: TZ });
 
     it('lists the member named in full, without the shorter alias matching both 田中', async () => {
       expect(personsSource.name).toBe('persons');
@@ -55,12 +72,31 @@ describe('context sources', () => {
     });
 
     it('never lists members of a top-secret department the sender may not see', async () => {
-      await t.db.department.create({ data: { orgId: 'acme', id: 'ma-office', name: 'M&A準備室', parentId: 'exec', topSecret: true } });
-      await t.db.member.create({ data: { orgId: 'acme', id: 'kimura-ken', name: '木村健', aliases: ['木村さん'], level: 4, departmentId: 'ma-office' } });
+      await t.db.department.create({
+        data: { orgId: 'acme', id: 'ma-office', name: 'M&A準備室', parentId: 'exec', topSecret: true },
+      });
+      await t.db.member.create({
+        data: {
+          orgId: 'acme',
+          id: 'kimura-ken',
+          name: '木村健',
+          aliases: ['木村さん'],
+          level: 4,
+          departmentId: 'ma-office',
+        },
+      });
       try {
-        expect(await load('木村さんと田中太郎さんに共有')).toMatchObject({ lines: ['田中太郎（id: tanaka-taro、東京営業課）'] });
+        expect(await load('木村さんと田中太郎さんに共有')).toMatchObject({
+          lines: ['田中太郎（id: tanaka-taro、東京営業課）'],
+        });
         const ceo = { ...sender('yamada-ichiro', '山田一郎'), level: 6, departmentId: 'exec' };
-        const s = await personsSource.load({ db: t.db, msg: message('木村さんに共有'), sender: ceo, now: NOW, timezone: TZ });
+        const s = await personsSource.load({
+          db: t.db,
+          msg: message('木村さんに共有'),
+          sender: ceo,
+          now: NOW,
+          timezone: TZ,
+        });
         expect(s?.lines).toEqual(['木村健（id: kimura-ken、M&A準備室）']);
       } finally {
         await t.db.member.delete({ where: { orgId_id: { orgId: 'acme', id: 'kimura-ken' } } });
@@ -79,20 +115,59 @@ describe('context sources', () => {
   });
 
   describe('open_tasks', () => {
-    const load = async (memberId: string | null) => tasksSource.load({ db: t.db, msg: message('タスクは？'), sender: sender(memberId), now: NOW, timezone: TZ });
+    const load = async (memberId: string | null) =>
+      tasksSource.load({ db: t.db, msg: message('タスクは？'), sender: sender(memberId), now: NOW, timezone: TZ });
 
     beforeAll(async () => {
       await t.db.task.deleteMany();
       const base = { orgId: 'acme' };
       await t.db.task.createMany({
         data: [
-          { ...base, id: 'own-nodue', title: '期限なしの作業', assigneeMemberId: 'suzuki-kenji', createdByMemberId: 'yamada-ichiro' },
-          { ...base, id: 'own-late', title: '請求書の確認', assigneeMemberId: 'suzuki-kenji', dueAt: new Date('2026-11-18T14:59:59Z') },
-          { ...base, id: 'own-soon', title: '会議資料', assigneeMemberId: 'suzuki-kenji', dueAt: new Date('2026-11-24T06:00:00Z') },
+          {
+            ...base,
+            id: 'own-nodue',
+            title: '期限なしの作業',
+            assigneeMemberId: 'suzuki-kenji',
+            createdByMemberId: 'yamada-ichiro',
+          },
+          {
+            ...base,
+            id: 'own-late',
+            title: '請求書の確認',
+            assigneeMemberId: 'suzuki-kenji',
+            dueAt: new Date('2026-11-18T14:59:59Z'),
+          },
+          {
+            ...base,
+            id: 'own-soon',
+            title: '会議資料',
+            assigneeMemberId: 'suzuki-kenji',
+            dueAt: new Date('2026-11-24T06:00:00Z'),
+          },
           { ...base, id: 'own-done', title: '完了済み', assigneeMemberId: 'suzuki-kenji', status: 'done' },
-          { ...base, id: 'given-1', title: '見積書を送る', assigneeMemberId: 'tanaka-taro', createdByMemberId: 'suzuki-kenji', dueAt: new Date('2026-11-25T14:59:59Z') },
-          { ...base, id: 'given-done', title: '終わった依頼', assigneeMemberId: 'tanaka-taro', createdByMemberId: 'suzuki-kenji', status: 'done' },
-          { ...base, id: 'other', title: '他人のタスク', assigneeMemberId: 'ito-yui', createdByMemberId: 'takahashi-ryo' },
+          {
+            ...base,
+            id: 'given-1',
+            title: '見積書を送る',
+            assigneeMemberId: 'tanaka-taro',
+            createdByMemberId: 'suzuki-kenji',
+            dueAt: new Date('2026-11-25T14:59:59Z'),
+          },
+          {
+            ...base,
+            id: 'given-done',
+            title: '終わった依頼',
+            assigneeMemberId: 'tanaka-taro',
+            createdByMemberId: 'suzuki-kenji',
+            status: 'done',
+          },
+          {
+            ...base,
+            id: 'other',
+            title: '他人のタスク',
+            assigneeMemberId: 'ito-yui',
+            createdByMemberId: 'takahashi-ryo',
+          },
         ],
       });
     });
@@ -112,7 +187,14 @@ describe('context sources', () => {
     });
 
     it('caps the own list at 10 with a count of the rest', async () => {
-      await t.db.task.createMany({ data: Array.from({ length: 12 }, (_, i) => ({ orgId: 'acme', id: `bulk-${i}`, title: `作業${i}`, assigneeMemberId: 'ito-yui' })) });
+      await t.db.task.createMany({
+        data: Array.from({ length: 12 }, (_, i) => ({
+          orgId: 'acme',
+          id: `bulk-${i}`,
+          title: `作業${i}`,
+          assigneeMemberId: 'ito-yui',
+        })),
+      });
       const s = await load('ito-yui');
       expect(s?.lines[0]).toBe('あなたが担当する未完了タスク（13件）:');
       expect(s?.lines.filter((l) => l.startsWith('- '))).toHaveLength(10);

@@ -4,8 +4,12 @@ import { createTestDatabase, type TestDatabase } from '../helpers/db';
 
 describe('applyMigrations', () => {
   let t: TestDatabase;
-  beforeAll(async () => { t = await createTestDatabase(); });
-  afterAll(async () => { await t.close(); });
+  beforeAll(async () => {
+    t = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await t.close();
+  });
 
   it('is idempotent and records migrations the way prisma migrate deploy does', async () => {
     const res = await applyMigrations(t.url);

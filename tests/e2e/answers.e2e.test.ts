@@ -14,10 +14,19 @@ describe('answers as typed (ChatWork buttons, names after the tags)', () => {
   const cw = new FakeChatwork();
   let room = 7100;
 
-  beforeAll(async () => { svc = await startTestService(chatworkEnv()); });
-  afterAll(async () => { await svc.close(); });
-  beforeEach(() => { cw.install(); room++; });
-  afterEach(() => { llm.stop(); });
+  beforeAll(async () => {
+    svc = await startTestService(chatworkEnv());
+  });
+  afterAll(async () => {
+    await svc.close();
+  });
+  beforeEach(() => {
+    cw.install();
+    room++;
+  });
+  afterEach(() => {
+    llm.stop();
+  });
 
   /** Posts a ChatWork message with this exact body and waits for the bot's `n`-th message. */
   async function send(body: string, n: number, from = 1003): Promise<string> {
@@ -78,7 +87,7 @@ describe('answers as typed (ChatWork buttons, names after the tags)', () => {
     expect(llm.requests).toHaveLength(1);
   });
 
-  it('an answer from someone else, written with the TO button, does nothing to the asker\'s action', async () => {
+  it("an answer from someone else, written with the TO button, does nothing to the asker's action", async () => {
     llm.script(ask('会議室の予約'));
     await send(toButton('会議室の予約を田中太郎さんに'), 1);
     llm.script(replyCall('はい、何かお手伝いできることはあるウル？'));
@@ -105,16 +114,24 @@ describe('answers as typed (ChatWork buttons, names after the tags)', () => {
   }, 40000);
 });
 
-describe('answers as typed (console: the bot\'s name written first)', () => {
+describe("answers as typed (console: the bot's name written first)", () => {
   let svc: TestService;
   const llm = new FakeAnthropic();
-  beforeAll(async () => { svc = await startTestService(); });
-  afterAll(async () => { await svc.close(); llm.stop(); });
+  beforeAll(async () => {
+    svc = await startTestService();
+  });
+  afterAll(async () => {
+    await svc.close();
+    llm.stop();
+  });
 
   it('「Hisho、はい」 and 「ソウルくん　はい」 approve', async () => {
     const post = (text: string, roomId: string) => consoleSay(svc, 'suzuki-kenji', roomId, text);
     const bot = async (roomId: string) => (await consoleBotMessages(svc, roomId)).length;
-    for (const [roomId, answer] of [['c-name-1', 'Hisho、はい'], ['c-name-2', 'ソウルくん　はい']] as const) {
+    for (const [roomId, answer] of [
+      ['c-name-1', 'Hisho、はい'],
+      ['c-name-2', 'ソウルくん　はい'],
+    ] as const) {
       llm.script(toolCall('create_task', { assignee: '田中太郎', title: `名刺の発注 ${roomId}` }, { overall: 0.6 }));
       await post('名刺の発注を田中太郎さんに', roomId);
       await waitFor(async () => (await bot(roomId)) === 1, 8000, 'question');

@@ -13,22 +13,32 @@ describe('ChatWork room webhooks when GET /me failed at start', () => {
 
   beforeAll(async () => {
     cw.install();
-    nock('https://api.chatwork.test').persist().get('/v2/me').reply(() => {
-      meCalls++;
-      if (!meUp) return [503, { errors: ['Service Unavailable'] }];
-      return [200, { account_id: 9999, name: 'Hisho Bot', chatwork_id: 'hisho' }];
-    });
+    nock('https://api.chatwork.test')
+      .persist()
+      .get('/v2/me')
+      .reply(() => {
+        meCalls++;
+        if (!meUp) return [503, { errors: ['Service Unavailable'] }];
+        return [200, { account_id: 9999, name: 'Hisho Bot', chatwork_id: 'hisho' }];
+      });
     // No bot account given: the service must learn it from GET /me, which is down at first.
     svc = await startTestService(chatworkEnv(), { chatworkBotAccountId: undefined, chatworkMeRetryMs: 50 });
   });
-  afterAll(async () => { await svc.close(); llm.stop(); });
+  afterAll(async () => {
+    await svc.close();
+    llm.stop();
+  });
 
   it('starts without waiting for ChatWork, then takes room mentions once GET /me answers (no restart)', async () => {
     await waitFor(() => meCalls >= 1, 5000, 'first GET /me');
     expect(svc.startupMs).toBeLessThan(3000);
     meUp = true;
     llm.script(toolCall('create_task', { assignee: '田中太郎', title: '週報の提出' }, { overall: 0.6 }));
-    const ask = roomMessageDelivery({ from: 1003, room: 7301, body: '[To:9999]Hisho Bot\n週報の提出を田中太郎さんにお願い' });
+    const ask = roomMessageDelivery({
+      from: 1003,
+      room: 7301,
+      body: '[To:9999]Hisho Bot\n週報の提出を田中太郎さんにお願い',
+    });
     expect((await postWebhook(svc.url, ask.raw, ask.signature)).status).toBe(200);
     await waitFor(() => cw.posts.length === 1, 10000, 'question');
     expect(cw.posts[0]!.body).toMatch(/実行してよい/);

@@ -1,19 +1,34 @@
 import nock from 'nock';
 import { FakeAnthropic, replyCall } from '../fakes/fake-anthropic';
 import { FakeChatwork, mentionDelivery, postWebhook } from '../helpers/chatwork';
-import { CW_API_TOKEN, TEST_API_KEY, chatworkEnv, startTestService, waitFor, type TestService } from '../helpers/service';
+import {
+  CW_API_TOKEN,
+  TEST_API_KEY,
+  chatworkEnv,
+  startTestService,
+  waitFor,
+  type TestService,
+} from '../helpers/service';
 
 describe('ChatWork mention → brain → threaded reply (end to end)', () => {
   let svc: TestService;
   const llm = new FakeAnthropic();
   const cw = new FakeChatwork();
 
-  beforeAll(async () => { svc = await startTestService(chatworkEnv()); });
-  afterAll(async () => { await svc.close(); });
-  beforeEach(() => { cw.install(); });
+  beforeAll(async () => {
+    svc = await startTestService(chatworkEnv());
+  });
+  afterAll(async () => {
+    await svc.close();
+  });
+  beforeEach(() => {
+    cw.install();
+  });
 
   it('answers a mention in the persona, threaded to the asker, and records the turn', async () => {
-    llm.script(replyCall('田中さん、こんにちはウル！今日も一緒にがんばるウル🐺 何か手伝えることがあれば言ってほしいウル。'));
+    llm.script(
+      replyCall('田中さん、こんにちはウル！今日も一緒にがんばるウル🐺 何か手伝えることがあれば言ってほしいウル。'),
+    );
     const d = mentionDelivery({ from: 1004, room: 5001, body: '[To:9999]ソウルくん こんにちは！' });
     const res = await postWebhook(svc.url, d.raw, d.signature);
     expect(res.status).toBe(200);
@@ -27,7 +42,13 @@ describe('ChatWork mention → brain → threaded reply (end to end)', () => {
     expect(post.body).toContain('こんにちはウル');
 
     const turn = await waitFor(() => svc.db.turnRecord.findFirst({ where: { roomId: '5001' } }), 5000, 'turn record');
-    expect(turn).toMatchObject({ decision: 'REPLY', reasonCode: 'B_TEXT_RESPONSE', finalDecider: 'LLM', outputType: 'text_response', memberId: 'tanaka-taro' });
+    expect(turn).toMatchObject({
+      decision: 'REPLY',
+      reasonCode: 'B_TEXT_RESPONSE',
+      finalDecider: 'LLM',
+      outputType: 'text_response',
+      memberId: 'tanaka-taro',
+    });
     expect(turn.inputTokens).toBeGreaterThan(0);
     expect(Number(turn.costUsd)).toBeGreaterThan(0);
     expect(await svc.db.llmUsage.count({ where: { turnId: turn.id } })).toBe(1);
@@ -37,7 +58,8 @@ describe('ChatWork mention → brain → threaded reply (end to end)', () => {
     const body = JSON.stringify(req);
     expect(body).toContain('ソウルくん こんにちは！');
     expect(body).not.toContain('[To:9999]');
-    for (const secret of [TEST_API_KEY, CW_API_TOKEN, svc.databaseUrl, '0123456789abcdef']) expect(body).not.toContain(secret);
+    for (const secret of [TEST_API_KEY, CW_API_TOKEN, svc.databaseUrl, '0123456789abcdef'])
+      expect(body).not.toContain(secret);
     expect(req).not.toHaveProperty('temperature');
     expect((req.system as { cache_control?: unknown }[])[0]!.cache_control).toEqual({ type: 'ephemeral' });
     expect(req.tool_choice).toEqual({ type: 'auto' });
@@ -47,7 +69,9 @@ describe('ChatWork mention → brain → threaded reply (end to end)', () => {
   it('processes concurrent duplicate deliveries of one message once', async () => {
     llm.script(replyCall('一度だけ答えるウル。次は何をするウル？'), replyCall('二度目は来ないはずウル。'));
     const d = mentionDelivery({ from: 1004, room: 5001, body: '[To:9999] 重複テスト' });
-    const statuses = await Promise.all(Array.from({ length: 5 }, () => postWebhook(svc.url, d.raw, d.signature).then((r) => r.status)));
+    const statuses = await Promise.all(
+      Array.from({ length: 5 }, () => postWebhook(svc.url, d.raw, d.signature).then((r) => r.status)),
+    );
     expect(statuses).toEqual([200, 200, 200, 200, 200]);
     await waitFor(() => cw.posts.length === 1, 8000, 'one reply');
     await new Promise((r) => setTimeout(r, 400));

@@ -9,10 +9,20 @@ describe('confirmation sessions (end to end, ChatWork)', () => {
   const cw = new FakeChatwork();
   let room = 6100;
 
-  beforeAll(async () => { svc = await startTestService(chatworkEnv(), { now: () => new Date(Date.now() + clockOffsetMs) }); });
-  afterAll(async () => { await svc.close(); });
-  beforeEach(() => { cw.install(); room++; clockOffsetMs = 0; });
-  afterEach(() => { llm.stop(); });
+  beforeAll(async () => {
+    svc = await startTestService(chatworkEnv(), { now: () => new Date(Date.now() + clockOffsetMs) });
+  });
+  afterAll(async () => {
+    await svc.close();
+  });
+  beforeEach(() => {
+    cw.install();
+    room++;
+    clockOffsetMs = 0;
+  });
+  afterEach(() => {
+    llm.stop();
+  });
 
   /** Sends a mention written with ChatWork's TO button and waits until the bot has posted `n` messages in total. */
   async function say(from: number, body: string, n: number, r = room): Promise<string> {
@@ -22,7 +32,8 @@ describe('confirmation sessions (end to end, ChatWork)', () => {
     return cw.posts[n - 1]!.body;
   }
   const tasks = (title: string) => svc.db.task.count({ where: { title } });
-  const lowConfidenceTask = (title: string, due?: string) => toolCall('create_task', { assignee: '田中太郎', title, ...(due ? { due } : {}) }, { overall: 0.6 });
+  const lowConfidenceTask = (title: string, due?: string) =>
+    toolCall('create_task', { assignee: '田中太郎', title, ...(due ? { due } : {}) }, { overall: 0.6 });
 
   it('risky request → confirmation → はい → executed once; a second はい executes nothing', async () => {
     llm.script(lowConfidenceTask('議事録の作成'));
@@ -36,7 +47,11 @@ describe('confirmation sessions (end to end, ChatWork)', () => {
     const done = await say(1003, 'はい', 2);
     expect(done).toContain('議事録');
     expect(await tasks('議事録の作成')).toBe(1);
-    const turn = await waitFor(() => svc.db.turnRecord.findFirst({ where: { roomId: String(room), reasonCode: 'S_USER_APPROVED' } }), 5000, 'turn record');
+    const turn = await waitFor(
+      () => svc.db.turnRecord.findFirst({ where: { roomId: String(room), reasonCode: 'S_USER_APPROVED' } }),
+      5000,
+      'turn record',
+    );
     expect(turn).toMatchObject({ decision: 'EXECUTED', finalDecider: 'USER', authResult: 'ALLOWED' });
     const pending = await svc.db.pendingAction.findFirst({ where: { roomId: String(room) } });
     expect(pending).toMatchObject({ status: 'executed' });
@@ -54,7 +69,9 @@ describe('confirmation sessions (end to end, ChatWork)', () => {
     const reply = await say(1003, 'いいえ', 2);
     expect(reply).toMatch(/取りやめた/);
     expect(await tasks('在庫の確認')).toBe(0);
-    expect(await svc.db.pendingAction.findFirst({ where: { roomId: String(room) } })).toMatchObject({ status: 'cancelled' });
+    expect(await svc.db.pendingAction.findFirst({ where: { roomId: String(room) } })).toMatchObject({
+      status: 'cancelled',
+    });
   });
 
   it('→ a late はい (after 10 minutes) gets a polite expiry note and nothing runs', async () => {
@@ -90,35 +107,47 @@ describe('confirmation sessions (end to end, ChatWork)', () => {
     const reminder = await say(1003, '今日の天気は？', 2);
     expect(reminder).toMatch(/確認がまだ/);
     expect(reminder).toContain('名刺の発注');
-    expect(await svc.db.pendingAction.findFirst({ where: { roomId: String(room) } })).toMatchObject({ status: 'pending' });
+    expect(await svc.db.pendingAction.findFirst({ where: { roomId: String(room) } })).toMatchObject({
+      status: 'pending',
+    });
     llm.script(replyCall('了解ウル、止めたウル。ほかに手伝えることはあるウル？'));
     const urgent = await svc.db.pendingAction.count({ where: { roomId: String(room), status: 'pending' } });
     expect(urgent).toBe(1);
     const reply = await say(1003, 'ストップ！緊急で別件', 3);
     expect(reply).toMatch(/取り消した/);
-    expect(await svc.db.pendingAction.findFirst({ where: { roomId: String(room) } })).toMatchObject({ status: 'cancelled' });
+    expect(await svc.db.pendingAction.findFirst({ where: { roomId: String(room) } })).toMatchObject({
+      status: 'cancelled',
+    });
     expect(await tasks('名刺の発注')).toBe(0);
   });
 
-  it('はい from someone else does nothing to the asker\'s pending action', async () => {
+  it("はい from someone else does nothing to the asker's pending action", async () => {
     llm.script(lowConfidenceTask('会議室の予約'));
     await say(1003, '会議室の予約を田中太郎さんに', 1);
     llm.script(replyCall('はい、何かお手伝いできることはあるウル？'));
     await say(1001, 'はい', 2);
     expect(await tasks('会議室の予約')).toBe(0);
-    expect(await svc.db.pendingAction.findFirst({ where: { roomId: String(room) } })).toMatchObject({ status: 'pending' });
+    expect(await svc.db.pendingAction.findFirst({ where: { roomId: String(room) } })).toMatchObject({
+      status: 'pending',
+    });
   });
 
   it('a high-risk action needs two confirmations; the second restates the effect; it posts once', async () => {
-    llm.script(toolCall('announce', { recipients: ['田中太郎', '鈴木健二', '佐藤美咲'], message: '明日の定例は10時からです' }));
+    llm.script(
+      toolCall('announce', { recipients: ['田中太郎', '鈴木健二', '佐藤美咲'], message: '明日の定例は10時からです' }),
+    );
     await say(1001, '田中太郎、鈴木、佐藤に明日の定例は10時からって連絡して', 1);
     const second = await say(1001, 'はい', 2);
     expect(second).toMatch(/念のため/);
     expect(second).toContain('3人に送ります');
-    expect(cw.posts.filter((p) => p.body.includes('明日の定例は10時から') && !p.body.includes('[info]'))).toHaveLength(0);
+    expect(cw.posts.filter((p) => p.body.includes('明日の定例は10時から') && !p.body.includes('[info]'))).toHaveLength(
+      0,
+    );
     llm.script(replyCall('3人に連絡したウル！🐺'));
     await say(1001, 'はい', 4);
-    const announcements = cw.posts.filter((p) => p.body.includes('明日の定例は10時からです') && p.body.includes('[To:1004]'));
+    const announcements = cw.posts.filter(
+      (p) => p.body.includes('明日の定例は10時からです') && p.body.includes('[To:1004]'),
+    );
     expect(announcements).toHaveLength(1);
     expect(announcements[0]!.body).toContain('[To:1003]');
     expect(announcements[0]!.body).not.toContain('[toall]');
@@ -126,8 +155,14 @@ describe('confirmation sessions (end to end, ChatWork)', () => {
 
   it('20 duplicated approvals in a burst (console) execute the action exactly once', async () => {
     const consoleRoom = `burst-${room}`;
-    const post = (text: string) => fetch(`${svc.url}/console/api/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ memberId: 'suzuki-kenji', text, roomId: consoleRoom }) });
-    const botMessages = () => svc.db.conversationMessage.count({ where: { platform: 'console', roomId: consoleRoom, role: 'assistant' } });
+    const post = (text: string) =>
+      fetch(`${svc.url}/console/api/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ memberId: 'suzuki-kenji', text, roomId: consoleRoom }),
+      });
+    const botMessages = () =>
+      svc.db.conversationMessage.count({ where: { platform: 'console', roomId: consoleRoom, role: 'assistant' } });
     llm.script(lowConfidenceTask('契約書のレビュー'));
     expect((await post('契約書のレビューを田中太郎さんに')).status).toBe(202);
     await waitFor(async () => (await botMessages()) === 1, 8000, 'confirmation question');

@@ -1,33 +1,68 @@
 import { FakeAnthropic, replyCall, toolCall } from '../fakes/fake-anthropic';
 import { startTestService, waitFor, type TestService } from '../helpers/service';
 
-interface ConsoleMessage { id: string; role: string; name: string | null; text: string; options: { answer: string; label: string; key?: string }[] | null }
+interface ConsoleMessage {
+  id: string;
+  role: string;
+  name: string | null;
+  text: string;
+  options: { answer: string; label: string; key?: string }[] | null;
+}
 
 describe('local console (a real adapter through the same pipeline)', () => {
   let svc: TestService;
   const llm = new FakeAnthropic();
 
-  beforeAll(async () => { svc = await startTestService(); });
-  afterAll(async () => { await svc.close(); });
-  afterEach(() => { llm.stop(); });
+  beforeAll(async () => {
+    svc = await startTestService();
+  });
+  afterAll(async () => {
+    await svc.close();
+  });
+  afterEach(() => {
+    llm.stop();
+  });
 
-  const send = (body: Record<string, unknown>) => fetch(`${svc.url}/console/api/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  const messages = async (room: string): Promise<ConsoleMessage[]> => ((await (await fetch(`${svc.url}/console/api/messages?room=${room}&after=0`)).json()) as { messages: ConsoleMessage[] }).messages;
+  const send = (body: Record<string, unknown>) =>
+    fetch(`${svc.url}/console/api/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  const messages = async (room: string): Promise<ConsoleMessage[]> =>
+    (
+      (await (await fetch(`${svc.url}/console/api/messages?room=${room}&after=0`)).json()) as {
+        messages: ConsoleMessage[];
+      }
+    ).messages;
 
   it('serves the page and the sample organisation out of the box', async () => {
     const page = await fetch(`${svc.url}/console`);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('Hisho コンソール');
-    const state = (await (await fetch(`${svc.url}/console/api/state`)).json()) as { org: { name: string }; members: { id: string }[]; notice: string | null };
+    const state = (await (await fetch(`${svc.url}/console/api/state`)).json()) as {
+      org: { name: string };
+      members: { id: string }[];
+      notice: string | null;
+    };
     expect(state.org.name).toBe('株式会社アクメ');
-    expect(state.members.map((m) => m.id)).toEqual(expect.arrayContaining(['tanaka-taro', 'tanaka-hanako', 'yamada-ichiro']));
+    expect(state.members.map((m) => m.id)).toEqual(
+      expect.arrayContaining(['tanaka-taro', 'tanaka-hanako', 'yamada-ichiro']),
+    );
     expect(state.notice).toBeNull();
   });
 
   it('round trip: a member speaks, the brain replies in the room', async () => {
     llm.script(replyCall('田中さん、おはようウル！今日もよろしくウル🐺'));
     expect((await send({ memberId: 'tanaka-taro', text: 'おはよう', roomId: 'c-round' })).status).toBe(202);
-    const msgs = await waitFor(async () => { const m = await messages('c-round'); return m.length === 2 ? m : null; }, 8000, 'reply');
+    const msgs = await waitFor(
+      async () => {
+        const m = await messages('c-round');
+        return m.length === 2 ? m : null;
+      },
+      8000,
+      'reply',
+    );
     expect(msgs[0]).toMatchObject({ role: 'user', name: '田中太郎', text: 'おはよう' });
     expect(msgs[1]).toMatchObject({ role: 'assistant', text: expect.stringContaining('おはようウル') });
     expect(JSON.stringify(llm.requests[0]!.messages)).toContain('田中太郎');
@@ -36,17 +71,30 @@ describe('local console (a real adapter through the same pipeline)', () => {
   it('confirmation buttons: the console shows them and a click executes once; a stale click does not', async () => {
     llm.script(toolCall('create_task', { assignee: '田中花子', title: '出張の手配' }, { overall: 0.6 }));
     await send({ memberId: 'suzuki-kenji', text: '田中花子さんに出張の手配をお願い', roomId: 'c-confirm' });
-    const q = await waitFor(async () => (await messages('c-confirm')).find((m) => m.role === 'assistant'), 8000, 'question');
+    const q = await waitFor(
+      async () => (await messages('c-confirm')).find((m) => m.role === 'assistant'),
+      8000,
+      'question',
+    );
     expect(q.options).toHaveLength(2);
     const yes = q.options!.find((o) => o.answer === '1')!;
     expect(yes.key).toMatch(/^h1:[0-9a-f]{32}_a0$/);
     llm.script(replyCall('田中花子さんに出張の手配をお願いしたウル！'));
-    expect((await send({ memberId: 'suzuki-kenji', text: yes.answer, key: yes.key, roomId: 'c-confirm' })).status).toBe(202);
+    expect((await send({ memberId: 'suzuki-kenji', text: yes.answer, key: yes.key, roomId: 'c-confirm' })).status).toBe(
+      202,
+    );
     await waitFor(async () => (await messages('c-confirm')).length === 4, 8000, 'report');
     expect(await svc.db.task.count({ where: { title: '出張の手配' } })).toBe(1);
     // The same button again: stale → expiry note, nothing more runs.
     await send({ memberId: 'suzuki-kenji', text: yes.answer, key: yes.key, roomId: 'c-confirm' });
-    const after = await waitFor(async () => { const m = await messages('c-confirm'); return m.length === 6 ? m : null; }, 8000, 'stale note');
+    const after = await waitFor(
+      async () => {
+        const m = await messages('c-confirm');
+        return m.length === 6 ? m : null;
+      },
+      8000,
+      'stale note',
+    );
     expect(after[5]!.text).toMatch(/期限が切れ/);
     expect(await svc.db.task.count({ where: { title: '出張の手配' } })).toBe(1);
   });
@@ -64,8 +112,16 @@ describe('console without ANTHROPIC_API_KEY', () => {
     try {
       const state = (await (await fetch(`${svc.url}/console/api/state`)).json()) as { notice: string };
       expect(state.notice).toContain('ANTHROPIC_API_KEY');
-      await fetch(`${svc.url}/console/api/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ memberId: 'tanaka-taro', text: 'こんにちは' }) });
-      const reply = await waitFor(() => svc.db.conversationMessage.findFirst({ where: { role: 'assistant' } }), 8000, 'hint');
+      await fetch(`${svc.url}/console/api/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ memberId: 'tanaka-taro', text: 'こんにちは' }),
+      });
+      const reply = await waitFor(
+        () => svc.db.conversationMessage.findFirst({ where: { role: 'assistant' } }),
+        8000,
+        'hint',
+      );
       expect(reply.text).toContain('ANTHROPIC_API_KEY');
     } finally {
       await svc.close();
@@ -76,21 +132,44 @@ describe('console without ANTHROPIC_API_KEY', () => {
 describe('console announcements', () => {
   let svc: TestService;
   const llm = new FakeAnthropic();
-  beforeAll(async () => { svc = await startTestService(); });
-  afterAll(async () => { await svc.close(); llm.stop(); });
+  beforeAll(async () => {
+    svc = await startTestService();
+  });
+  afterAll(async () => {
+    await svc.close();
+    llm.stop();
+  });
 
   it('an approved announcement appears in the console room once', async () => {
     const room = 'c-announce';
-    const send = (text: string) => fetch(`${svc.url}/console/api/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ memberId: 'yamada-ichiro', text, roomId: room }) });
-    const bot = () => svc.db.conversationMessage.findMany({ where: { platform: 'console', roomId: room, role: 'assistant' }, orderBy: { id: 'asc' } });
-    llm.script(toolCall('announce', { recipients: ['田中太郎', '佐藤美咲', '鈴木健二'], message: '金曜は全社会議です' }));
+    const send = (text: string) =>
+      fetch(`${svc.url}/console/api/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ memberId: 'yamada-ichiro', text, roomId: room }),
+      });
+    const bot = () =>
+      svc.db.conversationMessage.findMany({
+        where: { platform: 'console', roomId: room, role: 'assistant' },
+        orderBy: { id: 'asc' },
+      });
+    llm.script(
+      toolCall('announce', { recipients: ['田中太郎', '佐藤美咲', '鈴木健二'], message: '金曜は全社会議です' }),
+    );
     await send('3人に金曜は全社会議って知らせて');
     await waitFor(async () => (await bot()).length === 1, 8000, 'first confirmation');
     await send('はい');
     await waitFor(async () => (await bot()).length === 2, 8000, 'second confirmation');
     llm.script(replyCall('3人に知らせたウル！🐺'));
     await send('はい');
-    const msgs = await waitFor(async () => { const m = await bot(); return m.length === 4 ? m : null; }, 8000, 'announcement and report');
+    const msgs = await waitFor(
+      async () => {
+        const m = await bot();
+        return m.length === 4 ? m : null;
+      },
+      8000,
+      'announcement and report',
+    );
     expect(msgs.filter((m) => m.text === '金曜は全社会議です')).toHaveLength(1);
     expect(msgs.at(-1)!.text).toContain('知らせた');
   });

@@ -12,11 +12,14 @@ import { CW_WEBHOOK_TOKEN, waitFor } from '../helpers/service';
  */
 describe('a crash between posting a reply and recording it', () => {
   const children: ChildProcess[] = [];
-  afterAll(() => { for (const c of children) if (c.exitCode === null) c.kill('SIGKILL'); });
+  afterAll(() => {
+    for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+  });
 
   function start(env: Record<string, string>): Promise<{ child: ChildProcess; port: number }> {
     const child = fork(path.join(__dirname, '..', 'helpers', 'service-process.ts'), [], {
-      execArgv: ['--import', 'tsx'], env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+      execArgv: ['--import', 'tsx'],
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     });
     children.push(child);
@@ -31,7 +34,9 @@ describe('a crash between posting a reply and recording it', () => {
     const dbUrl = tdb.url;
     await tdb.close();
     let landed: ((p: FakeChatworkPost) => void) | null = null;
-    const firstPost = new Promise<FakeChatworkPost>((r) => { landed = r; });
+    const firstPost = new Promise<FakeChatworkPost>((r) => {
+      landed = r;
+    });
     // The first post lands in the room, and its answer never comes back: the process dies first.
     const cw = await startFakeChatwork({
       onPost: (p) => {
@@ -42,11 +47,17 @@ describe('a crash between posting a reply and recording it', () => {
       },
     });
     const env = {
-      NODE_ENV: 'test', PORT: '0', LOG_LEVEL: 'silent', DATABASE_URL: dbUrl,
+      NODE_ENV: 'test',
+      PORT: '0',
+      LOG_LEVEL: 'silent',
+      DATABASE_URL: dbUrl,
       ANTHROPIC_API_KEY: 'sk-test-not-a-real-key-0000',
-      CHATWORK_API_TOKEN: 'cw-crash-test-token', CHATWORK_WEBHOOK_TOKEN: CW_WEBHOOK_TOKEN,
+      CHATWORK_API_TOKEN: 'cw-crash-test-token',
+      CHATWORK_WEBHOOK_TOKEN: CW_WEBHOOK_TOKEN,
       CHATWORK_API_BASE_URL: cw.url,
-      WORK_CLAIM_TTL_MS: '1000', CONSOLE_ENABLED: 'false', LLM_DAILY_COST_LIMIT_USD: '0',
+      WORK_CLAIM_TTL_MS: '1000',
+      CONSOLE_ENABLED: 'false',
+      LLM_DAILY_COST_LIMIT_USD: '0',
     };
     try {
       const a = await start(env);
@@ -62,20 +73,27 @@ describe('a crash between posting a reply and recording it', () => {
       await db.connect();
       try {
         const item = `msg:chatwork:5001:${d.messageId}`;
-        const done = await waitFor(async () => (await db.query(
-          `SELECT attempts FROM work_items WHERE "dedupeKey" = $1 AND state = 'done'`, [item])).rows[0],
-        15000, 'item done after restart');
+        const done = await waitFor(
+          async () =>
+            (await db.query(`SELECT attempts FROM work_items WHERE "dedupeKey" = $1 AND state = 'done'`, [item]))
+              .rows[0],
+          15000,
+          'item done after restart',
+        );
         expect(done.attempts).toBe(2);
         await new Promise((r) => setTimeout(r, 500));
         expect(cw.posts).toHaveLength(1);
-        const out = (await db.query(
-          `SELECT status, "platformMessageId" FROM outbound_messages WHERE "dedupeKey" = $1`,
-          [`reply:${item}`])).rows[0];
+        const out = (
+          await db.query(`SELECT status, "platformMessageId" FROM outbound_messages WHERE "dedupeKey" = $1`, [
+            `reply:${item}`,
+          ])
+        ).rows[0];
         expect(out).toEqual({ status: 'sent', platformMessageId: post.messageId });
         const turns = (await db.query(`SELECT "reasonCode" FROM turn_records WHERE "roomId" = '5001'`)).rows;
         expect(turns).toEqual([{ reasonCode: 'O_RECONCILED' }]);
-        const history = (await db.query(
-          `SELECT text FROM conversation_messages WHERE "roomId" = '5001' AND role = 'assistant'`)).rows;
+        const history = (
+          await db.query(`SELECT text FROM conversation_messages WHERE "roomId" = '5001' AND role = 'assistant'`)
+        ).rows;
         expect(history).toHaveLength(1);
         expect(history[0].text).toContain('こんにちはウル');
       } finally {

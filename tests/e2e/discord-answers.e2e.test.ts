@@ -38,28 +38,48 @@ describe('Discord: mentions and buttons answering a confirmation', () => {
     const sample = fs.readFileSync(path.join(__dirname, '..', '..', 'config', 'org.sample.yaml'), 'utf8');
     const directory = sample
       .replace('  timezone: Asia/Tokyo\n', `  timezone: Asia/Tokyo\n  discord_guilds: ["${GUILD_ID}"]\n`)
-      .replace('rooms:\n', `rooms:\n  - { platform: discord, id: "${CHANNEL}", name: 営業チャンネル, authority: member }\n`);
+      .replace(
+        'rooms:\n',
+        `rooms:\n  - { platform: discord, id: "${CHANNEL}", name: 営業チャンネル, authority: member }\n`,
+      );
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'hisho-discord-')), 'org.yaml');
     fs.writeFileSync(file, directory);
     const env = { DISCORD_BOT_TOKEN: 'discord-test-token', CONSOLE_ENABLED: 'false', ORG_DIRECTORY_FILE: file };
     svc = await startTestService(env, { discordClient: client });
   });
-  afterAll(async () => { await svc.close(); llm.stop(); });
+  afterAll(async () => {
+    await svc.close();
+    llm.stop();
+  });
 
   function say(content: string): void {
     messageSeq++;
-    client.emit(Events.MessageCreate, fakeMessage({
-      id: String(messageSeq), content, author: YAMADA, channelId: CHANNEL, guildId: GUILD_ID,
-      mentioned: [{ id: BOT_ID, bot: true, username: 'hisho' }],
-      createdTimestamp: Date.now(), member: { displayName: '山田' },
-    }) as never);
+    client.emit(
+      Events.MessageCreate,
+      fakeMessage({
+        id: String(messageSeq),
+        content,
+        author: YAMADA,
+        channelId: CHANNEL,
+        guildId: GUILD_ID,
+        mentioned: [{ id: BOT_ID, bot: true, username: 'hisho' }],
+        createdTimestamp: Date.now(),
+        member: { displayName: '山田' },
+      }) as never,
+    );
   }
 
   function click(customId: string, n: number): void {
     client.emit(Events.InteractionCreate, {
-      id: `60000000000000000${n}`, customId, channelId: CHANNEL, user: { id: YAMADA.id }, isButton: () => true,
-      deferUpdate: async () => undefined, reply: async () => undefined,
-      followUp: async () => undefined, editReply: async () => undefined,
+      id: `60000000000000000${n}`,
+      customId,
+      channelId: CHANNEL,
+      user: { id: YAMADA.id },
+      isButton: () => true,
+      deferUpdate: async () => undefined,
+      reply: async () => undefined,
+      followUp: async () => undefined,
+      editReply: async () => undefined,
     } as never);
   }
   const buttons = (i: number) => sent[i]!.components.flatMap((r) => r.components);
@@ -84,9 +104,13 @@ describe('Discord: mentions and buttons answering a confirmation', () => {
     llm.script(replyCall('2人に伝えたウル！🐺'));
     say(`<@${BOT_ID}> はい`);
     await waitFor(() => sent.length === 5, 8000, 'announcement and report');
-    expect(sent.filter((m) => m.content.includes('明日は在宅勤務の日です') && !m.content.includes('宛先'))).toHaveLength(1);
-    expect(await svc.db.pendingAction.findFirst({ where: { roomId: CHANNEL } }))
-      .toMatchObject({ status: 'executed', confirmationsGiven: 2 });
+    expect(
+      sent.filter((m) => m.content.includes('明日は在宅勤務の日です') && !m.content.includes('宛先')),
+    ).toHaveLength(1);
+    expect(await svc.db.pendingAction.findFirst({ where: { roomId: CHANNEL } })).toMatchObject({
+      status: 'executed',
+      confirmationsGiven: 2,
+    });
   });
 
   it('`<@bot> いいえ` cancels', async () => {

@@ -12,9 +12,16 @@ describe('side effects exactly once across retries (ChatWork)', () => {
   beforeAll(async () => {
     svc = await startTestService({ ...chatworkEnv(), CHATWORK_TIMEOUT_MS: '500' }, { outboxReconcileDelayMs: 100 });
   });
-  afterAll(async () => { await svc.close(); });
-  beforeEach(() => { cw.install(); room++; });
-  afterEach(() => { llm.stop(); });
+  afterAll(async () => {
+    await svc.close();
+  });
+  beforeEach(() => {
+    cw.install();
+    room++;
+  });
+  afterEach(() => {
+    llm.stop();
+  });
 
   async function mention(body: string): Promise<string> {
     const d = mentionDelivery({ from: 1004, room, body: toButton(body) });
@@ -23,8 +30,11 @@ describe('side effects exactly once across retries (ChatWork)', () => {
   }
   const itemKey = (messageId: string) => `msg:chatwork:${room}:${messageId}`;
   const turnDone = (messageId: string) =>
-    waitFor(() => svc.db.workItem.findFirst({ where: { dedupeKey: itemKey(messageId), state: 'done' } }),
-      10000, 'work item done');
+    waitFor(
+      () => svc.db.workItem.findFirst({ where: { dedupeKey: itemKey(messageId), state: 'done' } }),
+      10000,
+      'work item done',
+    );
   const replyRow = (messageId: string) =>
     svc.db.outboundMessage.findUniqueOrThrow({ where: { dedupeKey: `reply:${itemKey(messageId)}` } });
 

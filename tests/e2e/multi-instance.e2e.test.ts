@@ -11,12 +11,31 @@ describe('two service instances on one database (R-Q4)', () => {
     const t = await createTestDatabase();
     await t.close();
     const env = loadConfig({
-      NODE_ENV: 'test', PORT: '0', LOG_LEVEL: 'silent', DATABASE_URL: t.url, ANTHROPIC_API_KEY: TEST_API_KEY, ANTHROPIC_BASE_URL: FAKE_ANTHROPIC_URL,
-      LLM_MAX_RETRIES: '0', LLM_DAILY_COST_LIMIT_USD: '0', WORKER_CONCURRENCY: '3', SENDER_TURNS_PER_MINUTE: '1000', ...chatworkEnv(),
+      NODE_ENV: 'test',
+      PORT: '0',
+      LOG_LEVEL: 'silent',
+      DATABASE_URL: t.url,
+      ANTHROPIC_API_KEY: TEST_API_KEY,
+      ANTHROPIC_BASE_URL: FAKE_ANTHROPIC_URL,
+      LLM_MAX_RETRIES: '0',
+      LLM_DAILY_COST_LIMIT_USD: '0',
+      WORKER_CONCURRENCY: '3',
+      SENDER_TURNS_PER_MINUTE: '1000',
+      ...chatworkEnv(),
     });
     const [a, b] = await Promise.all([
-      startService(env, { logger: silentLogger(), workerPollMs: 30, chatworkBotAccountId: BOT_ACCOUNT, instanceId: 'a' }),
-      startService(env, { logger: silentLogger(), workerPollMs: 30, chatworkBotAccountId: BOT_ACCOUNT, instanceId: 'b' }),
+      startService(env, {
+        logger: silentLogger(),
+        workerPollMs: 30,
+        chatworkBotAccountId: BOT_ACCOUNT,
+        instanceId: 'a',
+      }),
+      startService(env, {
+        logger: silentLogger(),
+        workerPollMs: 30,
+        chatworkBotAccountId: BOT_ACCOUNT,
+        instanceId: 'b',
+      }),
     ]);
     const cw = new FakeChatwork().install();
     const llm = new FakeAnthropic();
@@ -24,8 +43,14 @@ describe('two service instances on one database (R-Q4)', () => {
       const n = 24;
       llm.script(...Array.from({ length: n + 5 }, (_, i) => replyCall(`返事${i}ウル🐺`)));
       // Each message is delivered to both instances (as account and room webhooks would), concurrently.
-      const deliveries = Array.from({ length: n }, (_, i) => mentionDelivery({ from: 1004, room: 7100 + (i % 4), body: `[To:9999] 質問${i}` }));
-      const statuses = await Promise.all(deliveries.flatMap((d) => [a, b].map((s) => postWebhook(`http://127.0.0.1:${s.port}`, d.raw, d.signature).then((r) => r.status))));
+      const deliveries = Array.from({ length: n }, (_, i) =>
+        mentionDelivery({ from: 1004, room: 7100 + (i % 4), body: `[To:9999] 質問${i}` }),
+      );
+      const statuses = await Promise.all(
+        deliveries.flatMap((d) =>
+          [a, b].map((s) => postWebhook(`http://127.0.0.1:${s.port}`, d.raw, d.signature).then((r) => r.status)),
+        ),
+      );
       expect(statuses.every((s) => s === 200)).toBe(true);
       await waitFor(() => cw.posts.length >= n, 15000, 'all replies');
       await new Promise((r) => setTimeout(r, 500));

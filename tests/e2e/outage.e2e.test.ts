@@ -16,10 +16,20 @@ describe('database outage (R-E2)', () => {
     await proxy.start();
     const viaProxy = new URL(t.url);
     viaProxy.port = String(proxy.port);
-    const svc: Service = await startService(loadConfig({
-      NODE_ENV: 'test', PORT: '0', LOG_LEVEL: 'silent', DATABASE_URL: viaProxy.toString(), ANTHROPIC_API_KEY: 'sk-ant-test-0123456789abcdefghijklmnop',
-      ANTHROPIC_BASE_URL: FAKE_ANTHROPIC_URL, LLM_MAX_RETRIES: '0', LLM_DAILY_COST_LIMIT_USD: '0', ...chatworkEnv(),
-    }), { logger: silentLogger(), workerPollMs: 50, chatworkBotAccountId: BOT_ACCOUNT });
+    const svc: Service = await startService(
+      loadConfig({
+        NODE_ENV: 'test',
+        PORT: '0',
+        LOG_LEVEL: 'silent',
+        DATABASE_URL: viaProxy.toString(),
+        ANTHROPIC_API_KEY: 'sk-ant-test-0123456789abcdefghijklmnop',
+        ANTHROPIC_BASE_URL: FAKE_ANTHROPIC_URL,
+        LLM_MAX_RETRIES: '0',
+        LLM_DAILY_COST_LIMIT_USD: '0',
+        ...chatworkEnv(),
+      }),
+      { logger: silentLogger(), workerPollMs: 50, chatworkBotAccountId: BOT_ACCOUNT },
+    );
     const url = `http://127.0.0.1:${svc.port}`;
     const cw = new FakeChatwork().install();
     const llm = new FakeAnthropic();

@@ -6,11 +6,17 @@ const root = path.resolve(__dirname, '..', '..');
 
 function run(env: Record<string, string>) {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: root, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
-  child.stdout.on('data', (d) => { out += String(d); });
-  child.stderr.on('data', (d) => { out += String(d); });
+  child.stdout.on('data', (d) => {
+    out += String(d);
+  });
+  child.stderr.on('data', (d) => {
+    out += String(d);
+  });
   const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
   return { child, exited, output: () => out };
 }

@@ -26,10 +26,19 @@ describe('confirmation questions (ChatWork)', () => {
   const cw = new FakeChatwork();
   let room = 7200;
 
-  beforeAll(async () => { svc = await startTestService(chatworkEnv()); });
-  afterAll(async () => { await svc.close(); });
-  beforeEach(() => { cw.install(); room++; });
-  afterEach(() => { llm.stop(); });
+  beforeAll(async () => {
+    svc = await startTestService(chatworkEnv());
+  });
+  afterAll(async () => {
+    await svc.close();
+  });
+  beforeEach(() => {
+    cw.install();
+    room++;
+  });
+  afterEach(() => {
+    llm.stop();
+  });
 
   async function send(body: string, n: number, sendTime?: number): Promise<string> {
     const d = mentionDelivery({ from: 1003, room, body: toButton(body), sendTime });
@@ -39,16 +48,29 @@ describe('confirmation questions (ChatWork)', () => {
   }
   const tasks = (title: string) => svc.db.task.findMany({ where: { title } });
 
-  it('states the checked call — directory name, absolute date — not the model\'s own summary', async () => {
+  it("states the checked call — directory name, absolute date — not the model's own summary", async () => {
     const due = day(1);
     // The model's summary names the wrong person; the question states who the directory says.
-    llm.script({ content: [{ type: 'tool_use', name: 'create_task', input: {
-      reasoning: {
-        intent_understanding: 'Asks to give Taro the minutes task by tomorrow.', context_used: ['message'],
-        tool_selection_reason: 'create_task', alternatives_considered: [],
-      },
-      confidence: { overall: 0.6, intent: 0.6, parameters: 0.6 }, action_summary: '鈴木さんに議事録をお願いします',
-      parameters: { assignee: '太郎さん', title: '議事録の作成', due: due.iso }, parameter_sources: [] } }] });
+    llm.script({
+      content: [
+        {
+          type: 'tool_use',
+          name: 'create_task',
+          input: {
+            reasoning: {
+              intent_understanding: 'Asks to give Taro the minutes task by tomorrow.',
+              context_used: ['message'],
+              tool_selection_reason: 'create_task',
+              alternatives_considered: [],
+            },
+            confidence: { overall: 0.6, intent: 0.6, parameters: 0.6 },
+            action_summary: '鈴木さんに議事録をお願いします',
+            parameters: { assignee: '太郎さん', title: '議事録の作成', due: due.iso },
+            parameter_sources: [],
+          },
+        },
+      ],
+    });
     const q = await send('太郎さんに議事録、明日までで', 1);
     expect(q).toContain('田中太郎さんにタスクを作成します');
     expect(q).toContain('・担当: 田中太郎（東京営業課）');
@@ -71,11 +93,15 @@ describe('confirmation questions (ChatWork)', () => {
 
   it('modify → asked again with the diff, even if the Guardian would allow it → approve → one task', async () => {
     const [before, after] = [day(1), day(4)];
-    llm.script(toolCall('create_task', { assignee: '田中太郎', title: '提案書の作成', due: before.iso }, { overall: 0.6 }));
+    llm.script(
+      toolCall('create_task', { assignee: '田中太郎', title: '提案書の作成', due: before.iso }, { overall: 0.6 }),
+    );
     await send('提案書の作成を田中太郎さんに、明日まで', 1);
 
     // The changed call has high confidence: the Guardian alone would run it at once.
-    llm.script(toolCall('create_task', { assignee: '田中太郎', title: '提案書の作成', due: after.iso }, { overall: 0.95 }));
+    llm.script(
+      toolCall('create_task', { assignee: '田中太郎', title: '提案書の作成', due: after.iso }, { overall: 0.95 }),
+    );
     const again = await send('はい、でも期限は金曜にして', 2);
     expect(again).toContain('【変更点】');
     expect(again).toContain(`期限: ${before.shown} → ${after.shown}`);
@@ -95,8 +121,10 @@ describe('confirmation questions (ChatWork)', () => {
     expect(new Intl.DateTimeFormat('en-CA', { timeZone: TZ }).format(created[0]!.dueAt!)).toBe(after.iso);
     const order = { createdAt: 'asc' as const };
     const where = { roomId: String(room) };
-    expect(await svc.db.pendingAction.findMany({ where, orderBy: order, select: { status: true } }))
-      .toEqual([{ status: 'cancelled' }, { status: 'executed' }]);
+    expect(await svc.db.pendingAction.findMany({ where, orderBy: order, select: { status: true } })).toEqual([
+      { status: 'cancelled' },
+      { status: 'executed' },
+    ]);
   });
 
   it('a change the Guardian blocks is not asked, and nothing runs', async () => {
@@ -113,7 +141,9 @@ describe('confirmation questions (ChatWork)', () => {
   });
 
   it('two quick 「はい」 sent before the second question was shown never pass both rounds (high risk)', async () => {
-    llm.script(toolCall('announce', { recipients: ['田中太郎', '鈴木健二', '佐藤美咲'], message: '本日の定例は中止です' }));
+    llm.script(
+      toolCall('announce', { recipients: ['田中太郎', '鈴木健二', '佐藤美咲'], message: '本日の定例は中止です' }),
+    );
     const q = await send('3人に本日の定例は中止と連絡して', 1);
     expect(q).toContain('・宛先: 3人（田中太郎、鈴木健二、佐藤美咲）');
     expect(q).toContain('・本文: 本日の定例は中止です');
@@ -128,14 +158,20 @@ describe('confirmation questions (ChatWork)', () => {
     await waitFor(() => cw.posts.length >= 3, 8000, 'two answers');
     expect(cw.posts[1]!.body).toMatch(/念のため/);
     expect(cw.posts[2]!.body).toMatch(/念のため/);
-    expect(cw.posts.filter((p) => p.body.includes('本日の定例は中止です') && !p.body.includes('[info]'))).toHaveLength(0);
-    expect(await svc.db.pendingAction.findFirst({ where: { roomId: String(room) } }))
-      .toMatchObject({ status: 'pending', confirmationsGiven: 1 });
+    expect(cw.posts.filter((p) => p.body.includes('本日の定例は中止です') && !p.body.includes('[info]'))).toHaveLength(
+      0,
+    );
+    expect(await svc.db.pendingAction.findFirst({ where: { roomId: String(room) } })).toMatchObject({
+      status: 'pending',
+      confirmationsGiven: 1,
+    });
 
     // A 「はい」 after reading the second question runs it, once.
     llm.script(replyCall('3人に連絡したウル！🐺'));
     await send('はい', 5);
-    const announcements = cw.posts.filter((p) => p.body.includes('本日の定例は中止です') && p.body.includes('[To:1004]'));
+    const announcements = cw.posts.filter(
+      (p) => p.body.includes('本日の定例は中止です') && p.body.includes('[To:1004]'),
+    );
     expect(announcements).toHaveLength(1);
   });
 });
@@ -143,16 +179,24 @@ describe('confirmation questions (ChatWork)', () => {
 describe('confirmation buttons bound to their round (console)', () => {
   let svc: TestService;
   const llm = new FakeAnthropic();
-  beforeAll(async () => { svc = await startTestService(); });
-  afterAll(async () => { await svc.close(); llm.stop(); });
+  beforeAll(async () => {
+    svc = await startTestService();
+  });
+  afterAll(async () => {
+    await svc.close();
+    llm.stop();
+  });
 
-  it('a double click on the first 承認 is asked again; the second question\'s button runs it once', async () => {
+  it("a double click on the first 承認 is asked again; the second question's button runs it once", async () => {
     const roomId = 'c-double';
     const post = (text: string, key?: string) => consoleSay(svc, 'yamada-ichiro', roomId, text, key);
     const bot = () => consoleBotMessages(svc, roomId);
     llm.script(toolCall('announce', { recipients: 'all', message: '来週から新しい勤怠システムです' }));
     await post('全員に来週から新しい勤怠システムと伝えて');
-    const botCount = (n: number) => async () => { const m = await bot(); return m.length === n ? m : null; };
+    const botCount = (n: number) => async () => {
+      const m = await bot();
+      return m.length === n ? m : null;
+    };
     const [question] = await waitFor(botCount(1), 8000, 'question');
     const yes = (question!.options as { answer: string; key: string }[]).find((o) => o.answer === '1')!;
     expect(yes.key).toMatch(/_a0$/);

@@ -9,17 +9,31 @@ describe('nothing is lost: crashes, LLM failures, bad deliveries', () => {
   const cw = new FakeChatwork();
   let room = 6500;
 
-  beforeAll(async () => { svc = await startTestService({ ...chatworkEnv(), WORK_CLAIM_TTL_MS: '1000', LLM_TIMEOUT_MS: '1500' }); });
-  afterAll(async () => { await svc.close(); });
-  beforeEach(() => { cw.install(); room++; });
-  afterEach(() => { llm.stop(); });
+  beforeAll(async () => {
+    svc = await startTestService({ ...chatworkEnv(), WORK_CLAIM_TTL_MS: '1000', LLM_TIMEOUT_MS: '1500' });
+  });
+  afterAll(async () => {
+    await svc.close();
+  });
+  beforeEach(() => {
+    cw.install();
+    room++;
+  });
+  afterEach(() => {
+    llm.stop();
+  });
 
   async function mention(body: string): Promise<string> {
     const d = mentionDelivery({ from: 1004, room, body: `[To:9999]${body}` });
     expect((await postWebhook(svc.url, d.raw, d.signature)).status).toBe(200);
     return d.messageId;
   }
-  const lastTurn = () => waitFor(() => svc.db.turnRecord.findFirst({ where: { roomId: String(room) }, orderBy: { createdAt: 'desc' } }), 8000, 'turn record');
+  const lastTurn = () =>
+    waitFor(
+      () => svc.db.turnRecord.findFirst({ where: { roomId: String(room) }, orderBy: { createdAt: 'desc' } }),
+      8000,
+      'turn record',
+    );
 
   it('a worker that dies after claiming: the message is answered exactly once after the claim expires', async () => {
     await svc.pool.stop(1000);
@@ -39,7 +53,12 @@ describe('nothing is lost: crashes, LLM failures, bad deliveries', () => {
   });
 
   it.each([
-    ['429 rate limit', { status: 429, errorType: 'rate_limit_error', headers: { 'retry-after': '0' } }, /順番待ち/, 'LLM_RATE_LIMITED'],
+    [
+      '429 rate limit',
+      { status: 429, errorType: 'rate_limit_error', headers: { 'retry-after': '0' } },
+      /順番待ち/,
+      'LLM_RATE_LIMITED',
+    ],
     ['529 overloaded', { status: 529, errorType: 'overloaded_error' }, /混み合って/, 'LLM_UNAVAILABLE'],
     ['timeout', { hangMs: 3000 }, /時間がかかりすぎ/, 'LLM_TIMEOUT'],
   ] as const)('LLM %s → a friendly persona reply with an error id, recorded', async (_name, answer, expected, code) => {
@@ -54,7 +73,10 @@ describe('nothing is lost: crashes, LLM failures, bad deliveries', () => {
     expect(turn.errorId).toMatch(/^E-/);
   });
 
-  it.each([['an error event', 'error_event'], ['an abrupt end', 'truncated']] as const)('a stream broken by %s is never acted on: friendly reply, nothing executed', async (_n, kind) => {
+  it.each([
+    ['an error event', 'error_event'],
+    ['an abrupt end', 'truncated'],
+  ] as const)('a stream broken by %s is never acted on: friendly reply, nothing executed', async (_n, kind) => {
     llm.script({ streamBreak: kind });
     await mention('全員に連絡して');
     await waitFor(() => cw.posts.length === 1, 8000, 'error reply');
@@ -66,7 +88,10 @@ describe('nothing is lost: crashes, LLM failures, bad deliveries', () => {
   });
 
   it('unparseable output twice (text without a tool) → one guided retry, then a friendly fallback; the record says why', async () => {
-    llm.script({ content: [{ type: 'text', text: 'こんにちは！' }] }, { content: [{ type: 'text', text: 'まだテキストです' }] });
+    llm.script(
+      { content: [{ type: 'text', text: 'こんにちは！' }] },
+      { content: [{ type: 'text', text: 'まだテキストです' }] },
+    );
     await mention('ねえねえ');
     await waitFor(() => cw.posts.length === 1, 8000, 'fallback reply');
     expect(cw.posts[0]!.body).toMatch(/まとめられなかった/);
@@ -80,7 +105,19 @@ describe('nothing is lost: crashes, LLM failures, bad deliveries', () => {
 
   it('missing reasoning → guided retry → success', async () => {
     llm.script(
-      { content: [{ type: 'tool_use', name: 'reply', input: { reasoning: { intent_understanding: '', context_used: [], no_tool_reason: '', response_strategy: '' }, confidence: { overall: 0.9, intent: 0.9, parameters: 0.9 }, text: 'やあ' } }] },
+      {
+        content: [
+          {
+            type: 'tool_use',
+            name: 'reply',
+            input: {
+              reasoning: { intent_understanding: '', context_used: [], no_tool_reason: '', response_strategy: '' },
+              confidence: { overall: 0.9, intent: 0.9, parameters: 0.9 },
+              text: 'やあ',
+            },
+          },
+        ],
+      },
       replyCall('こんにちはウル！今日は何をお手伝いするウル？'),
     );
     await mention('やあ');
@@ -92,11 +129,14 @@ describe('nothing is lost: crashes, LLM failures, bad deliveries', () => {
   });
 
   it('an answer cut off by max_tokens is never acted on; it is asked again', async () => {
-    llm.script({ content: [{ type: 'tool_use', name: 'announce', input: { half: true } }], stop_reason: 'max_tokens' }, replyCall('短く答えるウル。何をするウル？'));
+    llm.script(
+      { content: [{ type: 'tool_use', name: 'announce', input: { half: true } }], stop_reason: 'max_tokens' },
+      replyCall('短く答えるウル。何をするウル？'),
+    );
     await mention('長い話なんだけど');
     await waitFor(() => cw.posts.length === 1, 8000, 'reply');
     expect(cw.posts[0]!.body).toContain('短く答える');
-    expect(((await lastTurn()).proposals as unknown[])).toEqual([]);
+    expect((await lastTurn()).proposals as unknown[]).toEqual([]);
   });
 
   it('markup injection is neutralised: the model cannot mention everyone', async () => {
@@ -126,9 +166,13 @@ describe('nothing is lost: crashes, LLM failures, bad deliveries', () => {
     const before = await svc.db.workItem.count();
     const { chatworkSignature } = await import('../../src/adapters/chatwork');
     const bad = '{"webhook_event_type": "mention_to_me", ';
-    expect((await postWebhook(svc.url, bad, chatworkSignature(bad, 'MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY='))).status).toBe(400);
+    expect(
+      (await postWebhook(svc.url, bad, chatworkSignature(bad, 'MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY='))).status,
+    ).toBe(400);
     const big = JSON.stringify({ pad: 'x'.repeat(1_100_000) });
-    expect((await postWebhook(svc.url, big, chatworkSignature(big, 'MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY='))).status).toBe(413);
+    expect(
+      (await postWebhook(svc.url, big, chatworkSignature(big, 'MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY='))).status,
+    ).toBe(413);
     expect(await svc.db.workItem.count()).toBe(before);
   });
 });
@@ -136,8 +180,12 @@ describe('nothing is lost: crashes, LLM failures, bad deliveries', () => {
 describe('abandoned work', () => {
   let svc: TestService;
   const cw = new FakeChatwork();
-  beforeAll(async () => { svc = await startTestService({ ...chatworkEnv(), WORK_CLAIM_TTL_MS: '1000', WORK_MAX_ATTEMPTS: '2' }); });
-  afterAll(async () => { await svc.close(); });
+  beforeAll(async () => {
+    svc = await startTestService({ ...chatworkEnv(), WORK_CLAIM_TTL_MS: '1000', WORK_MAX_ATTEMPTS: '2' });
+  });
+  afterAll(async () => {
+    await svc.close();
+  });
 
   it('a message whose worker died on every attempt gets one failure reply, and the conversation moves on', async () => {
     cw.install();
@@ -152,7 +200,11 @@ describe('abandoned work', () => {
     svc.pool.start();
     await waitFor(() => cw.posts.length === 1, 8000, 'failure reply');
     expect(cw.posts[0]!.body).toMatch(/E-[A-Z0-9]{7}/);
-    const item = await waitFor(() => svc.db.workItem.findFirst({ where: { dedupeKey: `msg:chatwork:6900:${d.messageId}`, state: 'done' } }), 5000, 'item done');
+    const item = await waitFor(
+      () => svc.db.workItem.findFirst({ where: { dedupeKey: `msg:chatwork:6900:${d.messageId}`, state: 'done' } }),
+      5000,
+      'item done',
+    );
     expect(item.attempts).toBe(3);
     expect(await svc.queue.failAbandoned()).toBe(0);
   });

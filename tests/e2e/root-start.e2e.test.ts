@@ -35,12 +35,17 @@ function privateClone(): string {
     let dataDir: string | undefined;
     try {
       const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-        cwd: path.join(dir, 'hisho'), stdio: ['ignore', 'pipe', 'pipe'],
+        cwd: path.join(dir, 'hisho'),
+        stdio: ['ignore', 'pipe', 'pipe'],
         env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', LOG_LEVEL: 'info' },
       });
       let out = '';
-      child.stdout.on('data', (d) => { out += String(d); });
-      child.stderr.on('data', (d) => { out += String(d); });
+      child.stdout.on('data', (d) => {
+        out += String(d);
+      });
+      child.stderr.on('data', (d) => {
+        out += String(d);
+      });
       const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
       const until = Date.now() + 60000;
       while (!/listening on http:\/\/localhost:(\d+)/.test(out)) {

@@ -6,8 +6,13 @@ describe('shadow mode (R-F4): think and record, never execute or send', () => {
   let svc: TestService;
   const llm = new FakeAnthropic();
   const cw = new FakeChatwork();
-  beforeAll(async () => { svc = await startTestService({ ...chatworkEnv(), SHADOW_MODE: 'true' }); });
-  afterAll(async () => { await svc.close(); llm.stop(); });
+  beforeAll(async () => {
+    svc = await startTestService({ ...chatworkEnv(), SHADOW_MODE: 'true' });
+  });
+  afterAll(async () => {
+    await svc.close();
+    llm.stop();
+  });
 
   it('allowed, confirm-needing and approved proposals: nothing runs, nothing is posted, everything is recorded', async () => {
     cw.install();

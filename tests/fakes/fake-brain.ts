@@ -2,7 +2,10 @@ import type Anthropic from '@anthropic-ai/sdk';
 import type { Brain, BrainDecision, DecideInput } from '../../src/brain/brain';
 import type { BrainOutput, ToolProposal } from '../../src/core/proposal';
 
-const REASONING = { intent_understanding: 'The person asks for exactly this, in plain words.', context_used: ['message'] };
+const REASONING = {
+  intent_understanding: 'The person asks for exactly this, in plain words.',
+  context_used: ['message'],
+};
 const CONFIDENCE = (overall: number) => ({ overall, intent: overall, parameters: overall });
 
 /** The brain answers in words. */
@@ -19,8 +22,17 @@ let seq = 0;
 
 /** The brain proposes capability calls (confidence 0.9 unless given). */
 export function proposes(calls: { tool: string; params: Record<string, unknown> }[], overall = 0.9): BrainOutput {
-  const proposals: ToolProposal[] = calls.map((c) => ({ id: `toolu_${++seq}`, toolName: c.tool, parameters: c.params }));
-  return { type: 'tool_call', reasoning: { ...REASONING, tool_selection_reason: 'This tool does it.' }, confidence: CONFIDENCE(overall), proposals };
+  const proposals: ToolProposal[] = calls.map((c) => ({
+    id: `toolu_${++seq}`,
+    toolName: c.tool,
+    parameters: c.params,
+  }));
+  return {
+    type: 'tool_call',
+    reasoning: { ...REASONING, tool_selection_reason: 'This tool does it.' },
+    confidence: CONFIDENCE(overall),
+    proposals,
+  };
 }
 
 /**
@@ -45,9 +57,16 @@ export class ScriptedBrain implements Pick<Brain, 'decide'> {
     const next = this.answers.shift();
     if (!next) throw new Error(`the brain was asked (${input.purpose ?? 'turn'}) without a scripted answer`);
     if (next instanceof Error) throw next;
-    const content = (next.type === 'tool_call'
-      ? next.proposals.map((p) => ({ type: 'tool_use', id: p.id, name: p.toolName, input: { parameters: p.parameters } }))
-      : [{ type: 'tool_use', id: `toolu_${++seq}`, name: 'reply', input: {} }]) as Anthropic.Messages.ContentBlock[];
+    const content = (
+      next.type === 'tool_call'
+        ? next.proposals.map((p) => ({
+            type: 'tool_use',
+            id: p.id,
+            name: p.toolName,
+            input: { parameters: p.parameters },
+          }))
+        : [{ type: 'tool_use', id: `toolu_${++seq}`, name: 'reply', input: {} }]
+    ) as Anthropic.Messages.ContentBlock[];
     const usage = { inputTokens: 100, outputTokens: 20, cacheWriteTokens: 0, cacheReadTokens: 0 };
     const calls = [{ model: 'fake-model', purpose: input.purpose ?? 'turn', usage, costUsd: 0.001, durationMs: 0 }];
     return { output: next, assistantContent: content, calls, model: 'fake-model', retries: [] };

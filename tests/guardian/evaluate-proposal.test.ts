@@ -19,17 +19,57 @@ describe('evaluateProposal: priority order (first BLOCK/CONFIRM wins)', () => {
   it.each([
     ['unknown tool beats missing reasoning', { tool: null, reasoning: null }, 'G_UNKNOWN_TOOL'],
     ['constitution beats confidential', { reasoning: null, params: { body: '給与' } }, 'G_CONSTITUTION_NO_REASONING'],
-    ['confidential word beats low confidence', { params: { body: '年収の一覧' }, confidence: { overall: 0.1 } }, 'G_CONFIDENTIAL'],
-    ['NG pattern beats critical risk', { params: { body: 'password=abcd1234' }, tool: { risk: 'critical' as const } }, 'G_NG_PATTERN'],
-    ['critical risk beats policy block', { tool: { risk: 'critical' as const }, policies: [policy('p1', 'block')] }, 'G_DANGEROUS_CRITICAL'],
-    ['high-risk CONFIRM is decided before a policy', { tool: { risk: 'high' as const }, policies: [policy('p1', 'block')] }, 'G_DANGEROUS_HIGH'],
-    ['policy beats very low confidence', { policies: [policy('p1', 'confirm')], confidence: { overall: 0.1 } }, 'G_POLICY_CONFIRM'],
-    ['policy block beats policy confirm in the same tier', { policies: [policy('p1', 'confirm'), policy('p2', 'block')] }, 'G_POLICY_BLOCK'],
-    ['low confidence beats a huge amount', { confidence: { overall: 0.4 }, params: { amount: 9_000_000 } }, 'G_CONFIDENCE_LOW'],
-    ['double beats single in a tier (all vs amount)', { params: { amount: 200_000, assignees: 'all' } }, 'G_RECIPIENTS_ALL'],
-    ['double beats single in a tier (amount vs many)', { params: { amount: 2_000_000, assignees: members(3) } }, 'G_AMOUNT_VERY_HIGH'],
+    [
+      'confidential word beats low confidence',
+      { params: { body: '年収の一覧' }, confidence: { overall: 0.1 } },
+      'G_CONFIDENTIAL',
+    ],
+    [
+      'NG pattern beats critical risk',
+      { params: { body: 'password=abcd1234' }, tool: { risk: 'critical' as const } },
+      'G_NG_PATTERN',
+    ],
+    [
+      'critical risk beats policy block',
+      { tool: { risk: 'critical' as const }, policies: [policy('p1', 'block')] },
+      'G_DANGEROUS_CRITICAL',
+    ],
+    [
+      'high-risk CONFIRM is decided before a policy',
+      { tool: { risk: 'high' as const }, policies: [policy('p1', 'block')] },
+      'G_DANGEROUS_HIGH',
+    ],
+    [
+      'policy beats very low confidence',
+      { policies: [policy('p1', 'confirm')], confidence: { overall: 0.1 } },
+      'G_POLICY_CONFIRM',
+    ],
+    [
+      'policy block beats policy confirm in the same tier',
+      { policies: [policy('p1', 'confirm'), policy('p2', 'block')] },
+      'G_POLICY_BLOCK',
+    ],
+    [
+      'low confidence beats a huge amount',
+      { confidence: { overall: 0.4 }, params: { amount: 9_000_000 } },
+      'G_CONFIDENCE_LOW',
+    ],
+    [
+      'double beats single in a tier (all vs amount)',
+      { params: { amount: 200_000, assignees: 'all' } },
+      'G_RECIPIENTS_ALL',
+    ],
+    [
+      'double beats single in a tier (amount vs many)',
+      { params: { amount: 2_000_000, assignees: members(3) } },
+      'G_AMOUNT_VERY_HIGH',
+    ],
     ['parameters beat a past date', { params: { assignees: members(3), due: '2026-01-01' } }, 'G_RECIPIENTS_MANY'],
-    ['past date beats strict mode', { params: { due: '2026-01-01' }, config: { approvalMode: 'strict' as const } }, 'G_DATE_PAST'],
+    [
+      'past date beats strict mode',
+      { params: { due: '2026-01-01' }, config: { approvalMode: 'strict' as const } },
+      'G_DATE_PAST',
+    ],
   ])('%s', (_, input, code) => {
     expect(evaluate(input).reasonCode).toBe(code);
   });
@@ -37,14 +77,28 @@ describe('evaluateProposal: priority order (first BLOCK/CONFIRM wins)', () => {
   it('stops evaluating after the deciding tier', () => {
     const v = evaluate({ tool: { risk: 'critical' }, confidence: { overall: 0.1 } });
     expect(v.trace.map((t) => t.priority)).not.toContain(5);
-    expect(v.trace.find((t) => t.rule === 'dangerous.risk')).toMatchObject({ outcome: 'BLOCK', reasonCode: 'G_DANGEROUS_CRITICAL', enforced: true });
+    expect(v.trace.find((t) => t.rule === 'dangerous.risk')).toMatchObject({
+      outcome: 'BLOCK',
+      reasonCode: 'G_DANGEROUS_CRITICAL',
+      enforced: true,
+    });
   });
 
   it('traces every rule with PASS when everything passes', () => {
     const v = evaluate({});
     expect(v.trace.every((t) => t.outcome === 'PASS' && t.enforced)).toBe(true);
-    expect(v.trace.map((t) => t.rule)).toEqual(expect.arrayContaining(['tool.unknown', 'constitution.permission_claim',
-      'security.confidential', 'dangerous.risk', 'confidence', 'param.amount', 'consistency.fix', 'approval.strict']));
+    expect(v.trace.map((t) => t.rule)).toEqual(
+      expect.arrayContaining([
+        'tool.unknown',
+        'constitution.permission_claim',
+        'security.confidential',
+        'dangerous.risk',
+        'confidence',
+        'param.amount',
+        'consistency.fix',
+        'approval.strict',
+      ]),
+    );
     const priorities = v.trace.map((t) => t.priority);
     expect(priorities).toEqual([...priorities].sort((a, b) => a - b));
   });
@@ -54,7 +108,13 @@ describe('evaluateProposal: shadow rules', () => {
   it('a shadow rule by name is traced but not enforced', () => {
     const v = evaluate({ params: { assignees: members(5) }, config: { shadowRules: ['param.recipients'] } });
     expect(v.reasonCode).toBe('G_OK');
-    expect(v.trace).toContainEqual({ rule: 'param.recipients', priority: 6, outcome: 'CONFIRM', reasonCode: 'G_RECIPIENTS_MANY', enforced: false });
+    expect(v.trace).toContainEqual({
+      rule: 'param.recipients',
+      priority: 6,
+      outcome: 'CONFIRM',
+      reasonCode: 'G_RECIPIENTS_MANY',
+      enforced: false,
+    });
   });
 
   it('a shadow rule by reason code only silences that code', () => {
@@ -66,7 +126,13 @@ describe('evaluateProposal: shadow rules', () => {
   it('a policy marked shadow is evaluated but not enforced', () => {
     const v = evaluate({ policies: [policy('p-new', 'block', ['*'], { shadow: true })] });
     expect(v.reasonCode).toBe('G_OK');
-    expect(v.trace).toContainEqual({ rule: 'policy:p-new', priority: 4, outcome: 'BLOCK', reasonCode: 'G_POLICY_BLOCK', enforced: false });
+    expect(v.trace).toContainEqual({
+      rule: 'policy:p-new',
+      priority: 4,
+      outcome: 'BLOCK',
+      reasonCode: 'G_POLICY_BLOCK',
+      enforced: false,
+    });
   });
 
   it('a policy can be shadowed through config by its rule name', () => {
@@ -81,7 +147,10 @@ describe('evaluateProposal: shadow rules', () => {
   });
 
   it('shadowing the fix rule leaves the parameters as proposed (and checks them raw)', () => {
-    const v = evaluate({ params: { assignees: ['自分', 'm-1', SENDER], body: ' x ' }, config: { shadowRules: ['consistency.fix'] } });
+    const v = evaluate({
+      params: { assignees: ['自分', 'm-1', SENDER], body: ' x ' },
+      config: { shadowRules: ['consistency.fix'] },
+    });
     expect(v.reasonCode).toBe('G_RECIPIENTS_MANY');
     expect(v.modifiedParameters).toBeUndefined();
   });
@@ -138,7 +207,11 @@ describe('evaluateProposal: purity', () => {
 
   it('policy confirm carries the policy id', () => {
     const v = evaluate({ policies: [policy('p-expense', 'confirm')] });
-    expect(v).toMatchObject({ action: 'CONFIRM', policyId: 'p-expense', userNoteJa: '社内ルール「経費は部長承認」に関わる操作です' });
+    expect(v).toMatchObject({
+      action: 'CONFIRM',
+      policyId: 'p-expense',
+      userNoteJa: '社内ルール「経費は部長承認」に関わる操作です',
+    });
   });
 
   it('non-object parameters are unfixable (fail-closed)', () => {

@@ -2,8 +2,13 @@
 import type { Confidence, Reasoning } from '../../src/core/proposal';
 import type { ToolMeta } from '../../src/core/tool-meta';
 import {
-  defaultGuardianConfig, evaluateProposal, type EvaluateProposalInput, type GuardianConfig, type GuardianPolicy,
-  type GuardianTurnContext, type GuardianVerdict,
+  defaultGuardianConfig,
+  evaluateProposal,
+  type EvaluateProposalInput,
+  type GuardianConfig,
+  type GuardianPolicy,
+  type GuardianTurnContext,
+  type GuardianVerdict,
 } from '../../src/guardian';
 
 export const NOW = new Date('2026-11-22T10:00:00+09:00');
@@ -25,8 +30,13 @@ export function makeTool(over: Partial<ToolMeta> = {}): ToolMeta {
     requiresConfirmation: false,
     enabled: true,
     paramRoles: {
-      assignees: 'recipients', due: 'date', body: 'text', amount: 'amount',
-      ids: 'deletion', person: 'person', target: 'target_user',
+      assignees: 'recipients',
+      due: 'date',
+      body: 'text',
+      amount: 'amount',
+      ids: 'deletion',
+      person: 'person',
+      target: 'target_user',
     },
     ...over,
   };
@@ -53,7 +63,14 @@ export function makeInput(c: Case = {}): EvaluateProposalInput {
     confidence: c.confidence === undefined ? { overall: 0.9 } : c.confidence,
     policies: c.policies ?? [],
     config: { ...defaultGuardianConfig(), ...(c.config ?? {}) },
-    context: { senderMemberId: SENDER, senderName: '山田', roomMemberCount: 25, now: NOW, timezone: TZ, ...(c.context ?? {}) },
+    context: {
+      senderMemberId: SENDER,
+      senderName: '山田',
+      roomMemberCount: 25,
+      now: NOW,
+      timezone: TZ,
+      ...(c.context ?? {}),
+    },
   };
 }
 
@@ -68,5 +85,12 @@ export function members(n: number): string[] {
 }
 
 export const policy = (
-  id: string, action: 'confirm' | 'block', tools: string[] = ['*'], extra: Partial<GuardianPolicy['rule']> = {},
-): GuardianPolicy => ({ id, title: id === 'p-expense' ? '経費は部長承認' : `ルール${id}`, rule: { tools, action, ...extra } });
+  id: string,
+  action: 'confirm' | 'block',
+  tools: string[] = ['*'],
+  extra: Partial<GuardianPolicy['rule']> = {},
+): GuardianPolicy => ({
+  id,
+  title: id === 'p-expense' ? '経費は部長承認' : `ルール${id}`,
+  rule: { tools, action, ...extra },
+});

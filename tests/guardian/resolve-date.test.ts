@@ -73,7 +73,16 @@ describe('resolveDate (fixed clock, Asia/Tokyo)', () => {
   });
 
   it.each([
-    [''], ['そのうち'], ['来週'], ['2026-02-30'], ['2/30'], ['25:00'], ['午後13時'], ['2026-11-30T25:00'], ['month'], ['x'.repeat(100)],
+    [''],
+    ['そのうち'],
+    ['来週'],
+    ['2026-02-30'],
+    ['2/30'],
+    ['25:00'],
+    ['午後13時'],
+    ['2026-11-30T25:00'],
+    ['month'],
+    ['x'.repeat(100)],
   ])('%j is not a date', (expr) => {
     expect(resolveDate(expr, NOW, TZ)).toEqual({ ok: false });
   });

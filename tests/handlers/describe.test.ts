@@ -10,23 +10,32 @@ import { NOW, seedSample, toolContext } from './tool-context';
 describe('describing a call before it runs', () => {
   let t: TestDatabase;
   const ex = new ToolExecutor(new ToolRegistry(handlers));
-  beforeAll(async () => { t = await createTestDatabase(); await seedSample(t.db); });
+  beforeAll(async () => {
+    t = await createTestDatabase();
+    await seedSample(t.db);
+  });
   afterAll(async () => t.close());
 
   async function dctx(
-    memberId: string, opts: { lang?: 'ja' | 'en'; platform?: 'console' | 'chatwork' } = {},
+    memberId: string,
+    opts: { lang?: 'ja' | 'en'; platform?: 'console' | 'chatwork' } = {},
   ): Promise<DescribeContext> {
     const { idempotencyKey: _k, services, ...rest } = await toolContext(t.db, memberId, { platform: opts.platform });
     return { ...rest, services: { db: services.db }, lang: opts.lang ?? 'ja' };
   }
   const facts = (r: Awaited<ReturnType<ToolExecutor['describe']>>) =>
-    (r.status === 'ok' ? Object.fromEntries(r.effect.facts.map((f) => [f.label, f.value])) : r);
+    r.status === 'ok' ? Object.fromEntries(r.effect.facts.map((f) => [f.label, f.value])) : r;
 
   it('create_task: the directory name with department, an absolute date in Tokyo, the ChatWork mirror', async () => {
     const input = { assignee: '太郎さん', title: ' 見積書 ', due: '2026-11-24' };
     const r = await ex.describe('create_task', input, await dctx('suzuki-kenji', { platform: 'chatwork' }));
     expect(r).toMatchObject({ status: 'ok', effect: { summary: '田中太郎さんにタスクを作成します。' } });
-    expect(facts(r)).toEqual({ 担当: '田中太郎（東京営業課）', 内容: '見積書', 期限: '11/24（火）', ChatWork: 'ChatWork のタスクにも登録します' });
+    expect(facts(r)).toEqual({
+      担当: '田中太郎（東京営業課）',
+      内容: '見積書',
+      期限: '11/24（火）',
+      ChatWork: 'ChatWork のタスクにも登録します',
+    });
     const inEnglish = { assignee: 'tanaka-taro', title: 'Quote', due: '2026-11-24T15:00:00+09:00' };
     const en = await ex.describe('create_task', inEnglish, await dctx('suzuki-kenji', { lang: 'en' }));
     expect(facts(en)).toEqual({ Assignee: '田中太郎（東京営業課）', Task: 'Quote', Due: 'Tue, Nov 24 15:00' });
@@ -35,13 +44,17 @@ describe('describing a call before it runs', () => {
   it('asks instead of describing an ambiguous person, and refuses bad input like running would', async () => {
     const ask = await ex.describe('create_task', { assignee: '田中', title: 'x' }, await dctx('suzuki-kenji'));
     expect(ask).toMatchObject({ status: 'clarify', question: '田中さんが2人います。どちらの方ですか？' });
-    expect((ask as { options: string[] }).options.sort()).toEqual(['田中太郎（東京営業課）', '田中花子（大阪営業課）'].sort());
+    expect((ask as { options: string[] }).options.sort()).toEqual(
+      ['田中太郎（東京営業課）', '田中花子（大阪営業課）'].sort(),
+    );
     const task = async (input: Record<string, unknown>) =>
       ex.describe('create_task', input, await dctx('suzuki-kenji'));
     expect(await task({ assignee: '誰か', title: 'x' })).toMatchObject({ status: 'error', code: 'UNKNOWN_PERSON' });
     expect(await task({ assignee: '田中太郎' })).toMatchObject({ status: 'error', code: 'INVALID_INPUT' });
-    expect(await task({ assignee: '田中太郎', title: 'x', due: '来週のどこか' }))
-      .toMatchObject({ status: 'error', code: 'INVALID_DATE' });
+    expect(await task({ assignee: '田中太郎', title: 'x', due: '来週のどこか' })).toMatchObject({
+      status: 'error',
+      code: 'INVALID_DATE',
+    });
   });
 
   it('create_reminder and announce: time in the org time zone, the person, the recipients counted', async () => {
@@ -58,12 +71,23 @@ describe('describing a call before it runs', () => {
   });
 
   it('delete_memory: what will be deleted, and how many cannot be', async () => {
-    const mine = await t.db.memory.create({ data: {
-      orgId: 'acme', kind: 'preference', subjectMemberId: 'ito-yui', content: 'コーヒー派', createdByMemberId: 'ito-yui',
-    } });
-    const other = await t.db.memory.create({ data: {
-      orgId: 'acme', kind: 'fact', content: '締めは25日', createdByMemberId: 'sato-misaki',
-    } });
+    const mine = await t.db.memory.create({
+      data: {
+        orgId: 'acme',
+        kind: 'preference',
+        subjectMemberId: 'ito-yui',
+        content: 'コーヒー派',
+        createdByMemberId: 'ito-yui',
+      },
+    });
+    const other = await t.db.memory.create({
+      data: {
+        orgId: 'acme',
+        kind: 'fact',
+        content: '締めは25日',
+        createdByMemberId: 'sato-misaki',
+      },
+    });
     const r = await ex.describe('delete_memory', { memory_ids: [mine.id, other.id] }, await dctx('ito-yui'));
     expect(r).toMatchObject({ status: 'ok', effect: { summary: '記憶を1件削除します。' } });
     expect(facts(r)).toEqual({ 削除するもの: '「コーヒー派」', 削除できないもの: '1件' });
@@ -73,7 +97,10 @@ describe('describing a call before it runs', () => {
   it('a tool without describe lists its validated parameters', () => {
     expect(genericEffect('do_it', { a: ' x ', list: ['p', 'q'], empty: '' }, 'ja')).toEqual({
       summary: '「do_it」を実行します。',
-      facts: [{ key: 'a', label: 'a', value: 'x' }, { key: 'list', label: 'list', value: 'p、q' }],
+      facts: [
+        { key: 'a', label: 'a', value: 'x' },
+        { key: 'list', label: 'list', value: 'p、q' },
+      ],
     });
   });
 });
@@ -90,10 +117,19 @@ describe('describe helpers', () => {
 
   it('diffEffects: changed, added and removed facts by key', () => {
     const f = (key: string, label: string, value: string) => ({ key, label, value });
-    const before = { summary: 's', facts: [f('due', '期限', '11/24（火）'), f('note', 'メモ', 'a'), f('t', '内容', 'x')] };
-    const after = { summary: 's', facts: [f('due', '期限', '11/27（金）'), f('t', '内容', 'x'), f('cw', 'ChatWork', 'yes')] };
-    expect(diffEffects(before, after, 'ja'))
-      .toEqual(['期限: 11/24（火） → 11/27（金）', 'ChatWork: （なし） → yes', 'メモ: a → （なし）']);
+    const before = {
+      summary: 's',
+      facts: [f('due', '期限', '11/24（火）'), f('note', 'メモ', 'a'), f('t', '内容', 'x')],
+    };
+    const after = {
+      summary: 's',
+      facts: [f('due', '期限', '11/27（金）'), f('t', '内容', 'x'), f('cw', 'ChatWork', 'yes')],
+    };
+    expect(diffEffects(before, after, 'ja')).toEqual([
+      '期限: 11/24（火） → 11/27（金）',
+      'ChatWork: （なし） → yes',
+      'メモ: a → （なし）',
+    ]);
     expect(diffEffects(after, after, 'ja')).toEqual([]);
     expect(renderEffect(before)).toBe('s\n・期限: 11/24（火）\n・メモ: a\n・内容: x');
   });

@@ -4,7 +4,13 @@ import { ToolRegistry } from '../../src/tools/registry';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
 import { seedSample, toolContext } from './tool-context';
 
-interface Found { memberId: string; name: string; aliases: string[]; department: string | null; title: string | null }
+interface Found {
+  memberId: string;
+  name: string;
+  aliases: string[];
+  department: string | null;
+  title: string | null;
+}
 
 describe('lookup_person', () => {
   let t: TestDatabase;
@@ -24,15 +30,31 @@ describe('lookup_person', () => {
     const found = await lookup('田中さん');
     expect(found.map((m) => m.memberId).sort()).toEqual(['tanaka-hanako', 'tanaka-taro']);
     expect(found.find((m) => m.memberId === 'tanaka-taro')).toEqual({
-      memberId: 'tanaka-taro', name: '田中太郎', aliases: ['田中さん', 'たなか', '太郎さん'], department: '東京営業課', title: '東京営業課長',
+      memberId: 'tanaka-taro',
+      name: '田中太郎',
+      aliases: ['田中さん', 'たなか', '太郎さん'],
+      department: '東京営業課',
+      title: '東京営業課長',
     });
-    for (const m of found) expect(Object.keys(m).sort()).toEqual(['aliases', 'department', 'memberId', 'name', 'title']);
+    for (const m of found)
+      expect(Object.keys(m).sort()).toEqual(['aliases', 'department', 'memberId', 'name', 'title']);
     expect(JSON.stringify(found)).not.toMatch(/level|preferences|chatwork|1004/);
   });
 
   it('does not show members of a top-secret department below level 6 (except to its own members)', async () => {
-    await t.db.department.create({ data: { orgId: 'acme', id: 'ma-office', name: 'M&A準備室', parentId: 'exec', topSecret: true } });
-    await t.db.member.create({ data: { orgId: 'acme', id: 'kimura-ken', name: '木村健', aliases: ['木村さん'], level: 4, departmentId: 'ma-office' } });
+    await t.db.department.create({
+      data: { orgId: 'acme', id: 'ma-office', name: 'M&A準備室', parentId: 'exec', topSecret: true },
+    });
+    await t.db.member.create({
+      data: {
+        orgId: 'acme',
+        id: 'kimura-ken',
+        name: '木村健',
+        aliases: ['木村さん'],
+        level: 4,
+        departmentId: 'ma-office',
+      },
+    });
     const as = async (memberId: string, query: string) => {
       const r = await exec().run('lookup_person', { query }, await toolContext(t.db, memberId));
       return (r.status === 'ok' ? (r.output as { members: Found[] }).members : []).map((m) => m.memberId);

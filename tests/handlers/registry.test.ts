@@ -6,10 +6,20 @@ import { ToolRegistry } from '../../src/tools/registry';
 
 /** Other engineers' handler files may sit in handlers/ too: only ours are asserted. */
 const OURS = {
-  create_task: { risk: 'none', requiredLevel: 2, effects: ['db.task_create', 'chatwork.task_create'], paramRoles: { assignee: 'assignee', due: 'date', title: 'text' } },
+  create_task: {
+    risk: 'none',
+    requiredLevel: 2,
+    effects: ['db.task_create', 'chatwork.task_create'],
+    paramRoles: { assignee: 'assignee', due: 'date', title: 'text' },
+  },
   complete_task: { risk: 'none', requiredLevel: 2, effects: ['db.task_update'], paramRoles: { task_id: 'task' } },
   search_tasks: { risk: 'none', requiredLevel: 1, effects: [], paramRoles: { assignee: 'target_user' } },
-  create_reminder: { risk: 'none', requiredLevel: 1, effects: ['db.reminder_create'], paramRoles: { when: 'date', person: 'reminder_target', text: 'text' } },
+  create_reminder: {
+    risk: 'none',
+    requiredLevel: 1,
+    effects: ['db.reminder_create'],
+    paramRoles: { when: 'date', person: 'reminder_target', text: 'text' },
+  },
   list_reminders: { risk: 'none', requiredLevel: 1, effects: [] },
   cancel_reminder: { risk: 'none', requiredLevel: 1, effects: ['db.reminder_update'] },
   lookup_person: { risk: 'none', requiredLevel: 1, effects: [] },
@@ -34,11 +44,16 @@ describe('handlers/ manifest', () => {
 
   it('lists every tool declared in handlers/ (a declaration without its manifest line fails here)', () => {
     const dir = path.resolve(__dirname, '..', '..', 'handlers');
-    const declared = fs.readdirSync(dir).filter((f) => f.endsWith('.ts') && f !== 'index.ts')
+    const declared = fs
+      .readdirSync(dir)
+      .filter((f) => f.endsWith('.ts') && f !== 'index.ts')
       .flatMap((f) => Object.values(require(path.join(dir, f)) as Record<string, unknown>))
-      .filter((v): v is { name: string; handler: unknown } =>
-        typeof v === 'object' && v !== null && typeof (v as { handler?: unknown }).handler === 'function')
-      .map((d) => d.name).sort();
+      .filter(
+        (v): v is { name: string; handler: unknown } =>
+          typeof v === 'object' && v !== null && typeof (v as { handler?: unknown }).handler === 'function',
+      )
+      .map((d) => d.name)
+      .sort();
     expect(handlers.map((d) => d.name).sort()).toEqual(declared);
   });
 });

@@ -5,7 +5,14 @@ import { ToolRegistry } from '../../src/tools/registry';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
 import { NOW, seedSample, toolContext } from './tool-context';
 
-interface Row { id: string; name: string; department: string; openTasks: number; overdueTasks: number; activeGoals: number }
+interface Row {
+  id: string;
+  name: string;
+  department: string;
+  openTasks: number;
+  overdueTasks: number;
+  activeGoals: number;
+}
 
 describe('team_overview', () => {
   let t: TestDatabase;
@@ -15,7 +22,12 @@ describe('team_overview', () => {
   const ok = async (member: string, params: unknown) => {
     const r = await run(member, params);
     if (r.status !== 'ok') throw new Error(`expected ok, got ${JSON.stringify(r)}`);
-    return r.output as { department: { id: string; name: string }; includesSubDepartments: boolean; members: Row[]; totals: Record<string, number> };
+    return r.output as {
+      department: { id: string; name: string };
+      includesSubDepartments: boolean;
+      members: Row[];
+      totals: Record<string, number>;
+    };
   };
   const day = 86_400_000;
 
@@ -23,7 +35,13 @@ describe('team_overview', () => {
     t = await createTestDatabase();
     db = t.db;
     await seedSample(db);
-    const task = (assignee: string, status: string, dueAt: Date | null) => ({ orgId: 'acme', title: 't', assigneeMemberId: assignee, status, dueAt });
+    const task = (assignee: string, status: string, dueAt: Date | null) => ({
+      orgId: 'acme',
+      title: 't',
+      assigneeMemberId: assignee,
+      status,
+      dueAt,
+    });
     await db.task.createMany({
       data: [
         task('tanaka-taro', 'open', new Date(NOW.getTime() - day)),
@@ -41,15 +59,25 @@ describe('team_overview', () => {
         { orgId: 'acme', memberId: 'tanaka-taro', title: 'g3', status: 'active' },
       ],
     });
-    await db.member.update({ where: { orgId_id: { orgId: 'acme', id: 'watanabe-sho' } }, data: { preferences: { drink: 'coffee' } } });
+    await db.member.update({
+      where: { orgId_id: { orgId: 'acme', id: 'watanabe-sho' } },
+      data: { preferences: { drink: 'coffee' } },
+    });
   });
-  afterAll(async () => { await t.close(); });
+  afterAll(async () => {
+    await t.close();
+  });
 
   it('declares level 3, read-only, department as the scoped target', () => {
-    expect(teamOverview).toMatchObject({ effects: [], risk: 'none', requiredLevel: 3, paramRoles: { department: 'target_department' } });
+    expect(teamOverview).toMatchObject({
+      effects: [],
+      risk: 'none',
+      requiredLevel: 3,
+      paramRoles: { department: 'target_department' },
+    });
   });
 
-  it('shows the sender\'s department by default with open / overdue task and active goal counts', async () => {
+  it("shows the sender's department by default with open / overdue task and active goal counts", async () => {
     const out = await ok('tanaka-taro', {});
     expect(out.department).toEqual({ id: 'sales-tokyo', name: '東京営業課' });
     expect(out.includesSubDepartments).toBe(false);
@@ -64,13 +92,27 @@ describe('team_overview', () => {
     const out = await ok('yamada-ichiro', { department: 'exec' });
     const text = JSON.stringify(out);
     expect(text).not.toMatch(/coffee|preferences|"level"/);
-    for (const m of out.members) expect(Object.keys(m).sort()).toEqual(['activeGoals', 'department', 'id', 'name', 'openTasks', 'overdueTasks', 'title']);
+    for (const m of out.members)
+      expect(Object.keys(m).sort()).toEqual([
+        'activeGoals',
+        'department',
+        'id',
+        'name',
+        'openTasks',
+        'overdueTasks',
+        'title',
+      ]);
   });
 
   it('includes sub-departments from level 4, and accepts a department name', async () => {
     const out = await ok('suzuki-kenji', { department: '営業部' });
     expect(out.includesSubDepartments).toBe(true);
-    expect(out.members.map((m) => m.id).sort()).toEqual(['suzuki-kenji', 'tanaka-hanako', 'tanaka-taro', 'watanabe-sho']);
+    expect(out.members.map((m) => m.id).sort()).toEqual([
+      'suzuki-kenji',
+      'tanaka-hanako',
+      'tanaka-taro',
+      'watanabe-sho',
+    ]);
     expect(out.totals.openTasks).toBe(5);
     const all = await ok('yamada-ichiro', { department: 'exec' });
     expect(all.members).toHaveLength(8);

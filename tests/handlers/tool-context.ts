@@ -25,9 +25,17 @@ export function newKey(): string {
 export async function toolContext(
   db: Db,
   memberId: string | null,
-  opts: { platform?: 'console' | 'chatwork'; roomId?: string; key?: string; services?: Partial<ToolServices>; now?: Date } = {},
+  opts: {
+    platform?: 'console' | 'chatwork';
+    roomId?: string;
+    key?: string;
+    services?: Partial<ToolServices>;
+    now?: Date;
+  } = {},
 ): Promise<ToolContext> {
-  const m = memberId ? await db.member.findUniqueOrThrow({ where: { orgId_id: { orgId: 'acme', id: memberId } } }) : null;
+  const m = memberId
+    ? await db.member.findUniqueOrThrow({ where: { orgId_id: { orgId: 'acme', id: memberId } } })
+    : null;
   const platform = opts.platform ?? 'console';
   return {
     orgId: 'acme',

@@ -17,30 +17,51 @@ export function sendTimeNow(offsetMs = 0): number {
 
 /** A mention_to_me delivery as ChatWork sends it (compact JSON) with its signature. */
 export function mentionDelivery(opts: {
-  from: number; room: number; body: string; messageId?: string; eventTime?: number; sendTime?: number;
+  from: number;
+  room: number;
+  body: string;
+  messageId?: string;
+  eventTime?: number;
+  sendTime?: number;
 }): { raw: string; signature: string; messageId: string } {
   const messageId = opts.messageId ?? String(nextId++);
   const now = opts.eventTime ?? sendTimeNow();
   const raw = JSON.stringify({
-    webhook_setting_id: '12345', webhook_event_type: 'mention_to_me', webhook_event_time: now,
+    webhook_setting_id: '12345',
+    webhook_event_type: 'mention_to_me',
+    webhook_event_time: now,
     webhook_event: {
-      from_account_id: opts.from, to_account_id: 9999, room_id: opts.room, message_id: messageId, body: opts.body,
-      send_time: opts.sendTime ?? now, update_time: 0,
+      from_account_id: opts.from,
+      to_account_id: 9999,
+      room_id: opts.room,
+      message_id: messageId,
+      body: opts.body,
+      send_time: opts.sendTime ?? now,
+      update_time: 0,
     },
   });
   return { raw, signature: chatworkSignature(raw, CW_WEBHOOK_TOKEN), messageId };
 }
 
 /** A message_created delivery of a room webhook (the sender's `account_id`, no `to_account_id`). */
-export function roomMessageDelivery(
-  opts: { from: number; room: number; body: string; messageId?: string },
-): { raw: string; signature: string; messageId: string } {
+export function roomMessageDelivery(opts: { from: number; room: number; body: string; messageId?: string }): {
+  raw: string;
+  signature: string;
+  messageId: string;
+} {
   const messageId = opts.messageId ?? String(nextId++);
   const now = sendTimeNow();
   const raw = JSON.stringify({
-    webhook_setting_id: '777', webhook_event_type: 'message_created', webhook_event_time: now,
+    webhook_setting_id: '777',
+    webhook_event_type: 'message_created',
+    webhook_event_time: now,
     webhook_event: {
-      message_id: messageId, room_id: opts.room, account_id: opts.from, body: opts.body, send_time: now, update_time: 0,
+      message_id: messageId,
+      room_id: opts.room,
+      account_id: opts.from,
+      body: opts.body,
+      send_time: now,
+      update_time: 0,
     },
   });
   return { raw, signature: chatworkSignature(raw, CW_WEBHOOK_TOKEN), messageId };
@@ -57,7 +78,11 @@ export function replyButton(room: number, messageId: string, text: string, opts:
 }
 
 export async function postWebhook(url: string, raw: string, signature?: string): Promise<Response> {
-  return fetch(`${url}/webhooks/chatwork`, { method: 'POST', headers: { 'content-type': 'application/json', ...(signature ? { 'x-chatworkwebhooksignature': signature } : {}) }, body: raw });
+  return fetch(`${url}/webhooks/chatwork`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(signature ? { 'x-chatworkwebhooksignature': signature } : {}) },
+    body: raw,
+  });
 }
 
 /** One scripted failure of the next `POST /rooms/{id}/messages`. */
@@ -70,7 +95,13 @@ export type PostFault =
   | { kind: 'status'; status: number };
 
 /** A posted message as the fake keeps it. */
-export interface FakePost { roomId: string; body: string; token: string; messageId: string; sendTime: number }
+export interface FakePost {
+  roomId: string;
+  body: string;
+  token: string;
+  messageId: string;
+  sendTime: number;
+}
 
 /**
  * The ChatWork API as the bot sees it: records every message and task the bot posts, answers
@@ -91,17 +122,22 @@ export class FakeChatwork {
     this.reads = 0;
     const self = this;
     const limits = () => ({
-      'x-ratelimit-remaining': '299', 'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + 300),
+      'x-ratelimit-remaining': '299',
+      'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + 300),
     });
-    nock('https://api.chatwork.test').persist()
-      .post(/\/v2\/rooms\/\d+\/messages/).reply(function (uri, body, cb) {
+    nock('https://api.chatwork.test')
+      .persist()
+      .post(/\/v2\/rooms\/\d+\/messages/)
+      .reply(function (uri, body, cb) {
         const fault = self.faults.shift();
         const land = () => {
           const params = new URLSearchParams(String(body));
           const post = {
-            roomId: uri.split('/')[3]!, body: params.get('body') ?? '',
+            roomId: uri.split('/')[3]!,
+            body: params.get('body') ?? '',
             token: String(this.req.headers['x-chatworktoken'] ?? ''),
-            messageId: String(nextId++), sendTime: Math.floor(Date.now() / 1000),
+            messageId: String(nextId++),
+            sendTime: Math.floor(Date.now() / 1000),
           };
           self.posts.push(post);
           return post;
@@ -115,17 +151,25 @@ export class FakeChatwork {
         if (fault?.kind === 'slow') return void setTimeout(answer, fault.delayMs).unref();
         cb(null, [200, { message_id: post.messageId }, limits()]);
       })
-      .get(/\/v2\/rooms\/\d+\/messages/).query(true).reply(function (uri) {
+      .get(/\/v2\/rooms\/\d+\/messages/)
+      .query(true)
+      .reply(function (uri) {
         self.reads++;
         const roomId = uri.split('/')[3]!.split('?')[0]!;
-        const list = self.posts.filter((p) => p.roomId === roomId).slice(-100).map((p) => ({
-          message_id: p.messageId,
-          account: { account_id: Number(BOT_ACCOUNT), name: BOT_NAME, avatar_image_url: 'https://example.com/a.png' },
-          body: p.body, send_time: p.sendTime, update_time: 0,
-        }));
+        const list = self.posts
+          .filter((p) => p.roomId === roomId)
+          .slice(-100)
+          .map((p) => ({
+            message_id: p.messageId,
+            account: { account_id: Number(BOT_ACCOUNT), name: BOT_NAME, avatar_image_url: 'https://example.com/a.png' },
+            body: p.body,
+            send_time: p.sendTime,
+            update_time: 0,
+          }));
         return list.length > 0 ? [200, list, limits()] : [204, '', limits()];
       })
-      .post(/\/v2\/rooms\/\d+\/tasks/).reply(function (uri, body) {
+      .post(/\/v2\/rooms\/\d+\/tasks/)
+      .reply(function (uri, body) {
         self.tasks.push({ roomId: uri.split('/')[3]!, body: Object.fromEntries(new URLSearchParams(String(body))) });
         return [200, { task_ids: [nextId++] }];
       });

@@ -33,8 +33,17 @@ export async function createTestPipeline(t: TestDatabase, env: Record<string, st
   const outbox = new Outbox(t.db, { reconcileDelayMs: 0 });
   outbox.register(sender);
   const pipeline = composePipeline({
-    config, db: t.db, sql: sqlRunner(t.db), logger: silentLogger(), metrics: createMetrics(), prompts: loadPrompts('soul'),
-    brain, llmConfigured: true, outbox, chatwork: () => null, botNames: () => ['Hisho', 'ソウルくん'],
+    config,
+    db: t.db,
+    sql: sqlRunner(t.db),
+    logger: silentLogger(),
+    metrics: createMetrics(),
+    prompts: loadPrompts('soul'),
+    brain,
+    llmConfigured: true,
+    outbox,
+    chatwork: () => null,
+    botNames: () => ['Hisho', 'ソウルくん'],
   });
   const queue = new WorkQueue(t.db, { instanceId: 'test', claimTtlMs: 60_000, defaultMaxAttempts: 3 });
   const intake = new Intake(queue);
@@ -53,8 +62,16 @@ let seq = 0;
 export function consoleMessage(text: string, over: Partial<InboundMessage> = {}): InboundMessage {
   seq += 1;
   return {
-    platform: 'console', orgId: 'acme', roomId: 'console-general', senderAccountId: 'tanaka-taro', senderName: '田中太郎',
-    text, rawText: text, mentions: [], platformMessageId: `console-${Date.now().toString(36)}-${seq}`,
-    sentAt: new Date().toISOString(), ...over,
+    platform: 'console',
+    orgId: 'acme',
+    roomId: 'console-general',
+    senderAccountId: 'tanaka-taro',
+    senderName: '田中太郎',
+    text,
+    rawText: text,
+    mentions: [],
+    platformMessageId: `console-${Date.now().toString(36)}-${seq}`,
+    sentAt: new Date().toISOString(),
+    ...over,
   };
 }

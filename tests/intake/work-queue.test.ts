@@ -7,7 +7,13 @@ describe('WorkQueue', () => {
   let t: TestDatabase;
   let n = 0;
   const queue = (over: { instanceId?: string; claimTtlMs?: number } = {}) =>
-    new WorkQueue(t.db, { instanceId: 'a', claimTtlMs: 60_000, defaultMaxAttempts: 3, retryDelayMs: () => 60_000, ...over });
+    new WorkQueue(t.db, {
+      instanceId: 'a',
+      claimTtlMs: 60_000,
+      defaultMaxAttempts: 3,
+      retryDelayMs: () => 60_000,
+      ...over,
+    });
   const item = (over: Partial<EnqueueInput> = {}): EnqueueInput => {
     n += 1;
     return { type: 'user_request', payload: { n }, orderingKey: `conv-${n}`, dedupeKey: `msg-${n}`, ...over };
@@ -50,7 +56,10 @@ describe('WorkQueue', () => {
     expect(await q.complete({ ...mine, claimToken: 'someone-else' })).toBe(false);
 
     const p = new SqlParams();
-    const rows = await sqlRunner(t.db)<{ n: number }>(`WITH ${completeCte(p, 'w', mine)} SELECT count(*)::int AS n FROM w`, p.values);
+    const rows = await sqlRunner(t.db)<{ n: number }>(
+      `WITH ${completeCte(p, 'w', mine)} SELECT count(*)::int AS n FROM w`,
+      p.values,
+    );
     expect(rows[0]!.n).toBe(1);
     expect(await state(mine.id)).toBe('done');
     expect(await q.complete(mine)).toBe(false);
@@ -73,7 +82,7 @@ describe('WorkQueue', () => {
     expect(await q.fail(other, 'bad input', { retryable: false })).toBe('failed');
   });
 
-  it('a crashed worker\'s claim expires, another worker takes the item, the first cannot finish it', async () => {
+  it("a crashed worker's claim expires, another worker takes the item, the first cannot finish it", async () => {
     const crashed = queue({ instanceId: 'crashed', claimTtlMs: 30 });
     const healthy = queue({ instanceId: 'healthy' });
     await crashed.enqueue(item());

@@ -4,17 +4,27 @@ import { WorkQueue, type ClaimedItem } from '../../src/intake/work-queue';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
 
 let tdb: TestDatabase;
-beforeAll(async () => { tdb = await createTestDatabase(); });
-afterAll(async () => { await tdb.close(); });
+beforeAll(async () => {
+  tdb = await createTestDatabase();
+});
+afterAll(async () => {
+  await tdb.close();
+});
 
 describe('WorkerPool: a worker that lost its claim is told to stop', () => {
   it('a heartbeat that finds the item taken over marks it claimLost while the handler still runs', async () => {
     const queue = new WorkQueue(tdb.db, { instanceId: 'pool-test', claimTtlMs: 300, defaultMaxAttempts: 3 });
     let seen: ClaimedItem | null = null;
     let release!: () => void;
-    const finished = new Promise<void>((r) => { release = r; });
+    const finished = new Promise<void>((r) => {
+      release = r;
+    });
     const pool = new WorkerPool({
-      queue, concurrency: 1, logger: silentLogger(), pollMs: 20, claimTtlMs: 300,
+      queue,
+      concurrency: 1,
+      logger: silentLogger(),
+      pollMs: 20,
+      claimTtlMs: 300,
       describeError: () => ({ text: 'x', retryable: false }),
       handlers: {
         work: async (item) => {

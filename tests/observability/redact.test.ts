@@ -1,4 +1,11 @@
-import { REDACTION_FAILED, isSecretKey, redactText, redactValue, safeRedactText, safeRedactValue } from '../../src/observability/redact';
+import {
+  REDACTION_FAILED,
+  isSecretKey,
+  redactText,
+  redactValue,
+  safeRedactText,
+  safeRedactValue,
+} from '../../src/observability/redact';
 import { TEXT_SAMPLES, VALUE_SAMPLES, type TextSample } from './redaction-samples';
 
 /** The text with every labelled span replaced by its label (spans are found in order). */
@@ -27,7 +34,9 @@ describe('the labelled redaction set (issue 8)', () => {
   it('redacts 100% of the labelled spans and changes nothing else (whole set at once)', () => {
     const wrong = TEXT_SAMPLES.filter((s) => redactText(s.text) !== expectedOf(s)).map((s) => s.text);
     expect(wrong).toEqual([]);
-    const values = VALUE_SAMPLES.filter((s) => JSON.stringify(redactValue(s.value)) !== JSON.stringify(s.expected)).map((s) => s.name);
+    const values = VALUE_SAMPLES.filter((s) => JSON.stringify(redactValue(s.value)) !== JSON.stringify(s.expected)).map(
+      (s) => s.name,
+    );
     expect(values).toEqual([]);
   });
 
@@ -40,8 +49,18 @@ describe('the labelled redaction set (issue 8)', () => {
   });
 
   it.each([
-    ['password', true], ['api_key', true], ['accessToken', true], ['DATABASE_URL', true], ['x-chatworktoken', true], ['Authorization', true],
-    ['inputTokens', false], ['cacheWriteTokens', false], ['tokenCount', false], ['authResult', false], ['maxTokens', false], ['passwordPolicy', false],
+    ['password', true],
+    ['api_key', true],
+    ['accessToken', true],
+    ['DATABASE_URL', true],
+    ['x-chatworktoken', true],
+    ['Authorization', true],
+    ['inputTokens', false],
+    ['cacheWriteTokens', false],
+    ['tokenCount', false],
+    ['authResult', false],
+    ['maxTokens', false],
+    ['passwordPolicy', false],
   ])('key %s is a secret key: %s', (key, secret) => {
     expect(isSecretKey(key)).toBe(secret);
   });
@@ -76,7 +95,11 @@ describe('PII redaction (R-O2)', () => {
   });
 
   it('redacts keys and values in nested objects; secret-named keys lose their value', () => {
-    const out = redactValue({ 'taro@example.com': 'ok', nested: [{ apiKey: 'whatever', note: '090-1111-2222' }], password: 'x' }) as Record<string, unknown>;
+    const out = redactValue({
+      'taro@example.com': 'ok',
+      nested: [{ apiKey: 'whatever', note: '090-1111-2222' }],
+      password: 'x',
+    }) as Record<string, unknown>;
     expect(Object.keys(out)).toContain('[EMAIL]');
     expect(JSON.stringify(out)).not.toContain('taro@example.com');
     expect(JSON.stringify(out)).not.toContain('whatever');
@@ -85,9 +108,18 @@ describe('PII redaction (R-O2)', () => {
   });
 
   it('fails closed: when redaction throws, the raw value is never returned', () => {
-    const evil = { toString() { throw new Error('boom'); } } as unknown as string;
+    const evil = {
+      toString() {
+        throw new Error('boom');
+      },
+    } as unknown as string;
     expect(safeRedactText(evil)).toBe(REDACTION_FAILED);
-    const hostile = Object.defineProperty({}, 'x', { enumerable: true, get() { throw new Error('boom'); } });
+    const hostile = Object.defineProperty({}, 'x', {
+      enumerable: true,
+      get() {
+        throw new Error('boom');
+      },
+    });
     expect(safeRedactValue(hostile)).toBe(REDACTION_FAILED);
   });
 });

@@ -5,7 +5,8 @@
  * come out unchanged.
  */
 
-export type Label = 'PHONE' | 'EMAIL' | 'MY_NUMBER' | 'CARD' | 'POSTAL' | 'ADDRESS' | 'SECRET' | 'API_KEY' | 'URL_CREDENTIALS';
+export type Label =
+  'PHONE' | 'EMAIL' | 'MY_NUMBER' | 'CARD' | 'POSTAL' | 'ADDRESS' | 'SECRET' | 'API_KEY' | 'URL_CREDENTIALS';
 
 export interface TextSample {
   text: string;
@@ -30,7 +31,13 @@ export const TEXT_SAMPLES: readonly TextSample[] = [
   { text: 'メール: ｔａｒｏ＠ｅｘａｍｐｌｅ．ｃｏ．ｊｐ', spans: [['ｔａｒｏ＠ｅｘａｍｐｌｅ．ｃｏ．ｊｐ', 'EMAIL']] },
   { text: 'mail hanako.sato+work@example.com please', spans: [['hanako.sato+work@example.com', 'EMAIL']] },
   { text: '宛先 yamada＠acme.co.jp に送って', spans: [['yamada＠acme.co.jp', 'EMAIL']] },
-  { text: '田中さん(tanaka@example.jp, 090-0000-1111)に連絡', spans: [['tanaka@example.jp', 'EMAIL'], ['090-0000-1111', 'PHONE']] },
+  {
+    text: '田中さん(tanaka@example.jp, 090-0000-1111)に連絡',
+    spans: [
+      ['tanaka@example.jp', 'EMAIL'],
+      ['090-0000-1111', 'PHONE'],
+    ],
+  },
   // My Number
   { text: 'マイナンバーは１２３４５６７８９０１２です', spans: [['１２３４５６７８９０１２', 'MY_NUMBER']] },
   { text: 'My Number: 1234 5678 9012', spans: [['1234 5678 9012', 'MY_NUMBER']] },
@@ -43,21 +50,42 @@ export const TEXT_SAMPLES: readonly TextSample[] = [
   { text: 'Amex 378282246310005 on file', spans: [['378282246310005', 'CARD']] },
   { text: 'JCB ３５３０ー１１１３ー３３３０ー００００', spans: [['３５３０ー１１１３ー３３３０ー００００', 'CARD']] },
   // Postal codes and addresses
-  { text: '〒１５０－０００２ 東京都渋谷区渋谷２－２１－１', spans: [['〒１５０－０００２', 'POSTAL'], ['東京都渋谷区渋谷２－２１－１', 'ADDRESS']] },
+  {
+    text: '〒１５０－０００２ 東京都渋谷区渋谷２－２１－１',
+    spans: [
+      ['〒１５０－０００２', 'POSTAL'],
+      ['東京都渋谷区渋谷２－２１－１', 'ADDRESS'],
+    ],
+  },
   { text: '住所は大阪市北区梅田1-1-1です', spans: [['大阪市北区梅田1-1-1', 'ADDRESS']] },
   { text: '千代田区丸の内1丁目2番3号に移転します', spans: [['千代田区丸の内1丁目2番3号', 'ADDRESS']] },
   { text: '郵便番号は123-4567', spans: [['123-4567', 'POSTAL']] },
   { text: 'Send it to 150-0002, Tokyo', spans: [['150-0002', 'POSTAL']] },
-  { text: '〒530-0001 大阪府大阪市北区梅田３丁目１番１号', spans: [['〒530-0001', 'POSTAL'], ['大阪府大阪市北区梅田３丁目１番１号', 'ADDRESS']] },
+  {
+    text: '〒530-0001 大阪府大阪市北区梅田３丁目１番１号',
+    spans: [
+      ['〒530-0001', 'POSTAL'],
+      ['大阪府大阪市北区梅田３丁目１番１号', 'ADDRESS'],
+    ],
+  },
   // Secrets
   { text: 'password: hunter2', spans: [['hunter2', 'SECRET']] },
   { text: 'パスワードは Abc123! です', spans: [['Abc123!', 'SECRET']] },
   { text: 'パスワード：ｓｅｃｒｅｔ９９', spans: [['ｓｅｃｒｅｔ９９', 'SECRET']] },
   { text: 'the password is tr0ub4dor', spans: [['tr0ub4dor', 'SECRET']] },
-  { text: 'APIキーは sk-ant-api03-abcdefghijklmnopqrstuv', spans: [['sk-ant-api03-abcdefghijklmnopqrstuv', 'API_KEY']] },
-  { text: 'Authorization: Bearer abcdefghijklmnop0123456789', spans: [['Bearer abcdefghijklmnop0123456789', 'API_KEY']] },
+  {
+    text: 'APIキーは sk-ant-api03-abcdefghijklmnopqrstuv',
+    spans: [['sk-ant-api03-abcdefghijklmnopqrstuv', 'API_KEY']],
+  },
+  {
+    text: 'Authorization: Bearer abcdefghijklmnop0123456789',
+    spans: [['Bearer abcdefghijklmnop0123456789', 'API_KEY']],
+  },
   { text: 'token=ghp_abcdefghijklmnopqrstuvwxyz0123', spans: [['ghp_abcdefghijklmnopqrstuvwxyz0123', 'API_KEY']] },
-  { text: 'DB は postgresql://app:s3cr3t@db.internal:5432/hisho', spans: [['postgresql://app:s3cr3t@db.internal:5432/hisho', 'URL_CREDENTIALS']] },
+  {
+    text: 'DB は postgresql://app:s3cr3t@db.internal:5432/hisho',
+    spans: [['postgresql://app:s3cr3t@db.internal:5432/hisho', 'URL_CREDENTIALS']],
+  },
   // Negatives: nothing to redact
   { text: '明日 2026-11-24 の 15:00 から会議', spans: [] },
   { text: '予算は ¥120,000 です', spans: [] },
@@ -93,11 +121,39 @@ export const VALUE_SAMPLES: readonly ValueSample[] = [
   { name: 'mobile number stored as a JSON number', value: { phone: 9012345678 }, expected: { phone: '[PHONE]' } },
   { name: 'card number stored as a JSON number', value: { card: 4111111111111111 }, expected: { card: '[CARD]' } },
   { name: 'My Number stored as a JSON number', value: { n: 123456789018 }, expected: { n: '[MY_NUMBER]' } },
-  { name: 'password key', value: { password: 'x', パスワード: 'abc' }, expected: { password: '[SECRET]', パスワード: '[SECRET]' } },
-  { name: 'secret-named keys', value: { apiKey: 'k', access_token: 't', DATABASE_URL: 'u', chatworkToken: 'c' }, expected: { apiKey: '[SECRET]', access_token: '[SECRET]', DATABASE_URL: '[SECRET]', chatworkToken: '[SECRET]' } },
-  { name: 'token counts are not secrets', value: { inputTokens: 900, outputTokens: 120, cacheReadTokens: 2400, tokenCount: 3 }, expected: { inputTokens: 900, outputTokens: 120, cacheReadTokens: 2400, tokenCount: 3 } },
-  { name: 'amounts and timestamps stay numbers', value: { amount: 120000, createdAt: 1764000000000, total: 2500000 }, expected: { amount: 120000, createdAt: 1764000000000, total: 2500000 } },
-  { name: 'audit fields stay', value: { authResult: 'DENIED', authReason: 'Z_OUT_OF_SCOPE_USER', taskId: '3f2b8c1e-9a4d-4c7b-8e21-0d5f6a7b8c9d' }, expected: { authResult: 'DENIED', authReason: 'Z_OUT_OF_SCOPE_USER', taskId: '3f2b8c1e-9a4d-4c7b-8e21-0d5f6a7b8c9d' } },
-  { name: 'full-width phone inside a nested value', value: { params: [{ note: '携帯０９０－１２３４－５６７８' }] }, expected: { params: [{ note: '携帯[PHONE]' }] } },
+  {
+    name: 'password key',
+    value: { password: 'x', パスワード: 'abc' },
+    expected: { password: '[SECRET]', パスワード: '[SECRET]' },
+  },
+  {
+    name: 'secret-named keys',
+    value: { apiKey: 'k', access_token: 't', DATABASE_URL: 'u', chatworkToken: 'c' },
+    expected: { apiKey: '[SECRET]', access_token: '[SECRET]', DATABASE_URL: '[SECRET]', chatworkToken: '[SECRET]' },
+  },
+  {
+    name: 'token counts are not secrets',
+    value: { inputTokens: 900, outputTokens: 120, cacheReadTokens: 2400, tokenCount: 3 },
+    expected: { inputTokens: 900, outputTokens: 120, cacheReadTokens: 2400, tokenCount: 3 },
+  },
+  {
+    name: 'amounts and timestamps stay numbers',
+    value: { amount: 120000, createdAt: 1764000000000, total: 2500000 },
+    expected: { amount: 120000, createdAt: 1764000000000, total: 2500000 },
+  },
+  {
+    name: 'audit fields stay',
+    value: { authResult: 'DENIED', authReason: 'Z_OUT_OF_SCOPE_USER', taskId: '3f2b8c1e-9a4d-4c7b-8e21-0d5f6a7b8c9d' },
+    expected: {
+      authResult: 'DENIED',
+      authReason: 'Z_OUT_OF_SCOPE_USER',
+      taskId: '3f2b8c1e-9a4d-4c7b-8e21-0d5f6a7b8c9d',
+    },
+  },
+  {
+    name: 'full-width phone inside a nested value',
+    value: { params: [{ note: '携帯０９０－１２３４－５６７８' }] },
+    expected: { params: [{ note: '携帯[PHONE]' }] },
+  },
   { name: 'e-mail as a key', value: { 'taro＠example.com': 1 }, expected: { '[EMAIL]': 1 } },
 ];

@@ -29,7 +29,10 @@ describe('parseDirectory', () => {
     const d = r.directory;
     expect(d.organization).toMatchObject({ id: 'acme', name: '株式会社アクメ', timezone: 'Asia/Tokyo' });
     expect(d.members.map((m) => m.level).sort()).toEqual([1, 2, 2, 3, 4, 4, 5, 6]);
-    expect(d.members.filter((m) => m.aliases?.includes('田中さん')).map((m) => m.name)).toEqual(['田中太郎', '田中花子']);
+    expect(d.members.filter((m) => m.aliases?.includes('田中さん')).map((m) => m.name)).toEqual([
+      '田中太郎',
+      '田中花子',
+    ]);
     expect(d.members.every((m) => m.accounts?.console === m.id)).toBe(true);
     expect(d.members[0]?.accounts?.chatwork).toBe('1001');
     expect(d.rooms.map((r) => [r.platform, r.id, r.authority])).toEqual([
@@ -37,16 +40,23 @@ describe('parseDirectory', () => {
       ['chatwork', '5001', 'member'],
       ['discord', '1122334455667788', 'public'],
     ]);
-    expect(d.policies.find((p) => p.id === 'no-mass-mention')?.rule).toEqual({ tools: ['announce'], action: 'confirm' });
+    expect(d.policies.find((p) => p.id === 'no-mass-mention')?.rule).toEqual({
+      tools: ['announce'],
+      action: 'confirm',
+    });
     expect(d.schedules.map((s) => s.kind).sort()).toEqual(['daily_digest', 'deadline_reminder']);
   });
 
   it('accepts JSON and converts numeric ids to strings', () => {
-    const json = JSON.stringify({
-      organization: { id: 'beta', name: 'Beta' },
-      members: [{ id: 'a', name: 'A', level: 2, accounts: { chatwork: 42 } }],
-      rooms: [{ platform: 'chatwork', id: 7001 }],
-    }, null, 2);
+    const json = JSON.stringify(
+      {
+        organization: { id: 'beta', name: 'Beta' },
+        members: [{ id: 'a', name: 'A', level: 2, accounts: { chatwork: 42 } }],
+        rooms: [{ platform: 'chatwork', id: 7001 }],
+      },
+      null,
+      2,
+    );
     const r = parseDirectory(json, 'org.json');
     if (!r.ok) throw new Error(r.errors.join('\n'));
     expect(r.directory.members[0]?.accounts?.chatwork).toBe('42');
@@ -56,7 +66,9 @@ describe('parseDirectory', () => {
 
   it('names an unknown key and its line', () => {
     const text = edit('    title: 東京営業課長\n', '    titel: 東京営業課長\n');
-    expect(errorsOf(parseDirectory(text, 'org.yaml'))).toEqual([`members[3].titel: unknown key (line ${lineOf(text, 'titel:')})`]);
+    expect(errorsOf(parseDirectory(text, 'org.yaml'))).toEqual([
+      `members[3].titel: unknown key (line ${lineOf(text, 'titel:')})`,
+    ]);
   });
 
   it('reports a misspelt required key as unknown and the real key as missing', () => {
@@ -77,13 +89,21 @@ describe('parseDirectory', () => {
 
   it('rejects a level outside 1..6 with its line', () => {
     const text = edit('    level: 6\n', '    level: 7\n');
-    expect(errorsOf(parseDirectory(text, 'org.yaml'))).toEqual([`members[0].level: must be between 1 and 6 (line ${lineOf(text, 'level: 7')})`]);
-    expect(errorsOf(parseDirectory(edit('    level: 6\n', '    level: 0\n'), 'org.yaml'))[0]).toMatch(/^members\[0\]\.level: must be between 1 and 6 \(line \d+\)$/);
-    expect(errorsOf(parseDirectory(edit('    level: 6\n', '    level: "6"\n'), 'org.yaml'))[0]).toMatch(/^members\[0\]\.level: must be a whole number between 1 and 6/);
+    expect(errorsOf(parseDirectory(text, 'org.yaml'))).toEqual([
+      `members[0].level: must be between 1 and 6 (line ${lineOf(text, 'level: 7')})`,
+    ]);
+    expect(errorsOf(parseDirectory(edit('    level: 6\n', '    level: 0\n'), 'org.yaml'))[0]).toMatch(
+      /^members\[0\]\.level: must be between 1 and 6 \(line \d+\)$/,
+    );
+    expect(errorsOf(parseDirectory(edit('    level: 6\n', '    level: "6"\n'), 'org.yaml'))[0]).toMatch(
+      /^members\[0\]\.level: must be a whole number between 1 and 6/,
+    );
   });
 
   it('rejects bad enum values, time zones and cron expressions', () => {
-    const text = edit('action: block', 'action: deny').replace('authority: public', 'authority: everyone').replace('"30 8 * * 1-5"', '"every morning"');
+    const text = edit('action: block', 'action: deny')
+      .replace('authority: public', 'authority: everyone')
+      .replace('"30 8 * * 1-5"', '"every morning"');
     const errors = errorsOf(parseDirectory(text, 'org.yaml'));
     expect(errors).toEqual([
       `rooms[2].authority: must be one of: member, public (line ${lineOf(text, 'everyone')})`,
@@ -91,21 +111,33 @@ describe('parseDirectory', () => {
       `schedules[1].cron: must be a valid cron expression, e.g. "0 9 * * 1-5" (line ${lineOf(text, 'every morning')})`,
     ]);
     const tz = edit('  timezone: Asia/Tokyo\n  values', '  timezone: Tokyo\n  values');
-    expect(errorsOf(parseDirectory(tz, 'org.yaml'))).toEqual([`organization.timezone: must be an IANA time zone such as Asia/Tokyo (line ${lineOf(tz, 'timezone: Tokyo')})`]);
+    expect(errorsOf(parseDirectory(tz, 'org.yaml'))).toEqual([
+      `organization.timezone: must be an IANA time zone such as Asia/Tokyo (line ${lineOf(tz, 'timezone: Tokyo')})`,
+    ]);
   });
 
   it('asks for Discord ids in quotes (they exceed exact JavaScript numbers)', () => {
     const text = edit('discord: "402938475612345601"', 'discord: 402938475612345601');
-    expect(errorsOf(parseDirectory(text, 'org.yaml'))[0]).toMatch(/^members\[0\]\.accounts\.discord: must be a Discord user id in quotes.*\(line 30\)$/);
+    expect(errorsOf(parseDirectory(text, 'org.yaml'))[0]).toMatch(
+      /^members\[0\]\.accounts\.discord: must be a Discord user id in quotes.*\(line 30\)$/,
+    );
   });
 
   it('rejects a parent department that does not exist', () => {
-    const text = edit('{ id: sales-osaka, name: 大阪営業課, parent: sales }', '{ id: sales-osaka, name: 大阪営業課, parent: sales-west }');
-    expect(errorsOf(parseDirectory(text, 'org.yaml'))).toEqual([`departments[3].parent: unknown department "sales-west" (line ${lineOf(text, 'sales-west')})`]);
+    const text = edit(
+      '{ id: sales-osaka, name: 大阪営業課, parent: sales }',
+      '{ id: sales-osaka, name: 大阪営業課, parent: sales-west }',
+    );
+    expect(errorsOf(parseDirectory(text, 'org.yaml'))).toEqual([
+      `departments[3].parent: unknown department "sales-west" (line ${lineOf(text, 'sales-west')})`,
+    ]);
   });
 
   it('rejects department cycles and unknown member departments', () => {
-    const text = edit('{ id: exec, name: 経営 }', '{ id: exec, name: 経営, parent: dev }').replace('department: admin', 'department: hr');
+    const text = edit('{ id: exec, name: 経営 }', '{ id: exec, name: 経営, parent: dev }').replace(
+      'department: admin',
+      'department: hr',
+    );
     expect(errorsOf(parseDirectory(text, 'org.yaml'))).toEqual([
       `departments[0].parent: department cycle: exec → dev → exec (line ${lineOf(text, 'id: exec')})`,
       `members[1].department: unknown department "hr" (line ${lineOf(text, 'department: hr')})`,
@@ -121,21 +153,33 @@ describe('parseDirectory', () => {
 
   it('rejects duplicate ids of members, departments, rooms and policies', () => {
     const text = edit('id: ito-yui', 'id: tanaka-taro')
-      .replace('  - { id: dev, name: 開発部, parent: exec }\n', '  - { id: dev, name: 開発部, parent: exec }\n  - { id: admin, name: 総務部, parent: exec }\n')
+      .replace(
+        '  - { id: dev, name: 開発部, parent: exec }\n',
+        '  - { id: dev, name: 開発部, parent: exec }\n  - { id: admin, name: 総務部, parent: exec }\n',
+      )
       .replace('{ platform: chatwork, id: "5001"', '{ platform: discord, id: "1122334455667788"')
       .replace('id: bad-news-first', 'id: no-mass-mention');
     const errors = errorsOf(parseDirectory(text, 'org.yaml'));
     expect(errors).toEqual([
-      expect.stringMatching(/^departments\[6\]\.id: duplicate department id "admin" \(already used by departments\[4\]\) \(line \d+\)$/),
+      expect.stringMatching(
+        /^departments\[6\]\.id: duplicate department id "admin" \(already used by departments\[4\]\) \(line \d+\)$/,
+      ),
       expect.stringMatching(/^members\[6\]\.id: duplicate member id "tanaka-taro" \(already used by members\[3\]\)/),
-      expect.stringMatching(/^rooms\[2\]\.id: duplicate room "discord:1122334455667788" \(already used by rooms\[1\]\)/),
+      expect.stringMatching(
+        /^rooms\[2\]\.id: duplicate room "discord:1122334455667788" \(already used by rooms\[1\]\)/,
+      ),
       expect.stringMatching(/^policies\[2\]\.id: duplicate policy id "no-mass-mention"/),
     ]);
   });
 
   it('rejects a schedule room that is not listed in rooms', () => {
-    const text = sample.replace(/room: \{ platform: console, id: console-general \}/, 'room: { platform: console, id: nowhere }');
-    expect(errorsOf(parseDirectory(text, 'org.yaml'))).toEqual([`schedules[0].room: room console "nowhere" is not listed in rooms (line ${lineOf(text, 'nowhere')})`]);
+    const text = sample.replace(
+      /room: \{ platform: console, id: console-general \}/,
+      'room: { platform: console, id: nowhere }',
+    );
+    expect(errorsOf(parseDirectory(text, 'org.yaml'))).toEqual([
+      `schedules[0].room: room console "nowhere" is not listed in rooms (line ${lineOf(text, 'nowhere')})`,
+    ]);
   });
 
   it('reports YAML syntax errors with their line', () => {
@@ -143,13 +187,17 @@ describe('parseDirectory', () => {
     const errors = errorsOf(parseDirectory(text, 'org.yaml'));
     expect(errors.length).toBeGreaterThanOrEqual(1);
     expect(errors[0]).toMatch(/^YAML syntax error: .+ \(line \d+\)$/);
-    const dup = errorsOf(parseDirectory('organization: { id: a, name: A }\norganization: { id: b, name: B }\n', 'org.yaml'));
+    const dup = errorsOf(
+      parseDirectory('organization: { id: a, name: A }\norganization: { id: b, name: B }\n', 'org.yaml'),
+    );
     expect(dup).toEqual(['YAML syntax error: Map keys must be unique (line 2)']);
   });
 
   it('rejects an empty file and a document that is not a mapping', () => {
     expect(errorsOf(parseDirectory('', 'empty.yaml'))).toEqual(['empty.yaml: the file is empty']);
-    expect(errorsOf(parseDirectory('- a\n- b\n', 'list.yaml'))).toEqual(['(root): must be a mapping (key: value) (line 1)']);
+    expect(errorsOf(parseDirectory('- a\n- b\n', 'list.yaml'))).toEqual([
+      '(root): must be a mapping (key: value) (line 1)',
+    ]);
     expect(errorsOf(parseDirectory('departments: []\n', 'x.yaml'))).toEqual(['organization: is required (line 1)']);
   });
 });

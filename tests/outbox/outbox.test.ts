@@ -41,7 +41,9 @@ beforeAll(async () => {
   tdb = await createTestDatabase();
   queue = new WorkQueue(tdb.db, { instanceId: 'outbox-test', claimTtlMs: 60_000, defaultMaxAttempts: 3 });
 });
-afterAll(async () => { await tdb.close(); });
+afterAll(async () => {
+  await tdb.close();
+});
 
 function setup() {
   const sender = new RoomSender();
@@ -105,7 +107,7 @@ describe('Outbox: a message is posted at most once per key', () => {
     expect(await row(key)).toMatchObject({ status: 'sent', platformMessageId: 'm-dead' });
   });
 
-  it('only the worker holding the work item\'s claim posts; one that lost it posts nothing', async () => {
+  it("only the worker holding the work item's claim posts; one that lost it posts nothing", async () => {
     const { sender, outbox, reply, key } = setup();
     const item = await claimedItem();
     // The claim expired and another worker took the item over.

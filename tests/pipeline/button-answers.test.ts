@@ -20,50 +20,105 @@ describe('confirmation buttons on Discord → the confirmation flow (real state,
   let gateway: DiscordGateway;
   const prompts = loadPrompts('soul');
 
-  beforeAll(async () => { t = await createTestDatabase(); });
-  afterAll(async () => { await t.close(); });
+  beforeAll(async () => {
+    t = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await t.close();
+  });
   beforeEach(() => {
     clock = new Date('2026-11-22T01:00:00Z');
     states = new BrainStateManager(t.db, { now: () => clock });
     accepted = [];
     const client = new Client({ intents: [] });
     (client as unknown as { user: unknown }).user = { id: '111111111111111111' };
-    const onButton = createButtonAnswers({ states, intake: { accept: async (m) => { accepted.push(m); return { status: 'accepted' }; } }, logger: silentLogger(), now: () => clock });
+    const onButton = createButtonAnswers({
+      states,
+      intake: {
+        accept: async (m) => {
+          accepted.push(m);
+          return { status: 'accepted' };
+        },
+      },
+      logger: silentLogger(),
+      now: () => clock,
+    });
     gateway = new DiscordGateway({
-      token: 'unused', client, logger: silentLogger(), intake: { accept: async () => ({ status: 'accepted' }) },
-      resolveRoom: async () => ({ orgId: 'acme', authority: 'member' }), defaultOrgId: () => 'acme',
-      onButton: (c) => onButton({ platform: 'discord', roomId: c.roomId, accountId: c.accountId, key: c.key, clickId: c.interactionId }),
+      token: 'unused',
+      client,
+      logger: silentLogger(),
+      intake: { accept: async () => ({ status: 'accepted' }) },
+      resolveRoom: async () => ({ orgId: 'acme', authority: 'member' }),
+      defaultOrgId: () => 'acme',
+      onButton: (c) =>
+        onButton({
+          platform: 'discord',
+          roomId: c.roomId,
+          accountId: c.accountId,
+          key: c.key,
+          clickId: c.interactionId,
+        }),
     });
   });
-  afterEach(async () => { await gateway.stop(); });
+  afterEach(async () => {
+    await gateway.stop();
+  });
 
   function click(customId: string, userId: string) {
     const calls: string[] = [];
     const notes: unknown[] = [];
-    const rec = (name: string) => async (arg?: unknown) => { calls.push(name); if (arg) notes.push(arg); };
-    const interaction = { id: `9${Math.floor(Math.random() * 1e15)}`, customId, channelId: CHANNEL, user: { id: userId }, isButton: () => true,
-      deferUpdate: rec('deferUpdate'), reply: rec('reply'), followUp: rec('followUp'), editReply: rec('editReply') };
+    const rec = (name: string) => async (arg?: unknown) => {
+      calls.push(name);
+      if (arg) notes.push(arg);
+    };
+    const interaction = {
+      id: `9${Math.floor(Math.random() * 1e15)}`,
+      customId,
+      channelId: CHANNEL,
+      user: { id: userId },
+      isButton: () => true,
+      deferUpdate: rec('deferUpdate'),
+      reply: rec('reply'),
+      followUp: rec('followUp'),
+      editReply: rec('editReply'),
+    };
     return { interaction, calls, notes };
   }
 
   async function pending() {
-    return states.createPending({ platform: 'discord', roomId: CHANNEL, accountId: ASKER }, {
-      orgId: 'acme', memberId: null, proposal: { id: 'toolu_1', toolName: 'create_task', parameters: { title: 'x' } }, question: 'q',
-      confirmationType: 'single', originalMessage: 'm', reasoning: 'reasoning long enough here', confidence: 0.6, reasonCode: 'G_CONFIDENCE_MEDIUM',
-    });
+    return states.createPending(
+      { platform: 'discord', roomId: CHANNEL, accountId: ASKER },
+      {
+        orgId: 'acme',
+        memberId: null,
+        proposal: { id: 'toolu_1', toolName: 'create_task', parameters: { title: 'x' } },
+        question: 'q',
+        confirmationType: 'single',
+        originalMessage: 'm',
+        reasoning: 'reasoning long enough here',
+        confidence: 0.6,
+        reasonCode: 'G_CONFIDENCE_MEDIUM',
+      },
+    );
   }
 
-  it('the asker\'s 承認 click is acknowledged at once and becomes the answer 「1」 for that pending action', async () => {
+  it("the asker's 承認 click is acknowledged at once and becomes the answer 「1」 for that pending action", async () => {
     const p = await pending();
     const yes = confirmationOptions(prompts, 'ja', p.id)[0]!;
     const c = click(yes.key!, ASKER);
     await gateway.handleButton(c.interaction as never);
     expect(c.calls[0]).toBe('deferUpdate');
     expect(accepted).toHaveLength(1);
-    expect(accepted[0]).toMatchObject({ platform: 'discord', roomId: CHANNEL, senderAccountId: ASKER, text: '1', answerTo: p.id });
+    expect(accepted[0]).toMatchObject({
+      platform: 'discord',
+      roomId: CHANNEL,
+      senderAccountId: ASKER,
+      text: '1',
+      answerTo: p.id,
+    });
   });
 
-  it('someone else\'s click gets an ephemeral note and answers nothing', async () => {
+  it("someone else's click gets an ephemeral note and answers nothing", async () => {
     const p = await pending();
     const c = click(confirmationOptions(prompts, 'ja', p.id)[0]!.key!, OTHER);
     await gateway.handleButton(c.interaction as never);

@@ -21,8 +21,14 @@ describe('ConfirmationFlow', () => {
 
   /** Asks the question through a whole turn (the runner stores the pending action and posts the question). */
   async function asked(roomId: string): Promise<string> {
-    p.brain.script(proposes([{ tool: 'save_memory', params: { kind: 'person', subject: '渡辺翔', content: '朝は電話に出られない' } }]));
-    await p.runner.handleUserRequest(await p.take(consoleMessage('渡辺さんは朝は電話に出られないって覚えて', { roomId })));
+    p.brain.script(
+      proposes([
+        { tool: 'save_memory', params: { kind: 'person', subject: '渡辺翔', content: '朝は電話に出られない' } },
+      ]),
+    );
+    await p.runner.handleUserRequest(
+      await p.take(consoleMessage('渡辺さんは朝は電話に出られないって覚えて', { roomId })),
+    );
     return (await t.db.pendingAction.findFirstOrThrow({ where: { roomId, status: 'pending' } })).id;
   }
 
@@ -32,8 +38,14 @@ describe('ConfirmationFlow', () => {
     const item = await p.take(msg);
     const session = await p.states.getSession({ platform: 'console', roomId, accountId: 'tanaka-taro' });
     const sender = {
-      known: true, memberId: 'tanaka-taro', name: '田中太郎', level: 3, departmentId: 'sales-tokyo', departmentName: null,
-      title: null, preferences: {},
+      known: true,
+      memberId: 'tanaka-taro',
+      name: '田中太郎',
+      level: 3,
+      departmentId: 'sales-tokyo',
+      departmentName: null,
+      title: null,
+      preferences: {},
     };
     const room = { platform: 'console', roomId, name: null, authority: 'member' as const };
     const ctx = await p.contextBuilder.build({ msg, sender, room, now: new Date() });
@@ -45,8 +57,12 @@ describe('ConfirmationFlow', () => {
   }
 
   let memoriesBefore = 0;
-  const memories = async () => (await t.db.memory.count({ where: { subjectMemberId: 'watanabe-sho' } })) - memoriesBefore;
-  beforeEach(async () => { memoriesBefore = 0; memoriesBefore = await memories(); });
+  const memories = async () =>
+    (await t.db.memory.count({ where: { subjectMemberId: 'watanabe-sho' } })) - memoriesBefore;
+  beforeEach(async () => {
+    memoriesBefore = 0;
+    memoriesBefore = await memories();
+  });
 
   it('「はい」 runs it once after the Gate decides again, the brain reports it; a second 「はい」 runs nothing', async () => {
     const account = who();
@@ -58,13 +74,19 @@ describe('ConfirmationFlow', () => {
     expect(yes).toMatchObject({
       kind: 'decided',
       decision: {
-        kind: 'executed', reasonCode: 'S_USER_APPROVED', decider: 'USER', auth: { result: 'CONFIRM' },
-        guardian: { action: 'ALLOW', reasonCode: 'G_OK' }, reply: { text: '覚えたウル！ほかにもあれば言ってほしいウル🐺' },
+        kind: 'executed',
+        reasonCode: 'S_USER_APPROVED',
+        decider: 'USER',
+        auth: { result: 'CONFIRM' },
+        guardian: { action: 'ALLOW', reasonCode: 'G_OK' },
+        reply: { text: '覚えたウル！ほかにもあれば言ってほしいウル🐺' },
       },
     });
     expect(p.brain.asked.at(-1)!.purpose).toBe('report_confirmed');
     expect(await memories()).toBe(1);
-    expect(await t.db.pendingAction.findUniqueOrThrow({ where: { id: pendingId } })).toMatchObject({ status: 'executed' });
+    expect(await t.db.pendingAction.findUniqueOrThrow({ where: { id: pendingId } })).toMatchObject({
+      status: 'executed',
+    });
 
     const again = await answer(account, 'はい');
     expect(again).toMatchObject({ kind: 'decided', decision: { kind: 'ignored', reasonCode: 'S_ALREADY_DECIDED' } });
@@ -75,12 +97,16 @@ describe('ConfirmationFlow', () => {
     const account = who();
     const pendingId = await asked(account);
 
-    expect(await answer(account, 'いいえ')).toMatchObject({ decision: { kind: 'cancelled', reasonCode: 'S_USER_DENIED' } });
-    expect(await t.db.pendingAction.findUniqueOrThrow({ where: { id: pendingId } })).toMatchObject({ status: 'cancelled' });
+    expect(await answer(account, 'いいえ')).toMatchObject({
+      decision: { kind: 'cancelled', reasonCode: 'S_USER_DENIED' },
+    });
+    expect(await t.db.pendingAction.findUniqueOrThrow({ where: { id: pendingId } })).toMatchObject({
+      status: 'cancelled',
+    });
     expect(await memories()).toBe(0);
   });
 
-  it('the TO button\'s addressee is dropped before the answer is read', async () => {
+  it("the TO button's addressee is dropped before the answer is read", async () => {
     const account = who();
     await asked(account);
     p.brain.script(says('覚えたウル！'));
@@ -97,7 +123,9 @@ describe('ConfirmationFlow', () => {
     const early = await answer(account, 'はい', { sentAt: new Date(Date.now() - 60_000).toISOString() });
 
     expect(early).toMatchObject({ decision: { kind: 'reminder', reasonCode: 'S_ANSWER_BEFORE_QUESTION' } });
-    expect(await t.db.pendingAction.findUniqueOrThrow({ where: { id: pendingId } })).toMatchObject({ status: 'pending' });
+    expect(await t.db.pendingAction.findUniqueOrThrow({ where: { id: pendingId } })).toMatchObject({
+      status: 'pending',
+    });
   });
 
   it('anything else is a reminder with buttons; a change request continues the turn with the action to change', async () => {
@@ -110,15 +138,26 @@ describe('ConfirmationFlow', () => {
 
     const change = await answer(account, 'はい、でも内容は「午前中は電話に出られない」にして');
     expect(change).toMatchObject({ kind: 'continue', modifying: { id: pendingId } });
-    expect(await t.db.pendingAction.findUniqueOrThrow({ where: { id: pendingId } })).toMatchObject({ status: 'cancelled' });
+    expect(await t.db.pendingAction.findUniqueOrThrow({ where: { id: pendingId } })).toMatchObject({
+      status: 'cancelled',
+    });
   });
 
   it('open() stores nothing when the composed reply is no longer a question (the reply check blocked it)', async () => {
     const msg = consoleMessage('渡辺さんは朝は電話に出られないって覚えて');
     const before = await t.db.pendingAction.count();
-    expect(await p.confirmations.open({
-      kind: 'reply', reasonCode: 'B_TEXT_RESPONSE', decider: 'LLM', calls: [], reply: { text: msg.text },
-    }, 'ja')).toMatchObject({ execution: { status: 'not_executed' } });
+    expect(
+      await p.confirmations.open(
+        {
+          kind: 'reply',
+          reasonCode: 'B_TEXT_RESPONSE',
+          decider: 'LLM',
+          calls: [],
+          reply: { text: msg.text },
+        },
+        'ja',
+      ),
+    ).toMatchObject({ execution: { status: 'not_executed' } });
     expect(await t.db.pendingAction.count()).toBe(before);
   });
 });

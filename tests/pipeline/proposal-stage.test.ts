@@ -17,13 +17,25 @@ describe('ProposalStage', () => {
   });
   afterAll(() => t.close());
 
-  async function turn(msg: InboundMessage): Promise<{ ctx: TurnContext; actor: Actor; decide: () => Promise<TurnDecision> }> {
+  async function turn(
+    msg: InboundMessage,
+  ): Promise<{ ctx: TurnContext; actor: Actor; decide: () => Promise<TurnDecision> }> {
     const actor = await loadActor(t.db, {
-      orgId: 'acme', platform: msg.platform, roomId: msg.roomId, accountId: msg.senderAccountId, defaultLevel: 1,
+      orgId: 'acme',
+      platform: msg.platform,
+      roomId: msg.roomId,
+      accountId: msg.senderAccountId,
+      defaultLevel: 1,
     });
     const sender = {
-      known: actor.known, memberId: actor.memberId, name: actor.name ?? '', level: actor.level,
-      departmentId: actor.departmentId, departmentName: null, title: null, preferences: {},
+      known: actor.known,
+      memberId: actor.memberId,
+      name: actor.name ?? '',
+      level: actor.level,
+      departmentId: actor.departmentId,
+      departmentName: null,
+      title: null,
+      preferences: {},
     };
     const room = { platform: msg.platform, roomId: msg.roomId, name: null, authority: actor.roomAuthority };
     const ctx = await p.contextBuilder.build({ msg, sender, room, now: new Date() });
@@ -34,7 +46,13 @@ describe('ProposalStage', () => {
   }
 
   it('offers only the tools the sender may use', async () => {
-    const watanabe = await loadActor(t.db, { orgId: 'acme', platform: 'console', roomId: 'console-general', accountId: 'watanabe-sho', defaultLevel: 1 });
+    const watanabe = await loadActor(t.db, {
+      orgId: 'acme',
+      platform: 'console',
+      roomId: 'console-general',
+      accountId: 'watanabe-sho',
+      defaultLevel: 1,
+    });
     const names = p.proposals.toolsFor(watanabe).map((s) => s.name);
     expect(names).toContain('search_tasks');
     expect(names).not.toContain('create_task');
@@ -50,7 +68,10 @@ describe('ProposalStage', () => {
     const decision = await decide();
 
     expect(decision).toMatchObject({
-      kind: 'executed', reasonCode: 'T_EXECUTED', guardian: { action: 'ALLOW' }, auth: { result: 'ALLOWED' },
+      kind: 'executed',
+      reasonCode: 'T_EXECUTED',
+      guardian: { action: 'ALLOW' },
+      auth: { result: 'ALLOWED' },
       reply: { text: '佐藤美咲さんは東京営業課ウル。ほかにも調べるウル？' },
     });
     expect(decision.proposals).toHaveLength(1);
@@ -67,7 +88,9 @@ describe('ProposalStage', () => {
       proposes([{ tool: 'create_task', params: { assignee: '渡辺翔', title: '資料の準備' } }]),
       says('ごめんなさいウル、その操作はできないウル。管理者に相談してほしいウル。'),
     );
-    const { decide } = await turn(consoleMessage('自分にタスクを作って', { senderAccountId: 'watanabe-sho', senderName: '渡辺翔' }));
+    const { decide } = await turn(
+      consoleMessage('自分にタスクを作って', { senderAccountId: 'watanabe-sho', senderName: '渡辺翔' }),
+    );
 
     const decision = await decide();
 
@@ -79,18 +102,28 @@ describe('ProposalStage', () => {
   });
 
   it('a call to confirm ends the turn with a question built from its checked parameters; nothing runs', async () => {
-    p.brain.script(proposes([{ tool: 'save_memory', params: { kind: 'person', subject: '渡辺翔', content: '朝は電話に出られない' } }]));
+    p.brain.script(
+      proposes([
+        { tool: 'save_memory', params: { kind: 'person', subject: '渡辺翔', content: '朝は電話に出られない' } },
+      ]),
+    );
     const { decide } = await turn(consoleMessage('渡辺さんは朝は電話に出られないって覚えて'));
 
     const decision = await decide();
 
     expect(decision).toMatchObject({
-      kind: 'confirm', reasonCode: 'Z_CONFIRM_PERSON', guardian: { action: 'ALLOW', reasonCode: 'G_OK' },
-      auth: { result: 'CONFIRM' }, ask: { by: 'gate', confirmationType: 'single' },
+      kind: 'confirm',
+      reasonCode: 'Z_CONFIRM_PERSON',
+      guardian: { action: 'ALLOW', reasonCode: 'G_OK' },
+      auth: { result: 'CONFIRM' },
+      ask: { by: 'gate', confirmationType: 'single' },
     });
     expect(decision.reply.text).toContain('渡辺翔');
-    expect(decision.kind === 'confirm' && 'by' in decision.ask && decision.ask.pending?.key)
-      .toEqual({ platform: 'console', roomId: 'console-general', accountId: 'tanaka-taro' });
+    expect(decision.kind === 'confirm' && 'by' in decision.ask && decision.ask.pending?.key).toEqual({
+      platform: 'console',
+      roomId: 'console-general',
+      accountId: 'tanaka-taro',
+    });
     expect(await t.db.memory.count()).toBe(0);
   });
 
@@ -99,7 +132,11 @@ describe('ProposalStage', () => {
     p.brain.script(again(), again(), again());
     const { decide } = await turn(consoleMessage('佐藤さんを何度も調べて'));
 
-    expect(await decide()).toMatchObject({ kind: 'error', reasonCode: 'BUDGET_EXCEEDED', error: { category: 'SYSTEM' } });
+    expect(await decide()).toMatchObject({
+      kind: 'error',
+      reasonCode: 'BUDGET_EXCEEDED',
+      error: { category: 'SYSTEM' },
+    });
     expect(p.brain.pending).toBe(0);
   });
 

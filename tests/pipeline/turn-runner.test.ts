@@ -22,18 +22,25 @@ describe('TurnRunner', () => {
     expect(await p.runner.handleUserRequest(item)).toEqual({ completed: true });
 
     expect(p.sender.sent.at(-1)).toMatchObject({
-      text: 'こんにちはウル！今日は何をお手伝いするウル？', kind: 'reply',
+      text: 'こんにちはウル！今日は何をお手伝いするウル？',
+      kind: 'reply',
       inReplyTo: { platformMessageId: msg.platformMessageId, accountId: 'tanaka-taro' },
     });
     expect(await turnOf(item.id)).toMatchObject({
-      decision: 'REPLY', reasonCode: 'B_TEXT_RESPONSE', finalDecider: 'LLM', memberId: 'tanaka-taro', model: 'fake-model',
+      decision: 'REPLY',
+      reasonCode: 'B_TEXT_RESPONSE',
+      finalDecider: 'LLM',
+      memberId: 'tanaka-taro',
+      model: 'fake-model',
       inputTokens: 100,
     });
     const history = await t.db.conversationMessage.findMany({
-      where: { roomId: 'console-general', accountId: 'tanaka-taro' }, orderBy: { id: 'asc' },
+      where: { roomId: 'console-general', accountId: 'tanaka-taro' },
+      orderBy: { id: 'asc' },
     });
     expect(history.slice(-2).map((m) => [m.role, m.text])).toEqual([
-      ['user', 'こんにちは'], ['assistant', 'こんにちはウル！今日は何をお手伝いするウル？'],
+      ['user', 'こんにちは'],
+      ['assistant', 'こんにちはウル！今日は何をお手伝いするウル？'],
     ]);
     expect(await t.db.workItem.findUniqueOrThrow({ where: { id: item.id } })).toMatchObject({ state: 'done' });
   });
@@ -53,30 +60,46 @@ describe('TurnRunner', () => {
 
   it('a stranger is told the bot serves members, without the model or any context', async () => {
     const asked = p.brain.asked.length;
-    const item = await p.take(consoleMessage('hello', { senderAccountId: 'someone', senderName: 'Someone', roomId: 'dm-1' }));
+    const item = await p.take(
+      consoleMessage('hello', { senderAccountId: 'someone', senderName: 'Someone', roomId: 'dm-1' }),
+    );
 
     await p.runner.handleUserRequest(item);
 
     expect(p.brain.asked).toHaveLength(asked);
     expect(p.sender.sent.at(-1)!.text).toMatch(/member/i);
     expect(await turnOf(item.id)).toMatchObject({
-      decision: 'REFUSED', reasonCode: 'Z_STRANGER', authResult: 'DENIED', memberId: null, model: null,
+      decision: 'REFUSED',
+      reasonCode: 'Z_STRANGER',
+      authResult: 'DENIED',
+      memberId: null,
+      model: null,
     });
   });
 
   it('the Gate asks (person scope) while the Guardian allows: both verdicts are recorded as they were', async () => {
-    p.brain.script(proposes([{ tool: 'save_memory', params: { kind: 'person', subject: '渡辺翔', content: '朝は電話に出られない' } }]));
+    p.brain.script(
+      proposes([
+        { tool: 'save_memory', params: { kind: 'person', subject: '渡辺翔', content: '朝は電話に出られない' } },
+      ]),
+    );
     const item = await p.take(consoleMessage('渡辺さんは朝は電話に出られないって覚えて'));
 
     await p.runner.handleUserRequest(item);
 
     expect(await turnOf(item.id)).toMatchObject({
-      decision: 'CONFIRM', reasonCode: 'Z_CONFIRM_PERSON', guardianAction: 'ALLOW', guardianReason: 'G_OK',
-      authResult: 'CONFIRM', authReason: 'Z_CONFIRM_PERSON',
+      decision: 'CONFIRM',
+      reasonCode: 'Z_CONFIRM_PERSON',
+      guardianAction: 'ALLOW',
+      guardianReason: 'G_OK',
+      authResult: 'CONFIRM',
+      authReason: 'Z_CONFIRM_PERSON',
     });
     const question = p.sender.sent.at(-1)!;
     expect(question.text).toMatch(/実行してよいウル/);
-    const pending = await t.db.pendingAction.findFirstOrThrow({ where: { accountId: 'tanaka-taro', status: 'pending' } });
+    const pending = await t.db.pendingAction.findFirstOrThrow({
+      where: { accountId: 'tanaka-taro', status: 'pending' },
+    });
     expect(question.options?.map((o) => o.answer)).toEqual(['1', '2']);
     expect(question.options?.[0]?.key).toContain(pending.id.replace(/-/g, ''));
     expect(await t.db.memory.count()).toBe(0);

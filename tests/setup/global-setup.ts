@@ -6,7 +6,8 @@ import { withDatabase } from '../helpers/db-url';
 /** Creates one migrated template database per test run; each test file clones it (tests/helpers/db.ts). */
 export default async function globalSetup(): Promise<void> {
   const serverUrl = process.env.DATABASE_URL;
-  if (!serverUrl) throw new Error('DATABASE_URL must be set (use `npm test`, which starts an embedded PostgreSQL when it is unset).');
+  if (!serverUrl)
+    throw new Error('DATABASE_URL must be set (use `npm test`, which starts an embedded PostgreSQL when it is unset).');
   const runId = `hisho_t_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
   const template = `${runId}_tpl`;
   const admin = new Client({ connectionString: serverUrl });

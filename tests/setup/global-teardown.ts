@@ -7,7 +7,9 @@ export default async function globalTeardown(): Promise<void> {
   if (!serverUrl || !runId) return;
   const admin = new Client({ connectionString: serverUrl });
   await admin.connect();
-  const dbs = await admin.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE $1`, [`${runId}%`]);
+  const dbs = await admin.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE $1`, [
+    `${runId}%`,
+  ]);
   for (const { datname } of dbs.rows) {
     await admin.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`).catch(() => undefined);
   }

@@ -42,10 +42,21 @@ describe('button keys', () => {
   });
 
   it.each([
-    '', 'h1:', 'h1:_a', 'h2:0123456789abcdef0123456789abcdef_a', 'h1:0123456789abcdef0123456789abcdef_x',
-    'h1:0123456789abcdef0123456789abcdef:a', 'h1:0123456789ABCDEF0123456789ABCDEF_a', 'h1:0123456789abcdef_a',
-    'h1:0123456789abcdef0123456789abcdef_a ', ' h1:0123456789abcdef0123456789abcdef_a', 'h1:x_a', 'h1:x!!_a',
-    `h1:x${'A'.repeat(95)}_a`, 'h1:xYQ_a'.replace('YQ', 'YR'), 'h1:0123456789abcdef0123456789abcdef_a_a',
+    '',
+    'h1:',
+    'h1:_a',
+    'h2:0123456789abcdef0123456789abcdef_a',
+    'h1:0123456789abcdef0123456789abcdef_x',
+    'h1:0123456789abcdef0123456789abcdef:a',
+    'h1:0123456789ABCDEF0123456789ABCDEF_a',
+    'h1:0123456789abcdef_a',
+    'h1:0123456789abcdef0123456789abcdef_a ',
+    ' h1:0123456789abcdef0123456789abcdef_a',
+    'h1:x_a',
+    'h1:x!!_a',
+    `h1:x${'A'.repeat(95)}_a`,
+    'h1:xYQ_a'.replace('YQ', 'YR'),
+    'h1:0123456789abcdef0123456789abcdef_a_a',
   ])('parse(%j) → null', (k) => expect(parseButtonKey(k)).toBeNull());
 
   it('returns null for non-strings', () => {

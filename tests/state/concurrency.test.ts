@@ -4,8 +4,13 @@ import { newKey, pendingInput } from './fixtures';
 
 let tdb: TestDatabase;
 let m: BrainStateManager;
-beforeAll(async () => { tdb = await createTestDatabase(); m = new BrainStateManager(tdb.db); });
-afterAll(async () => { await tdb.close(); });
+beforeAll(async () => {
+  tdb = await createTestDatabase();
+  m = new BrainStateManager(tdb.db);
+});
+afterAll(async () => {
+  await tdb.close();
+});
 
 const count = (outcomes: string[], o: string) => outcomes.filter((x) => x === o).length;
 
@@ -29,8 +34,11 @@ describe('BrainStateManager: at most once under concurrency (R-S3)', () => {
   it('concurrent approvals and denials: exactly one decision wins', async () => {
     const key = newKey();
     const p = await m.createPending(key, pendingInput());
-    const results = await Promise.all(Array.from({ length: 20 }, (_, i) =>
-      i % 2 === 0 ? m.approve({ pendingId: p.id, key }) : m.deny({ pendingId: p.id, key })));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        i % 2 === 0 ? m.approve({ pendingId: p.id, key }) : m.deny({ pendingId: p.id, key }),
+      ),
+    );
     const outcomes = results.map((r) => r.outcome);
     expect(count(outcomes, 'approved') + count(outcomes, 'denied')).toBe(1);
     expect(count(outcomes, 'already_decided')).toBe(19);
@@ -88,22 +96,35 @@ describe('BrainStateManager: at most once under concurrency (R-S3)', () => {
   it('double confirmation with expectedConfirmations: duplicated first answers never count as the second', async () => {
     const key = newKey();
     const p = await m.createPending(key, pendingInput({ confirmationType: 'double' }));
-    const results = await Promise.all(Array.from({ length: 20 }, () => m.approve({ pendingId: p.id, key, expectedConfirmations: 0 })));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => m.approve({ pendingId: p.id, key, expectedConfirmations: 0 })),
+    );
     expect(results.every((r) => r.outcome === 'needs_second')).toBe(true);
     expect(await m.findPendingById(p.id)).toMatchObject({ status: 'pending', confirmationsGiven: 1 });
-    const second = await Promise.all(Array.from({ length: 10 }, () => m.approve({ pendingId: p.id, key, expectedConfirmations: 1 })));
-    expect(count(second.map((r) => r.outcome), 'approved')).toBe(1);
+    const second = await Promise.all(
+      Array.from({ length: 10 }, () => m.approve({ pendingId: p.id, key, expectedConfirmations: 1 })),
+    );
+    expect(
+      count(
+        second.map((r) => r.outcome),
+        'approved',
+      ),
+    ).toBe(1);
     expect(await m.findPendingById(p.id)).toMatchObject({ status: 'approved', confirmationsGiven: 2 });
   });
 
   it('concurrent createPending for one session leaves exactly one pending action', async () => {
     const key = newKey();
-    const created = await Promise.all(Array.from({ length: 8 }, (_, i) => m.createPending(key, pendingInput({ question: `q${i}` }))));
+    const created = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => m.createPending(key, pendingInput({ question: `q${i}` }))),
+    );
     expect(await tdb.db.pendingAction.count({ where: { ...key, status: 'pending' } })).toBe(1);
     expect(await tdb.db.pendingAction.count({ where: { ...key, status: 'cancelled' } })).toBe(7);
     const s = await m.getSession(key);
     expect(created.map((c) => c.id)).toContain(s.pending?.id);
-    expect((await tdb.db.pendingAction.findFirstOrThrow({ where: { ...key, status: 'pending' } })).id).toBe(s.pending?.id);
+    expect((await tdb.db.pendingAction.findFirstOrThrow({ where: { ...key, status: 'pending' } })).id).toBe(
+      s.pending?.id,
+    );
   });
 });
 
@@ -112,7 +133,10 @@ describe('BrainStateManager: only the asker decides', () => {
     const key = newKey();
     const p = await m.createPending(key, pendingInput());
     const stranger = { ...key, accountId: 'acc-stranger' };
-    for (const r of [await m.approve({ pendingId: p.id, key: stranger }), await m.deny({ pendingId: p.id, key: stranger })]) {
+    for (const r of [
+      await m.approve({ pendingId: p.id, key: stranger }),
+      await m.deny({ pendingId: p.id, key: stranger }),
+    ]) {
       expect(r.outcome).toBe('not_yours');
       expect(r.action).toBeUndefined();
     }
@@ -132,8 +156,13 @@ describe('BrainStateManager: only the asker decides', () => {
   it('strangers racing the asker cannot win', async () => {
     const key = newKey();
     const p = await m.createPending(key, pendingInput());
-    const results = await Promise.all(Array.from({ length: 10 }, (_, i) =>
-      m.approve({ pendingId: p.id, key: i === 5 ? key : { ...key, accountId: `x${i}` } })));
-    expect(results.map((r) => r.outcome)).toEqual(Array.from({ length: 10 }, (_, i) => (i === 5 ? 'approved' : 'not_yours')));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        m.approve({ pendingId: p.id, key: i === 5 ? key : { ...key, accountId: `x${i}` } }),
+      ),
+    );
+    expect(results.map((r) => r.outcome)).toEqual(
+      Array.from({ length: 10 }, (_, i) => (i === 5 ? 'approved' : 'not_yours')),
+    );
   });
 });

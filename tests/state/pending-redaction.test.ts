@@ -4,25 +4,39 @@ import { createTestDatabase, type TestDatabase } from '../helpers/db';
 import { Clock, MIN, newKey, pendingInput } from './fixtures';
 
 let tdb: TestDatabase;
-beforeAll(async () => { tdb = await createTestDatabase(); });
-afterAll(async () => { await tdb.close(); });
+beforeAll(async () => {
+  tdb = await createTestDatabase();
+});
+afterAll(async () => {
+  await tdb.close();
+});
 
 /** A confirmation whose texts carry PII typed the Japanese way (issue 8, R-O2). */
-const withPii = () => pendingInput({
-  originalMessage: '佐藤さん（０９０－１２３４－５６７８）に連絡するタスクを作って',
-  question: '佐藤さん（０９０－１２３４－５６７８）に連絡するタスクを作成します。実行してよいですか？',
-  reasoning: 'The person wants a task to call 090-1234-5678 and mail sato＠example.jp.',
-  proposal: {
-    id: 'toolu_9', toolName: 'create_task', summary: '０９０－１２３４－５６７８に電話するタスク',
-    parameters: { assignee: '佐藤', title: '０９０－１２３４－５６７８ と sato＠example.jp に連絡' },
-  },
-});
+const withPii = () =>
+  pendingInput({
+    originalMessage: '佐藤さん（０９０－１２３４－５６７８）に連絡するタスクを作って',
+    question: '佐藤さん（０９０－１２３４－５６７８）に連絡するタスクを作成します。実行してよいですか？',
+    reasoning: 'The person wants a task to call 090-1234-5678 and mail sato＠example.jp.',
+    proposal: {
+      id: 'toolu_9',
+      toolName: 'create_task',
+      summary: '０９０－１２３４－５６７８に電話するタスク',
+      parameters: { assignee: '佐藤', title: '０９０－１２３４－５６７８ と sato＠example.jp に連絡' },
+    },
+  });
 
 const RAW = ['０９０－１２３４－５６７８', '090-1234-5678', 'sato＠example.jp'];
 
 async function rowText(id: string): Promise<string> {
   const row = await tdb.db.pendingAction.findUniqueOrThrow({ where: { id } });
-  return JSON.stringify({ p: row.proposal, m: row.originalMessage, q: row.question, r: row.reasoning, x: row.result, c: row.redactedCopy });
+  return JSON.stringify({
+    p: row.proposal,
+    m: row.originalMessage,
+    q: row.question,
+    r: row.reasoning,
+    x: row.result,
+    c: row.redactedCopy,
+  });
 }
 
 function expectNoRawPii(text: string): void {
@@ -45,17 +59,38 @@ describe('pending actions keep no raw PII once decided (issue 8)', () => {
     const row = await tdb.db.pendingAction.findUniqueOrThrow({ where: { id: p.id } });
     expect(row).toMatchObject({ status: 'executed', redactedCopy: null });
     expect(row.redactedAt).not.toBeNull();
-    expect(row.proposal).toMatchObject({ toolName: 'create_task', parameters: { assignee: '佐藤', title: '[PHONE] と [EMAIL] に連絡' } });
+    expect(row.proposal).toMatchObject({
+      toolName: 'create_task',
+      parameters: { assignee: '佐藤', title: '[PHONE] と [EMAIL] に連絡' },
+    });
   });
 
   it.each([
-    ['denied', async (m: BrainStateManager, id: string, key: ReturnType<typeof newKey>) => { await m.deny({ pendingId: id, key }); }],
-    ['cancelled by an urgent request', async (m: BrainStateManager, _id: string, key: ReturnType<typeof newKey>) => { await m.cancelPending(key, 'urgent'); }],
-    ['superseded by a new confirmation', async (m: BrainStateManager, _id: string, key: ReturnType<typeof newKey>) => { await m.createPending(key, pendingInput()); }],
-    ['failed at execution', async (m: BrainStateManager, id: string, key: ReturnType<typeof newKey>) => {
-      await m.approve({ pendingId: id, key });
-      await m.markFailed(id, 'denied at execution');
-    }],
+    [
+      'denied',
+      async (m: BrainStateManager, id: string, key: ReturnType<typeof newKey>) => {
+        await m.deny({ pendingId: id, key });
+      },
+    ],
+    [
+      'cancelled by an urgent request',
+      async (m: BrainStateManager, _id: string, key: ReturnType<typeof newKey>) => {
+        await m.cancelPending(key, 'urgent');
+      },
+    ],
+    [
+      'superseded by a new confirmation',
+      async (m: BrainStateManager, _id: string, key: ReturnType<typeof newKey>) => {
+        await m.createPending(key, pendingInput());
+      },
+    ],
+    [
+      'failed at execution',
+      async (m: BrainStateManager, id: string, key: ReturnType<typeof newKey>) => {
+        await m.approve({ pendingId: id, key });
+        await m.markFailed(id, 'denied at execution');
+      },
+    ],
   ])('redacts when %s', async (_name, decide) => {
     const m = new BrainStateManager(tdb.db, { now: new Clock().now });
     const key = newKey();
@@ -83,7 +118,8 @@ describe('pending actions keep no raw PII once decided (issue 8)', () => {
     const old = await m.createPending(keyOld, pendingInput());
     await m.deny({ pendingId: old.id, key: keyOld });
     const fresh = await new BrainStateManager(tdb.db).createPending(newKey(), withPii());
-    await tdb.db.$executeRaw`UPDATE pending_actions SET "createdAt" = now() - interval '60 days' WHERE id IN (${old.id}, ${forgotten.id})`;
+    await tdb.db
+      .$executeRaw`UPDATE pending_actions SET "createdAt" = now() - interval '60 days' WHERE id IN (${old.id}, ${forgotten.id})`;
 
     const res = await purgeExpired(tdb.db, { auditDays: 365, historyDays: 30 }, new Date());
     expect(res.pendingSettled).toBeGreaterThanOrEqual(1);
@@ -91,7 +127,9 @@ describe('pending actions keep no raw PII once decided (issue 8)', () => {
     expect(await tdb.db.pendingAction.findUnique({ where: { id: old.id } })).toBeNull();
     expect(await tdb.db.pendingAction.findUnique({ where: { id: forgotten.id } })).toBeNull();
     // A current confirmation is untouched.
-    expect(await tdb.db.pendingAction.findUniqueOrThrow({ where: { id: fresh.id } })).toMatchObject({ status: 'pending' });
+    expect(await tdb.db.pendingAction.findUniqueOrThrow({ where: { id: fresh.id } })).toMatchObject({
+      status: 'pending',
+    });
   });
 
   it('settling a forgotten action redacts it even before it is old enough to delete', async () => {

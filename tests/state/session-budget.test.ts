@@ -4,14 +4,25 @@ import { createTestDatabase, type TestDatabase } from '../helpers/db';
 import { Clock, MIN, newKey, pendingInput } from './fixtures';
 
 let tdb: TestDatabase;
-beforeAll(async () => { tdb = await createTestDatabase(); });
-afterAll(async () => { await tdb.close(); });
+beforeAll(async () => {
+  tdb = await createTestDatabase();
+});
+afterAll(async () => {
+  await tdb.close();
+});
 
 describe('clarification budget (R-S5)', () => {
   it('constants and steps follow the seed 001 loop policy (3 → suggest restart, 4 → end)', () => {
     expect(SUGGEST_RESTART_AT).toBe(3);
     expect(END_FLOW_AT).toBe(4);
-    expect([0, 1, 2, 3, 4, 5].map(clarificationStep)).toEqual(['continue', 'continue', 'continue', 'suggest_restart', 'end_flow', 'end_flow']);
+    expect([0, 1, 2, 3, 4, 5].map(clarificationStep)).toEqual([
+      'continue',
+      'continue',
+      'continue',
+      'suggest_restart',
+      'end_flow',
+      'end_flow',
+    ]);
   });
 
   it('bumpClarification counts rounds per session; resetClarification clears them', async () => {
@@ -60,7 +71,13 @@ describe('error recovery', () => {
     expect(await m.recordError(key, 'TOOL_FAILED')).toEqual({ errorCount: 3, mode: 'ERROR_RECOVERY' });
     expect(await m.getSession(key)).toMatchObject({ mode: 'ERROR_RECOVERY', errorCount: 3, lastError: 'TOOL_FAILED' });
     await m.recordSuccess(key, { lastIntent: 'create_task', lastTool: 'create_task' });
-    expect(await m.getSession(key)).toMatchObject({ mode: 'NORMAL', errorCount: 0, lastError: null, lastIntent: 'create_task', lastTool: 'create_task' });
+    expect(await m.getSession(key)).toMatchObject({
+      mode: 'NORMAL',
+      errorCount: 0,
+      lastError: null,
+      lastIntent: 'create_task',
+      lastTool: 'create_task',
+    });
     await m.recordSuccess(key);
     expect(await m.getSession(key)).toMatchObject({ lastIntent: 'create_task', lastTool: 'create_task' });
   });

@@ -3,8 +3,12 @@ import { createTestDatabase, type TestDatabase } from '../helpers/db';
 import { Clock, MIN, newKey, pendingInput } from './fixtures';
 
 let tdb: TestDatabase;
-beforeAll(async () => { tdb = await createTestDatabase(); });
-afterAll(async () => { await tdb.close(); });
+beforeAll(async () => {
+  tdb = await createTestDatabase();
+});
+afterAll(async () => {
+  await tdb.close();
+});
 
 function manager(clock = new Clock()) {
   return { clock, m: new BrainStateManager(tdb.db, { now: clock.now }) };
@@ -15,7 +19,15 @@ describe('BrainStateManager: state transitions', () => {
     const { m } = manager();
     const key = newKey();
     const s = await m.getSession(key);
-    expect(s).toMatchObject({ key, mode: 'NORMAL', pending: null, expiredPending: null, clarificationRounds: 0, errorCount: 0, expiresAt: null });
+    expect(s).toMatchObject({
+      key,
+      mode: 'NORMAL',
+      pending: null,
+      expiredPending: null,
+      clarificationRounds: 0,
+      errorCount: 0,
+      expiresAt: null,
+    });
     expect(await tdb.db.conversationState.count({ where: key })).toBe(0);
   });
 
@@ -23,8 +35,21 @@ describe('BrainStateManager: state transitions', () => {
     const { m, clock } = manager();
     const key = newKey();
     const p = await m.createPending(key, pendingInput());
-    expect(p).toMatchObject({ status: 'pending', key, confirmationType: 'single', confirmationsGiven: 0, reasonCode: 'CONFIRM_EXTERNAL_EFFECT', orgId: 'org-1', memberId: 'member-1', turnId: 'turn-1' });
-    expect(p.proposal).toMatchObject({ toolName: 'create_task', parameters: { title: '資料作成' }, summary: '田中さんに「資料作成」のタスクを作成' });
+    expect(p).toMatchObject({
+      status: 'pending',
+      key,
+      confirmationType: 'single',
+      confirmationsGiven: 0,
+      reasonCode: 'CONFIRM_EXTERNAL_EFFECT',
+      orgId: 'org-1',
+      memberId: 'member-1',
+      turnId: 'turn-1',
+    });
+    expect(p.proposal).toMatchObject({
+      toolName: 'create_task',
+      parameters: { title: '資料作成' },
+      summary: '田中さんに「資料作成」のタスクを作成',
+    });
     expect(p.expiresAt.getTime() - clock.now().getTime()).toBe(10 * MIN);
 
     let s = await m.getSession(key);
@@ -119,7 +144,11 @@ describe('BrainStateManager: state transitions', () => {
     await m.bumpClarification(key);
     await m.recordError(key, 'E1');
     const p = await m.createPending(key, pendingInput());
-    expect(await m.getSession(key)).toMatchObject({ mode: 'CONFIRMATION_PENDING', clarificationRounds: 2, errorCount: 1 });
+    expect(await m.getSession(key)).toMatchObject({
+      mode: 'CONFIRMATION_PENDING',
+      clarificationRounds: 2,
+      errorCount: 1,
+    });
     clock.advance(31 * MIN);
     const s = await m.getSession(key);
     expect(s).toMatchObject({ mode: 'NORMAL', pending: null, clarificationRounds: 0, errorCount: 0, lastError: null });
@@ -144,7 +173,10 @@ describe('BrainStateManager: state transitions', () => {
     const key = newKey();
     const first = await m.createPending(key, pendingInput());
     const second = await m.createPending(key, pendingInput({ question: 'second?' }));
-    expect(await m.findPendingById(first.id)).toMatchObject({ status: 'cancelled', result: { cancelReason: 'superseded', supersededBy: second.id } });
+    expect(await m.findPendingById(first.id)).toMatchObject({
+      status: 'cancelled',
+      result: { cancelReason: 'superseded', supersededBy: second.id },
+    });
     expect((await m.getSession(key)).pending?.id).toBe(second.id);
     expect((await m.approve({ pendingId: first.id, key })).outcome).toBe('already_decided');
     expect((await m.approve({ pendingId: second.id, key })).outcome).toBe('approved');
@@ -176,7 +208,13 @@ describe('BrainStateManager: state transitions', () => {
   it('stores text with NUL characters (which PostgreSQL rejects) without them', async () => {
     const { m } = manager();
     const key = newKey();
-    const p = await m.createPending(key, pendingInput({ originalMessage: 'a\u0000b', proposal: { id: 't', toolName: 'x', parameters: { s: 'c\u0000d' } } }));
+    const p = await m.createPending(
+      key,
+      pendingInput({
+        originalMessage: 'a\u0000b',
+        proposal: { id: 't', toolName: 'x', parameters: { s: 'c\u0000d' } },
+      }),
+    );
     expect(p.originalMessage).toBe('ab');
     expect(p.proposal.parameters).toEqual({ s: 'cd' });
     expect((await m.recordError(key, 'E\u0000')).errorCount).toBe(1);

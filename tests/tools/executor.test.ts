@@ -6,19 +6,65 @@ import { ToolError, type ToolContext } from '../../src/tools/types';
 
 const calls: string[] = [];
 let failNext = false;
-const echo = defineTool({ name: 'echo_tool', description: 'echo', triggerExamples: ['echo'], effects: ['test.echo'], risk: 'none',
-  input: z.object({ v: z.string() }), output: z.object({ v: z.string() }),
-  handler: async (i) => { calls.push(`echo:${i.v}`); if (failNext) { failNext = false; throw new ToolError('flaky', 'FLAKY'); } return { v: i.v }; } });
-const other = defineTool({ name: 'other_tool', description: 'other', triggerExamples: ['other'], effects: [], risk: 'none',
-  input: z.object({ v: z.string() }), output: z.object({ w: z.string() }), handler: async (i) => { calls.push(`other:${i.v}`); return { w: i.v }; } });
-const crash = defineTool({ name: 'crash_tool', description: 'crash', triggerExamples: ['crash'], effects: [], risk: 'none',
-  input: z.object({}), output: z.object({}), handler: async () => { throw new Error('database password=hunter2 leaked?'); } });
+const echo = defineTool({
+  name: 'echo_tool',
+  description: 'echo',
+  triggerExamples: ['echo'],
+  effects: ['test.echo'],
+  risk: 'none',
+  input: z.object({ v: z.string() }),
+  output: z.object({ v: z.string() }),
+  handler: async (i) => {
+    calls.push(`echo:${i.v}`);
+    if (failNext) {
+      failNext = false;
+      throw new ToolError('flaky', 'FLAKY');
+    }
+    return { v: i.v };
+  },
+});
+const other = defineTool({
+  name: 'other_tool',
+  description: 'other',
+  triggerExamples: ['other'],
+  effects: [],
+  risk: 'none',
+  input: z.object({ v: z.string() }),
+  output: z.object({ w: z.string() }),
+  handler: async (i) => {
+    calls.push(`other:${i.v}`);
+    return { w: i.v };
+  },
+});
+const crash = defineTool({
+  name: 'crash_tool',
+  description: 'crash',
+  triggerExamples: ['crash'],
+  effects: [],
+  risk: 'none',
+  input: z.object({}),
+  output: z.object({}),
+  handler: async () => {
+    throw new Error('database password=hunter2 leaked?');
+  },
+});
 
-const ctx = (key: string): ToolContext => ({ orgId: 'o', platform: 'console', roomId: 'r', member: null, idempotencyKey: key, now: () => new Date(), timezone: 'Asia/Tokyo', services: { db: null } });
+const ctx = (key: string): ToolContext => ({
+  orgId: 'o',
+  platform: 'console',
+  roomId: 'r',
+  member: null,
+  idempotencyKey: key,
+  now: () => new Date(),
+  timezone: 'Asia/Tokyo',
+  services: { db: null },
+});
 
 describe('ToolExecutor', () => {
   const ex = new ToolExecutor(new ToolRegistry([echo, other, crash]));
-  beforeEach(() => { calls.length = 0; });
+  beforeEach(() => {
+    calls.length = 0;
+  });
 
   it('keys a call by its origin (work item, tool, n-th call), not by its parameters', () => {
     expect(canonicalJson({ b: 1, a: [1, { d: 2, c: 3 }] })).toBe('{"a":[1,{"c":3,"d":2}],"b":1}');
@@ -28,7 +74,7 @@ describe('ToolExecutor', () => {
     expect(originKey('msg:x', 'echo_tool')).not.toBe(originKey('msg:y', 'echo_tool'));
   });
 
-  it('runs a call once per origin even when reworded, but never hands one tool another tool\'s result', async () => {
+  it("runs a call once per origin even when reworded, but never hands one tool another tool's result", async () => {
     expect(await ex.run('echo_tool', { v: 'a' }, ctx('k1'))).toMatchObject({ status: 'ok', output: { v: 'a' } });
     // The same origin again (a retried turn whose model reworded the call): the first result, nothing runs.
     const reworded = await ex.run('echo_tool', { v: 'a, reworded' }, ctx('k1'));

@@ -29,7 +29,9 @@ export function networkErrorCode(err: unknown): string | undefined {
  * error's name and code only: its message and cause chain are not ours to log.
  */
 export function chatworkApiError(
-  message: string, apiToken: string, opts: { retryAfterMs?: number; cause?: unknown; uncertain?: boolean } = {},
+  message: string,
+  apiToken: string,
+  opts: { retryAfterMs?: number; cause?: unknown; uncertain?: boolean } = {},
 ): AppError {
   const safe = apiToken ? message.split(apiToken).join('[SECRET]') : message;
   const cause = opts.cause instanceof Error ? { name: opts.cause.name, code: networkErrorCode(opts.cause) } : undefined;

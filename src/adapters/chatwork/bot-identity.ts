@@ -48,17 +48,22 @@ export class ChatworkBotIdentity {
   /** Asks `GET /me` now (one request shared by concurrent callers). True when the account is known. */
   refresh(): Promise<boolean> {
     if (this.account) return Promise.resolve(true);
-    this.inFlight ??= this.o.getMe().then(
-      (me) => {
-        this.account = me;
-        this.o.logger.info({ botAccountId: me.accountId }, 'ChatWork bot account identified');
-        return true;
-      },
-      (err: Error) => {
-        this.o.logger.warn({ err: err.message }, 'ChatWork GET /me failed; retrying in the background');
-        return false;
-      },
-    ).finally(() => { this.inFlight = null; });
+    this.inFlight ??= this.o
+      .getMe()
+      .then(
+        (me) => {
+          this.account = me;
+          this.o.logger.info({ botAccountId: me.accountId }, 'ChatWork bot account identified');
+          return true;
+        },
+        (err: Error) => {
+          this.o.logger.warn({ err: err.message }, 'ChatWork GET /me failed; retrying in the background');
+          return false;
+        },
+      )
+      .finally(() => {
+        this.inFlight = null;
+      });
     return this.inFlight;
   }
 

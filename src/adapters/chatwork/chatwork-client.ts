@@ -19,12 +19,14 @@ const idOut = z.union([z.string().min(1), z.number().int()]).transform(String);
 const meSchema = z.object({ account_id: z.number().int(), name: z.string() });
 const postMessageSchema = z.object({ message_id: idOut });
 const createTaskSchema = z.object({ task_ids: z.array(idOut) });
-const messagesSchema = z.array(z.object({
-  message_id: idOut,
-  account: z.object({ account_id: z.number().int(), name: z.string().optional() }),
-  body: z.string(),
-  send_time: z.number().int(),
-}));
+const messagesSchema = z.array(
+  z.object({
+    message_id: idOut,
+    account: z.object({ account_id: z.number().int(), name: z.string().optional() }),
+    body: z.string(),
+    send_time: z.number().int(),
+  }),
+);
 const membersSchema = z.array(
   z.object({
     account_id: z.number().int(),
@@ -90,7 +92,10 @@ export class ChatworkClient implements ChatworkTasksApi {
     const { status, json } = await this.http.request('GET', `/rooms/${room}/messages?force=1`);
     if (status === 204) return [];
     return shaped(messagesSchema, json, 'GET messages').map((m) => ({
-      messageId: m.message_id, accountId: String(m.account.account_id), body: m.body, sendTime: m.send_time,
+      messageId: m.message_id,
+      accountId: String(m.account.account_id),
+      body: m.body,
+      sendTime: m.send_time,
     }));
   }
 

@@ -77,7 +77,11 @@ export class ChatworkHttp {
    * @throws AppError `EXTERNAL_API_FAILED` on a non-retryable status or when retries are exhausted.
    */
   async request(
-    method: string, path: string, form?: Record<string, string>, roomLimited?: string, idempotent = method !== 'POST',
+    method: string,
+    path: string,
+    form?: Record<string, string>,
+    roomLimited?: string,
+    idempotent = method !== 'POST',
   ): Promise<ChatworkResponse> {
     const log = this.opts.logger;
     for (let attempt = 0; ; attempt++) {
@@ -105,7 +109,8 @@ export class ChatworkHttp {
           const message = `${method} ${path} network error (${what}); it may have been processed, not retried`;
           throw this.fail(message, { cause: err, uncertain: true });
         }
-        if (!canRetry) throw this.fail(`${method} ${path} network error (${what}) after ${attempt + 1} attempts`, { cause: err });
+        if (!canRetry)
+          throw this.fail(`${method} ${path} network error (${what}) after ${attempt + 1} attempts`, { cause: err });
         const waitMs = this.backoff(attempt);
         log.warn({ method, path, attempt, waitMs, error: what }, 'chatwork.api.retry_network');
         await this.timer.sleep(waitMs);

@@ -79,7 +79,8 @@ export function formatChatworkBody(reply: OutboundReply): { body: string; droppe
   let body = compose(text);
   if (body.length > CHATWORK_MAX_BODY_LENGTH) {
     const room = CHATWORK_MAX_BODY_LENGTH - compose('').length - ELLIPSIS.length;
-    body = room > 0 ? compose(safeSlice(text, room) + ELLIPSIS) : safeSlice(body, CHATWORK_MAX_BODY_LENGTH - 1) + ELLIPSIS;
+    body =
+      room > 0 ? compose(safeSlice(text, room) + ELLIPSIS) : safeSlice(body, CHATWORK_MAX_BODY_LENGTH - 1) + ELLIPSIS;
   }
   return { body, droppedReplyTag: tag === undefined };
 }
@@ -124,7 +125,7 @@ export class ChatworkSender implements ChatSender {
   async findPosted(reply: OutboundReply, since: Date): Promise<FoundMessage | null> {
     const marker = chatworkMarker(reply.idempotencyKey);
     const bot = this.opts.botAccountId?.();
-    const tag = reply.kind === 'notice' ? '' : replyPrefix(reply) ?? '';
+    const tag = reply.kind === 'notice' ? '' : (replyPrefix(reply) ?? '');
     const after = since.getTime() - CLOCK_SLACK_MS;
     const messages = await this.opts.client.getMessages(reply.roomId);
     for (const m of [...messages].reverse()) {

@@ -18,12 +18,7 @@ export {
   type ChatworkMessageEvent,
   type ChatworkMentionEvent,
 } from './webhook.schema';
-export {
-  ChatworkClient,
-  type ChatworkClientOptions,
-  type ChatworkMember,
-  type ChatworkRole,
-} from './chatwork-client';
+export { ChatworkClient, type ChatworkClientOptions, type ChatworkMember, type ChatworkRole } from './chatwork-client';
 export {
   ChatworkSender,
   formatChatworkBody,

@@ -19,30 +19,32 @@ export interface ChatworkReplyTarget {
  * @returns The body without notation tags, trimmed.
  */
 export function stripChatworkMarkup(body: string): string {
-  return body
-    .replace(/\[rp aid=\d+ to=\d+-[^\]]+\]/gi, '')
-    .replace(/\[To:\d+\]/gi, '')
-    .replace(/\[toall\]/gi, '')
-    .replace(/\[p(?:icon|name|iconname):\d+\]/gi, '')
-    .replace(/\[preview id=\d+ ht=\d+\]/gi, '')
-    .replace(/\[dtext:[^\]]+\]/gi, '')
-    .replace(/\[download:\d+\]([^[]+)/gi, (_m, label: string) => label.trim())
-    .replace(/\[url\](https?:\/\/[^[]+?)\[\/url\]/gi, '$1')
-    .replace(/\[code\]([\s\S]*?)\[\/code\]/gi, '$1')
-    .replace(/\[hr\]/gi, '\n')
-    .replace(/\[qt\]\[qtmeta aid=\d+(?: time=\d+)?\]([\s\S]*?)\[\/qt\]/gi, '$1')
-    .replace(/\[info\]\[title\]([\s\S]*?)\[\/title\]([\s\S]*?)\[\/info\]/gi, '$1\n$2')
-    .replace(/\[info\]([\s\S]*?)\[\/info\]/gi, '$1')
-    // Leftovers of unbalanced or nested blocks the pairwise rules above could not match.
-    .replace(/\[\/?(?:qt|info|title|code)\]|\[qtmeta[^\]]*\]/gi, '')
-    .trim();
+  return (
+    body
+      .replace(/\[rp aid=\d+ to=\d+-[^\]]+\]/gi, '')
+      .replace(/\[To:\d+\]/gi, '')
+      .replace(/\[toall\]/gi, '')
+      .replace(/\[p(?:icon|name|iconname):\d+\]/gi, '')
+      .replace(/\[preview id=\d+ ht=\d+\]/gi, '')
+      .replace(/\[dtext:[^\]]+\]/gi, '')
+      .replace(/\[download:\d+\]([^[]+)/gi, (_m, label: string) => label.trim())
+      .replace(/\[url\](https?:\/\/[^[]+?)\[\/url\]/gi, '$1')
+      .replace(/\[code\]([\s\S]*?)\[\/code\]/gi, '$1')
+      .replace(/\[hr\]/gi, '\n')
+      .replace(/\[qt\]\[qtmeta aid=\d+(?: time=\d+)?\]([\s\S]*?)\[\/qt\]/gi, '$1')
+      .replace(/\[info\]\[title\]([\s\S]*?)\[\/title\]([\s\S]*?)\[\/info\]/gi, '$1\n$2')
+      .replace(/\[info\]([\s\S]*?)\[\/info\]/gi, '$1')
+      // Leftovers of unbalanced or nested blocks the pairwise rules above could not match.
+      .replace(/\[\/?(?:qt|info|title|code)\]|\[qtmeta[^\]]*\]/gi, '')
+      .trim()
+  );
 }
 
 /** Drops `[qt]` blocks (quotes nest; innermost first until none is left). */
 function withoutQuotes(body: string): string {
   let out = body;
   const innermostQuote = /\[qt\](?:(?!\[qt\])[\s\S])*?\[\/qt\]/gi;
-  for (let prev = ''; prev !== out; ) {
+  for (let prev = ''; prev !== out;) {
     prev = out;
     out = out.replace(innermostQuote, '');
   }

@@ -35,7 +35,12 @@ const REFRESH_WAIT_MS = 3_000;
 
 async function withTimeout(p: Promise<unknown>, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
-  await Promise.race([p.catch(() => undefined), new Promise<void>((r) => { timer = setTimeout(r, ms); })]);
+  await Promise.race([
+    p.catch(() => undefined),
+    new Promise<void>((r) => {
+      timer = setTimeout(r, ms);
+    }),
+  ]);
   clearTimeout(timer);
 }
 
@@ -149,10 +154,17 @@ export function createChatworkWebhookRouter(deps: ChatworkWebhookDeps): Router {
   // Body-parser failures (size limit, aborted upload, bad encoding) keep their 4xx instead of a 500.
   const onError: ErrorRequestHandler = (err: { type?: unknown; status?: unknown }, _req, res, next) => {
     if (res.headersSent) return next(err);
-    const status = err.type === 'entity.too.large' ? 413
-      : typeof err.status === 'number' && err.status >= 400 && err.status < 500 ? err.status : 500;
+    const status =
+      err.type === 'entity.too.large'
+        ? 413
+        : typeof err.status === 'number' && err.status >= 400 && err.status < 500
+          ? err.status
+          : 500;
     log.warn({ status, type: typeof err.type === 'string' ? err.type : undefined }, 'chatwork.webhook.request_error');
-    res.status(status).type('text/plain').send(status === 413 ? 'payload too large' : 'error');
+    res
+      .status(status)
+      .type('text/plain')
+      .send(status === 413 ? 'payload too large' : 'error');
   };
 
   // Every content type is read raw: the signature must be checked on the exact bytes, whatever the header.

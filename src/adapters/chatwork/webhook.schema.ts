@@ -57,8 +57,7 @@ export type ChatworkWebhook =
 
 /** Result of {@link parseChatworkWebhook}; `issues` name field paths only, never values. */
 export type ChatworkWebhookParseResult =
-  | { success: true; data: ChatworkWebhook }
-  | { success: false; issues: string[] };
+  { success: true; data: ChatworkWebhook } | { success: false; issues: string[] };
 
 function issuePaths(error: z.ZodError, prefix: string): string[] {
   return error.issues.map((i) => [prefix, ...i.path.map(String)].filter(Boolean).join('.') + `:${i.code}`);

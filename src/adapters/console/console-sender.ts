@@ -21,7 +21,10 @@ export class ConsoleSender implements ChatSender {
   waitForNext(ms: number): Promise<void> {
     return new Promise((resolve) => {
       const t = setTimeout(resolve, ms);
-      this.listeners.push(() => { clearTimeout(t); resolve(); });
+      this.listeners.push(() => {
+        clearTimeout(t);
+        resolve();
+      });
     });
   }
 }

@@ -37,7 +37,10 @@ function loopbackOnly(allowRemote: boolean) {
   return (req: Request, res: Response, next: NextFunction) => {
     const ip = req.socket.remoteAddress ?? '';
     if (allowRemote || ip === '127.0.0.1' || ip === '::1' || ip === '::ffff:127.0.0.1') return next();
-    res.status(403).type('text/plain').send('The console is available from this machine only (set CONSOLE_ALLOW_REMOTE=true to change that).');
+    res
+      .status(403)
+      .type('text/plain')
+      .send('The console is available from this machine only (set CONSOLE_ALLOW_REMOTE=true to change that).');
   };
 }
 
@@ -48,14 +51,26 @@ function loopbackOnly(allowRemote: boolean) {
 export function createConsoleRouter(deps: ConsoleDeps): Router {
   const r = express.Router();
   r.use('/console', loopbackOnly(deps.allowRemote));
-  r.get('/console', (_req, res) => { res.type('html').send(PAGE); });
+  r.get('/console', (_req, res) => {
+    res.type('html').send(PAGE);
+  });
 
   r.get('/console/api/state', async (_req, res) => {
     const orgId = deps.defaultOrgId();
-    if (!orgId) return void res.json({ org: null, members: [], room: CONSOLE_ROOM, notice: 'No organisation is loaded: run `npm run org:import -- FILE`.' });
+    if (!orgId)
+      return void res.json({
+        org: null,
+        members: [],
+        room: CONSOLE_ROOM,
+        notice: 'No organisation is loaded: run `npm run org:import -- FILE`.',
+      });
     const [org, members, depts] = await Promise.all([
       deps.db.organization.findUnique({ where: { id: orgId } }),
-      deps.db.member.findMany({ where: { orgId, active: true }, orderBy: [{ level: 'desc' }, { id: 'asc' }], include: { accounts: { where: { platform: 'console' } } } }),
+      deps.db.member.findMany({
+        where: { orgId, active: true },
+        orderBy: [{ level: 'desc' }, { id: 'asc' }],
+        include: { accounts: { where: { platform: 'console' } } },
+      }),
       deps.db.department.findMany({ where: { orgId } }),
     ]);
     const deptName = new Map(depts.map((d) => [d.id, d.name]));
@@ -63,21 +78,41 @@ export function createConsoleRouter(deps: ConsoleDeps): Router {
       org: org ? { id: org.id, name: org.name } : null,
       room: CONSOLE_ROOM,
       notice: deps.setupNotice(),
-      members: members.map((m) => ({ id: m.id, name: m.name, level: m.level, department: m.departmentId ? deptName.get(m.departmentId) ?? null : null, accountId: m.accounts[0]?.accountId ?? m.id })),
+      members: members.map((m) => ({
+        id: m.id,
+        name: m.name,
+        level: m.level,
+        department: m.departmentId ? (deptName.get(m.departmentId) ?? null) : null,
+        accountId: m.accounts[0]?.accountId ?? m.id,
+      })),
     });
   });
 
   r.post('/console/api/messages', express.json({ limit: '16kb' }), async (req, res) => {
     const parsed = ZPost.safeParse(req.body);
-    if (!parsed.success) return void res.status(400).json({ error: parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ') });
+    if (!parsed.success)
+      return void res
+        .status(400)
+        .json({ error: parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ') });
     const orgId = deps.defaultOrgId();
     if (!orgId) return void res.status(409).json({ error: 'no organisation loaded' });
-    const member = await deps.db.member.findUnique({ where: { orgId_id: { orgId, id: parsed.data.memberId } }, include: { accounts: { where: { platform: 'console' } } } });
+    const member = await deps.db.member.findUnique({
+      where: { orgId_id: { orgId, id: parsed.data.memberId } },
+      include: { accounts: { where: { platform: 'console' } } },
+    });
     if (!member || !member.active) return void res.status(404).json({ error: 'unknown member' });
     const id = randomUUID();
     const msg: InboundMessage = {
-      platform: 'console', orgId, roomId: parsed.data.roomId, senderAccountId: member.accounts[0]?.accountId ?? member.id, senderName: member.name,
-      text: parsed.data.text, rawText: parsed.data.text, mentions: [], platformMessageId: id, sentAt: new Date().toISOString(),
+      platform: 'console',
+      orgId,
+      roomId: parsed.data.roomId,
+      senderAccountId: member.accounts[0]?.accountId ?? member.id,
+      senderName: member.name,
+      text: parsed.data.text,
+      rawText: parsed.data.text,
+      mentions: [],
+      platformMessageId: id,
+      sentAt: new Date().toISOString(),
     };
     const answered = parsed.data.key ? parseButtonKey(parsed.data.key) : null;
     if (parsed.data.key && !answered) return void res.status(400).json({ error: 'unknown button' });
@@ -93,16 +128,32 @@ export function createConsoleRouter(deps: ConsoleDeps): Router {
     const roomId = typeof req.query.room === 'string' ? req.query.room : CONSOLE_ROOM;
     const after = /^\d+$/.test(String(req.query.after ?? '')) ? BigInt(String(req.query.after)) : 0n;
     const wait = req.query.wait === '1';
-    const load = () => deps.db.conversationMessage.findMany({ where: { platform: 'console', roomId, id: { gt: after } }, orderBy: { id: 'asc' }, take: 200 });
+    const load = () =>
+      deps.db.conversationMessage.findMany({
+        where: { platform: 'console', roomId, id: { gt: after } },
+        orderBy: { id: 'asc' },
+        take: 200,
+      });
     let rows = await load();
     if (rows.length === 0 && wait) {
       await deps.sender.waitForNext(15000);
       rows = await load();
     }
-    const accounts = await deps.db.platformAccount.findMany({ where: { platform: 'console', accountId: { in: [...new Set(rows.map((r) => r.accountId))] } }, include: { member: { select: { name: true } } } });
+    const accounts = await deps.db.platformAccount.findMany({
+      where: { platform: 'console', accountId: { in: [...new Set(rows.map((r) => r.accountId))] } },
+      include: { member: { select: { name: true } } },
+    });
     const nameOf = new Map(accounts.map((a) => [a.accountId, a.member.name]));
     res.json({
-      messages: rows.map((r) => ({ id: r.id.toString(), role: r.role, accountId: r.accountId, name: r.role === 'user' ? nameOf.get(r.accountId) ?? r.accountId : null, text: r.text, options: r.options ?? null, at: r.sentAt.toISOString() })),
+      messages: rows.map((r) => ({
+        id: r.id.toString(),
+        role: r.role,
+        accountId: r.accountId,
+        name: r.role === 'user' ? (nameOf.get(r.accountId) ?? r.accountId) : null,
+        text: r.text,
+        options: r.options ?? null,
+        at: r.sentAt.toISOString(),
+      })),
     });
   });
   return r;

@@ -132,7 +132,10 @@ export class DiscordGateway {
     this.log.warn({ warning: warning.slice(0, 200) }, 'discord client warning');
   };
   private readonly onRateLimited = (info: { route: string; retryAfter: number; global: boolean }): void => {
-    this.log.warn({ route: info.route, retryAfterMs: info.retryAfter, global: info.global }, 'discord rate limited (queued)');
+    this.log.warn(
+      { route: info.route, retryAfterMs: info.retryAfter, global: info.global },
+      'discord rate limited (queued)',
+    );
   };
 
   /** @param opts - See {@link DiscordGatewayOptions}. */
@@ -176,7 +179,10 @@ export class DiscordGateway {
 
   /** A {@link DiscordSender} posting through this client (channels.fetch → send, replying by reference). */
   sender(): DiscordSender {
-    return new DiscordSender({ sendToChannel: (channelId, payload) => this.sendToChannel(channelId, payload) }, this.log);
+    return new DiscordSender(
+      { sendToChannel: (channelId, payload) => this.sendToChannel(channelId, payload) },
+      this.log,
+    );
   }
 
   /**
@@ -204,7 +210,10 @@ export class DiscordGateway {
       const inbound = toInbound(message, { ...addressing, room });
       if (!inbound) return;
       const result = await this.opts.intake.accept(inbound);
-      this.log.info({ ...ids, senderAccountId: inbound.senderAccountId, status: result.status }, 'discord message taken in');
+      this.log.info(
+        { ...ids, senderAccountId: inbound.senderAccountId, status: result.status },
+        'discord message taken in',
+      );
     } catch (err) {
       this.log.error({ ...ids, error: summarizeError(err) }, 'discord message handling failed');
     }
@@ -227,10 +236,19 @@ export class DiscordGateway {
 
     let outcome: ButtonOutcome;
     try {
-      outcome = await this.opts.onButton({ roomId: interaction.channelId, accountId: interaction.user.id, key, interactionId: interaction.id });
+      outcome = await this.opts.onButton({
+        roomId: interaction.channelId,
+        accountId: interaction.user.id,
+        key,
+        interactionId: interaction.id,
+      });
     } catch (err) {
       this.log.error({ ...ids, error: summarizeError(err) }, 'discord button handling failed');
-      await this.bestEffort(() => interaction.followUp({ content: BUTTON_ERROR_NOTE, flags: MessageFlags.Ephemeral }), ids, 'followUp');
+      await this.bestEffort(
+        () => interaction.followUp({ content: BUTTON_ERROR_NOTE, flags: MessageFlags.Ephemeral }),
+        ids,
+        'followUp',
+      );
       return;
     }
     this.log.info({ ...ids, status: outcome.status }, 'discord button click');
@@ -240,7 +258,11 @@ export class DiscordGateway {
     }
     if (outcome.status !== 'accepted') {
       const note = outcome.noteJa?.trim() || DEFAULT_BUTTON_NOTES[outcome.status];
-      await this.bestEffort(() => interaction.followUp({ content: note, flags: MessageFlags.Ephemeral }), ids, 'followUp');
+      await this.bestEffort(
+        () => interaction.followUp({ content: note, flags: MessageFlags.Ephemeral }),
+        ids,
+        'followUp',
+      );
     }
   }
 
@@ -295,7 +317,8 @@ export class DiscordGateway {
       allowedMentions: payload.allowedMentions as MessageMentionOptions,
     };
     if (payload.components) options.components = payload.components as MessageCreateOptions['components'];
-    if (payload.replyToMessageId) options.reply = { messageReference: payload.replyToMessageId, failIfNotExists: false };
+    if (payload.replyToMessageId)
+      options.reply = { messageReference: payload.replyToMessageId, failIfNotExists: false };
     if (payload.nonce) {
       options.nonce = payload.nonce;
       options.enforceNonce = true;

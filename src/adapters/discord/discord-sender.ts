@@ -99,7 +99,10 @@ export class DiscordSender implements ChatSender {
    * @param port - Posts one message to a channel.
    * @param logger - Optional; logs ids only.
    */
-  constructor(private readonly port: DiscordChannelPort, private readonly logger?: Logger) {}
+  constructor(
+    private readonly port: DiscordChannelPort,
+    private readonly logger?: Logger,
+  ) {}
 
   /**
    * Posts the reply.
@@ -129,11 +132,19 @@ export class DiscordSender implements ChatSender {
       try {
         lastId = (await this.port.sendToChannel(reply.roomId, payload)).id;
       } catch (err) {
-        this.logger?.error({ roomId: reply.roomId, chunk: index, chunks: chunks.length, error: summarizeError(err) }, 'discord send failed');
-        throw new AppError('EXTERNAL_API_FAILED', `discord send failed (chunk ${index + 1}/${chunks.length})`, { cause: err });
+        this.logger?.error(
+          { roomId: reply.roomId, chunk: index, chunks: chunks.length, error: summarizeError(err) },
+          'discord send failed',
+        );
+        throw new AppError('EXTERNAL_API_FAILED', `discord send failed (chunk ${index + 1}/${chunks.length})`, {
+          cause: err,
+        });
       }
     }
-    this.logger?.debug({ roomId: reply.roomId, messageId: lastId, chunks: chunks.length, buttons: rows.length > 0 }, 'discord reply sent');
+    this.logger?.debug(
+      { roomId: reply.roomId, messageId: lastId, chunks: chunks.length, buttons: rows.length > 0 },
+      'discord reply sent',
+    );
     return { platformMessageId: lastId };
   }
 }

@@ -20,7 +20,11 @@ export function completionRate(done: number, total: number): number | null {
 }
 
 /** Completion of each goal in `goalIds` (goals without tasks get 0/0 and a null rate). */
-export async function goalCompletions(db: Db, orgId: string, goalIds: readonly string[]): Promise<Map<string, GoalCompletion>> {
+export async function goalCompletions(
+  db: Db,
+  orgId: string,
+  goalIds: readonly string[],
+): Promise<Map<string, GoalCompletion>> {
   const out = new Map<string, GoalCompletion>();
   for (const id of goalIds) out.set(id, { doneTasks: 0, totalTasks: 0, completionRate: null });
   if (goalIds.length === 0) return out;
@@ -45,7 +49,13 @@ export { localDate };
  * Context source "goals" (R-X1): the sender's active goals, oldest first (seed 004), each with its
  * completion rate and target date. Null for unknown senders or when there are none.
  */
-interface GoalRow { id: string; title: string; targetDate: string | null; total: number; done: number }
+interface GoalRow {
+  id: string;
+  title: string;
+  targetDate: string | null;
+  total: number;
+  done: number;
+}
 
 export const goalsSource = defineSqlSource<GoalRow[]>({
   name: 'goals',
@@ -60,11 +70,11 @@ export const goalsSource = defineSqlSource<GoalRow[]>({
     if (!sender.known || !sender.memberId || rows.length === 0) return null;
     const lines = rows.map((g) => {
       const rate = completionRate(Number(g.done), Number(g.total));
-      const shown = rate !== null ? `完了率 ${Math.round(rate * 100)}% (${Number(g.done)}/${Number(g.total)})` : 'タスク未設定';
+      const shown =
+        rate !== null ? `完了率 ${Math.round(rate * 100)}% (${Number(g.done)}/${Number(g.total)})` : 'タスク未設定';
       const target = g.targetDate ? `、期限 ${localDate(new Date(g.targetDate), timezone)}` : '';
       return `[${g.id}] ${quoted(g.title)} — ${shown}${target}`;
     });
     return { title: 'この人の目標 (active goals)', lines };
   },
 });
-

@@ -44,7 +44,11 @@ function overlap(tokens: Set<string>, text: string): number {
  * (relevant first, then newest) and organisation facts sharing a word or bigram with the message
  * (best overlap first). Memories about other people are never included. Null when there are none.
  */
-interface MemoryRow { kind: string; content: string; about: boolean }
+interface MemoryRow {
+  kind: string;
+  content: string;
+  about: boolean;
+}
 
 export const memoriesSource = defineSqlSource<MemoryRow[]>({
   name: 'memories',
@@ -60,15 +64,18 @@ export const memoriesSource = defineSqlSource<MemoryRow[]>({
     const tokens = overlapTokens(msg.text);
     const about = rows.filter((r) => r.about);
     const facts = tokens.size === 0 ? [] : rows.filter((r) => !r.about);
-    const rank = <T extends { content: string }>(list: T[]) => list
-      .map((r, i) => ({ r, score: overlap(tokens, r.content), i }))
-      .sort((a, b) => b.score - a.score || a.i - b.i);
-    const self = rank(about).slice(0, MAX_ABOUT_SENDER).map((x) => x.r);
-    const relevant = rank(facts).filter((x) => x.score > 0).slice(0, MAX_MEMORIES - self.length).map((x) => x.r);
+    const rank = <T extends { content: string }>(list: T[]) =>
+      list.map((r, i) => ({ r, score: overlap(tokens, r.content), i })).sort((a, b) => b.score - a.score || a.i - b.i);
+    const self = rank(about)
+      .slice(0, MAX_ABOUT_SENDER)
+      .map((x) => x.r);
+    const relevant = rank(facts)
+      .filter((x) => x.score > 0)
+      .slice(0, MAX_MEMORIES - self.length)
+      .map((x) => x.r);
     const chosen = [...self, ...relevant];
     if (chosen.length === 0) return null;
     const lines = chosen.map((m) => `(${KIND_LABEL[m.kind] ?? m.kind}) ${quoted(m.content)}`);
     return { title: '関連する記憶 (memories)', lines };
   },
 });
-

@@ -38,7 +38,11 @@ function occurrences(text: string, key: string): [number, number][] {
 function matchedTerms(text: string, terms: Term[]): Term[] {
   const found = terms.map((t) => ({ t, occ: occurrences(text, t.key) })).filter((x) => x.occ.length > 0);
   return found
-    .filter(({ t, occ }) => occ.some(([s, e]) => !found.some((o) => o.t.key.length > t.key.length && o.occ.some(([os, oe]) => os <= s && e <= oe))))
+    .filter(({ t, occ }) =>
+      occ.some(
+        ([s, e]) => !found.some((o) => o.t.key.length > t.key.length && o.occ.some(([os, oe]) => os <= s && e <= oe)),
+      ),
+    )
     .map((x) => x.t);
 }
 
@@ -48,8 +52,17 @@ function matchedTerms(text: string, terms: Term[]): Term[] {
  * members. Only directory fields every member may see (no levels, preferences or accounts), and never
  * members of a top-secret department the sender may not see (R-Z1).
  */
-interface MemberRow { id: string; name: string; aliases: string[]; departmentId: string | null; departmentName: string | null }
-interface PersonsData { members: MemberRow[]; departments: DepartmentNode[] }
+interface MemberRow {
+  id: string;
+  name: string;
+  aliases: string[];
+  departmentId: string | null;
+  departmentName: string | null;
+}
+interface PersonsData {
+  members: MemberRow[];
+  departments: DepartmentNode[];
+}
 
 export const personsSource = defineSqlSource<PersonsData>({
   name: 'persons',
@@ -96,9 +109,10 @@ export const personsSource = defineSqlSource<PersonsData>({
       ambiguous.set(sig, entry);
     }
     for (const [names, { labels, count }] of ambiguous) {
-      lines.push(`注意: 「${labels.join('」「')}」に当てはまる人が${count}人います（${names}）。どの方か分からないときは本人に確認すること。`);
+      lines.push(
+        `注意: 「${labels.join('」「')}」に当てはまる人が${count}人います（${names}）。どの方か分からないときは本人に確認すること。`,
+      );
     }
     return { title: 'メッセージに出てくる人物（組織名簿）', lines };
   },
 });
-

@@ -22,12 +22,19 @@ export function formatDueJa(due: Date | null, now: Date, timezone: string): stri
   return due.getTime() < now.getTime() ? `${text}、期限切れ` : text;
 }
 
-
 /**
  * Open tasks relevant to the sender (R-X1): their own open tasks (due first, with 期限 / 期限切れ), and
  * open tasks they gave to others. Only the sender's own tasks are read; ids let the model complete them.
  */
-interface TaskRow { id: string; title: string; dueAt: string | null; assigneeMemberId: string; assignee: string | null; own: boolean; total: number }
+interface TaskRow {
+  id: string;
+  title: string;
+  dueAt: string | null;
+  assigneeMemberId: string;
+  assignee: string | null;
+  own: boolean;
+  total: number;
+}
 
 export const tasksSource = defineSqlSource<TaskRow[]>({
   name: 'open_tasks',
@@ -69,4 +76,3 @@ export const tasksSource = defineSqlSource<TaskRow[]>({
     return { title: '未完了のタスク', lines };
   },
 });
-

@@ -32,7 +32,12 @@ describe('ChatworkBotIdentity (GET /me, retried in the background)', () => {
 
   it('shares one request between concurrent callers, and stop() ends the retries', async () => {
     let release!: () => void;
-    const getMe = jest.fn(() => new Promise<never>((_, reject) => { release = () => reject(new Error('down')); }));
+    const getMe = jest.fn(
+      () =>
+        new Promise<never>((_, reject) => {
+          release = () => reject(new Error('down'));
+        }),
+    );
     const id = new ChatworkBotIdentity({ getMe, logger: silentLogger(), retryMs: 5 });
     const all = Promise.all([id.refresh(), id.refresh(), id.refresh()]);
     release();

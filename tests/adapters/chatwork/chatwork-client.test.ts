@@ -110,7 +110,11 @@ describe('ChatworkClient retries and rate limits', () => {
     const reset = timer.now() / 1000 + 7;
     api
       .post('/v2/rooms/42/messages')
-      .reply(429, { errors: ['Rate limit exceeded'] }, { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(reset) })
+      .reply(
+        429,
+        { errors: ['Rate limit exceeded'] },
+        { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(reset) },
+      )
       .post('/v2/rooms/42/messages')
       .reply(200, { message_id: '9' });
     await expect(client.postMessage('42', 'hi')).resolves.toEqual({ messageId: '9' });
@@ -132,10 +136,14 @@ describe('ChatworkClient retries and rate limits', () => {
     const { client, api, timer } = setup();
     api
       .post('/v2/rooms/42/messages')
-      .reply(429, { errors: ['Rate limit for message posting per room exceeded.'] }, {
-        'x-ratelimit-remaining': '250',
-        'x-ratelimit-reset': String(timer.now() / 1000 + 200),
-      })
+      .reply(
+        429,
+        { errors: ['Rate limit for message posting per room exceeded.'] },
+        {
+          'x-ratelimit-remaining': '250',
+          'x-ratelimit-reset': String(timer.now() / 1000 + 200),
+        },
+      )
       .post('/v2/rooms/42/messages')
       .reply(200, { message_id: '9' });
     await client.postMessage('42', 'hi');
@@ -145,7 +153,11 @@ describe('ChatworkClient retries and rate limits', () => {
   it('waits for the reset before sending when the global budget is spent', async () => {
     const { client, api, timer } = setup();
     const headers = { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(timer.now() / 1000 + 30) };
-    api.get('/v2/me').reply(200, { account_id: 1, name: 'x' }, headers).get('/v2/me').reply(200, { account_id: 1, name: 'x' });
+    api
+      .get('/v2/me')
+      .reply(200, { account_id: 1, name: 'x' }, headers)
+      .get('/v2/me')
+      .reply(200, { account_id: 1, name: 'x' });
     await client.getMe();
     expect(timer.state.sleeps).toEqual([]);
     await client.getMe();
@@ -181,13 +193,19 @@ describe('ChatworkClient retries and rate limits', () => {
 
   it('gives up on persistent 5xx after maxRetries', async () => {
     const { client, api } = setup({ maxRetries: 1 });
-    api.get('/v2/me').times(2).reply(502, { errors: ['Bad gateway'] });
+    api
+      .get('/v2/me')
+      .times(2)
+      .reply(502, { errors: ['Bad gateway'] });
     expect((await caught(client.getMe())).message).toMatch(/HTTP 502 .*Bad gateway.*after 2 attempts/);
   });
 
   it('does not retry a 401 and reports status and errors without the token', async () => {
     const { client, api, timer } = setup();
-    api.get('/v2/me').once().reply(401, { errors: ['Invalid API token', `token ${TOKEN} rejected`] });
+    api
+      .get('/v2/me')
+      .once()
+      .reply(401, { errors: ['Invalid API token', `token ${TOKEN} rejected`] });
     const err = await caught(client.getMe());
     expect(err.code).toBe('EXTERNAL_API_FAILED');
     expect(err.message).toContain('HTTP 401');
@@ -199,17 +217,30 @@ describe('ChatworkClient retries and rate limits', () => {
 
   it('does not retry other 4xx', async () => {
     const { client, api } = setup();
-    api.post('/v2/rooms/42/messages').once().reply(400, { errors: ['Parameter body is too long'] });
+    api
+      .post('/v2/rooms/42/messages')
+      .once()
+      .reply(400, { errors: ['Parameter body is too long'] });
     expect((await caught(client.postMessage('42', 'x'))).message).toMatch(/HTTP 400 .*too long/);
   });
 });
 
 describe('ChatworkClient: posting never repeats a request that may have landed', () => {
   it.each([
-    ['a 500', (api: nock.Scope, path: string) => api.post(path).once().reply(500, { errors: ['Internal'] })],
+    [
+      'a 500',
+      (api: nock.Scope, path: string) =>
+        api
+          .post(path)
+          .once()
+          .reply(500, { errors: ['Internal'] }),
+    ],
     ['a 502 from a proxy', (api: nock.Scope, path: string) => api.post(path).once().reply(502)],
-    ['a reset connection', (api: nock.Scope, path: string) =>
-      api.post(path).once().replyWithError({ code: 'ECONNRESET', message: 'socket hang up' })],
+    [
+      'a reset connection',
+      (api: nock.Scope, path: string) =>
+        api.post(path).once().replyWithError({ code: 'ECONNRESET', message: 'socket hang up' }),
+    ],
   ])('a message post answered with %s is sent once and reported as uncertain', async (_n, reply) => {
     const { client, api, timer } = setup();
     reply(api, '/v2/rooms/42/messages');
@@ -241,31 +272,53 @@ describe('ChatworkClient: posting never repeats a request that may have landed',
 
   it('retries a post that surely never arrived (connection refused), and after a 429', async () => {
     const { client, api, timer } = setup();
-    api.post('/v2/rooms/42/messages').once().replyWithError({ code: 'ECONNREFUSED', message: 'connect ECONNREFUSED' })
-      .post('/v2/rooms/42/messages').once()
-      .reply(429, { errors: ['Rate limit exceeded'] },
-        { 'x-ratelimit-reset': String(Math.floor(timer.now() / 1000) + 2) })
-      .post('/v2/rooms/42/messages').once().reply(200, { message_id: '77' });
+    api
+      .post('/v2/rooms/42/messages')
+      .once()
+      .replyWithError({ code: 'ECONNREFUSED', message: 'connect ECONNREFUSED' })
+      .post('/v2/rooms/42/messages')
+      .once()
+      .reply(
+        429,
+        { errors: ['Rate limit exceeded'] },
+        { 'x-ratelimit-reset': String(Math.floor(timer.now() / 1000) + 2) },
+      )
+      .post('/v2/rooms/42/messages')
+      .once()
+      .reply(200, { message_id: '77' });
     await expect(client.postMessage('42', 'x')).resolves.toEqual({ messageId: '77' });
     expect(timer.state.sleeps).toHaveLength(2);
   });
 
   it('a post refused with a 4xx is a plain failure (nothing landed)', async () => {
     const { client, api } = setup();
-    api.post('/v2/rooms/42/messages').once().reply(403, { errors: ['No permission'] });
+    api
+      .post('/v2/rooms/42/messages')
+      .once()
+      .reply(403, { errors: ['No permission'] });
     expect((await caught(client.postMessage('42', 'x'))).uncertain).toBe(false);
   });
 
-  it('reads the room\'s latest messages with force=1 (204: none)', async () => {
+  it("reads the room's latest messages with force=1 (204: none)", async () => {
     const { client, api } = setup();
-    api.get('/v2/rooms/42/messages').query({ force: '1' }).reply(200, [
-      {
-        message_id: '5', account: { account_id: 9999, name: 'Hisho', avatar_image_url: 'https://example.com/a.png' },
-        body: 'Hello', send_time: 1384242850, update_time: 0,
-      },
-    ]).get('/v2/rooms/43/messages').query({ force: '1' }).reply(204);
-    await expect(client.getMessages('42')).resolves
-      .toEqual([{ messageId: '5', accountId: '9999', body: 'Hello', sendTime: 1384242850 }]);
+    api
+      .get('/v2/rooms/42/messages')
+      .query({ force: '1' })
+      .reply(200, [
+        {
+          message_id: '5',
+          account: { account_id: 9999, name: 'Hisho', avatar_image_url: 'https://example.com/a.png' },
+          body: 'Hello',
+          send_time: 1384242850,
+          update_time: 0,
+        },
+      ])
+      .get('/v2/rooms/43/messages')
+      .query({ force: '1' })
+      .reply(204);
+    await expect(client.getMessages('42')).resolves.toEqual([
+      { messageId: '5', accountId: '9999', body: 'Hello', sendTime: 1384242850 },
+    ]);
     await expect(client.getMessages('43')).resolves.toEqual([]);
   });
 });

@@ -1,14 +1,23 @@
 import nock from 'nock';
 import type { OutboundReply } from '../../../src/adapters/types';
 import { ChatworkClient } from '../../../src/adapters/chatwork/chatwork-client';
-import { CHATWORK_MAX_BODY_LENGTH, ChatworkSender, formatChatworkBody } from '../../../src/adapters/chatwork/chatwork-sender';
+import {
+  CHATWORK_MAX_BODY_LENGTH,
+  ChatworkSender,
+  formatChatworkBody,
+} from '../../../src/adapters/chatwork/chatwork-sender';
 import { AppError } from '../../../src/errors/app-error';
 import { silentLogger } from '../../../src/observability/logger';
 
 const ORIGIN = 'https://api.chatwork.test';
 
 function sender(): ChatworkSender {
-  const client = new ChatworkClient({ apiToken: 't0ken', baseUrl: `${ORIGIN}/v2`, logger: silentLogger(), maxRetries: 0 });
+  const client = new ChatworkClient({
+    apiToken: 't0ken',
+    baseUrl: `${ORIGIN}/v2`,
+    logger: silentLogger(),
+    maxRetries: 0,
+  });
   return new ChatworkSender({ client, logger: silentLogger() });
 }
 
@@ -27,7 +36,9 @@ describe('ChatworkSender', () => {
 
   it('prefixes a reply with the reply tag and the asker name', async () => {
     const scope = expectPost('[rp aid=123 to=42-1556]田中さん\n了解しました');
-    await expect(sender().send({ ...base, kind: 'reply', inReplyTo: asker })).resolves.toEqual({ platformMessageId: '555' });
+    await expect(sender().send({ ...base, kind: 'reply', inReplyTo: asker })).resolves.toEqual({
+      platformMessageId: '555',
+    });
     expect(scope.isDone()).toBe(true);
   });
 
@@ -44,20 +55,27 @@ describe('ChatworkSender', () => {
   });
 
   it('wraps a title and options in an info box', async () => {
-    const scope = expectPost('[rp aid=123 to=42-1556]田中さん\n[info][title]確認[/title]タスクを作成しますか？\n\n1. はい\n2. いいえ[/info]');
+    const scope = expectPost(
+      '[rp aid=123 to=42-1556]田中さん\n[info][title]確認[/title]タスクを作成しますか？\n\n1. はい\n2. いいえ[/info]',
+    );
     await sender().send({
       ...base,
       kind: 'reply',
       inReplyTo: asker,
       title: '確認',
       text: 'タスクを作成しますか？',
-      options: [{ answer: '1', label: 'はい' }, { answer: '2', label: 'いいえ' }],
+      options: [
+        { answer: '1', label: 'はい' },
+        { answer: '2', label: 'いいえ' },
+      ],
     });
     expect(scope.isDone()).toBe(true);
   });
 
   it('neutralises tags in the text, title, options and name', async () => {
-    const scope = expectPost('[rp aid=123 to=42-1556]［toall]さん\n[info][title]［To:1]t[/title]［toall] hi ［/info]\n\n1. ［hr]x[/info]');
+    const scope = expectPost(
+      '[rp aid=123 to=42-1556]［toall]さん\n[info][title]［To:1]t[/title]［toall] hi ［/info]\n\n1. ［hr]x[/info]',
+    );
     await sender().send({
       ...base,
       inReplyTo: { ...asker, accountName: '[toall]' },

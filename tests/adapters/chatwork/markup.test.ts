@@ -17,11 +17,15 @@ describe('stripChatworkMarkup', () => {
     const body =
       '[To:1] 田中さん\n[qt][qtmeta aid=5 time=1498028125]前の話[/qt]\n[code]x = 1[/code][hr]' +
       '[info][title]件名[/title]本文[/info][url]https://example.com/a[/url]\n[download:1466244790]file.pdf (54 KB)';
-    expect(stripChatworkMarkup(body)).toBe('田中さん\n前の話\nx = 1\n件名\n本文https://example.com/a\nfile.pdf (54 KB)');
+    expect(stripChatworkMarkup(body)).toBe(
+      '田中さん\n前の話\nx = 1\n件名\n本文https://example.com/a\nfile.pdf (54 KB)',
+    );
   });
 
   it('removes profile, preview and system-text tags', () => {
-    expect(stripChatworkMarkup('[dtext:chatroom_member_is][piconname:123][dtext:chatroom_added][preview id=1 ht=2]x')).toBe('x');
+    expect(
+      stripChatworkMarkup('[dtext:chatroom_member_is][piconname:123][dtext:chatroom_added][preview id=1 ht=2]x'),
+    ).toBe('x');
   });
 
   it('removes leftovers of unbalanced blocks', () => {
@@ -57,9 +61,26 @@ describe('parseReplyTo', () => {
 
 describe('neutralizeForChatwork', () => {
   const dangerous = [
-    '[toall]', '[TOALL]', '[To:123]', '[rp aid=1 to=2-3]', '[info]x[/info]', '[title]t[/title]', '[qt]q[/qt]',
-    '[qtmeta aid=1]', '[code]c[/code]', '[hr]', '[picon:1]', '[pname:1]', '[piconname:1]', '[dtext:x]',
-    '[download:1]', '[preview id=1 ht=2]', '[url]https://x[/url]', '[task aid=1]', '[ toall]', '[\u200Btoall]',
+    '[toall]',
+    '[TOALL]',
+    '[To:123]',
+    '[rp aid=1 to=2-3]',
+    '[info]x[/info]',
+    '[title]t[/title]',
+    '[qt]q[/qt]',
+    '[qtmeta aid=1]',
+    '[code]c[/code]',
+    '[hr]',
+    '[picon:1]',
+    '[pname:1]',
+    '[piconname:1]',
+    '[dtext:x]',
+    '[download:1]',
+    '[preview id=1 ht=2]',
+    '[url]https://x[/url]',
+    '[task aid=1]',
+    '[ toall]',
+    '[\u200Btoall]',
   ];
 
   it.each(dangerous)('leaves no tag in %j', (text) => {

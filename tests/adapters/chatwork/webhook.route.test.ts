@@ -41,7 +41,8 @@ beforeAll(async () => {
         return { status: 'accepted' };
       },
     },
-    resolveOrgId: async (roomId) => (depsOverride.resolveOrgId ? depsOverride.resolveOrgId(roomId) : roomId === '777' ? 'org-room' : null),
+    resolveOrgId: async (roomId) =>
+      depsOverride.resolveOrgId ? depsOverride.resolveOrgId(roomId) : roomId === '777' ? 'org-room' : null,
     defaultOrgId: () => (depsOverride.defaultOrgId ? depsOverride.defaultOrgId() : 'org-default'),
     maxEventAgeSeconds: 600,
     now: () => NOW,
@@ -90,11 +91,22 @@ function createdEvent(event: Record<string, unknown> = {}, type = 'message_creat
     webhook_setting_id: '999',
     webhook_event_type: type,
     webhook_event_time: NOW_S - 1,
-    webhook_event: { message_id: '42', room_id: 777, account_id: 5, body: 'hello', send_time: NOW_S - 2, update_time: 0, ...event },
+    webhook_event: {
+      message_id: '42',
+      room_id: 777,
+      account_id: 5,
+      body: 'hello',
+      send_time: NOW_S - 2,
+      update_time: 0,
+      ...event,
+    },
   };
 }
 
-async function post(payload: unknown, opts: { sig?: string | null; viaQuery?: boolean; contentType?: string | null } = {}) {
+async function post(
+  payload: unknown,
+  opts: { sig?: string | null; viaQuery?: boolean; contentType?: string | null } = {},
+) {
   const raw = typeof payload === 'string' || Buffer.isBuffer(payload) ? payload : JSON.stringify(payload);
   const sig = opts.sig === undefined ? chatworkSignature(raw, TOKEN) : opts.sig;
   const headers: Record<string, string> = {};
@@ -131,7 +143,7 @@ describe('POST /webhooks/chatwork', () => {
     ]);
   });
 
-  it('takes a directory room\'s organisation and leaves its authority to the directory', async () => {
+  it("takes a directory room's organisation and leaves its authority to the directory", async () => {
     await post(mentionEvent({}, { room_id: 777 }));
     expect(accepted[0]).toMatchObject({ orgId: 'org-room', roomId: '777' });
     expect(accepted[0]).not.toHaveProperty('roomAuthority');
@@ -139,7 +151,8 @@ describe('POST /webhooks/chatwork', () => {
 
   it('verifies the signature on the raw bytes of the official sample payload', async () => {
     const raw =
-      '{"webhook_setting_id":"12345","webhook_event_type":"mention_to_me","webhook_event_time":' + (NOW_S - 1) +
+      '{"webhook_setting_id":"12345","webhook_event_type":"mention_to_me","webhook_event_time":' +
+      (NOW_S - 1) +
       ',"webhook_event":{"from_account_id":123456,"to_account_id":1484814,"room_id":567890123,' +
       '"message_id":"789012345","body":"[To:1484814]What do you like to eat？","send_time":1498028125,"update_time":0}}';
     expect((await post(raw)).status).toBe(200);
@@ -182,7 +195,10 @@ describe('POST /webhooks/chatwork', () => {
   });
 
   it('acknowledges and ignores unknown event types', async () => {
-    expect(await post({ ...createdEvent(), webhook_event_type: 'room_archived', webhook_event: {} })).toEqual({ status: 200, body: 'ok' });
+    expect(await post({ ...createdEvent(), webhook_event_type: 'room_archived', webhook_event: {} })).toEqual({
+      status: 200,
+      body: 'ok',
+    });
     expect(accepted).toEqual([]);
   });
 
@@ -192,7 +208,12 @@ describe('POST /webhooks/chatwork', () => {
     expect(accepted).toEqual([]);
     expect((await post(createdEvent({ body: `[rp aid=${BOT} to=777-40]秘書さん\nお願い` }))).status).toBe(200);
     expect(accepted).toHaveLength(1);
-    expect(accepted[0]).toMatchObject({ orgId: 'org-room', senderAccountId: '5', text: '秘書さん\nお願い', replyTo: '40' });
+    expect(accepted[0]).toMatchObject({
+      orgId: 'org-room',
+      senderAccountId: '5',
+      text: '秘書さん\nお願い',
+      replyTo: '40',
+    });
   });
 
   it('ignores the bot’s own messages', async () => {
@@ -202,7 +223,9 @@ describe('POST /webhooks/chatwork', () => {
   });
 
   it('ignores message_updated', async () => {
-    expect((await post(createdEvent({ body: `[To:${BOT}] edited`, update_time: NOW_S }, 'message_updated'))).status).toBe(200);
+    expect(
+      (await post(createdEvent({ body: `[To:${BOT}] edited`, update_time: NOW_S }, 'message_updated'))).status,
+    ).toBe(200);
     expect(accepted).toEqual([]);
   });
 
@@ -233,7 +256,9 @@ describe('POST /webhooks/chatwork', () => {
   it('asks who the bot is when that is still unknown, and takes the room message in once it answers', async () => {
     let known: string | undefined;
     depsOverride.getBotAccountId = () => known;
-    depsOverride.refreshBotAccount = async () => { known = BOT; };
+    depsOverride.refreshBotAccount = async () => {
+      known = BOT;
+    };
     await post(createdEvent({ body: `[To:${BOT}]Hishoさん\nはい` }));
     expect(accepted).toHaveLength(1);
     expect(accepted[0]).toMatchObject({ text: 'Hishoさん\nはい', answerText: 'はい' });
@@ -257,7 +282,12 @@ describe('POST /webhooks/chatwork', () => {
     expect(logs).toContain('chatwork.webhook.unauthorized');
     expect(logs).toContain('chatwork.webhook.intake_failed');
     expect(logs).toContain('789012345');
-    for (const secret of ['極秘', TOKEN, chatworkSignature(JSON.stringify(mentionEvent({}, { body: secretBody })), TOKEN), 'db down']) {
+    for (const secret of [
+      '極秘',
+      TOKEN,
+      chatworkSignature(JSON.stringify(mentionEvent({}, { body: secretBody })), TOKEN),
+      'db down',
+    ]) {
       expect(logs).not.toContain(secret);
     }
   });
@@ -265,10 +295,17 @@ describe('POST /webhooks/chatwork', () => {
   it('refuses to run behind an app-level body parser that already consumed the raw bytes', async () => {
     const app = express();
     app.use(express.json());
-    app.use(createChatworkWebhookRouter({
-      webhookToken: TOKEN, getBotAccountId: () => BOT, intake: { accept: async () => ({ status: 'accepted' }) },
-      resolveOrgId: async () => null, defaultOrgId: () => 'o', maxEventAgeSeconds: 600, logger: captureLogger,
-    }));
+    app.use(
+      createChatworkWebhookRouter({
+        webhookToken: TOKEN,
+        getBotAccountId: () => BOT,
+        intake: { accept: async () => ({ status: 'accepted' }) },
+        resolveOrgId: async () => null,
+        defaultOrgId: () => 'o',
+        maxEventAgeSeconds: 600,
+        logger: captureLogger,
+      }),
+    );
     const other = app.listen(0, '127.0.0.1');
     await new Promise((resolve) => other.once('listening', resolve));
     try {

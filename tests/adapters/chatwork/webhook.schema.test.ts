@@ -41,7 +41,10 @@ describe('parseChatworkWebhook', () => {
 
   it('parses unknown event types as unknown, whatever their event object', () => {
     const r = parseChatworkWebhook({ ...created, webhook_event_type: 'room_deleted', webhook_event: 'anything' });
-    expect(r).toEqual({ success: true, data: { type: 'unknown', eventType: 'room_deleted', settingId: 'xxxx', eventTime: 1603899475 } });
+    expect(r).toEqual({
+      success: true,
+      data: { type: 'unknown', eventType: 'room_deleted', settingId: 'xxxx', eventTime: 1603899475 },
+    });
   });
 
   it('rejects wrong shapes with field paths only', () => {

@@ -56,7 +56,10 @@ describe('DiscordGateway', () => {
   let log: ReturnType<typeof captureLogger>;
   let accepted: InboundMessage[];
   let onButton: jest.Mock<Promise<ButtonOutcome>, [ButtonClick]>;
-  let resolveRoom: jest.Mock<ReturnType<DiscordGatewayOptions['resolveRoom']>, Parameters<DiscordGatewayOptions['resolveRoom']>>;
+  let resolveRoom: jest.Mock<
+    ReturnType<DiscordGatewayOptions['resolveRoom']>,
+    Parameters<DiscordGatewayOptions['resolveRoom']>
+  >;
   let defaultOrg: string | undefined;
   let gateway: DiscordGateway;
 
@@ -101,7 +104,12 @@ describe('DiscordGateway', () => {
       client.emit(Events.MessageCreate, fakeMessage({ content, mentioned: [BOT] }) as never);
       await flush();
       expect(accepted).toHaveLength(1);
-      expect(accepted[0]).toMatchObject({ platform: 'discord', orgId: 'org-1', roomId: CHANNEL_ID, text: '秘密の相談です' });
+      expect(accepted[0]).toMatchObject({
+        platform: 'discord',
+        orgId: 'org-1',
+        roomId: CHANNEL_ID,
+        text: '秘密の相談です',
+      });
       expect(resolveRoom).toHaveBeenCalledWith(CHANNEL_ID, GUILD_ID);
       expect(log.text()).toContain('discord message taken in');
       expect(log.text()).not.toContain('秘密');
@@ -126,7 +134,12 @@ describe('DiscordGateway', () => {
       gateway = makeGateway({ resolveGuild: async (guildId) => (guildId === GUILD_ID ? 'org-guild' : null) });
       const dm = fakeMessage({ guildId: null, channelId: '810000000000000000', content: 'hi' });
       const guild = fakeMessage({ channelId: '820000000000000000', content: `<@${BOT_ID}> hi`, mentioned: [BOT] });
-      const foreign = fakeMessage({ guildId: '910000000000000000', channelId: '840000000000000000', content: `<@${BOT_ID}> hi`, mentioned: [BOT] });
+      const foreign = fakeMessage({
+        guildId: '910000000000000000',
+        channelId: '840000000000000000',
+        content: `<@${BOT_ID}> hi`,
+        mentioned: [BOT],
+      });
       await expect(gateway.roomFor(dm)).resolves.toEqual({ orgId: 'org-default', authority: 'member' });
       await expect(gateway.roomFor(guild)).resolves.toEqual({ orgId: 'org-guild', authority: 'public' });
       await expect(gateway.roomFor(foreign)).resolves.toBeNull();
@@ -141,12 +154,17 @@ describe('DiscordGateway', () => {
     });
 
     it('ignores every unlisted guild channel when no guild is allow-listed (fail-closed)', async () => {
-      await gateway.handleMessage(fakeMessage({ channelId: '820000000000000000', content: `<@${BOT_ID}> hi`, mentioned: [BOT] }));
+      await gateway.handleMessage(
+        fakeMessage({ channelId: '820000000000000000', content: `<@${BOT_ID}> hi`, mentioned: [BOT] }),
+      );
       expect(accepted).toHaveLength(0);
     });
 
     it("resolves a thread through its parent channel's directory entry", async () => {
-      const msg = { ...fakeMessage({ channelId: '830000000000000000', content: `<@${BOT_ID}> hi`, mentioned: [BOT] }), channel: { isThread: () => true, parentId: CHANNEL_ID } };
+      const msg = {
+        ...fakeMessage({ channelId: '830000000000000000', content: `<@${BOT_ID}> hi`, mentioned: [BOT] }),
+        channel: { isThread: () => true, parentId: CHANNEL_ID },
+      };
       await gateway.handleMessage(msg);
       expect(accepted[0]).toMatchObject({ orgId: 'org-1', roomId: '830000000000000000' });
     });
@@ -169,12 +187,21 @@ describe('DiscordGateway', () => {
       gateway = makeGateway({ intake: { accept: async () => Promise.reject(new Error('db down')) } });
       await expect(gateway.handleMessage(fakeMessage({ guildId: null, content: 'hi' }))).resolves.toBeUndefined();
       resolveRoom.mockRejectedValueOnce(new Error('directory down'));
-      await expect(gateway.handleMessage(fakeMessage({ content: `<@${BOT_ID}> x`, mentioned: [BOT] }))).resolves.toBeUndefined();
+      await expect(
+        gateway.handleMessage(fakeMessage({ content: `<@${BOT_ID}> x`, mentioned: [BOT] })),
+      ).resolves.toBeUndefined();
       expect(log.lines.filter((l) => l.includes('discord message handling failed'))).toHaveLength(2);
     });
 
     it('reads a real discord.js Message built from gateway data (reply ping vs explicit mention)', async () => {
-      const botUser = { id: BOT_ID, username: 'hisho', discriminator: '0', global_name: 'Hisho', avatar: null, bot: true };
+      const botUser = {
+        id: BOT_ID,
+        username: 'hisho',
+        discriminator: '0',
+        global_name: 'Hisho',
+        avatar: null,
+        bot: true,
+      };
       const alice = { id: ALICE_ID, username: 'alice', discriminator: '0', global_name: 'Alice A', avatar: null };
       const raw = (id: string, content: string) => ({
         id,
@@ -193,14 +220,30 @@ describe('DiscordGateway', () => {
         pinned: false,
         type: 19,
         message_reference: { message_id: '700000000000000000', channel_id: CHANNEL_ID, guild_id: GUILD_ID },
-        referenced_message: { id: '700000000000000000', channel_id: CHANNEL_ID, author: botUser, content: 'prev', timestamp: '2026-11-20T01:00:00.000Z', mentions: [], mention_roles: [], attachments: [], embeds: [], type: 0 },
+        referenced_message: {
+          id: '700000000000000000',
+          channel_id: CHANNEL_ID,
+          author: botUser,
+          content: 'prev',
+          timestamp: '2026-11-20T01:00:00.000Z',
+          mentions: [],
+          mention_roles: [],
+          attachments: [],
+          embeds: [],
+          type: 0,
+        },
       });
       const make = (data: unknown) => Reflect.construct(Message, [client, data]) as Message;
       await gateway.handleMessage(make(raw('700000000000000010', 'ありがとう')));
       expect(accepted).toHaveLength(0); // reply ping only
       await gateway.handleMessage(make(raw('700000000000000011', `<@${BOT_ID}> 続きをお願い`)));
       expect(accepted).toHaveLength(1);
-      expect(accepted[0]).toMatchObject({ text: '続きをお願い', replyTo: '700000000000000000', senderName: 'Alice A', platformMessageId: '700000000000000011' });
+      expect(accepted[0]).toMatchObject({
+        text: '続きをお願い',
+        replyTo: '700000000000000000',
+        senderName: 'Alice A',
+        platformMessageId: '700000000000000011',
+      });
     });
   });
 
@@ -213,7 +256,12 @@ describe('DiscordGateway', () => {
       });
       await gateway.handleButton(interaction);
       expect(calls).toEqual(['deferUpdate', 'onButton', 'editReply']);
-      expect(onButton).toHaveBeenCalledWith({ roomId: CHANNEL_ID, accountId: ALICE_ID, key: 'h1:cf_abc-1', interactionId: '600000000000000001' });
+      expect(onButton).toHaveBeenCalledWith({
+        roomId: CHANNEL_ID,
+        accountId: ALICE_ID,
+        key: 'h1:cf_abc-1',
+        interactionId: '600000000000000001',
+      });
     });
 
     it('acknowledges before a slow onButton finishes', async () => {
@@ -244,7 +292,9 @@ describe('DiscordGateway', () => {
       const { interaction, calls, args } = fakeButton('h1:cf_abc-1');
       await gateway.handleButton(interaction);
       expect(calls).toEqual(['deferUpdate', 'followUp']);
-      expect(args.followUp).toEqual([{ content: 'この確認は依頼した方だけが操作できます。', flags: MessageFlags.Ephemeral }]);
+      expect(args.followUp).toEqual([
+        { content: 'この確認は依頼した方だけが操作できます。', flags: MessageFlags.Ephemeral },
+      ]);
     });
 
     it('uses the default expired note, removes stale buttons, and prefers a given noteJa', async () => {
@@ -252,7 +302,9 @@ describe('DiscordGateway', () => {
       const first = fakeButton('h1:old');
       await gateway.handleButton(first.interaction);
       expect(first.calls).toEqual(['deferUpdate', 'editReply', 'followUp']);
-      expect(first.args.followUp).toEqual([{ content: 'この確認は期限切れです。もう一度お願いしてください。', flags: MessageFlags.Ephemeral }]);
+      expect(first.args.followUp).toEqual([
+        { content: 'この確認は期限切れです。もう一度お願いしてください。', flags: MessageFlags.Ephemeral },
+      ]);
 
       onButton.mockResolvedValueOnce({ status: 'invalid', noteJa: 'この操作はできません。' });
       const second = fakeButton('h1:bad');
@@ -269,7 +321,9 @@ describe('DiscordGateway', () => {
     });
 
     it('drops the click when the acknowledgement fails (too late)', async () => {
-      const { interaction } = fakeButton('h1:x', { deferUpdate: jest.fn(async () => Promise.reject(new Error('Unknown interaction'))) });
+      const { interaction } = fakeButton('h1:x', {
+        deferUpdate: jest.fn(async () => Promise.reject(new Error('Unknown interaction'))),
+      });
       await gateway.handleButton(interaction);
       expect(onButton).not.toHaveBeenCalled();
       expect(log.text()).toContain('acknowledgement failed');
@@ -287,7 +341,14 @@ describe('DiscordGateway', () => {
 
   describe('client and sender', () => {
     it('creates a client with non-privileged intents, Channel partials and REST retries by default', async () => {
-      const own = new DiscordGateway({ token: 't', intake: { accept: async () => ({ status: 'accepted' }) }, resolveRoom, defaultOrgId: () => undefined, onButton, logger: log.logger });
+      const own = new DiscordGateway({
+        token: 't',
+        intake: { accept: async () => ({ status: 'accepted' }) },
+        resolveRoom,
+        defaultOrgId: () => undefined,
+        onButton,
+        logger: log.logger,
+      });
       const options = (own as unknown as { client: Client }).client.options;
       expect(options.intents.has(GatewayIntentBits.Guilds)).toBe(true);
       expect(options.intents.has(GatewayIntentBits.GuildMessages)).toBe(true);
@@ -334,7 +395,9 @@ describe('DiscordGateway', () => {
 
     it('sender() fails cleanly for a channel it cannot post to', async () => {
       jest.spyOn(client.channels, 'fetch').mockResolvedValue(null);
-      await expect(gateway.sender().send({ platform: 'discord', roomId: '1', text: 'x' })).rejects.toMatchObject({ code: 'EXTERNAL_API_FAILED' });
+      await expect(gateway.sender().send({ platform: 'discord', roomId: '1', text: 'x' })).rejects.toMatchObject({
+        code: 'EXTERNAL_API_FAILED',
+      });
     });
   });
 });

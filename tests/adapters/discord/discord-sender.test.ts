@@ -35,7 +35,11 @@ describe('DiscordSender', () => {
     expect(port.calls).toEqual([
       {
         channelId: '800000000000000000',
-        payload: { content: '@everyone <@&1> 了解です', replyToMessageId: '700000000000000001', allowedMentions: { parse: [], repliedUser: true } },
+        payload: {
+          content: '@everyone <@&1> 了解です',
+          replyToMessageId: '700000000000000001',
+          allowedMentions: { parse: [], repliedUser: true },
+        },
       },
     ]);
   });
@@ -88,7 +92,10 @@ describe('DiscordSender', () => {
     const port = fakePort();
     await new DiscordSender(port).send({
       ...base,
-      options: [{ answer: '1', label: 'はい' }, { answer: '2', label: 'いいえ', key: 'not our format' }],
+      options: [
+        { answer: '1', label: 'はい' },
+        { answer: '2', label: 'いいえ', key: 'not our format' },
+      ],
     });
     expect(port.calls[0]!.payload.components).toBeUndefined();
     expect(port.calls[0]!.payload.content).toContain('1. はい / 2. いいえ');
@@ -116,7 +123,10 @@ describe('DiscordSender', () => {
   it('does not reply-reference a proactive notice, and adds the title in bold', async () => {
     const port = fakePort();
     await new DiscordSender(port).send({ ...base, kind: 'notice', title: '本日の予定', text: '10時 定例' });
-    expect(port.calls[0]!.payload).toEqual({ content: '**本日の予定**\n\n10時 定例', allowedMentions: { parse: [], repliedUser: true } });
+    expect(port.calls[0]!.payload).toEqual({
+      content: '**本日の予定**\n\n10時 定例',
+      allowedMentions: { parse: [], repliedUser: true },
+    });
   });
 
   it('sends nothing for an empty reply', async () => {
@@ -127,10 +137,15 @@ describe('DiscordSender', () => {
 
   it('wraps Discord failures in AppError EXTERNAL_API_FAILED', async () => {
     const port = fakePort(1);
-    await expect(new DiscordSender(port).send(base)).rejects.toMatchObject({ name: 'AppError', code: 'EXTERNAL_API_FAILED' });
+    await expect(new DiscordSender(port).send(base)).rejects.toMatchObject({
+      name: 'AppError',
+      code: 'EXTERNAL_API_FAILED',
+    });
   });
 
   it('refuses replies for another platform', async () => {
-    await expect(new DiscordSender(fakePort()).send({ ...base, platform: 'chatwork' })).rejects.toBeInstanceOf(AppError);
+    await expect(new DiscordSender(fakePort()).send({ ...base, platform: 'chatwork' })).rejects.toBeInstanceOf(
+      AppError,
+    );
   });
 });

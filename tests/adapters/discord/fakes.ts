@@ -15,7 +15,14 @@ export const BOB: DiscordUserLike = { id: BOB_ID, bot: false, username: 'bob', g
  * A plain object shaped like a discord.js Message. `mentioned` are the users Discord lists as mentioned
  * (for a reply ping that includes the replied-to author even without `<@id>` in the content).
  */
-export function fakeMessage(over: Partial<DiscordMessageLike> & { mentioned?: DiscordUserLike[]; repliedUserId?: string; everyone?: boolean; nicknames?: Record<string, string> } = {}): DiscordMessageLike {
+export function fakeMessage(
+  over: Partial<DiscordMessageLike> & {
+    mentioned?: DiscordUserLike[];
+    repliedUserId?: string;
+    everyone?: boolean;
+    nicknames?: Record<string, string>;
+  } = {},
+): DiscordMessageLike {
   const { mentioned = [], repliedUserId, everyone = false, nicknames, ...rest } = over;
   const guildId = rest.guildId === undefined ? GUILD_ID : rest.guildId;
   return {
@@ -31,7 +38,9 @@ export function fakeMessage(over: Partial<DiscordMessageLike> & { mentioned?: Di
     guildId,
     mentions: {
       users: new Map(mentioned.map((u) => [u.id, u])),
-      members: guildId ? new Map(Object.entries(nicknames ?? {}).map(([id, displayName]) => [id, { displayName }])) : null,
+      members: guildId
+        ? new Map(Object.entries(nicknames ?? {}).map(([id, displayName]) => [id, { displayName }]))
+        : null,
       everyone,
       repliedUser: repliedUserId ? { id: repliedUserId } : null,
     },

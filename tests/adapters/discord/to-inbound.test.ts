@@ -39,7 +39,12 @@ describe('toInbound', () => {
   it('accepts a strict mention in a guild channel and strips it', () => {
     const msg = fakeMessage({ content: `<@${BOT_ID}> 今日のタスクを教えて`, mentioned: [BOT] });
     const inbound = toInbound(msg, opts);
-    expect(inbound).toMatchObject({ text: '今日のタスクを教えて', isDirect: false, senderName: 'アリス', mentions: [BOT_ID] });
+    expect(inbound).toMatchObject({
+      text: '今日のタスクを教えて',
+      isDirect: false,
+      senderName: 'アリス',
+      mentions: [BOT_ID],
+    });
     expect(inbound?.rawText).toBe(`<@${BOT_ID}> 今日のタスクを教えて`);
   });
 
@@ -113,11 +118,18 @@ describe('toInbound', () => {
 
 describe('isAddressedToBot / stripDiscordMentions', () => {
   it('does not treat a mention of someone else as addressing the bot', () => {
-    expect(isAddressedToBot(fakeMessage({ content: `<@${BOB_ID}> hi`, mentioned: [BOB] }), { botUserId: BOT_ID })).toBe(false);
+    expect(isAddressedToBot(fakeMessage({ content: `<@${BOB_ID}> hi`, mentioned: [BOB] }), { botUserId: BOT_ID })).toBe(
+      false,
+    );
   });
 
   it('leaves code indentation alone', () => {
-    const users = new Map([[BOT_ID, BOT], [ALICE_ID, ALICE]]);
-    expect(stripDiscordMentions(`<@${BOT_ID}>\n\`\`\`\n  indented\n\`\`\``, { users }, BOT_ID)).toBe('```\n  indented\n```');
+    const users = new Map([
+      [BOT_ID, BOT],
+      [ALICE_ID, ALICE],
+    ]);
+    expect(stripDiscordMentions(`<@${BOT_ID}>\n\`\`\`\n  indented\n\`\`\``, { users }, BOT_ID)).toBe(
+      '```\n  indented\n```',
+    );
   });
 });
