@@ -152,7 +152,8 @@ export interface Pipeline {
 
 /**
  * Composes the pipeline: context → confirmation step or brain → Guardian → Gate → executor → reply →
- * record, each stage with its explicit dependencies (the service, and the orchestrator tests, use this).
+ * record (→ self-critique sampling, when given), and the notice kinds (reminders, scheduled notices, admin
+ * alerts), each stage with its explicit dependencies (the service, and the orchestrator tests, use this).
  */
 export function composePipeline(p: PipelineInput): Pipeline {
   const { config, db, sql, logger, metrics, prompts, brain, outbox, now } = p;
