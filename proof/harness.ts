@@ -15,6 +15,9 @@ import { startEmbeddedPostgres, tempDataDir, type EmbeddedDatabase } from '../sr
 import { withDatabase } from '../scripts/lib/scratch-db';
 
 export const WEBHOOK_TOKEN = 'MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=';
+/** ChatWork accounts of members in the sample directory (config/org.sample.yaml). */
+export const MEMBER_ACCOUNTS = [1001, 1002, 1003, 1004, 1005, 1007, 1008];
+
 /** The bot's ChatWork account (the fake ChatWork API answers GET /me with it). */
 export const BOT_ACCOUNT = 9999;
 const ROOT = path.resolve(__dirname, '..');
@@ -146,6 +149,10 @@ export class ServiceProcess {
         CHATWORK_API_BASE_URL: env.chatworkUrl,
         WORK_CLAIM_TTL_MS: String(env.claimTtlMs ?? 10000),
         WORKER_CONCURRENCY: '8',
+        // A handful of accounts stand for a whole team here: per-sender budgets would refuse most of the stream.
+        SENDER_TURNS_PER_MINUTE: '0',
+        SENDER_TURNS_PER_DAY: '0',
+        SENDER_DAILY_COST_LIMIT_USD: '0',
         ...env.extra,
       },
     });
@@ -304,10 +311,11 @@ export class MentionStream {
   private sendOne(): void {
     const i = this.n++;
     const conv = i % (this.o.conversations ?? 20);
-    // Room 5001 is in the sample directory; the others are unknown rooms (public), as guests would write from.
+    // Members of the sample directory: in its room 5001, and in rooms the directory does not list (where
+    // members work as usual; senders the directory does not know would only get the stranger reply).
     const d = mention({
       room: conv < 4 ? 5001 : 7000 + conv,
-      from: conv < 4 ? 1001 + conv : 3000 + conv,
+      from: MEMBER_ACCOUNTS[conv % MEMBER_ACCOUNTS.length]!,
       text: this.o.text?.(i) ?? `進捗の確認をお願いします（${i}）`,
     });
     this.outcomes.set(d.messageId, 'refused');
