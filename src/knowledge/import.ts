@@ -53,7 +53,7 @@ export async function importKnowledge(
   for (const file of files) {
     seen.add(file);
     if (!TEXT_FILE.test(file)) {
-      skip(file, 'not a Markdown (.md) or text (.txt) file');
+      skip(file, 'not a Markdown or text file (.md, .markdown, .txt)');
       continue;
     }
     const size = (await fs.stat(file)).size;
