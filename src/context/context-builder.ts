@@ -161,7 +161,7 @@ export class ContextBuilder {
     // the combined statement; their sections keep their place in the list.
     const others = new Map(sources.filter((s) => !isSqlSource(s)).map((s) => [s, load(s)] as const));
     const inOrder = async (folded: Map<ContextSource, ContextSection | null>) =>
-      Promise.all(sources.map((s) => (others.has(s) ? others.get(s)! : folded.get(s) ?? null)));
+      Promise.all(sources.map((s) => (others.has(s) ? others.get(s)! : (folded.get(s) ?? null))));
     const sqlSources = sources.filter(isSqlSource);
     const render = (src: ContextSource, data: unknown): ContextSection | null => {
       try {

@@ -12,7 +12,8 @@ export interface KnowledgeConfig {
 export const DEFAULT_KNOWLEDGE_MAX_BYTES = 1024 * 1024;
 export const DEFAULT_KNOWLEDGE_LEVEL = 2;
 
-export function knowledgeConfig(env: Record<string, string | undefined> = process.env): KnowledgeConfig {
+/** From an environment (the import passes `environment()` of src/config/env.ts: process env over `.env`). */
+export function knowledgeConfig(env: Record<string, string | undefined>): KnowledgeConfig {
   const int = (name: string, fallback: number, min: number, max: number): number => {
     const raw = env[name]?.trim();
     if (!raw) return fallback;

@@ -81,7 +81,8 @@ export async function importKnowledge(
     const doc = parsed.doc;
     let departmentId: string | null = null;
     if (doc.department !== null) {
-      const dep = departments.find((d) => d.id === doc.department) ?? departments.find((d) => d.name === doc.department);
+      const dep =
+        departments.find((d) => d.id === doc.department) ?? departments.find((d) => d.name === doc.department);
       if (!dep) {
         skip(file, `unknown department "${doc.department}" (not in the organisation directory)`);
         continue;

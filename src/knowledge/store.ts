@@ -26,7 +26,12 @@ export interface DocumentToStore {
 }
 
 /** The organisation's imported documents (key, hash) whose source path is `root` or under it. */
-export async function storedDocuments(db: Db, orgId: string, root: string, isFolder: boolean): Promise<StoredDocument[]> {
+export async function storedDocuments(
+  db: Db,
+  orgId: string,
+  root: string,
+  isFolder: boolean,
+): Promise<StoredDocument[]> {
   return db.knowledgeDocument.findMany({
     where: { orgId, sourcePath: isFolder ? { startsWith: root.endsWith('/') ? root : `${root}/` } : root },
     select: { id: true, sourcePath: true, contentHash: true },

@@ -26,7 +26,9 @@ function corpus(): string {
   // 「経費の精算について」 in Shift_JIS: not UTF-8.
   fs.writeFileSync(
     path.join(dir, '古い手順書.txt'),
-    Buffer.from([0x8c, 0x6f, 0x94, 0xef, 0x82, 0xcc, 0x90, 0xb8, 0x8e, 0x5a, 0x82, 0xc9, 0x82, 0xc2, 0x82, 0xa2, 0x82, 0xc4]),
+    Buffer.from([
+      0x8c, 0x6f, 0x94, 0xef, 0x82, 0xcc, 0x90, 0xb8, 0x8e, 0x5a, 0x82, 0xc9, 0x82, 0xc2, 0x82, 0xa2, 0x82, 0xc4,
+    ]),
   );
   fs.writeFileSync(path.join(dir, '大きすぎる資料.md'), `# 大きすぎる資料\n\n${'経費の記録。'.repeat(1000)}\n`);
   fs.writeFileSync(path.join(dir, 'ロゴ.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0]));
@@ -148,9 +150,9 @@ describe('knowledge: import, search and reader filtering (R-X4)', () => {
     expect(mayReadKnowledge({ known: true, level: 2, departmentId: 'dev' }, sales, deps)).toBe(false);
     expect(mayReadKnowledge({ known: true, level: 4, departmentId: 'dev' }, sales, deps)).toBe(false);
     expect(mayReadKnowledge({ known: true, level: 5, departmentId: 'dev' }, sales, deps)).toBe(true);
-    expect(mayReadKnowledge({ known: true, level: 3, departmentId: 'sales' }, { level: 4, departmentId: null }, deps)).toBe(
-      false,
-    );
+    expect(
+      mayReadKnowledge({ known: true, level: 3, departmentId: 'sales' }, { level: 4, departmentId: null }, deps),
+    ).toBe(false);
     expect(knowledgeReaderScope({ known: false, level: 1, departmentId: null }, deps)).toBeNull();
     expect(knowledgeReaderScope({ known: true, level: 0, departmentId: 'sales' }, deps)).toBeNull();
     expect(knowledgeReaderScope({ known: true, level: 7, departmentId: 'sales' }, deps)).toBeNull();
@@ -199,12 +201,21 @@ describe('knowledge: import, search and reader filtering (R-X4)', () => {
       };
     };
     const load = async (id: string | null, text: string) =>
-      knowledgeSource.load({ db: t.db, sql, msg: msg(text), sender: await profile(id), now: NOW, timezone: 'Asia/Tokyo' });
+      knowledgeSource.load({
+        db: t.db,
+        sql,
+        msg: msg(text),
+        sender: await profile(id),
+        now: NOW,
+        timezone: 'Asia/Tokyo',
+      });
 
     it('puts the top 3 passages in the context as quoted data with their document title', async () => {
       const s = await load('watanabe-sho', '経費の申請期限はいつまで？');
       expect(s!.lines).toHaveLength(3);
-      expect(s!.lines[0]).toMatch(/^文書「経費精算の手順」 見出し「経費精算の手順 › 申請の期限」 本文「経費は、使った月の翌月5営業日まで/);
+      expect(s!.lines[0]).toMatch(
+        /^文書「経費精算の手順」 見出し「経費精算の手順 › 申請の期限」 本文「経費は、使った月の翌月5営業日まで/,
+      );
       expect(s!.lines.every((l) => !l.includes('\n'))).toBe(true);
     });
 
@@ -229,7 +240,10 @@ describe('knowledge: import, search and reader filtering (R-X4)', () => {
     const faq = path.join(dir, '社内FAQ.md');
     fs.writeFileSync(
       faq,
-      fs.readFileSync(faq, 'utf8').replace('2週間先まで', '1か月先まで').replace('title: 社内FAQ', 'title: 社内FAQ\nlevel: 1'),
+      fs
+        .readFileSync(faq, 'utf8')
+        .replace('2週間先まで', '1か月先まで')
+        .replace('title: 社内FAQ', 'title: 社内FAQ\nlevel: 1'),
     );
     fs.rmSync(path.join(dir, '役員会議事録.md'));
     const edited = await importKnowledge(t.db, { orgId: 'acme', path: dir, config });
@@ -281,7 +295,10 @@ describe('knowledge: import, search and reader filtering (R-X4)', () => {
 
   it('npm run knowledge:import prints the summary and exits 0', async () => {
     const d = fs.mkdtempSync(path.join(os.tmpdir(), 'hisho-knowledge-cli-'));
-    fs.writeFileSync(path.join(d, '出張規程.md'), '---\nlevel: 1\n---\n# 出張規程\n\n出張の宿泊費は1泊1万2000円までです。\n');
+    fs.writeFileSync(
+      path.join(d, '出張規程.md'),
+      '---\nlevel: 1\n---\n# 出張規程\n\n出張の宿泊費は1泊1万2000円までです。\n',
+    );
     fs.writeFileSync(path.join(d, 'bad.txt'), Buffer.from([0xff, 0xfe, 0x41]));
     const run = promisify(execFile);
     const { stdout } = await run('npm', ['run', '--silent', 'knowledge:import', '--', d], {
