@@ -35,7 +35,7 @@ const MAX_WORDS = 24;
  * of its tokens, then shorter passages. Reads the organisation's departments, then the passages.
  */
 export async function searchKnowledge(deps: { db: Db; sql: Sql }, input: SearchInput): Promise<KnowledgeHit[]> {
-  const words = searchWords(input.query).slice(0, MAX_WORDS);
+  const words = focusWords(searchWords(input.query)).slice(0, MAX_WORDS);
   if (words.length === 0 || input.limit <= 0) return [];
   if (!input.reader.known) return [];
   const departments: DepartmentNode[] = await deps.db.department.findMany({
@@ -78,4 +78,13 @@ export async function searchKnowledge(deps: { db: Db; sql: Sql }, input: SearchI
     wordsMatched: r.wordsMatched,
     tokensMatched: r.tokensMatched,
   }));
+}
+
+/**
+ * Single characters (「日」 in 「何日」 is a word of its own after hiragana) match far too much: when the query
+ * has longer words, only those are searched; a query of single characters (「締め切り」) keeps them.
+ */
+export function focusWords(words: string[][]): string[][] {
+  const long = words.filter((w) => w.length > 1 || [...w[0]!].length > 1);
+  return long.length > 0 ? long : words;
 }

@@ -10,6 +10,8 @@
 const CJK_RUN = /[\p{Script=Han}\p{Script=Katakana}ー々〆]+/gu;
 /** A Latin word or number (one character is too little to search by). */
 const WORD = /[\p{L}\p{N}]{2,}/gu;
+/** What is left once Japanese runs and hiragana are taken out: Latin words and numbers. */
+const NOT_LATIN = /[\p{Script=Han}\p{Script=Katakana}\p{Script=Hiragana}ー々〆]+/gu;
 
 function normalise(text: string): string {
   return text.normalize('NFKC').toLowerCase();
@@ -31,7 +33,7 @@ export function searchWords(text: string): string[][] {
     if (chars.length === 1) add(run, chars);
     else add(run, [...new Set(chars.slice(1).map((c, i) => chars[i]! + c))]);
   }
-  for (const w of s.replace(CJK_RUN, ' ').match(WORD) ?? []) add(w, [w]);
+  for (const w of s.replace(NOT_LATIN, ' ').match(WORD) ?? []) add(w, [w]);
   return words;
 }
 
@@ -46,6 +48,6 @@ export function passageTokens(text: string): string[] {
       if (i + 1 < chars.length) out.add(c + chars[i + 1]!);
     });
   }
-  for (const w of s.replace(CJK_RUN, ' ').match(WORD) ?? []) out.add(w);
+  for (const w of s.replace(NOT_LATIN, ' ').match(WORD) ?? []) out.add(w);
   return [...out];
 }

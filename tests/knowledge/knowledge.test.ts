@@ -11,7 +11,9 @@ import type { SenderProfile } from '../../src/context/types';
 import { sqlRunner, type Sql } from '../../src/db/sql';
 import { knowledgeConfig } from '../../src/knowledge/config';
 import { formatKnowledgeSummary, importKnowledge, type ImportSummary } from '../../src/knowledge/import';
-import { searchKnowledge } from '../../src/knowledge/search';
+import { focusWords, searchKnowledge } from '../../src/knowledge/search';
+import { splitPassages } from '../../src/knowledge/passages';
+import { passageTokens, searchWords } from '../../src/knowledge/tokens';
 import { searchKnowledgeTool } from '../../handlers/knowledge';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
 import { NOW, seedSample, toolContext } from '../handlers/tool-context';
@@ -311,4 +313,25 @@ describe('knowledge: import, search and reader filtering (R-X4)', () => {
     expect(stdout).toContain(`skipped    ${path.join(d, 'bad.txt')}: not UTF-8 text`);
     expect((await search('watanabe-sho', '出張 宿泊'))[0]?.title).toBe('出張規程');
   }, 60000);
+});
+
+describe('search words', () => {
+  it('Japanese runs split at hiragana give bigrams; Latin words are lower-case; single characters only alone', () => {
+    expect(searchWords('経費の申請期限は？')).toEqual([['経費'], ['申請', '請期', '期限']]);
+    expect(searchWords('VPN に接続できない')).toEqual([['接続'], ['vpn']]);
+    expect(focusWords(searchWords('在宅勤務は何日まで'))).toEqual([['在宅', '宅勤', '勤務'], ['何日']]);
+    expect(focusWords(searchWords('明日の会議は何時から'))).toEqual([['明日'], ['会議'], ['何時']]);
+    expect(focusWords(searchWords('締め切り'))).toEqual([['締'], ['切']]);
+    expect(searchWords('ありがとう！')).toEqual([]);
+  });
+
+  it('passages are cut at headings and paragraphs, at most 500 characters, with their heading path', () => {
+    const long = '長い段落の文です。'.repeat(80);
+    const parts = splitPassages(`# 規程\n\n前文。\n\n## 第1条\n\n${long}\n\n## 第2条\n\n短い。`, true);
+    expect(parts[0]).toEqual({ heading: '規程', text: '前文。' });
+    expect(parts.filter((p) => p.heading === '規程 › 第1条').length).toBeGreaterThan(1);
+    expect(parts.every((p) => [...p.text].length <= 500)).toBe(true);
+    expect(parts.at(-1)).toEqual({ heading: '規程 › 第2条', text: '短い。' });
+    expect(passageTokens('経費精算 VPN')).toEqual(expect.arrayContaining(['経費', '費精', '精算', '経', 'vpn']));
+  });
 });
