@@ -6,7 +6,11 @@ import { promisify } from 'node:util';
 import type { InboundMessage } from '../../src/adapters/types';
 import { knowledgeReaderScope, mayReadKnowledge } from '../../src/authorization/knowledge-access';
 import { SCOPE_FIELDS } from '../../src/authorization/scope';
+import { ContextBuilder } from '../../src/context/context-builder';
+import { defineSqlSource } from '../../src/context/sql-source';
+import { TURN_CONTEXT_SOURCES } from '../../src/context/sources';
 import { knowledgeSource } from '../../src/context/sources/knowledge.source';
+import { silentLogger } from '../../src/observability/logger';
 import type { SenderProfile } from '../../src/context/types';
 import { sqlRunner, type Sql } from '../../src/db/sql';
 import { knowledgeConfig } from '../../src/knowledge/config';
@@ -35,6 +39,20 @@ function corpus(): string {
   fs.writeFileSync(path.join(dir, '大きすぎる資料.md'), `# 大きすぎる資料\n\n${'経費の記録。'.repeat(1000)}\n`);
   fs.writeFileSync(path.join(dir, 'ロゴ.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0]));
   return dir;
+}
+
+function msgOf(text: string): InboundMessage {
+  return {
+    platform: 'console',
+    orgId: 'acme',
+    roomId: 'console-general',
+    senderAccountId: 'x',
+    text,
+    rawText: text,
+    mentions: [],
+    platformMessageId: `m-${Math.random()}`,
+    sentAt: NOW.toISOString(),
+  };
 }
 
 function member(db: TestDatabase['db'], id: string) {
@@ -229,6 +247,57 @@ describe('knowledge: import, search and reader filtering (R-X4)', () => {
       expect(high!.lines[0]).toContain('第12回役員会議事録');
       expect(await load(null, '経費の申請期限はいつまで？')).toBeNull();
       expect(await load('watanabe-sho', 'ありがとう')).toBeNull();
+    });
+  });
+
+  describe('in the ContextBuilder (beside the combined read)', () => {
+    const build = async (
+      sources: ConstructorParameters<typeof ContextBuilder>[0]['sources'],
+      authority: 'member' | 'public',
+    ) => {
+      const m = await member(t.db, 'watanabe-sho');
+      const cb = new ContextBuilder({
+        db: t.db,
+        logger: silentLogger(),
+        defaultTimezone: 'Asia/Tokyo',
+        sources,
+      });
+      const text = '経費の申請期限はいつまで？';
+      return cb.build({
+        msg: { ...msgOf(text), senderAccountId: '1008' },
+        sender: {
+          known: true,
+          memberId: m.id,
+          name: m.name,
+          level: m.level,
+          departmentId: m.departmentId,
+          departmentName: null,
+          title: null,
+          preferences: {},
+        },
+        room: { platform: 'console', roomId: 'console-general', name: null, authority },
+        now: NOW,
+      });
+    };
+
+    it('a member turn gets the knowledge section after the other sources; a public room gets none', async () => {
+      const ctx = await build(TURN_CONTEXT_SOURCES, 'member');
+      expect(ctx.degraded).toEqual([]);
+      expect(ctx.sections.at(-1)!.lines[0]).toContain('文書「経費精算の手順」');
+      const pub = await build(TURN_CONTEXT_SOURCES, 'public');
+      expect(JSON.stringify(pub.sections)).not.toContain('経費精算の手順');
+    });
+
+    it('when the combined read fails, knowledge still arrives and only the failing source degrades', async () => {
+      const broken = defineSqlSource<unknown>({
+        name: 'broken',
+        query: '(SELECT no_such_column FROM members WHERE "orgId" = $1)',
+        render: () => ({ title: 'x', lines: ['x'] }),
+      });
+      const ctx = await build([broken, knowledgeSource], 'member');
+      expect(ctx.degraded).toEqual(['broken']);
+      expect(ctx.sections).toHaveLength(1);
+      expect(ctx.sections[0]!.lines[0]).toContain('文書「経費精算の手順」');
     });
   });
 
