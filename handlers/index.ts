@@ -6,6 +6,7 @@ import type { ToolDefinition } from '../src/tools/types';
 import { announce } from './announcements';
 import { lookupPerson } from './directory';
 import { breakGoalIntoTasks, reportGoalProgress, startGoalSetting, viewGoals } from './goals';
+import { searchKnowledgeTool } from './knowledge';
 import { deleteMemory, queryMemory, saveMemory } from './memory';
 import { getNoticePreferences, setNoticePreference } from './notices';
 import { cancelReminder, createReminder, listReminders } from './reminders';
@@ -31,4 +32,5 @@ export const handlers: readonly ToolDefinition[] = [
   teamOverview,
   setNoticePreference,
   getNoticePreferences,
+  searchKnowledgeTool,
 ] as readonly ToolDefinition[];

@@ -155,7 +155,14 @@ export class ContextBuilder {
     soft: <T>(name: string, p: Promise<T>, fallback: T) => Promise<T>,
     degrade: (name: string, err: unknown) => void,
   ): Promise<{ history: HistoryEntry[]; summary: string | null; sections: ContextSection[] }> {
-    const folded = sources.every(isSqlSource);
+    const load = (src: ContextSource) =>
+      soft(src.name, src.load({ db: this.o.db, msg, sender, now, timezone, sql: this.sql }), null);
+    // Sources that are not SQL sources (knowledge: its reader filter needs the directory first) are read beside
+    // the combined statement; their sections keep their place in the list.
+    const others = new Map(sources.filter((s) => !isSqlSource(s)).map((s) => [s, load(s)] as const));
+    const inOrder = async (folded: Map<ContextSource, ContextSection | null>) =>
+      Promise.all(sources.map((s) => (others.has(s) ? others.get(s)! : (folded.get(s) ?? null))));
+    const sqlSources = sources.filter(isSqlSource);
     const render = (src: ContextSource, data: unknown): ContextSection | null => {
       try {
         return (src as SqlContextSource<unknown>).render(data, { msg, sender, now, timezone });
@@ -164,34 +171,26 @@ export class ContextBuilder {
         return null;
       }
     };
-    if (folded) {
-      try {
-        const cols = sources.map((src, i) => `${src.query!} AS s${i}`);
-        const select = [`${ALL_PARAMS}, ${HISTORY_SQL} AS history, ${SUMMARY_SQL} AS summary`, ...cols].join(', ');
-        const rows = await this.sql<Record<string, unknown>>(`SELECT ${select}`, standardParams(msg, sender));
-        const row = rows[0]!;
-        const sections = sources
-          .map((src, i) => render(src, row[`s${i}`]))
-          .filter((x): x is ContextSection => x !== null);
-        return {
-          history: toHistory(row.history as HistoryRow[]),
-          summary: (row.summary as string | null) ?? null,
-          sections,
-        };
-      } catch (err) {
-        this.o.logger.warn({ err: (err as Error).name }, 'combined context read failed; reading each part on its own');
-      }
+    try {
+      const cols = sqlSources.map((src, i) => `${src.query!} AS s${i}`);
+      const select = [`${ALL_PARAMS}, ${HISTORY_SQL} AS history, ${SUMMARY_SQL} AS summary`, ...cols].join(', ');
+      const rows = await this.sql<Record<string, unknown>>(`SELECT ${select}`, standardParams(msg, sender));
+      const row = rows[0]!;
+      const folded = new Map(sqlSources.map((src, i) => [src, render(src, row[`s${i}`])] as const));
+      return {
+        history: toHistory(row.history as HistoryRow[]),
+        summary: (row.summary as string | null) ?? null,
+        sections: (await inOrder(folded)).filter((x): x is ContextSection => x !== null),
+      };
+    } catch (err) {
+      this.o.logger.warn({ err: (err as Error).name }, 'combined context read failed; reading each part on its own');
     }
     const [conv, sections] = await Promise.all([
       soft('history', this.conversation(msg, sender), {
         history: [] as HistoryEntry[],
         summary: null as string | null,
       }),
-      Promise.all(
-        sources.map((src) =>
-          soft(src.name, src.load({ db: this.o.db, msg, sender, now, timezone, sql: this.sql }), null),
-        ),
-      ),
+      Promise.all(sources.map((src) => others.get(src) ?? load(src))),
     ]);
     return { ...conv, sections: sections.filter((x): x is ContextSection => x !== null) };
   }

@@ -135,6 +135,7 @@ describe('the Anthropic request body', () => {
     "query_memory",
     "report_goal_progress",
     "save_memory",
+    "search_knowledge",
     "search_tasks",
     "set_notice_preference",
     "start_goal_setting",
