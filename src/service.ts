@@ -56,6 +56,9 @@ import { AlertMonitor } from './observability/alert-monitor';
 import type { ChatSender, Platform } from './adapters/types';
 import { SelfCritic } from './observability/self-critique';
 import { Reviewer } from './brain/critique';
+import { Summarizer } from './brain/summarize';
+import { isSummaryItem, SummaryRunner } from './pipeline/summary-runner';
+import { ConversationSummaries } from './state/conversation-summaries';
 import { AdminAuth } from './server/admin-auth';
 import { createAdminRouter } from './server/admin/admin.route';
 
@@ -123,7 +126,15 @@ export interface PipelineInput {
   botNames: () => readonly string[];
   /** Self-critique of sampled turns (R-B6); off when absent. */
   critique?: CritiqueInput;
+  /** Conversation summaries in the background (R-X4); off when absent or SUMMARY_EVERY_MESSAGES=0. */
+  summaries?: SummariesInput;
   now?: () => Date;
+}
+
+/** What conversation summaries need from outside the pipeline. */
+export interface SummariesInput {
+  summarizer: Pick<Summarizer, 'summarize'>;
+  onEnqueued: () => void;
 }
 
 /** What self-critique needs from outside the pipeline. */
@@ -148,6 +159,8 @@ export interface Pipeline {
   conversations: ConversationLog;
   /** The `work` item handler of self-critique (null when it is off). */
   critic: SelfCritic | null;
+  /** The `work` item handler of conversation summaries (null when they are off). */
+  summaries: SummaryRunner | null;
 }
 
 /**
@@ -227,6 +240,22 @@ export function composePipeline(p: PipelineInput): Pipeline {
         onEnqueued: p.critique.onEnqueued,
       })
     : null;
+  const summaries =
+    p.summaries && config.SUMMARY_EVERY_MESSAGES > 0
+      ? new SummaryRunner({
+          summaries: new ConversationSummaries(
+            db,
+            { every: config.SUMMARY_EVERY_MESSAGES, maxAttempts: config.WORK_MAX_ATTEMPTS },
+            sql,
+          ),
+          summarizer: p.summaries.summarizer,
+          recorder,
+          logger,
+          timezone: config.BOT_TIMEZONE,
+          every: config.SUMMARY_EVERY_MESSAGES,
+          onEnqueued: p.summaries.onEnqueued,
+        })
+      : null;
   const runner = new TurnRunner({
     store: new TurnStore(sql),
     contextBuilder,
@@ -244,6 +273,7 @@ export function composePipeline(p: PipelineInput): Pipeline {
     shadowMode,
     llmConfigured: p.llmConfigured,
     critic: critic ?? undefined,
+    summaries: summaries ?? undefined,
     now,
   });
 
@@ -279,7 +309,18 @@ export function composePipeline(p: PipelineInput): Pipeline {
     now,
     kinds: { schedule: (item) => scheduled.handle(item), admin_alert: (item) => alertNotices.handle(item) },
   });
-  return { runner, notices, proposals, confirmations, states, contextBuilder, recorder, conversations, critic };
+  return {
+    runner,
+    notices,
+    proposals,
+    confirmations,
+    states,
+    contextBuilder,
+    recorder,
+    conversations,
+    critic,
+    summaries,
+  };
 }
 
 /**
@@ -434,7 +475,8 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
         onEnqueued: () => pool?.wake(),
       }
     : undefined;
-  const { runner, notices, states, critic } = composePipeline({
+  const summarizer = llm ? new Summarizer({ llm, models: costGuard }) : null;
+  const { runner, notices, states, critic, summaries } = composePipeline({
     config,
     db,
     sql,
@@ -447,6 +489,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     chatwork: () => chatworkClient,
     botNames,
     critique,
+    summaries: summarizer ? { summarizer, onEnqueued: () => pool?.wake() } : undefined,
     now: o.now,
   });
   const buttonAnswer = createButtonAnswers({ states, intake, logger, now: o.now });
@@ -580,7 +623,15 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     handlers: {
       user_request: (item) => runner.handleUserRequest(item),
       notification: (item) => notices.handle(item),
-      ...(critic ? { work: (item: ClaimedItem) => critic.handle(item) } : {}),
+      // `work` items by kind: conversation summaries, else self-critique (which ignores other kinds).
+      ...(critic || summaries
+        ? {
+            work: async (item: ClaimedItem) => {
+              if (isSummaryItem(item.payload)) return summaries?.handle(item);
+              return critic?.handle(item);
+            },
+          }
+        : {}),
     },
     describeError: (err) => {
       const app = asAppError(err);

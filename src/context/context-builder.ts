@@ -4,6 +4,7 @@ import type { Db } from '../db/prisma';
 import { sqlRunner, type Sql } from '../db/sql';
 import { standardParams, type SqlContextSource } from './sql-source';
 import type { Logger } from '../observability/logger';
+import { RECENT_MESSAGES } from '../state/conversation-summaries';
 import type { ContextSection, HistoryEntry, SenderProfile, TurnContext } from './types';
 
 /** An optional context source (persons, tasks, goals, memories, knowledge). Failure degrades (R-X2). */
@@ -215,11 +216,14 @@ interface HistoryRow {
   sentAt: string;
 }
 
-/** The last 10 messages of this room + sender, without the current one (standard parameters $3–$6). */
+/**
+ * The last {@link RECENT_MESSAGES} messages of this room + sender, without the current one (standard parameters
+ * $3–$6); older ones reach the model through the conversation summary.
+ */
 const HISTORY_SQL = `(SELECT coalesce(json_agg(h ORDER BY h.id), '[]') FROM (
     SELECT id, role, text, "sentAt" FROM conversation_messages
     WHERE platform = $3 AND "roomId" = $4 AND "accountId" = $5 AND NOT (role = 'user' AND "platformMessageId" = $6)
-    ORDER BY id DESC LIMIT 10) h)`;
+    ORDER BY id DESC LIMIT ${RECENT_MESSAGES}) h)`;
 const SUMMARY_SQL = `(SELECT summary FROM conversation_summaries
   WHERE platform = $3 AND "roomId" = $4 AND "accountId" = $5)`;
 /** Names every standard parameter once (Postgres needs a type for each parameter a statement receives). */
