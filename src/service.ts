@@ -53,12 +53,14 @@ import { ScheduledNoticeHandler } from './scheduler/notices/notice-handler';
 import { PLATFORMS } from './org/directory.schema';
 import { AdminAlertNotices, AdminAlerts } from './observability/alerts';
 import { AlertMonitor } from './observability/alert-monitor';
-import type { ChatSender, Platform } from './adapters/types';
+import type { ChatSender, InboundMessage, Platform } from './adapters/types';
 import { SelfCritic } from './observability/self-critique';
 import { Reviewer } from './brain/critique';
 import { Summarizer } from './brain/summarize';
 import { isSummaryItem, SummaryRunner } from './pipeline/summary-runner';
 import { ConversationSummaries } from './state/conversation-summaries';
+import { RoomMembersCache } from './context/room-members';
+import type { RoomMember } from './context/types';
 import { AdminAuth } from './server/admin-auth';
 import { createAdminRouter } from './server/admin/admin.route';
 
@@ -128,6 +130,8 @@ export interface PipelineInput {
   critique?: CritiqueInput;
   /** Conversation summaries in the background (R-X4); off when absent or SUMMARY_EVERY_MESSAGES=0. */
   summaries?: SummariesInput;
+  /** Members of the message's room on its platform (ChatWork), for the persons context; none when absent. */
+  roomMembers?: (msg: InboundMessage) => Promise<readonly RoomMember[]>;
   now?: () => Date;
 }
 
@@ -182,6 +186,7 @@ export function composePipeline(p: PipelineInput): Pipeline {
     defaultTimezone: config.BOT_TIMEZONE,
     sources: TURN_CONTEXT_SOURCES,
     sql,
+    roomMembers: p.roomMembers,
   });
   const recorder = new TurnRecorder(db, metrics, sql);
   const conversations = new ConversationLog(db, sql);
@@ -476,6 +481,20 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
       }
     : undefined;
   const summarizer = llm ? new Summarizer({ llm, models: costGuard }) : null;
+  // ChatWork room members not in the directory, known by name (issue 12 §3): in memory, per room, with a TTL.
+  const roomMembersCache = new RoomMembersCache({
+    ttlMs: config.CHATWORK_ROOM_MEMBERS_TTL_SECONDS * 1000,
+    logger,
+    list: async (roomId) => {
+      const client = chatworkClient;
+      if (!client) return [];
+      const members = await client.getRoomMembers(roomId, { maxRetries: 0, timeoutMs: 2000 });
+      const bot = chatworkIdentity?.accountId;
+      return members.filter((m) => m.accountId !== bot).map((m) => ({ accountId: m.accountId, name: m.name }));
+    },
+  });
+  const roomMembers = async (msg: InboundMessage): Promise<readonly RoomMember[]> =>
+    msg.platform === 'chatwork' && chatworkClient ? roomMembersCache.forRoom(msg.roomId) : [];
   const { runner, notices, states, critic, summaries } = composePipeline({
     config,
     db,
@@ -490,6 +509,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     botNames,
     critique,
     summaries: summarizer ? { summarizer, onEnqueued: () => pool?.wake() } : undefined,
+    roomMembers,
     now: o.now,
   });
   const buttonAnswer = createButtonAnswers({ states, intake, logger, now: o.now });

@@ -5,7 +5,7 @@ import { sqlRunner, type Sql } from '../db/sql';
 import { standardParams, type SqlContextSource } from './sql-source';
 import type { Logger } from '../observability/logger';
 import { RECENT_MESSAGES } from '../state/conversation-summaries';
-import type { ContextSection, HistoryEntry, SenderProfile, TurnContext } from './types';
+import type { ContextSection, HistoryEntry, RoomMember, SenderProfile, TurnContext } from './types';
 
 /** An optional context source (persons, tasks, goals, memories, knowledge). Failure degrades (R-X2). */
 export interface ContextSource {
@@ -14,7 +14,13 @@ export interface ContextSource {
   query?: string;
   render?: (
     data: never,
-    input: { msg: InboundMessage; sender: SenderProfile; now: Date; timezone: string },
+    input: {
+      msg: InboundMessage;
+      sender: SenderProfile;
+      now: Date;
+      timezone: string;
+      roomMembers?: readonly RoomMember[];
+    },
   ) => ContextSection | null;
   load(input: {
     db: Db;
@@ -23,6 +29,7 @@ export interface ContextSource {
     now: Date;
     timezone: string;
     sql?: Sql;
+    roomMembers?: readonly RoomMember[];
   }): Promise<ContextSection | null>;
 }
 
@@ -36,6 +43,11 @@ export interface ContextBuilderOptions {
   sources?: ContextSource[];
   /** Raw SQL for sources that read in one statement (defaults to running through Prisma). */
   sql?: Sql;
+  /**
+   * The platform's members of the message's room (ChatWork; names only, no authority), read while the
+   * statement runs and given to the sources (persons). Never throws; absent → none.
+   */
+  roomMembers?: (msg: InboundMessage) => Promise<readonly RoomMember[]>;
 }
 
 interface OrgInfo {
@@ -100,7 +112,14 @@ export class ContextBuilder {
     const audience = input.audience ?? defaultAudience(input.room.authority, sender);
     // A public audience reads no organisation data: the sources are not even queried (issue 8).
     const sources = audience === 'member' ? (this.o.sources ?? []) : [];
-    const [org, gathered] = await Promise.all([orgP, this.gather(sources, msg, sender, now, timezone, soft, degrade)]);
+    const membersP: Promise<readonly RoomMember[]> =
+      audience === 'member' && this.o.roomMembers && !msg.isDirect
+        ? soft('room_members', this.o.roomMembers(msg), [])
+        : Promise.resolve([]);
+    const [org, gathered] = await Promise.all([
+      orgP,
+      this.gather(sources, msg, sender, now, timezone, soft, degrade, membersP),
+    ]);
     const { history, summary, sections } = gathered;
     return {
       org: org?.org ?? { id: msg.orgId, name: msg.orgId, timezone, values: '' },
@@ -155,11 +174,12 @@ export class ContextBuilder {
     timezone: string,
     soft: <T>(name: string, p: Promise<T>, fallback: T) => Promise<T>,
     degrade: (name: string, err: unknown) => void,
+    membersP: Promise<readonly RoomMember[]>,
   ): Promise<{ history: HistoryEntry[]; summary: string | null; sections: ContextSection[] }> {
     const folded = sources.every(isSqlSource);
-    const render = (src: ContextSource, data: unknown): ContextSection | null => {
+    const render = (src: ContextSource, data: unknown, roomMembers: readonly RoomMember[]): ContextSection | null => {
       try {
-        return (src as SqlContextSource<unknown>).render(data, { msg, sender, now, timezone });
+        return (src as SqlContextSource<unknown>).render(data, { msg, sender, now, timezone, roomMembers });
       } catch (err) {
         degrade(src.name, err);
         return null;
@@ -169,10 +189,13 @@ export class ContextBuilder {
       try {
         const cols = sources.map((src, i) => `${src.query!} AS s${i}`);
         const select = [`${ALL_PARAMS}, ${HISTORY_SQL} AS history, ${SUMMARY_SQL} AS summary`, ...cols].join(', ');
-        const rows = await this.sql<Record<string, unknown>>(`SELECT ${select}`, standardParams(msg, sender));
+        const [rows, roomMembers] = await Promise.all([
+          this.sql<Record<string, unknown>>(`SELECT ${select}`, standardParams(msg, sender)),
+          membersP,
+        ]);
         const row = rows[0]!;
         const sections = sources
-          .map((src, i) => render(src, row[`s${i}`]))
+          .map((src, i) => render(src, row[`s${i}`], roomMembers))
           .filter((x): x is ContextSection => x !== null);
         return {
           history: toHistory(row.history as HistoryRow[]),
@@ -183,6 +206,7 @@ export class ContextBuilder {
         this.o.logger.warn({ err: (err as Error).name }, 'combined context read failed; reading each part on its own');
       }
     }
+    const roomMembers = await membersP;
     const [conv, sections] = await Promise.all([
       soft('history', this.conversation(msg, sender), {
         history: [] as HistoryEntry[],
@@ -190,7 +214,7 @@ export class ContextBuilder {
       }),
       Promise.all(
         sources.map((src) =>
-          soft(src.name, src.load({ db: this.o.db, msg, sender, now, timezone, sql: this.sql }), null),
+          soft(src.name, src.load({ db: this.o.db, msg, sender, now, timezone, sql: this.sql, roomMembers }), null),
         ),
       ),
     ]);

@@ -1,7 +1,7 @@
 import type { InboundMessage } from '../adapters/types';
 import type { Db } from '../db/prisma';
 import { sqlRunner, type Sql } from '../db/sql';
-import type { ContextSection, SenderProfile } from './types';
+import type { ContextSection, RoomMember, SenderProfile } from './types';
 
 /**
  * The parameters every context query may use, always in this order:
@@ -17,6 +17,8 @@ export interface RenderInput {
   sender: SenderProfile;
   now: Date;
   timezone: string;
+  /** The platform's members of the room (names only; see context/room-members.ts). */
+  roomMembers?: readonly RoomMember[];
 }
 
 /**

@@ -1,6 +1,8 @@
 import { normaliseName, plainName as plain } from '../../authorization/directory';
 import { hiddenTopSecret, type DepartmentNode } from '../../authorization/scope';
+import { quoted } from '../quote';
 import { defineSqlSource } from '../sql-source';
+import type { RoomMember } from '../types';
 
 /** Shortest name or alias that is looked for in a message. */
 const MIN_TERM_LENGTH = 2;
@@ -62,6 +64,32 @@ interface MemberRow {
 interface PersonsData {
   members: MemberRow[];
   departments: DepartmentNode[];
+  /** Platform accounts of the directory on this message's platform (room members among them are members). */
+  accounts: string[];
+}
+
+/** The room members (not in the directory) whose name appears in the text. */
+function roomMemberHits(
+  text: string,
+  roomMembers: readonly RoomMember[],
+  skip: { accounts: Set<string>; names: Set<string>; sender: string },
+): RoomMember[] {
+  const terms: Term[] = [];
+  const byKey = new Map<string, RoomMember[]>();
+  for (const rm of roomMembers) {
+    if (skip.accounts.has(rm.accountId) || rm.accountId === skip.sender) continue;
+    if (skip.names.has(normaliseName(rm.name))) continue;
+    const keys = new Set([normaliseName(rm.name), plain(rm.name)]);
+    // 「山本 花子」 is also 「山本さん」: each part of a spaced name of two letters or more.
+    for (const part of rm.name.normalize('NFKC').split(/[\s\u3000]+/)) keys.add(normaliseName(part));
+    for (const key of keys) {
+      if (key.length < MIN_TERM_LENGTH) continue;
+      byKey.set(key, [...(byKey.get(key) ?? []), rm]);
+      terms.push({ key, label: rm.name, memberIds: new Set([rm.accountId]) });
+    }
+  }
+  const hit = new Set(matchedTerms(text, terms).flatMap((t) => byKey.get(t.key) ?? []));
+  return roomMembers.filter((rm) => hit.has(rm));
 }
 
 export const personsSource = defineSqlSource<PersonsData>({
@@ -74,8 +102,10 @@ export const personsSource = defineSqlSource<PersonsData>({
         WHERE m."orgId" = $1 AND m.active) x),
       'departments', (SELECT coalesce(json_agg(json_build_object(
           'id', id, 'parentId', "parentId", 'topSecret', "topSecret")), '[]')
-        FROM departments WHERE "orgId" = $1))`,
-  render(data, { msg, sender }) {
+        FROM departments WHERE "orgId" = $1),
+      'accounts', (SELECT coalesce(json_agg("accountId"), '[]') FROM platform_accounts
+        WHERE "orgId" = $1 AND platform = $3))`,
+  render(data, { msg, sender, roomMembers = [] }) {
     const hidden = hiddenTopSecret(sender, data.departments);
     const members = data.members.filter((m) => m.departmentId === null || !hidden.has(m.departmentId));
     const text = plain(msg.text);
@@ -92,7 +122,15 @@ export const personsSource = defineSqlSource<PersonsData>({
       }
     }
     const hits = matchedTerms(text, [...terms.values()]);
-    if (hits.length === 0) return null;
+    // People in the room the directory does not list, known by name only (issue 12 §3): no id, no authority.
+    const guests = roomMemberHits(text, roomMembers, {
+      accounts: new Set(data.accounts),
+      names: new Set(data.members.map((m) => normaliseName(m.name))),
+      sender: msg.senderAccountId,
+    })
+      .slice(0, MAX_PERSONS)
+      .map((rm) => `${quoted(rm.name, 60)}さん（このルームのメンバー、ディレクトリ未登録）`);
+    if (hits.length === 0 && guests.length === 0) return null;
     const ids = new Set(hits.flatMap((t) => [...t.memberIds]));
     const listed = members.filter((m) => ids.has(m.id)).slice(0, MAX_PERSONS);
     const label = (m: (typeof members)[number]) => {
@@ -113,6 +151,8 @@ export const personsSource = defineSqlSource<PersonsData>({
         `注意: 「${labels.join('」「')}」に当てはまる人が${count}人います（${names}）。どの方か分からないときは本人に確認すること。`,
       );
     }
-    return { title: 'メッセージに出てくる人物（組織名簿）', lines };
+    if (guests.length === 0) return { title: 'メッセージに出てくる人物（組織名簿）', lines };
+    lines.push(...guests);
+    return { title: 'メッセージに出てくる人物（組織名簿とこのルームのメンバー）', lines };
   },
 });
