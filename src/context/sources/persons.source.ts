@@ -68,28 +68,31 @@ interface PersonsData {
   accounts: string[];
 }
 
-/** The room members (not in the directory) whose name appears in the text. */
-function roomMemberHits(
-  text: string,
+/** Terms of a member id that stands for a room member, not a directory member. */
+const GUEST = 'room-member:';
+
+/**
+ * Terms for the room members the directory does not list (issue 12 §3): their name as ChatWork shows it, and
+ * each part of a spaced name (「山本 花子」 is also 「山本さん」). Directory accounts, names the directory
+ * has and the sender are left out. Matched together with the directory's terms, so a guest's full name
+ * (「山本花子」) is not also read as a shorter directory alias inside it (「花子」).
+ */
+function guestTerms(
   roomMembers: readonly RoomMember[],
   skip: { accounts: Set<string>; names: Set<string>; sender: string },
-): RoomMember[] {
+): Term[] {
   const terms: Term[] = [];
-  const byKey = new Map<string, RoomMember[]>();
   for (const rm of roomMembers) {
     if (skip.accounts.has(rm.accountId) || rm.accountId === skip.sender) continue;
     if (skip.names.has(normaliseName(rm.name))) continue;
     const keys = new Set([normaliseName(rm.name), plain(rm.name)]);
-    // 「山本 花子」 is also 「山本さん」: each part of a spaced name of two letters or more.
     for (const part of rm.name.normalize('NFKC').split(/[\s\u3000]+/)) keys.add(normaliseName(part));
     for (const key of keys) {
-      if (key.length < MIN_TERM_LENGTH) continue;
-      byKey.set(key, [...(byKey.get(key) ?? []), rm]);
-      terms.push({ key, label: rm.name, memberIds: new Set([rm.accountId]) });
+      if (key.length >= MIN_TERM_LENGTH)
+        terms.push({ key, label: rm.name, memberIds: new Set([GUEST + rm.accountId]) });
     }
   }
-  const hit = new Set(matchedTerms(text, terms).flatMap((t) => byKey.get(t.key) ?? []));
-  return roomMembers.filter((rm) => hit.has(rm));
+  return terms;
 }
 
 export const personsSource = defineSqlSource<PersonsData>({
@@ -121,13 +124,18 @@ export const personsSource = defineSqlSource<PersonsData>({
         }
       }
     }
-    const hits = matchedTerms(text, [...terms.values()]);
-    // People in the room the directory does not list, known by name only (issue 12 §3): no id, no authority.
-    const guests = roomMemberHits(text, roomMembers, {
+    const guestsAll = guestTerms(roomMembers, {
       accounts: new Set(data.accounts),
       names: new Set(data.members.map((m) => normaliseName(m.name))),
       sender: msg.senderAccountId,
-    })
+    });
+    const found = matchedTerms(text, [...terms.values(), ...guestsAll]);
+    const isGuest = (t: Term) => [...t.memberIds].some((id) => id.startsWith(GUEST));
+    const hits = found.filter((t) => !isGuest(t));
+    // People in the room the directory does not list, known by name only (issue 12 §3): no id, no authority.
+    const guestIds = new Set(found.filter(isGuest).flatMap((t) => [...t.memberIds]));
+    const guests = roomMembers
+      .filter((rm) => guestIds.has(GUEST + rm.accountId))
       .slice(0, MAX_PERSONS)
       .map((rm) => `${quoted(rm.name, 60)}さん（このルームのメンバー、ディレクトリ未登録）`);
     if (hits.length === 0 && guests.length === 0) return null;
