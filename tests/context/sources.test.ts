@@ -113,7 +113,7 @@ describe('context sources', () => {
       expect(await load('a')).toBeNull();
     });
 
-    it('names room members the directory does not list (never directory members, the sender or authority)', async () => {
+    it('names room members the directory lacks (never directory members, the sender, or any authority)', async () => {
       const room = [
         { accountId: '1004', name: '田中 太郎' },
         { accountId: '1003', name: '鈴木 健二' },
