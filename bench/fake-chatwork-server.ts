@@ -64,6 +64,10 @@ export async function startFakeChatwork(
     if (list.length === 0) return void headers(res).status(204).end();
     headers(res).json(list);
   });
+  // Room members (read for the persons context, once per room per TTL): the bot alone.
+  app.get('/v2/rooms/:room/members', (_req, res) => {
+    headers(res).json([{ account_id: bot, role: 'member', name: 'Hisho', chatwork_id: '', avatar_image_url: '' }]);
+  });
   app.post('/v2/rooms/:room/tasks', (_req, res) => {
     state.tasks++;
     headers(res).json({ task_ids: [id++] });

@@ -26,7 +26,18 @@ export class ZeroLatencyLlm implements LlmClient {
     const afterTool =
       Array.isArray(last.content) && last.content.some((b) => (b as { type: string }).type === 'tool_result');
     let content: LlmResponse['content'];
-    if (!afterTool && text.includes('タスク')) {
+    if (req.tools.some((t) => t.name === 'write_summary')) {
+      // A conversation summary (a background work item, not a turn).
+      content = [
+        {
+          type: 'tool_use',
+          id: `toolu_${this.calls}`,
+          name: 'write_summary',
+          caller: { type: 'direct' },
+          input: { summary: 'あいさつと資料作成のタスクの依頼が続いている。' },
+        } as LlmResponse['content'][number],
+      ];
+    } else if (!afterTool && text.includes('タスク')) {
       content = [
         {
           type: 'tool_use',

@@ -15,6 +15,9 @@ export class ProofModel {
   delayMs = 0;
 
   readonly respond = (req: MessagesRequest): ScriptedAnswer => {
+    // A conversation summary (background work item): its own tool, answered as such.
+    if ((req.tools ?? []).some((t) => t.name === 'write_summary'))
+      return { content: [{ type: 'tool_use', name: 'write_summary', input: { summary: '進捗の相談が続いている。' } }] };
     if (this.mode === 'steady') return replyCall(`${ANSWER_MARKER}！進捗は順調だウル。ほかにあれば言ってほしいウル🐺`);
     // The person's message: the last user turn with text (after a tool call the last turn holds the results).
     const said = [...req.messages].reverse().find((m) => m.role === 'user' && typeof m.content === 'string')

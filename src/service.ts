@@ -53,9 +53,14 @@ import { ScheduledNoticeHandler } from './scheduler/notices/notice-handler';
 import { PLATFORMS } from './org/directory.schema';
 import { AdminAlertNotices, AdminAlerts } from './observability/alerts';
 import { AlertMonitor } from './observability/alert-monitor';
-import type { ChatSender, Platform } from './adapters/types';
+import type { ChatSender, InboundMessage, Platform } from './adapters/types';
 import { SelfCritic } from './observability/self-critique';
 import { Reviewer } from './brain/critique';
+import { Summarizer } from './brain/summarize';
+import { isSummaryItem, SummaryRunner } from './pipeline/summary-runner';
+import { ConversationSummaries } from './state/conversation-summaries';
+import { RoomMembersCache } from './context/room-members';
+import type { RoomMember } from './context/types';
 import { AdminAuth } from './server/admin-auth';
 import { createAdminRouter } from './server/admin/admin.route';
 
@@ -123,7 +128,17 @@ export interface PipelineInput {
   botNames: () => readonly string[];
   /** Self-critique of sampled turns (R-B6); off when absent. */
   critique?: CritiqueInput;
+  /** Conversation summaries in the background (R-X4); off when absent or SUMMARY_EVERY_MESSAGES=0. */
+  summaries?: SummariesInput;
+  /** Members of the message's room on its platform (ChatWork), for the persons context; none when absent. */
+  roomMembers?: (msg: InboundMessage) => Promise<readonly RoomMember[]>;
   now?: () => Date;
+}
+
+/** What conversation summaries need from outside the pipeline. */
+export interface SummariesInput {
+  summarizer: Pick<Summarizer, 'summarize'>;
+  onEnqueued: () => void;
 }
 
 /** What self-critique needs from outside the pipeline. */
@@ -148,6 +163,8 @@ export interface Pipeline {
   conversations: ConversationLog;
   /** The `work` item handler of self-critique (null when it is off). */
   critic: SelfCritic | null;
+  /** The `work` item handler of conversation summaries (null when they are off). */
+  summaries: SummaryRunner | null;
 }
 
 /**
@@ -169,6 +186,7 @@ export function composePipeline(p: PipelineInput): Pipeline {
     defaultTimezone: config.BOT_TIMEZONE,
     sources: TURN_CONTEXT_SOURCES,
     sql,
+    roomMembers: p.roomMembers,
   });
   const recorder = new TurnRecorder(db, metrics, sql);
   const conversations = new ConversationLog(db, sql);
@@ -227,6 +245,22 @@ export function composePipeline(p: PipelineInput): Pipeline {
         onEnqueued: p.critique.onEnqueued,
       })
     : null;
+  const summaries =
+    p.summaries && config.SUMMARY_EVERY_MESSAGES > 0
+      ? new SummaryRunner({
+          summaries: new ConversationSummaries(
+            db,
+            { every: config.SUMMARY_EVERY_MESSAGES, maxAttempts: config.WORK_MAX_ATTEMPTS },
+            sql,
+          ),
+          summarizer: p.summaries.summarizer,
+          recorder,
+          logger,
+          timezone: config.BOT_TIMEZONE,
+          every: config.SUMMARY_EVERY_MESSAGES,
+          onEnqueued: p.summaries.onEnqueued,
+        })
+      : null;
   const runner = new TurnRunner({
     store: new TurnStore(sql),
     contextBuilder,
@@ -244,6 +278,7 @@ export function composePipeline(p: PipelineInput): Pipeline {
     shadowMode,
     llmConfigured: p.llmConfigured,
     critic: critic ?? undefined,
+    summaries: summaries ?? undefined,
     now,
   });
 
@@ -279,7 +314,18 @@ export function composePipeline(p: PipelineInput): Pipeline {
     now,
     kinds: { schedule: (item) => scheduled.handle(item), admin_alert: (item) => alertNotices.handle(item) },
   });
-  return { runner, notices, proposals, confirmations, states, contextBuilder, recorder, conversations, critic };
+  return {
+    runner,
+    notices,
+    proposals,
+    confirmations,
+    states,
+    contextBuilder,
+    recorder,
+    conversations,
+    critic,
+    summaries,
+  };
 }
 
 /**
@@ -434,7 +480,22 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
         onEnqueued: () => pool?.wake(),
       }
     : undefined;
-  const { runner, notices, states, critic } = composePipeline({
+  const summarizer = llm ? new Summarizer({ llm, models: costGuard }) : null;
+  // ChatWork room members not in the directory, known by name (issue 12 §3): in memory, per room, with a TTL.
+  const roomMembersCache = new RoomMembersCache({
+    ttlMs: config.CHATWORK_ROOM_MEMBERS_TTL_SECONDS * 1000,
+    logger,
+    list: async (roomId) => {
+      const client = chatworkClient;
+      if (!client) return [];
+      const members = await client.getRoomMembers(roomId, { maxRetries: 0, timeoutMs: 2000 });
+      const bot = chatworkIdentity?.accountId;
+      return members.filter((m) => m.accountId !== bot).map((m) => ({ accountId: m.accountId, name: m.name }));
+    },
+  });
+  const roomMembers = async (msg: InboundMessage): Promise<readonly RoomMember[]> =>
+    msg.platform === 'chatwork' && chatworkClient ? roomMembersCache.forRoom(msg.roomId) : [];
+  const { runner, notices, states, critic, summaries } = composePipeline({
     config,
     db,
     sql,
@@ -447,6 +508,8 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     chatwork: () => chatworkClient,
     botNames,
     critique,
+    summaries: summarizer ? { summarizer, onEnqueued: () => pool?.wake() } : undefined,
+    roomMembers,
     now: o.now,
   });
   const buttonAnswer = createButtonAnswers({ states, intake, logger, now: o.now });
@@ -580,7 +643,15 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     handlers: {
       user_request: (item) => runner.handleUserRequest(item),
       notification: (item) => notices.handle(item),
-      ...(critic ? { work: (item: ClaimedItem) => critic.handle(item) } : {}),
+      // `work` items by kind: conversation summaries, else self-critique (which ignores other kinds).
+      ...(critic || summaries
+        ? {
+            work: async (item: ClaimedItem) => {
+              if (isSummaryItem(item.payload)) return summaries?.handle(item);
+              return critic?.handle(item);
+            },
+          }
+        : {}),
     },
     describeError: (err) => {
       const app = asAppError(err);

@@ -53,6 +53,8 @@ export const ZEnv = z.object({
   CHATWORK_EVENT_MAX_AGE_SECONDS: z.coerce.number().int().min(10).default(600),
   /** Per-request timeout of the ChatWork API; a post that times out is reconciled, never sent twice. */
   CHATWORK_TIMEOUT_MS: z.coerce.number().int().min(500).max(120000).default(15000),
+  /** How long a room's member list (GET /rooms/{id}/members) is reused, in memory per instance (0 = never read). */
+  CHATWORK_ROOM_MEMBERS_TTL_SECONDS: z.coerce.number().int().min(0).max(86400).default(600),
   // [[DISCORD]]
   DISCORD_BOT_TOKEN: nonEmpty().optional(),
   DISCORD_ENABLED: flag('true'),
@@ -95,6 +97,8 @@ export const ZEnv = z.object({
     ),
   FAST_PATH: flag('false'),
   SELF_CRITIQUE_RATE: rate.default(0.1),
+  /** A conversation's summary is (re)written in the background every this many older messages (0 = off). */
+  SUMMARY_EVERY_MESSAGES: z.coerce.number().int().min(0).max(1000).default(20),
   STEP_BUDGET: z.coerce.number().int().min(1).max(10).default(4),
   DEFAULT_USER_LEVEL: z.coerce.number().int().min(1).max(6).default(1),
   // [[WORKERS]]

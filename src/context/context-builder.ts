@@ -4,7 +4,8 @@ import type { Db } from '../db/prisma';
 import { sqlRunner, type Sql } from '../db/sql';
 import { standardParams, type SqlContextSource } from './sql-source';
 import type { Logger } from '../observability/logger';
-import type { ContextSection, HistoryEntry, SenderProfile, TurnContext } from './types';
+import { RECENT_MESSAGES } from '../state/conversation-summaries';
+import type { ContextSection, HistoryEntry, RoomMember, SenderProfile, TurnContext } from './types';
 
 /** An optional context source (persons, tasks, goals, memories, knowledge). Failure degrades (R-X2). */
 export interface ContextSource {
@@ -13,7 +14,13 @@ export interface ContextSource {
   query?: string;
   render?: (
     data: never,
-    input: { msg: InboundMessage; sender: SenderProfile; now: Date; timezone: string },
+    input: {
+      msg: InboundMessage;
+      sender: SenderProfile;
+      now: Date;
+      timezone: string;
+      roomMembers?: readonly RoomMember[];
+    },
   ) => ContextSection | null;
   load(input: {
     db: Db;
@@ -22,6 +29,7 @@ export interface ContextSource {
     now: Date;
     timezone: string;
     sql?: Sql;
+    roomMembers?: readonly RoomMember[];
   }): Promise<ContextSection | null>;
 }
 
@@ -35,6 +43,11 @@ export interface ContextBuilderOptions {
   sources?: ContextSource[];
   /** Raw SQL for sources that read in one statement (defaults to running through Prisma). */
   sql?: Sql;
+  /**
+   * The platform's members of the message's room (ChatWork; names only, no authority), read while the
+   * statement runs and given to the sources (persons). Never throws; absent → none.
+   */
+  roomMembers?: (msg: InboundMessage) => Promise<readonly RoomMember[]>;
 }
 
 interface OrgInfo {
@@ -99,7 +112,14 @@ export class ContextBuilder {
     const audience = input.audience ?? defaultAudience(input.room.authority, sender);
     // A public audience reads no organisation data: the sources are not even queried (issue 8).
     const sources = audience === 'member' ? (this.o.sources ?? []) : [];
-    const [org, gathered] = await Promise.all([orgP, this.gather(sources, msg, sender, now, timezone, soft, degrade)]);
+    const membersP: Promise<readonly RoomMember[]> =
+      audience === 'member' && this.o.roomMembers && !msg.isDirect
+        ? soft('room_members', this.o.roomMembers(msg), [])
+        : Promise.resolve([]);
+    const [org, gathered] = await Promise.all([
+      orgP,
+      this.gather(sources, msg, sender, now, timezone, soft, degrade, membersP),
+    ]);
     const { history, summary, sections } = gathered;
     return {
       org: org?.org ?? { id: msg.orgId, name: msg.orgId, timezone, values: '' },
@@ -154,18 +174,19 @@ export class ContextBuilder {
     timezone: string,
     soft: <T>(name: string, p: Promise<T>, fallback: T) => Promise<T>,
     degrade: (name: string, err: unknown) => void,
+    membersP: Promise<readonly RoomMember[]>,
   ): Promise<{ history: HistoryEntry[]; summary: string | null; sections: ContextSection[] }> {
-    const load = (src: ContextSource) =>
-      soft(src.name, src.load({ db: this.o.db, msg, sender, now, timezone, sql: this.sql }), null);
+    const load = (src: ContextSource, roomMembers: readonly RoomMember[] = []) =>
+      soft(src.name, src.load({ db: this.o.db, msg, sender, now, timezone, sql: this.sql, roomMembers }), null);
     // Sources that are not SQL sources (knowledge: its reader filter needs the directory first) are read beside
     // the combined statement; their sections keep their place in the list.
     const others = new Map(sources.filter((s) => !isSqlSource(s)).map((s) => [s, load(s)] as const));
     const inOrder = async (folded: Map<ContextSource, ContextSection | null>) =>
       Promise.all(sources.map((s) => (others.has(s) ? others.get(s)! : (folded.get(s) ?? null))));
     const sqlSources = sources.filter(isSqlSource);
-    const render = (src: ContextSource, data: unknown): ContextSection | null => {
+    const render = (src: ContextSource, data: unknown, roomMembers: readonly RoomMember[]): ContextSection | null => {
       try {
-        return (src as SqlContextSource<unknown>).render(data, { msg, sender, now, timezone });
+        return (src as SqlContextSource<unknown>).render(data, { msg, sender, now, timezone, roomMembers });
       } catch (err) {
         degrade(src.name, err);
         return null;
@@ -174,9 +195,12 @@ export class ContextBuilder {
     try {
       const cols = sqlSources.map((src, i) => `${src.query!} AS s${i}`);
       const select = [`${ALL_PARAMS}, ${HISTORY_SQL} AS history, ${SUMMARY_SQL} AS summary`, ...cols].join(', ');
-      const rows = await this.sql<Record<string, unknown>>(`SELECT ${select}`, standardParams(msg, sender));
+      const [rows, roomMembers] = await Promise.all([
+        this.sql<Record<string, unknown>>(`SELECT ${select}`, standardParams(msg, sender)),
+        membersP,
+      ]);
       const row = rows[0]!;
-      const folded = new Map(sqlSources.map((src, i) => [src, render(src, row[`s${i}`])] as const));
+      const folded = new Map(sqlSources.map((src, i) => [src, render(src, row[`s${i}`], roomMembers)] as const));
       return {
         history: toHistory(row.history as HistoryRow[]),
         summary: (row.summary as string | null) ?? null,
@@ -185,12 +209,13 @@ export class ContextBuilder {
     } catch (err) {
       this.o.logger.warn({ err: (err as Error).name }, 'combined context read failed; reading each part on its own');
     }
+    const roomMembers = await membersP;
     const [conv, sections] = await Promise.all([
       soft('history', this.conversation(msg, sender), {
         history: [] as HistoryEntry[],
         summary: null as string | null,
       }),
-      Promise.all(sources.map((src) => others.get(src) ?? load(src))),
+      Promise.all(sources.map((src) => others.get(src) ?? load(src, roomMembers))),
     ]);
     return { ...conv, sections: sections.filter((x): x is ContextSection => x !== null) };
   }
@@ -214,11 +239,14 @@ interface HistoryRow {
   sentAt: string;
 }
 
-/** The last 10 messages of this room + sender, without the current one (standard parameters $3–$6). */
+/**
+ * The last {@link RECENT_MESSAGES} messages of this room + sender, without the current one (standard parameters
+ * $3–$6); older ones reach the model through the conversation summary.
+ */
 const HISTORY_SQL = `(SELECT coalesce(json_agg(h ORDER BY h.id), '[]') FROM (
     SELECT id, role, text, "sentAt" FROM conversation_messages
     WHERE platform = $3 AND "roomId" = $4 AND "accountId" = $5 AND NOT (role = 'user' AND "platformMessageId" = $6)
-    ORDER BY id DESC LIMIT 10) h)`;
+    ORDER BY id DESC LIMIT ${RECENT_MESSAGES}) h)`;
 const SUMMARY_SQL = `(SELECT summary FROM conversation_summaries
   WHERE platform = $3 AND "roomId" = $4 AND "accountId" = $5)`;
 /** Names every standard parameter once (Postgres needs a type for each parameter a statement receives). */

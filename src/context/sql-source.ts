@@ -1,7 +1,7 @@
 import type { InboundMessage } from '../adapters/types';
 import type { Db } from '../db/prisma';
 import { sqlRunner, type Sql } from '../db/sql';
-import type { ContextSection, SenderProfile } from './types';
+import type { ContextSection, RoomMember, SenderProfile } from './types';
 
 /**
  * The parameters every context query may use, always in this order:
@@ -17,6 +17,8 @@ export interface RenderInput {
   sender: SenderProfile;
   now: Date;
   timezone: string;
+  /** The platform's members of the room (names only; see context/room-members.ts). */
+  roomMembers?: readonly RoomMember[];
 }
 
 /**
@@ -37,8 +39,10 @@ export async function loadSqlSource<T>(
 ): Promise<ContextSection | null> {
   // Postgres wants exactly the parameters a statement uses: pass $1..$max of the standard list.
   const max = Math.max(0, ...[...src.query.matchAll(/\$(\d+)/g)].map((m) => Number(m[1])));
+  // Every passed parameter is named once with its type (all are text), so one the query skips is typed too.
+  const named = Array.from({ length: max }, (_, i) => `, $${i + 1}::text AS p${i + 1}`).join('');
   const rows = await (input.sql ?? sqlRunner(input.db))<{ data: T }>(
-    `SELECT ${src.query} AS data`,
+    `SELECT ${src.query} AS data${named}`,
     standardParams(input.msg, input.sender).slice(0, max),
   );
   return src.render(rows[0]!.data, input);

@@ -19,6 +19,12 @@ export interface SenderProfile {
   preferences: Record<string, unknown>;
 }
 
+/** A person in the room as the platform lists them (ChatWork room members): a name, never authority. */
+export interface RoomMember {
+  accountId: string;
+  name: string;
+}
+
 /** A titled block of context lines (persons, tasks, goals, memories, knowledge). */
 export interface ContextSection {
   title: string;

@@ -49,7 +49,8 @@ export interface TurnRecordInput {
 
 /** One llm_usage row. */
 export interface UsageRow {
-  turnId: string;
+  /** Null for calls outside a turn (conversation summaries). */
+  turnId: string | null;
   orgId: string | null;
   model: string;
   purpose: string;
@@ -168,6 +169,13 @@ export class TurnRecorder {
     await this.sql(`WITH ${ctes.join(',\n')} SELECT 1`, p.values);
   }
 
+  /** Usage rows of LLM calls made outside a turn whose result is not stored (an unusable summary). */
+  async recordUsage(orgId: string | null, calls: readonly LlmCallRecord[]): Promise<void> {
+    if (calls.length === 0) return;
+    const p = new SqlParams();
+    await this.sql(`WITH ${llmUsageCte(p, orgId, calls)} SELECT 1`, p.values);
+  }
+
   private observe(t: TurnRecordInput, calls: LlmCallRecord[]): void {
     const m = this.metrics;
     if (!m) return;
@@ -215,8 +223,16 @@ function usageCte(p: SqlParams, usage: readonly UsageRow[]): string {
     FROM jsonb_to_recordset(${p.add(JSON.stringify(usage))}::jsonb) AS x(${USAGE_TYPES}) RETURNING 1)`;
 }
 
+/**
+ * CTE `u`: the usage rows of LLM calls made outside a turn (conversation summaries), for a statement of
+ * another table's owner that stores the call's result (this module stays the only writer of `llm_usage`).
+ */
+export function llmUsageCte(p: SqlParams, orgId: string | null, calls: readonly LlmCallRecord[]): string {
+  return usageCte(p, usageRows({ id: null, orgId }, calls));
+}
+
 /** The llm_usage rows of a turn's calls. */
-function usageRows(turn: { id: string; orgId: string | null }, calls: readonly LlmCallRecord[]): UsageRow[] {
+function usageRows(turn: { id: string | null; orgId: string | null }, calls: readonly LlmCallRecord[]): UsageRow[] {
   return calls.map((c) => ({
     turnId: turn.id,
     orgId: turn.orgId,

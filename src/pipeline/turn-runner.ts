@@ -16,6 +16,7 @@ import { turnAudit } from '../observability/turn-audit';
 import type { TurnRecorder } from '../observability/turn-recorder';
 import { mayHavePosted, type Outbox } from '../outbox/outbox';
 import type { BrainStateManager } from '../state/brain-state-manager';
+import type { ConversationRef } from '../state/conversation-log';
 import { clarificationStep } from '../state/clarification-budget';
 import type { SessionKey } from '../state/session-key';
 import type { TurnPrelude, TurnStore } from '../state/turn-store';
@@ -44,6 +45,8 @@ export interface TurnRunnerDeps {
   llmConfigured: boolean;
   /** The step after a turn was answered and recorded (self-critique sampling, R-B6); absent when off. */
   critic?: { afterTurn(turn: AnsweredTurn): Promise<void> };
+  /** The step after a turn the model answered: a conversation summary is enqueued when due (R-X4). */
+  summaries?: { afterTurn(conversation: ConversationRef): Promise<unknown> };
   now?: () => Date;
 }
 
@@ -335,9 +338,14 @@ export class TurnRunner {
 
   /**
    * After the reply went out and the turn was recorded: the self-critique sampling looks at the decision
-   * (R-B6). Not awaited and never throwing, so it cannot delay or change the reply.
+   * (R-B6), and a grown conversation gets a summary item (R-X4). Not awaited and never throwing, so
+   * neither can delay or change the reply.
    */
   private afterTurn(turnId: string, msg: InboundMessage, decision: TurnDecision): void {
+    if (this.d.summaries && decision.brain?.model) {
+      const { orgId, platform, roomId, senderAccountId: accountId } = msg;
+      void this.d.summaries.afterTurn({ orgId, platform, roomId, accountId });
+    }
     if (!this.d.critic) return;
     const overall = decision.brain?.confidence?.overall;
     void this.d.critic.afterTurn({

@@ -3,6 +3,7 @@ import { purgeFinishedWork } from '../intake/work-queue';
 import { purgeOutbox } from '../outbox/outbox';
 import { purgeDecidedPending, settleStalePending } from '../state/brain-state-manager';
 import { purgeConversations } from '../state/conversation-log';
+import { purgeExpiredSummaries } from '../state/conversation-summaries';
 import { purgeTurns } from '../observability/turn-recorder';
 
 export interface RetentionPolicy {
@@ -16,6 +17,8 @@ export interface RetentionResult {
   turnRecords: number;
   llmUsage: number;
   conversationMessages: number;
+  /** Conversation summaries that covered a purged message (or were not refreshed within the period). */
+  conversationSummaries: number;
   workItems: number;
   outboundMessages: number;
   /** Pending actions left undecided for a day: settled now (their raw texts replaced by the redacted copies). */
@@ -33,6 +36,8 @@ export async function purgeExpired(db: Db, policy: RetentionPolicy, now: Date = 
   const auditBefore = new Date(now.getTime() - policy.auditDays * DAY_MS);
   const historyBefore = new Date(now.getTime() - policy.historyDays * DAY_MS);
   const pendingSettled = await settleStalePending(db, now);
+  // Summaries first: they are found through the messages they cover, which go next.
+  const conversationSummaries = await purgeExpiredSummaries(db, historyBefore);
   const [turns, conversationMessages, workItems, outboundMessages, pendingActions] = await Promise.all([
     purgeTurns(db, auditBefore),
     purgeConversations(db, historyBefore),
@@ -40,5 +45,13 @@ export async function purgeExpired(db: Db, policy: RetentionPolicy, now: Date = 
     purgeOutbox(db, historyBefore),
     purgeDecidedPending(db, historyBefore),
   ]);
-  return { ...turns, conversationMessages, workItems, outboundMessages, pendingSettled, pendingActions };
+  return {
+    ...turns,
+    conversationMessages,
+    conversationSummaries,
+    workItems,
+    outboundMessages,
+    pendingSettled,
+    pendingActions,
+  };
 }

@@ -112,6 +112,37 @@ describe('context sources', () => {
       expect((await load('たなかに伝えて'))?.lines).toEqual(['田中太郎（id: tanaka-taro、東京営業課）']);
       expect(await load('a')).toBeNull();
     });
+
+    it('names room members the directory lacks (never directory members, the sender, or any authority)', async () => {
+      const room = [
+        { accountId: '1004', name: '田中 太郎' },
+        { accountId: '1003', name: '鈴木 健二' },
+        { accountId: '2001', name: '山本 京子' },
+        { accountId: '2002', name: 'Lee Min' },
+        { accountId: '2003', name: '田中太郎' },
+      ];
+      const cw = (text: string, from = '1003') =>
+        personsSource.load({
+          db: t.db,
+          msg: { ...message(text), platform: 'chatwork', roomId: '5001', senderAccountId: from },
+          sender: sender('suzuki-kenji'),
+          now: NOW,
+          timezone: TZ,
+          roomMembers: room,
+        });
+      const guest = '「山本 京子」さん（このルームのメンバー、ディレクトリ未登録）';
+      const s = await cw('山本さんと田中太郎さんに共有して');
+      expect(s?.title).toBe('メッセージに出てくる人物（組織名簿とこのルームのメンバー）');
+      // 1004 is tanaka-taro's ChatWork account and 2003 bears a directory member's name: neither is a guest.
+      expect(s?.lines).toEqual(['田中太郎（id: tanaka-taro、東京営業課）', guest]);
+      expect((await cw('山本京子さんとlee minさんは？'))?.lines).toEqual([
+        guest,
+        '「Lee Min」さん（このルームのメンバー、ディレクトリ未登録）',
+      ]);
+      // The sender is not listed as a guest of their own message; nobody named → nothing.
+      expect(await cw('山本です、よろしく', '2001')).toBeNull();
+      expect(await cw('こんにちは')).toBeNull();
+    });
   });
 
   describe('open_tasks', () => {

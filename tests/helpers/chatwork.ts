@@ -114,12 +114,21 @@ export class FakeChatwork {
   readonly faults: PostFault[] = [];
   /** Message list reads (reconciliation). */
   reads = 0;
+  /**
+   * What `GET /rooms/{id}/members` answers, by room (as ChatWork sends it); a number is an error status.
+   * Rooms not listed answer the bot alone.
+   */
+  readonly members = new Map<string, Record<string, unknown>[] | number>();
+  /** Member list reads, by room. */
+  readonly memberReads = new Map<string, number>();
 
   install(): this {
     this.posts.length = 0;
     this.tasks.length = 0;
     this.faults.length = 0;
     this.reads = 0;
+    this.members.clear();
+    this.memberReads.clear();
     const self = this;
     const limits = () => ({
       'x-ratelimit-remaining': '299',
@@ -168,6 +177,14 @@ export class FakeChatwork {
           }));
         return list.length > 0 ? [200, list, limits()] : [204, '', limits()];
       })
+      .get(/\/v2\/rooms\/\d+\/members/)
+      .reply(function (uri) {
+        const roomId = uri.split('/')[3]!;
+        self.memberReads.set(roomId, (self.memberReads.get(roomId) ?? 0) + 1);
+        const answer = self.members.get(roomId) ?? [chatworkMember(Number(BOT_ACCOUNT), BOT_NAME, 'member')];
+        if (typeof answer === 'number') return [answer, { errors: ['scripted failure'] }, limits()];
+        return [200, answer, limits()];
+      })
       .post(/\/v2\/rooms\/\d+\/tasks/)
       .reply(function (uri, body) {
         self.tasks.push({ roomId: uri.split('/')[3]!, body: Object.fromEntries(new URLSearchParams(String(body))) });
@@ -175,4 +192,22 @@ export class FakeChatwork {
       });
     return this;
   }
+}
+
+/** A room member as `GET /rooms/{id}/members` lists it (PLATFORMS.md A5). */
+export function chatworkMember(
+  accountId: number,
+  name: string,
+  role: 'admin' | 'member' | 'readonly' = 'member',
+): Record<string, unknown> {
+  return {
+    account_id: accountId,
+    role,
+    name,
+    chatwork_id: '',
+    organization_id: 0,
+    organization_name: '',
+    department: '',
+    avatar_image_url: `https://appdata.chatwork.com/avatar/${accountId}.png`,
+  };
 }

@@ -120,10 +120,16 @@ export class ChatworkClient implements ChatworkTasksApi {
     await this.http.request('PUT', `/rooms/${room}/tasks/${task}/status`, { body: status });
   }
 
-  /** `GET /rooms/{roomId}/members`; 204 (nothing to list) gives `[]`. */
-  async getRoomMembers(roomId: string): Promise<ChatworkMember[]> {
+  /**
+   * `GET /rooms/{roomId}/members`; 204 (nothing to list) gives `[]`. `call` bounds retries and timeout
+   * (the turn's context reads it once, fast; see context/room-members.ts).
+   */
+  async getRoomMembers(
+    roomId: string,
+    call: { maxRetries?: number; timeoutMs?: number } = {},
+  ): Promise<ChatworkMember[]> {
     const room = numericId(roomId, 'room id');
-    const { status, json } = await this.http.request('GET', `/rooms/${room}/members`);
+    const { status, json } = await this.http.request('GET', `/rooms/${room}/members`, undefined, undefined, true, call);
     if (status === 204) return [];
     return shaped(membersSchema, json, 'GET members').map((m) => ({
       accountId: String(m.account_id),

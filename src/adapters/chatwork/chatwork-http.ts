@@ -74,6 +74,7 @@ export class ChatworkHttp {
    *
    * @param roomLimited - Room id when the call counts against the per-room posting limit.
    * @param idempotent - Whether sending the call twice is harmless (default: everything but POST).
+   * @param call - Per-call retries and timeout (a read on the reply path fails fast instead of waiting).
    * @throws AppError `EXTERNAL_API_FAILED` on a non-retryable status or when retries are exhausted.
    */
   async request(
@@ -82,10 +83,12 @@ export class ChatworkHttp {
     form?: Record<string, string>,
     roomLimited?: string,
     idempotent = method !== 'POST',
+    call: { maxRetries?: number; timeoutMs?: number } = {},
   ): Promise<ChatworkResponse> {
     const log = this.opts.logger;
+    const maxRetries = call.maxRetries ?? this.maxRetries;
     for (let attempt = 0; ; attempt++) {
-      const canRetry = attempt < this.maxRetries;
+      const canRetry = attempt < maxRetries;
       await this.budget.reserve();
       if (roomLimited !== undefined) await this.rooms.acquire(roomLimited);
 
@@ -99,7 +102,7 @@ export class ChatworkHttp {
             ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
           },
           body: form ? new URLSearchParams(form).toString() : undefined,
-          signal: AbortSignal.timeout(this.timeoutMs),
+          signal: AbortSignal.timeout(call.timeoutMs ?? this.timeoutMs),
         });
       } catch (err) {
         const code = networkErrorCode(err);

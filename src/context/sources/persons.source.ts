@@ -1,6 +1,8 @@
 import { normaliseName, plainName as plain } from '../../authorization/directory';
 import { hiddenTopSecret, type DepartmentNode } from '../../authorization/scope';
+import { quoted } from '../quote';
 import { defineSqlSource } from '../sql-source';
+import type { RoomMember } from '../types';
 
 /** Shortest name or alias that is looked for in a message. */
 const MIN_TERM_LENGTH = 2;
@@ -62,6 +64,35 @@ interface MemberRow {
 interface PersonsData {
   members: MemberRow[];
   departments: DepartmentNode[];
+  /** Platform accounts of the directory on this message's platform (room members among them are members). */
+  accounts: string[];
+}
+
+/** Terms of a member id that stands for a room member, not a directory member. */
+const GUEST = 'room-member:';
+
+/**
+ * Terms for the room members the directory does not list (issue 12 §3): their name as ChatWork shows it, and
+ * each part of a spaced name (「山本 花子」 is also 「山本さん」). Directory accounts, names the directory
+ * has and the sender are left out. Matched together with the directory's terms, so a guest's full name
+ * (「山本花子」) is not also read as a shorter directory alias inside it (「花子」).
+ */
+function guestTerms(
+  roomMembers: readonly RoomMember[],
+  skip: { accounts: Set<string>; names: Set<string>; sender: string },
+): Term[] {
+  const terms: Term[] = [];
+  for (const rm of roomMembers) {
+    if (skip.accounts.has(rm.accountId) || rm.accountId === skip.sender) continue;
+    if (skip.names.has(normaliseName(rm.name))) continue;
+    const keys = new Set([normaliseName(rm.name), plain(rm.name)]);
+    for (const part of rm.name.normalize('NFKC').split(/[\s\u3000]+/)) keys.add(normaliseName(part));
+    for (const key of keys) {
+      if (key.length >= MIN_TERM_LENGTH)
+        terms.push({ key, label: rm.name, memberIds: new Set([GUEST + rm.accountId]) });
+    }
+  }
+  return terms;
 }
 
 export const personsSource = defineSqlSource<PersonsData>({
@@ -74,8 +105,10 @@ export const personsSource = defineSqlSource<PersonsData>({
         WHERE m."orgId" = $1 AND m.active) x),
       'departments', (SELECT coalesce(json_agg(json_build_object(
           'id', id, 'parentId', "parentId", 'topSecret', "topSecret")), '[]')
-        FROM departments WHERE "orgId" = $1))`,
-  render(data, { msg, sender }) {
+        FROM departments WHERE "orgId" = $1),
+      'accounts', (SELECT coalesce(json_agg("accountId"), '[]') FROM platform_accounts
+        WHERE "orgId" = $1 AND platform = $3))`,
+  render(data, { msg, sender, roomMembers = [] }) {
     const hidden = hiddenTopSecret(sender, data.departments);
     const members = data.members.filter((m) => m.departmentId === null || !hidden.has(m.departmentId));
     const text = plain(msg.text);
@@ -91,8 +124,21 @@ export const personsSource = defineSqlSource<PersonsData>({
         }
       }
     }
-    const hits = matchedTerms(text, [...terms.values()]);
-    if (hits.length === 0) return null;
+    const guestsAll = guestTerms(roomMembers, {
+      accounts: new Set(data.accounts),
+      names: new Set(data.members.map((m) => normaliseName(m.name))),
+      sender: msg.senderAccountId,
+    });
+    const found = matchedTerms(text, [...terms.values(), ...guestsAll]);
+    const isGuest = (t: Term) => [...t.memberIds].some((id) => id.startsWith(GUEST));
+    const hits = found.filter((t) => !isGuest(t));
+    // People in the room the directory does not list, known by name only (issue 12 §3): no id, no authority.
+    const guestIds = new Set(found.filter(isGuest).flatMap((t) => [...t.memberIds]));
+    const guests = roomMembers
+      .filter((rm) => guestIds.has(GUEST + rm.accountId))
+      .slice(0, MAX_PERSONS)
+      .map((rm) => `${quoted(rm.name, 60)}さん（このルームのメンバー、ディレクトリ未登録）`);
+    if (hits.length === 0 && guests.length === 0) return null;
     const ids = new Set(hits.flatMap((t) => [...t.memberIds]));
     const listed = members.filter((m) => ids.has(m.id)).slice(0, MAX_PERSONS);
     const label = (m: (typeof members)[number]) => {
@@ -113,6 +159,8 @@ export const personsSource = defineSqlSource<PersonsData>({
         `注意: 「${labels.join('」「')}」に当てはまる人が${count}人います（${names}）。どの方か分からないときは本人に確認すること。`,
       );
     }
-    return { title: 'メッセージに出てくる人物（組織名簿）', lines };
+    if (guests.length === 0) return { title: 'メッセージに出てくる人物（組織名簿）', lines };
+    lines.push(...guests);
+    return { title: 'メッセージに出てくる人物（組織名簿とこのルームのメンバー）', lines };
   },
 });
