@@ -11,6 +11,7 @@ import { getNoticePreferences, setNoticePreference } from './notices';
 import { cancelReminder, createReminder, listReminders } from './reminders';
 import { completeTask, createTask, searchTasks } from './tasks';
 import { teamOverview } from './team';
+import { cancelWork, saveArtifact, startWork, workStatus } from './work';
 
 export const handlers: readonly ToolDefinition[] = [
   createTask,
@@ -31,4 +32,8 @@ export const handlers: readonly ToolDefinition[] = [
   teamOverview,
   setNoticePreference,
   getNoticePreferences,
+  startWork,
+  workStatus,
+  cancelWork,
+  saveArtifact,
 ] as readonly ToolDefinition[];
