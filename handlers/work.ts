@@ -211,7 +211,11 @@ export const cancelWork = defineTool({
     }
     const w = rows[0]!;
     const res = await new WorkStore(dbOf(ctx)).cancel(w.id, sender.id);
-    return { workId: w.id, goal: w.goal, result: res === 'cancelled' ? ('cancelled' as const) : ('already_finished' as const) };
+    return {
+      workId: w.id,
+      goal: w.goal,
+      result: res === 'cancelled' ? ('cancelled' as const) : ('already_finished' as const),
+    };
   },
 });
 

@@ -58,6 +58,9 @@ import { SelfCritic } from './observability/self-critique';
 import { Reviewer } from './brain/critique';
 import { AdminAuth } from './server/admin-auth';
 import { createAdminRouter } from './server/admin/admin.route';
+import { WorkRunner } from './work/work-runner';
+import { WorkReporter } from './work/work-report';
+import { BACKGROUND_WORK_KIND, WorkStore } from './work/work-store';
 
 export const SAMPLE_DIRECTORY = path.resolve(__dirname, '..', 'config', 'org.sample.yaml');
 
@@ -148,6 +151,8 @@ export interface Pipeline {
   conversations: ConversationLog;
   /** The `work` item handler of self-critique (null when it is off). */
   critic: SelfCritic | null;
+  /** The `work` item handler of background work (R-W1). */
+  work: WorkRunner;
 }
 
 /**
@@ -227,13 +232,14 @@ export function composePipeline(p: PipelineInput): Pipeline {
         onEnqueued: p.critique.onEnqueued,
       })
     : null;
+  const replies = new ReplyComposer({ prompts, guardianConfig });
   const runner = new TurnRunner({
     store: new TurnStore(sql),
     contextBuilder,
     states,
     confirmations,
     proposals,
-    replies: new ReplyComposer({ prompts, guardianConfig }),
+    replies,
     senderBudget,
     outbox,
     recorder,
@@ -262,6 +268,29 @@ export function composePipeline(p: PipelineInput): Pipeline {
     shadowMode,
     now,
   });
+  // Background work (R-W1/R-W2): steps through the same proposal stage and confirmations; one report at the end.
+  const workStore = new WorkStore(db);
+  const work = new WorkRunner({
+    db,
+    store: workStore,
+    proposals,
+    confirmations,
+    replies,
+    contextBuilder,
+    outbox,
+    recorder,
+    prompts,
+    logger,
+    defaultUserLevel: config.DEFAULT_USER_LEVEL,
+    limits: {
+      maxSteps: config.WORK_MAX_STEPS,
+      maxCostUsd: config.WORK_MAX_COST_USD,
+      maxMinutes: config.WORK_MAX_MINUTES,
+      confirmPollMs: config.WORK_CONFIRM_POLL_SECONDS * 1000,
+    },
+    now,
+  });
+  const reporter = new WorkReporter({ db, store: workStore, delivery, prompts });
   const scheduled = new ScheduledNoticeHandler({ db, delivery, prompts, logger, metrics, now });
   const alertNotices = new AdminAlertNotices({ db, prompts, delivery, windowMs: config.ALERT_WINDOW_MINUTES * 60_000 });
   const notices = new NoticeRunner({
@@ -277,9 +306,13 @@ export function composePipeline(p: PipelineInput): Pipeline {
     llmConfigured: p.llmConfigured,
     shadowMode,
     now,
-    kinds: { schedule: (item) => scheduled.handle(item), admin_alert: (item) => alertNotices.handle(item) },
+    kinds: {
+      schedule: (item) => scheduled.handle(item),
+      admin_alert: (item) => alertNotices.handle(item),
+      work_report: (item) => reporter.handle(item),
+    },
   });
-  return { runner, notices, proposals, confirmations, states, contextBuilder, recorder, conversations, critic };
+  return { runner, notices, proposals, confirmations, states, contextBuilder, recorder, conversations, critic, work };
 }
 
 /**
@@ -434,7 +467,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
         onEnqueued: () => pool?.wake(),
       }
     : undefined;
-  const { runner, notices, states, critic } = composePipeline({
+  const { runner, notices, states, critic, work } = composePipeline({
     config,
     db,
     sql,
@@ -580,7 +613,11 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     handlers: {
       user_request: (item) => runner.handleUserRequest(item),
       notification: (item) => notices.handle(item),
-      ...(critic ? { work: (item: ClaimedItem) => critic.handle(item) } : {}),
+      // `work` items: background work (kind background_work) and self-critique (kind self_critique).
+      work: async (item: ClaimedItem) => {
+        if ((item.payload as { kind?: string }).kind === BACKGROUND_WORK_KIND) return work.handle(item);
+        await critic?.handle(item);
+      },
     },
     describeError: (err) => {
       const app = asAppError(err);

@@ -54,11 +54,6 @@ export interface NewWork {
   originKey: string;
 }
 
-/** Work items of one background work share this ordering key (they run one at a time, in order). */
-function orderingKey(workId: string): string {
-  return `bgwork:${workId}`;
-}
-
 /** What the runner holds while it runs a work item: the item's id and claim token. */
 type Held = Pick<ClaimedItem, 'id' | 'claimToken'>;
 
@@ -88,8 +83,8 @@ export class WorkStore {
     const p = new SqlParams();
     const ctx = initialContext(w.plan);
     const requested = { maxSteps: w.maxSteps ?? null, maxCostUsd: w.maxCostUsd ?? null, maxMinutes: w.maxMinutes };
-    const insert = `w AS (INSERT INTO background_work (id, "orgId", "requesterMemberId", platform, "roomId", "accountId",
-        goal, "stepContext", "maxSteps", "maxCostUsd", "originKey")
+    const insert = `w AS (INSERT INTO background_work (id, "orgId", "requesterMemberId", platform, "roomId",
+        "accountId", goal, "stepContext", "maxSteps", "maxCostUsd", "originKey")
       VALUES (gen_random_uuid()::text, ${p.add(w.orgId)}, ${p.add(w.requesterMemberId)}, ${p.add(w.platform)},
         ${p.add(w.roomId)}, ${p.add(w.accountId)}, ${p.add(pgText(w.goal))},
         ${p.add(JSON.stringify({ ...ctx, requested }))}::jsonb, ${p.add(requested.maxSteps)}::int,
@@ -121,13 +116,20 @@ export class WorkStore {
   }
 
   /** On the first run: the budget (asked-for limits capped by the defaults), and the work marked running. */
-  async begin(item: Held, id: string, budget: { maxSteps: number; maxCostUsd: number; deadlineAt: Date }): Promise<boolean> {
+  async begin(
+    item: Held,
+    id: string,
+    budget: { maxSteps: number; maxCostUsd: number; deadlineAt: Date },
+  ): Promise<boolean> {
     const p = new SqlParams();
+    const held = heldCte(p, 'h', item);
+    const steps = p.add(budget.maxSteps);
+    const cost = p.add(budget.maxCostUsd);
     const rows = await this.sql(
-      `WITH ${heldCte(p, 'h', item)}
+      `WITH ${held}
        UPDATE background_work SET status = 'running', "updatedAt" = now(),
-         "maxSteps" = COALESCE("maxSteps", ${p.add(budget.maxSteps)}::int),
-         "maxCostUsd" = COALESCE("maxCostUsd", ${p.add(budget.maxCostUsd)}::float8),
+         "maxSteps" = LEAST(COALESCE("maxSteps", ${steps}::int), ${steps}::int),
+         "maxCostUsd" = LEAST(COALESCE("maxCostUsd", ${cost}::float8), ${cost}::float8),
          "deadlineAt" = COALESCE("deadlineAt", ${p.add(budget.deadlineAt)}::timestamptz AT TIME ZONE 'UTC')
        WHERE id = ${p.add(id)} AND status IN ('queued', 'running') AND EXISTS (SELECT 1 FROM h) RETURNING 1`,
       p.values,
@@ -139,7 +141,11 @@ export class WorkStore {
    * After a step (finished or failed): the step context and the counters, while the work runs and the claim
    * is held. False when the work was cancelled (or the claim lost) meanwhile: the runner stops.
    */
-  async saveStep(item: Held, id: string, s: { ctx: StepContext; stepsDone: number; costUsd: number }): Promise<boolean> {
+  async saveStep(
+    item: Held,
+    id: string,
+    s: { ctx: StepContext; stepsDone: number; costUsd: number },
+  ): Promise<boolean> {
     const p = new SqlParams();
     const rows = await this.sql(
       `WITH ${heldCte(p, 'h', item)}
@@ -179,7 +185,8 @@ export class WorkStore {
     const ctxSet = s.ctx ? `, "stepContext" = ${p.add(JSON.stringify(s.ctx))}::jsonb` : '';
     const costSet = s.costUsd !== undefined ? `, "costUsd" = ${p.add(s.costUsd)}::float8` : '';
     const select = `SELECT 'work', jsonb_build_object('kind', '${BACKGROUND_WORK_KIND}', 'workId', u.id),
-        'bgwork:' || u.id, 'bgwork:' || u.id || ':run:' || ${p.add(next)}::int, 5, ${p.add(s.runAt)}::timestamptz FROM u`;
+        'bgwork:' || u.id, 'bgwork:' || u.id || ':run:' || ${p.add(next)}::int, 5,
+        ${p.add(s.runAt)}::timestamptz FROM u`;
     const rows = await this.sql(
       `WITH ${heldCte(p, 'h', item)},
        u AS (UPDATE background_work SET status = 'waiting', "pendingActionId" = ${p.add(s.pendingActionId)},
