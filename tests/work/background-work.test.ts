@@ -139,7 +139,7 @@ describe('background work', () => {
     expect(p.sender.sent.length).toBe(sentBefore + 1);
   });
 
-  it('a worker killed mid-step: another resumes from the step context without repeating the finished step', async () => {
+  it('a worker killed mid-step: another resumes from the step context, the finished step not repeated', async () => {
     const id = await newWork('tanaka-taro', { goal: '中断テストの作業' });
     // Worker A: step 1 finishes; in step 2 its task is created, then the worker dies before the step is saved.
     let hung: ((err: Error) => void) | undefined;
@@ -241,7 +241,7 @@ describe('background work', () => {
     await drainReport(p, id);
   });
 
-  it('requester removed from the directory → the work is cancelled and recorded, nothing is asked or sent', async () => {
+  it('requester removed from the directory → cancelled and recorded, nothing asked or sent', async () => {
     const id = await newWork('ito-yui', { goal: '退職者の作業' });
     await t.db.member.update({ where: { orgId_id: { orgId: 'acme', id: 'ito-yui' } }, data: { active: false } });
     const asked = p.brain.asked.length;
