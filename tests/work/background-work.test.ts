@@ -189,6 +189,74 @@ describe('background work', () => {
     await drainReport(p, id);
   });
 
+  it('a step call that needs confirmation asks the requester in the origin room; the work waits for the answer', async () => {
+    const id = await newWork('tanaka-taro', { goal: '渡辺さんの連絡メモを整える' });
+    p.brain.script(
+      proposes([
+        { tool: 'save_memory', params: { kind: 'person', subject: '渡辺翔', content: '午前中は電話に出られない' } },
+      ]),
+    );
+    const sentBefore = p.sender.sent.length;
+    const item = await claim(p, 'work', id);
+    expect(await p.work.handle(item)).toEqual({ completed: true });
+
+    // The Gate asked (a memory about someone else): the question went to the origin room, mentioning the requester.
+    const w = await work(id);
+    expect(w).toMatchObject({ status: 'waiting', stepsDone: 0 });
+    const pending = await t.db.pendingAction.findUniqueOrThrow({ where: { id: w.pendingActionId! } });
+    expect(pending).toMatchObject({ status: 'pending', roomId: 'console-general', accountId: 'tanaka-taro' });
+    const question = p.sender.sent.slice(sentBefore);
+    expect(question).toHaveLength(1);
+    expect(question[0]).toMatchObject({ roomId: 'console-general', mentionAccountIds: ['tanaka-taro'] });
+    expect(question[0]!.text).toContain('渡辺翔');
+    expect(await t.db.memory.count({ where: { content: '午前中は電話に出られない' } })).toBe(0);
+
+    // Looked at before the answer: still waiting, looked at again later (nothing asked, nothing run).
+    const asked = p.brain.asked.length;
+    await t.db.workItem.updateMany({ where: { type: 'work', state: 'queued' }, data: { runAt: new Date() } });
+    expect(await p.work.handle(await claim(p, 'work', id))).toEqual({ completed: true });
+    expect(p.brain.asked.length).toBe(asked);
+    expect(await work(id)).toMatchObject({ status: 'waiting' });
+
+    // The requester answers 「はい」 in the room: the call runs once, as any confirmed call.
+    p.brain.script(says('覚えたウル'));
+    await p.runner.handleUserRequest(await take(consoleMessage('はい')));
+    expect(await t.db.memory.count({ where: { content: '午前中は電話に出られない' } })).toBe(1);
+
+    // The work goes on from there: the confirmed call is its step 1, then it finishes.
+    p.brain.script(says('連絡メモを整えたウル'));
+    await t.db.workItem.updateMany({ where: { type: 'work', state: 'queued' }, data: { runAt: new Date() } });
+    expect(await p.work.handle(await claim(p, 'work', id))).toEqual({ completed: true });
+    expect(stepText(p.brain.asked.at(-1)!)).toContain('第2ステップ');
+    const done = await work(id);
+    expect(done).toMatchObject({ status: 'done', stepsDone: 1, pendingActionId: null });
+    expect((done.stepContext as { completed_steps: { tools: unknown[] }[] }).completed_steps[0]!.tools).toEqual([
+      { tool: 'save_memory', status: 'ok' },
+    ]);
+    expect(await t.db.memory.count({ where: { content: '午前中は電話に出られない' } })).toBe(1);
+    await drainReport(p, id);
+  });
+
+  it('a confirmation the requester declines stops the work and says so', async () => {
+    const id = await newWork('tanaka-taro', { goal: '渡辺さんのメモ（取り消し）' });
+    p.brain.script(
+      proposes([{ tool: 'save_memory', params: { kind: 'person', subject: '渡辺翔', content: '取り消されるメモ' } }]),
+    );
+    await p.work.handle(await claim(p, 'work', id));
+    expect(await work(id)).toMatchObject({ status: 'waiting' });
+    await p.runner.handleUserRequest(await take(consoleMessage('いいえ')));
+    await t.db.workItem.updateMany({ where: { type: 'work', state: 'queued' }, data: { runAt: new Date() } });
+    await p.work.handle(await claim(p, 'work', id));
+    expect(await work(id)).toMatchObject({
+      status: 'failed',
+      reasonCode: 'W_CONFIRMATION_DECLINED',
+      reason: 'confirmation cancelled',
+    });
+    expect(await t.db.memory.count({ where: { content: '取り消されるメモ' } })).toBe(0);
+    expect(await reports(id)).toHaveLength(1);
+    await drainReport(p, id);
+  });
+
   it('budget exhausted → stops with BUDGET_EXCEEDED and reports it to the requester', async () => {
     const id = await newWork('tanaka-taro', { goal: '予算テストの作業', maxSteps: 2 });
     p.brain.script(
