@@ -189,7 +189,7 @@ describe('background work', () => {
     await drainReport(p, id);
   });
 
-  it('a step call that needs confirmation asks the requester in the origin room; the work waits for the answer', async () => {
+  it('a step call that needs confirmation asks the requester in the origin room; the work waits', async () => {
     const id = await newWork('tanaka-taro', { goal: '渡辺さんの連絡メモを整える' });
     p.brain.script(
       proposes([
