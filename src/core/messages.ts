@@ -53,6 +53,7 @@ export const MESSAGE_KEYS = [
   'work.stopped_fallback',
   'work.why_budget',
   'work.why_declined',
+  'work.why_error',
   'work.why_step_failed',
 ] as const;
 

@@ -31,6 +31,8 @@ const WHY: Record<string, MessageKey> = {
   BUDGET_EXCEEDED: 'work.why_budget',
   W_STEP_FAILED: 'work.why_step_failed',
   W_CONFIRMATION_DECLINED: 'work.why_declined',
+  W_ERROR: 'work.why_error',
+  W_ABANDONED: 'work.why_error',
 };
 
 /**

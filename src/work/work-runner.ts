@@ -95,8 +95,43 @@ export class WorkRunner {
     const p = item.payload as { kind?: string; workId?: string };
     if (p.kind !== BACKGROUND_WORK_KIND || !p.workId) return;
     const log = this.d.logger.child({ workId: p.workId, workItemId: String(item.id) });
-    let w = await this.d.store.get(p.workId);
+    const w = await this.d.store.get(p.workId);
     if (!w || FINISHED.includes(w.status)) return;
+    if (item.attempts > item.maxAttempts) {
+      // Every allowed attempt died mid-step (a crash, not an error): stop and tell the requester, once.
+      return this.stopOnError(item, w, 'W_ABANDONED', 'the worker stopped on every attempt', log);
+    }
+    try {
+      return await this.run(item, w, log);
+    } catch (err) {
+      if (err instanceof ClaimLostError || item.attempts < item.maxAttempts) throw err;
+      // The last attempt failed too: the work stops and says so (nothing is silently dropped).
+      return this.stopOnError(item, w, 'W_ERROR', (err as Error).name || 'error', log);
+    }
+  }
+
+  private async stopOnError(
+    item: ClaimedItem,
+    w: WorkRow,
+    reasonCode: 'W_ABANDONED' | 'W_ERROR',
+    reason: string,
+    log: Logger,
+  ): Promise<WorkOutcome> {
+    log.error({ reasonCode, reason }, 'background work stopped after its last attempt');
+    const fresh = (await this.d.store.get(w.id)) ?? w;
+    await this.d.store.finish(item, w.id, {
+      status: 'failed',
+      reasonCode,
+      reason,
+      ctx: readContext(fresh.stepContext),
+      costUsd: fresh.costUsd,
+      report: true,
+    });
+    return { completed: true };
+  }
+
+  private async run(item: ClaimedItem, start: WorkRow, log: Logger): Promise<WorkOutcome | void> {
+    let w = start;
     const member = await this.requester(w);
     if (!member) return this.requesterLeft(item, w, log);
     if (w.status === 'queued' || w.maxSteps === null || w.maxCostUsd === null || w.deadlineAt === null) {

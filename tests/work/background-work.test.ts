@@ -309,6 +309,23 @@ describe('background work', () => {
     await drainReport(p, id);
   });
 
+  it('a work item whose worker died on every attempt stops and tells the requester, without thinking again', async () => {
+    const id = await newWork('tanaka-taro', { goal: '落ち続ける作業' });
+    const item = await claim(p, 'work', id);
+    const asked = p.brain.asked.length;
+    expect(await p.work.handle({ ...item, attempts: item.maxAttempts + 1 })).toEqual({ completed: true });
+    expect(await work(id)).toMatchObject({ status: 'failed', reasonCode: 'W_ABANDONED' });
+    expect(p.brain.asked.length).toBe(asked);
+    expect(await reports(id)).toHaveLength(1);
+    const sentBefore = p.sender.sent.length;
+    p.brain.script(new Error('model down'));
+    await p.notices.handle(await claim(p, 'notification', id));
+    expect(p.sender.sent.slice(sentBefore).map((m) => m.text)).toEqual([
+      '田中太郎さん、お願いされていた「落ち続ける作業」の件は、途中でエラーが続いたので止めたウル。' +
+        '続けるなら、やり方を変えてもう一度お願いしてほしいウル🐺',
+    ]);
+  });
+
   it('requester removed from the directory → cancelled and recorded, nothing asked or sent', async () => {
     const id = await newWork('ito-yui', { goal: '退職者の作業' });
     await t.db.member.update({ where: { orgId_id: { orgId: 'acme', id: 'ito-yui' } }, data: { active: false } });
