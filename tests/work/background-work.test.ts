@@ -309,7 +309,7 @@ describe('background work', () => {
     await drainReport(p, id);
   });
 
-  it('a work item whose worker died on every attempt stops and tells the requester, without thinking again', async () => {
+  it('work whose worker died on every attempt stops and tells the requester, without thinking again', async () => {
     const id = await newWork('tanaka-taro', { goal: '落ち続ける作業' });
     const item = await claim(p, 'work', id);
     const asked = p.brain.asked.length;
