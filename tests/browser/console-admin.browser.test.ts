@@ -77,6 +77,8 @@ describeBrowser('the console and /admin in a real browser (headless Chromium)', 
     await page.fill('#audit-form input[name=person]', '鈴木健二');
     await page.selectOption('#audit-form select[name=decision]', 'CONFIRM');
     await page.click('#audit-form button[type=submit]');
+    // The tab's first, unfiltered load may still be on screen: wait for the rows of this search.
+    await page.waitForSelector('#audit-rows[data-query*="decision=CONFIRM"]', { state: 'attached' });
     const row = page.locator('#audit-rows tr[data-id]');
     await row.first().waitFor();
     expect(await row.count()).toBe(1);

@@ -68,10 +68,11 @@ describe('self-critique of sampled turns (R-B6)', () => {
     await say('ありがとう', 'c-slow');
     await waitFor(
       () => svc.db.conversationMessage.findFirst({ where: { roomId: 'c-slow', role: 'assistant' } }),
-      3000,
+      5500,
       'reply',
     );
-    expect(Date.now() - t0).toBeLessThan(3000);
+    // The critique hangs for 6 s: a reply stored before that did not wait for it (the margin absorbs a busy CI).
+    expect(Date.now() - t0).toBeLessThan(6000);
     const turn = await svc.db.turnRecord.findFirstOrThrow({ where: { roomId: 'c-slow' } });
     expect(turn.selfCritique).toBeNull();
     const stored = await waitFor(

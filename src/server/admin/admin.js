@@ -103,12 +103,16 @@
   );
 
   // ── Audit log ──
+  // A slower earlier search (the tab's first load) must not overwrite a newer one's rows.
+  let auditSeq = 0;
   async function audit() {
     const params = new URLSearchParams();
     new FormData($('audit-form')).forEach((v, k) => {
       if (v) params.set(k, String(v));
     });
+    const seq = ++auditSeq;
     const { turns } = await api(`audit?${params}`);
+    if (seq !== auditSeq) return;
     const rows = turns
       .map((r) =>
         tr(
@@ -131,6 +135,7 @@
       )
       .join('');
     $('audit-rows').innerHTML = rowsOr(rows, 12, '該当する記録はありません。条件を変えて検索してください。');
+    $('audit-rows').dataset.query = params.toString();
     document.querySelectorAll('#audit-rows tr[data-id]').forEach((row) =>
       row.addEventListener('click', () => {
         location.hash = `turn/${row.dataset.id}`;
