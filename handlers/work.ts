@@ -4,6 +4,7 @@
  * in src/work/work-runner.ts, each call through the same Guardian and AuthorizationGate as any turn.
  */
 import { z } from 'zod';
+import { BrainStateManager } from '../src/state/brain-state-manager';
 import { defineTool } from '../src/tools/define-tool';
 import { ClarificationNeeded } from '../src/tools/clarification';
 import { ToolError } from '../src/tools/types';
@@ -211,6 +212,7 @@ export const cancelWork = defineTool({
     }
     const w = rows[0]!;
     const res = await new WorkStore(dbOf(ctx)).cancel(w.id, sender.id);
+    if (res === 'cancelled' && w.pendingActionId) await dropAwaitedQuestion(dbOf(ctx), w, w.pendingActionId);
     return {
       workId: w.id,
       goal: w.goal,
@@ -218,6 +220,18 @@ export const cancelWork = defineTool({
     };
   },
 });
+
+/**
+ * The question a cancelled work was waiting on is withdrawn (through the BrainStateManager, the writer of
+ * pending actions), so a later 「はい」 runs nothing for work that no longer exists. Only while it is still the
+ * requester's open question in that room.
+ */
+async function dropAwaitedQuestion(db: ReturnType<typeof dbOf>, w: WorkRow, pendingActionId: string): Promise<void> {
+  const key = { platform: w.platform, roomId: w.roomId, accountId: w.accountId };
+  const states = new BrainStateManager(db);
+  const session = await states.getSession(key);
+  if (session.pending?.id === pendingActionId) await states.cancelPending(key, 'background work cancelled');
+}
 
 /** `save_artifact`: stores a draft, summary or extracted data (referenced by id in reports). */
 export const saveArtifact = defineTool({

@@ -257,6 +257,36 @@ describe('background work', () => {
     await drainReport(p, id);
   });
 
+  it('cancelled while waiting for a confirmation (asked from another room): the question is withdrawn', async () => {
+    const id = await newWork('tanaka-taro', { goal: '渡辺さんのメモ（中止）' });
+    p.brain.script(
+      proposes([{ tool: 'save_memory', params: { kind: 'person', subject: '渡辺翔', content: '中止されるメモ' } }]),
+    );
+    await p.work.handle(await claim(p, 'work', id));
+    const { pendingActionId } = await work(id);
+    expect(pendingActionId).not.toBeNull();
+
+    p.brain.script(proposes([{ tool: 'cancel_work', params: { work: '渡辺さんのメモ' } }]), says('止めたウル'));
+    await p.runner.handleUserRequest(
+      await take(consoleMessage('渡辺さんのメモの作業はやめて', { roomId: 'console-dm' })),
+    );
+    expect(await work(id)).toMatchObject({ status: 'cancelled', reasonCode: 'W_CANCELLED' });
+    expect(await t.db.pendingAction.findUniqueOrThrow({ where: { id: pendingActionId! } })).toMatchObject({
+      status: 'cancelled',
+    });
+
+    // A 「はい」 in the origin room afterwards runs nothing; the work's next look does nothing and reports nothing.
+    // (Whether the flow or the brain answers it depends on earlier tests' approvals: nothing is scripted for it.)
+    const before = p.brain.pending;
+    await p.runner.handleUserRequest(await take(consoleMessage('はい')));
+    expect(p.brain.pending).toBe(before);
+    expect(await t.db.memory.count({ where: { content: '中止されるメモ' } })).toBe(0);
+    await t.db.workItem.updateMany({ where: { type: 'work', state: 'queued' }, data: { runAt: new Date() } });
+    await p.work.handle(await claim(p, 'work', id));
+    expect(await work(id)).toMatchObject({ status: 'cancelled' });
+    expect(await reports(id)).toHaveLength(0);
+  });
+
   it('budget exhausted → stops with BUDGET_EXCEEDED and reports it to the requester', async () => {
     const id = await newWork('tanaka-taro', { goal: '予算テストの作業', maxSteps: 2 });
     p.brain.script(
