@@ -213,7 +213,8 @@ export class WorkRunner {
       });
       return saved ? 'resumed' : 'stopped';
     }
-    const status = pending?.status ?? 'missing';
+    // A question past its expiry may still read `pending` until the session is next looked at.
+    const status = pending?.status === 'pending' ? 'expired' : (pending?.status ?? 'missing');
     log.info({ pending: status }, 'background work stopped: its confirmation was not given');
     await this.d.store.finish(item, w.id, {
       status: 'failed',
