@@ -12,6 +12,7 @@ import { getNoticePreferences, setNoticePreference } from './notices';
 import { cancelReminder, createReminder, listReminders } from './reminders';
 import { completeTask, createTask, searchTasks } from './tasks';
 import { teamOverview } from './team';
+import { cancelWork, saveArtifact, startWork, workStatus } from './work';
 
 export const handlers: readonly ToolDefinition[] = [
   createTask,
@@ -33,4 +34,8 @@ export const handlers: readonly ToolDefinition[] = [
   setNoticePreference,
   getNoticePreferences,
   searchKnowledgeTool,
+  startWork,
+  workStatus,
+  cancelWork,
+  saveArtifact,
 ] as readonly ToolDefinition[];

@@ -63,6 +63,9 @@ import { RoomMembersCache } from './context/room-members';
 import type { RoomMember } from './context/types';
 import { AdminAuth } from './server/admin-auth';
 import { createAdminRouter } from './server/admin/admin.route';
+import { WorkRunner } from './work/work-runner';
+import { WorkReporter } from './work/work-report';
+import { BACKGROUND_WORK_KIND, WorkStore } from './work/work-store';
 
 export const SAMPLE_DIRECTORY = path.resolve(__dirname, '..', 'config', 'org.sample.yaml');
 
@@ -165,6 +168,8 @@ export interface Pipeline {
   critic: SelfCritic | null;
   /** The `work` item handler of conversation summaries (null when they are off). */
   summaries: SummaryRunner | null;
+  /** The `work` item handler of background work (R-W1). */
+  work: WorkRunner;
 }
 
 /**
@@ -261,13 +266,14 @@ export function composePipeline(p: PipelineInput): Pipeline {
           onEnqueued: p.summaries.onEnqueued,
         })
       : null;
+  const replies = new ReplyComposer({ prompts, guardianConfig });
   const runner = new TurnRunner({
     store: new TurnStore(sql),
     contextBuilder,
     states,
     confirmations,
     proposals,
-    replies: new ReplyComposer({ prompts, guardianConfig }),
+    replies,
     senderBudget,
     outbox,
     recorder,
@@ -297,6 +303,29 @@ export function composePipeline(p: PipelineInput): Pipeline {
     shadowMode,
     now,
   });
+  // Background work (R-W1/R-W2): steps through the same proposal stage and confirmations; one report at the end.
+  const workStore = new WorkStore(db);
+  const work = new WorkRunner({
+    db,
+    store: workStore,
+    proposals,
+    confirmations,
+    replies,
+    contextBuilder,
+    outbox,
+    recorder,
+    prompts,
+    logger,
+    defaultUserLevel: config.DEFAULT_USER_LEVEL,
+    limits: {
+      maxSteps: config.WORK_MAX_STEPS,
+      maxCostUsd: config.WORK_MAX_COST_USD,
+      maxMinutes: config.WORK_MAX_MINUTES,
+      confirmPollMs: config.WORK_CONFIRM_POLL_SECONDS * 1000,
+    },
+    now,
+  });
+  const reporter = new WorkReporter({ db, store: workStore, delivery, prompts });
   const scheduled = new ScheduledNoticeHandler({ db, delivery, prompts, logger, metrics, now });
   const alertNotices = new AdminAlertNotices({ db, prompts, delivery, windowMs: config.ALERT_WINDOW_MINUTES * 60_000 });
   const notices = new NoticeRunner({
@@ -312,7 +341,11 @@ export function composePipeline(p: PipelineInput): Pipeline {
     llmConfigured: p.llmConfigured,
     shadowMode,
     now,
-    kinds: { schedule: (item) => scheduled.handle(item), admin_alert: (item) => alertNotices.handle(item) },
+    kinds: {
+      schedule: (item) => scheduled.handle(item),
+      admin_alert: (item) => alertNotices.handle(item),
+      work_report: (item) => reporter.handle(item),
+    },
   });
   return {
     runner,
@@ -325,6 +358,7 @@ export function composePipeline(p: PipelineInput): Pipeline {
     conversations,
     critic,
     summaries,
+    work,
   };
 }
 
@@ -495,7 +529,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   });
   const roomMembers = async (msg: InboundMessage): Promise<readonly RoomMember[]> =>
     msg.platform === 'chatwork' && chatworkClient ? roomMembersCache.forRoom(msg.roomId) : [];
-  const { runner, notices, states, critic, summaries } = composePipeline({
+  const { runner, notices, states, critic, summaries, work } = composePipeline({
     config,
     db,
     sql,
@@ -643,15 +677,12 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     handlers: {
       user_request: (item) => runner.handleUserRequest(item),
       notification: (item) => notices.handle(item),
-      // `work` items by kind: conversation summaries, else self-critique (which ignores other kinds).
-      ...(critic || summaries
-        ? {
-            work: async (item: ClaimedItem) => {
-              if (isSummaryItem(item.payload)) return summaries?.handle(item);
-              return critic?.handle(item);
-            },
-          }
-        : {}),
+      // `work` items by kind: background work, conversation summaries, else self-critique (which ignores other kinds).
+      work: async (item: ClaimedItem) => {
+        if ((item.payload as { kind?: string }).kind === BACKGROUND_WORK_KIND) return work.handle(item);
+        if (isSummaryItem(item.payload)) return summaries?.handle(item);
+        return critic?.handle(item);
+      },
     },
     describeError: (err) => {
       const app = asAppError(err);

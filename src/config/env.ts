@@ -100,6 +100,17 @@ export const ZEnv = z.object({
   /** A conversation's summary is (re)written in the background every this many older messages (0 = off). */
   SUMMARY_EVERY_MESSAGES: z.coerce.number().int().min(0).max(1000).default(20),
   STEP_BUDGET: z.coerce.number().int().min(1).max(10).default(4),
+  /** Background work (R-W1): default budget of a work item (start_work may ask for less, never more). */
+  WORK_MAX_STEPS: z.coerce.number().int().min(1).max(50).default(8),
+  WORK_MAX_COST_USD: z.coerce.number().min(0.01).max(100).default(0.5),
+  WORK_MAX_MINUTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(7 * 24 * 60)
+    .default(60),
+  /** How often work waiting for the requester's confirmation looks at the answer. */
+  WORK_CONFIRM_POLL_SECONDS: z.coerce.number().int().min(1).max(3600).default(10),
   DEFAULT_USER_LEVEL: z.coerce.number().int().min(1).max(6).default(1),
   // [[WORKERS]]
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(8),

@@ -46,6 +46,15 @@ export const MESSAGE_KEYS = [
   'reply.sender_budget_day',
   'reply.sender_budget_minute',
   'reply.stranger',
+  'work.artifact_ref',
+  'work.report_fallback',
+  'work.report_task',
+  'work.step_task',
+  'work.stopped_fallback',
+  'work.why_budget',
+  'work.why_declined',
+  'work.why_error',
+  'work.why_step_failed',
 ] as const;
 
 /** A persona message key. */

@@ -9,6 +9,7 @@ import type { NoticeScheduler } from '../../scheduler/notices/notice-scheduler';
 import { safeNext, type AdminAuth } from '../admin-auth';
 import { requestGuard } from '../request-guard';
 import { auditLog, constitutionAudits, lastRuns, overview, pendingConfirmations, turnDetail } from './admin-queries';
+import { readArtifact } from '../../work/artifacts';
 
 export interface AdminDeps {
   db: Db;
@@ -156,6 +157,14 @@ export function createAdminRouter(deps: AdminDeps): Router {
   api.get('/alerts', async (_req, res) => {
     const rows = await deps.db.adminAlert.findMany({ orderBy: { createdAt: 'desc' }, take: 100 });
     res.json({ alerts: rows.map((a) => ({ ...a, id: a.id.toString() })) });
+  });
+  // Read-only view of an artifact made by background work (the completion report links here, R-W2).
+  api.get('/artifacts/:id', async (req, res) => {
+    const id = String(req.params.id);
+    if (!/^[0-9a-f-]{36}$/.test(id)) return void res.status(400).json({ error: 'bad artifact id' });
+    const artifact = await readArtifact(deps.db, null, id);
+    if (!artifact) return void res.status(404).json({ error: 'no such artifact' });
+    res.json({ artifact });
   });
   api.use((_req, res) => {
     res.status(404).json({ error: 'no such endpoint' });
