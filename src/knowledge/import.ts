@@ -5,7 +5,7 @@ import type { Db } from '../db/prisma';
 import type { KnowledgeConfig } from './config';
 import { parseDocument } from './document';
 import { splitPassages } from './passages';
-import { removeDocuments, saveDocument, storedDocuments } from './store';
+import { refreshSearchIndex, removeDocuments, saveDocument, storedDocuments } from './store';
 
 /**
  * `npm run knowledge:import -- PATH` (R-X4): imports Markdown and text files — a folder (recursively) or
@@ -122,6 +122,7 @@ export async function importKnowledge(
     gone.map((d) => d.id),
   );
   summary.removed.push(...gone.map((d) => d.sourcePath));
+  if (summary.added.length + summary.updated.length + summary.removed.length > 0) await refreshSearchIndex(db);
   return summary;
 }
 

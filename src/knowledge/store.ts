@@ -72,3 +72,12 @@ export async function removeDocuments(db: Db, ids: string[]): Promise<number> {
   if (ids.length === 0) return 0;
   return (await db.knowledgeDocument.deleteMany({ where: { id: { in: ids } } })).count;
 }
+
+/**
+ * After an import that changed something: moves the GIN index's pending entries into the index (until then every
+ * search scans the pending list) and refreshes the planner's statistics, so searches use the token index at once.
+ */
+export async function refreshSearchIndex(db: Db): Promise<void> {
+  await db.$queryRawUnsafe(`SELECT gin_clean_pending_list('knowledge_passages_tokens_idx'::regclass)`);
+  await db.$executeRawUnsafe('ANALYZE knowledge_documents, knowledge_passages');
+}
