@@ -82,4 +82,14 @@ describe('ChatWork room members not in the directory (issue 12 §3)', () => {
     await waitFor(() => cw.posts.length === 2, 8000, 'second reply');
     expect(cw.memberReads.get('5003')).toBe(1);
   });
+
+  it('a rate-limited members API (429) still answers, without room members, asked once', async () => {
+    cw.members.set('5004', 429);
+    llm.script(replyCall('山本さんのことは名簿にないウル。名簿の名前で教えてほしいウル🐺'));
+    const d = mentionDelivery({ from: 1004, room: 5004, body: '[To:9999]ソウルくん 山本さんに連絡した？' });
+    expect((await postWebhook(svc.url, d.raw, d.signature)).status).toBe(200);
+    await waitFor(() => cw.posts.length === 1, 8000, 'reply');
+    expect(lastUserTurn(0)).not.toContain('このルームのメンバー');
+    expect(cw.memberReads.get('5004')).toBe(1);
+  });
 });
