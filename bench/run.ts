@@ -208,6 +208,8 @@ interface Figure {
 }
 
 async function main(): Promise<void> {
+  // scripts/dist.js is plain CommonJS (npm start runs it before anything is compiled).
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { ensureBuilt } = require('../scripts/dist') as { ensureBuilt(): void };
   ensureBuilt();
 
