@@ -56,12 +56,17 @@ interface Waiter {
 const byToken = new Map<string, FakeChatworkPost[]>();
 const waiters = new Map<string, Waiter>();
 const untokened: FakeChatworkPost[] = [];
+/** Tokens of messages sent and not answered yet, and who waits for that set to empty. */
+const outstanding = new Set<string>();
+let drained: (() => void) | null = null;
 function onPost(post: FakeChatworkPost): 'answer' {
   const token = lastToken(post.body);
   if (!token) {
     untokened.push(post);
     return 'answer';
   }
+  outstanding.delete(token);
+  if (outstanding.size === 0) drained?.();
   const list = byToken.get(token) ?? [];
   list.push(post);
   byToken.set(token, list);
@@ -71,6 +76,25 @@ function onPost(post: FakeChatworkPost): 'answer' {
     w.resolve(list);
   }
   return 'answer';
+}
+/**
+ * Resolves when every message sent so far has had a reply (or after `ms`): phases start on an empty queue,
+ * so one phase's backlog is not measured as the next one's latency.
+ */
+function drain(ms: number): Promise<void> {
+  if (outstanding.size === 0) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      console.log(`  (${outstanding.size} messages still unanswered after ${ms / 1000} s; going on)`);
+      done();
+    }, ms);
+    const done = () => {
+      clearTimeout(timer);
+      drained = null;
+      resolve();
+    };
+    drained = done;
+  });
 }
 /** Resolves with the token's first `count` posts, or with what arrived when `ms` run out. */
 function postsFor(token: string, count = 1, ms = 30000): Promise<FakeChatworkPost[]> {
@@ -101,6 +125,7 @@ function mention(room: number, from: number, text: string, opts: { token?: boole
   const token = String(seq++);
   const now = Math.ceil(Date.now() / 1000);
   const body = opts.token === false ? text : `${text} #k${token}`;
+  if (opts.token !== false) outstanding.add(token);
   const raw = JSON.stringify({
     webhook_setting_id: '1',
     webhook_event_type: 'mention_to_me',
@@ -228,13 +253,16 @@ async function main(): Promise<void> {
   dbUrl.pathname = `/${dbName}`;
 
   const cache = new PromptCache();
+  const cacheTokens = new Set<string>();
   const usage = { turns: 0, input: 0, read: 0, write: 0, requestBytes: 0 };
   let countUsage = false;
   const llm = await startFakeAnthropicServer(benchModel, {
     record: false,
     promptCache: cache,
     onUsage: (u: CacheUsage, req) => {
+      // Turn requests of the cache phase's own messages only (not a self-critique, not a late backlog).
       if (!countUsage || !(req.tools ?? []).some((t) => t.name === 'reply')) return;
+      if (!cacheTokens.has(lastToken(JSON.stringify(req.messages)) ?? '')) return;
       usage.turns++;
       usage.input += u.input_tokens;
       usage.read += u.cache_read_input_tokens;
@@ -337,6 +365,7 @@ async function main(): Promise<void> {
     conf.p50 <= 40 && conf.p99 <= 100 && confirmed === SIZES.confirmations,
   );
 
+  await drain(60000);
   // RSS under load: sampled while the steady and burst phases run.
   let rssPeak = 0;
   const sampler = setInterval(() => {
@@ -354,7 +383,7 @@ async function main(): Promise<void> {
     const wait = due - performance.now();
     if (wait > 1) await sleep(wait);
     const d = mention(20000 + (i % 250), 1004 + (i % 2), i % 5 === 0 ? TASK : HELLO);
-    steadyReplies.push(postsFor(d.token, 1, 60000).then(([p]) => isAnswer(p, d.token)));
+    steadyReplies.push(postsFor(d.token, 1, 300000).then(([p]) => isAnswer(p, d.token)));
     sends.push(deliver(d).then((ms) => void steadyAcks.push(ms)));
   }
   await Promise.all(sends);
@@ -370,6 +399,7 @@ async function main(): Promise<void> {
     steadyAck.p99 <= 10 && steadyAnswered === steadyN,
   );
 
+  await drain(300000);
   // 4. A burst: mentions over many rooms, as fast as `burstConcurrency` connections take them. Throughput is
   // how many were answered (checked) per second from the first delivery to the last reply.
   const burstAcks: number[] = [];
@@ -381,14 +411,14 @@ async function main(): Promise<void> {
       while (nextBurst < SIZES.burst) {
         const i = nextBurst++;
         const d = mention(30000 + (i % SIZES.burstRooms), 1004 + (i % 2), i % 5 === 0 ? TASK : HELLO);
-        burstReplies.push(postsFor(d.token, 1, 120000).then(([p]) => (isAnswer(p, d.token) ? p! : null)));
+        burstReplies.push(postsFor(d.token, 1, 600000).then(([p]) => (isAnswer(p, d.token) ? p! : null)));
         burstAcks.push(await deliver(d));
       }
     }),
   );
   const acceptedMs = performance.now() - burstStart;
   const answeredPosts = (await Promise.all(burstReplies)).filter((p): p is FakeChatworkPost => !!p);
-  const lastAnswer = Math.max(...answeredPosts.map((p) => p.at));
+  const lastAnswer = answeredPosts.length ? Math.max(...answeredPosts.map((p) => p.at)) : performance.now();
   const burstAck = stat(burstAcks);
   const throughput = answeredPosts.length / ((lastAnswer - burstStart) / 1000);
   clearInterval(sampler);
@@ -414,6 +444,7 @@ async function main(): Promise<void> {
     throughput >= 200 && answeredPosts.length === SIZES.burst,
   );
 
+  await drain(300000);
   // 5. Per-room ordering: several messages from one sender per room, sent back to back (each after its ack).
   const order: Record<number, string[]> = {};
   const orderReplies: Promise<unknown>[] = [];
@@ -424,7 +455,7 @@ async function main(): Promise<void> {
       for (let i = 0; i < SIZES.orderingPerRoom; i++) {
         const d = mention(rid, 1004, i % 3 === 1 ? TASK : HELLO);
         order[rid]!.push(d.token);
-        orderReplies.push(postsFor(d.token, 1, 60000));
+        orderReplies.push(postsFor(d.token, 1, 300000));
         await deliver(d);
       }
     }),
@@ -455,6 +486,7 @@ async function main(): Promise<void> {
 
   // 6. The prompt cache over a realistic conversation: 20 turns in one member room from senders of every
   // level (6, 2, 1, 3, 4, 5, 2), mixed chat and requests, from a cold cache.
+  await drain(300000);
   cache.clear();
   countUsage = true;
   const senders = [1001, 1005, 1008, 1004, 1003, 1002, 1007];
@@ -462,6 +494,7 @@ async function main(): Promise<void> {
   let cacheAnswered = 0;
   for (let i = 0; i < SIZES.cacheTurns; i++) {
     const d = mention(5001, senders[i % senders.length]!, texts[i % texts.length]!);
+    cacheTokens.add(d.token);
     await deliver(d);
     const [p] = await postsFor(d.token, 1, 30000);
     if (p?.body.includes(`#k${d.token}`)) cacheAnswered++;
