@@ -10,6 +10,9 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY handlers ./handlers
+COPY prompts ./prompts
+COPY config ./config
+# npm run build compiles to dist/ and copies the run-time files next to the compiled code (scripts/dist.js).
 RUN npm run build && npm prune --omit=dev
 
 FROM node:22-bookworm-slim
@@ -18,12 +21,7 @@ WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/package.json ./
-# Runtime files are looked up relative to the compiled code (dist/src/... → dist/...).
-COPY prisma ./dist/prisma
-COPY prompts ./dist/prompts
-COPY config ./dist/config
-COPY src/adapters/console/console.html ./dist/src/adapters/console/console.html
-COPY src/server/admin/admin.html src/server/admin/admin.js src/server/admin/login.html ./dist/src/server/admin/
+# Run-time files (prompts, config, migrations, console/admin pages) are inside dist/, next to the compiled code.
 USER node
 EXPOSE 3000
 HEALTHCHECK --interval=30s --timeout=3s CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"

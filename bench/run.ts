@@ -1,21 +1,243 @@
-// `npm run bench`: pipeline overhead, webhook acknowledgement latency, throughput, memory and the
-// cacheable prompt prefix — with real PostgreSQL and a zero-latency fake model (SPEC §5). The load
-// generator runs in a child process (bench/load.ts) so it does not share the service's CPU.
-import { fork } from 'node:child_process';
+// `npm run bench` (SPEC §5): the service runs as `npm start` runs it — the compiled dist/ in a child process —
+// on a fresh database, against a loopback fake model (tests/fakes/anthropic-server.ts: the real SDK serialises
+// and parses over HTTP) and a loopback fake ChatWork API (bench/fake-chatwork-server.ts). This process sends
+// signed webhooks and waits on promises that the fake ChatWork API's POST handler resolves (nothing spins).
+// Every reply is checked: a reply counts as answered only when it carries the model's answer for its message.
+// `BENCH_QUICK=1` runs small sizes (< 60 s). Results: printed next to their targets, and bench/results/*.json.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
 import path from 'node:path';
-import { Client, Pool } from 'pg';
-import { SenderBudget } from '../src/brain/sender-budget';
-import { loadConfig } from '../src/config/env';
+import { Client } from 'pg';
+import { chatworkSignature } from '../src/adapters/chatwork';
 import { startEmbeddedPostgres, tempDataDir } from '../src/db/embedded-postgres';
-import { silentLogger } from '../src/observability/logger';
-import { startService } from '../src/service';
-import { ZeroLatencyLlm } from './fake-llm';
+import { PromptCache, startFakeAnthropicServer, type CacheUsage } from '../tests/fakes/anthropic-server';
+import { startFakeChatwork, type FakeChatworkPost } from './fake-chatwork-server';
+import { ANSWER_MARKER, benchModel, lastToken } from './model';
 
+const root = path.resolve(__dirname, '..');
 const TOKEN = 'MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=';
-const f = (n: number) => n.toFixed(2);
-type Stat = { p50: number; p99: number; n: number };
+const BOT = 9999;
+const QUICK = process.env.BENCH_QUICK === '1';
+const size = (name: string, full: number, quick: number) => Number(process.env[name] ?? (QUICK ? quick : full));
+const SIZES = {
+  warmup: size('BENCH_WARMUP', 50, 10),
+  conversational: size('BENCH_TURNS', 300, 30),
+  oneTool: size('BENCH_TOOL_TURNS', 200, 15),
+  confirmations: size('BENCH_CONFIRMATIONS', 100, 10),
+  steadyRate: size('BENCH_STEADY_RATE', 100, 100),
+  steadySeconds: size('BENCH_STEADY_SECONDS', 10, 2),
+  burst: size('BENCH_BURST', 1000, 200),
+  burstRooms: size('BENCH_BURST_ROOMS', 250, 50),
+  burstConcurrency: size('BENCH_BURST_CONCURRENCY', 100, 100),
+  orderingRooms: size('BENCH_ORDER_ROOMS', 25, 5),
+  orderingPerRoom: size('BENCH_ORDER_PER_ROOM', 8, 4),
+  cacheTurns: 20,
+};
+const TASK = '田中太郎さんに資料作成のタスクをお願い、期限は明日';
+const HESITANT = '田中さん…太郎さんに資料作成をお願いしたいかも、確認して';
+const HELLO = 'こんにちは';
+
+type Stat = { n: number; p50: number; p99: number; max: number };
+function stat(xs: number[]): Stat {
+  const s = [...xs].sort((a, b) => a - b);
+  const at = (q: number) => s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? NaN;
+  return { n: s.length, p50: at(0.5), p99: at(0.99), max: s.at(-1) ?? NaN };
+}
+const f = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : String(n));
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+// ---- the fake ChatWork API: every post is routed to the message whose token it carries ----------------------
+interface Waiter {
+  count: number;
+  resolve: (posts: FakeChatworkPost[]) => void;
+}
+const byToken = new Map<string, FakeChatworkPost[]>();
+const waiters = new Map<string, Waiter>();
+const untokened: FakeChatworkPost[] = [];
+/** Tokens of messages sent and not answered yet, and who waits for that set to empty. */
+const outstanding = new Set<string>();
+let drained: (() => void) | null = null;
+function onPost(post: FakeChatworkPost): 'answer' {
+  const token = lastToken(post.body);
+  if (!token) {
+    untokened.push(post);
+    return 'answer';
+  }
+  outstanding.delete(token);
+  if (outstanding.size === 0) drained?.();
+  const list = byToken.get(token) ?? [];
+  list.push(post);
+  byToken.set(token, list);
+  const w = waiters.get(token);
+  if (w && list.length >= w.count) {
+    waiters.delete(token);
+    w.resolve(list);
+  }
+  return 'answer';
+}
+/**
+ * Resolves when every message sent so far has had a reply (or after `ms`): phases start on an empty queue,
+ * so one phase's backlog is not measured as the next one's latency.
+ */
+function drain(ms: number): Promise<void> {
+  if (outstanding.size === 0) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      console.log(`  (${outstanding.size} messages still unanswered after ${ms / 1000} s; going on)`);
+      done();
+    }, ms);
+    const done = () => {
+      clearTimeout(timer);
+      drained = null;
+      resolve();
+    };
+    drained = done;
+  });
+}
+/** Resolves with the token's first `count` posts, or with what arrived when `ms` run out. */
+function postsFor(token: string, count = 1, ms = 30000): Promise<FakeChatworkPost[]> {
+  const have = byToken.get(token) ?? [];
+  if (have.length >= count) return Promise.resolve(have);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      waiters.delete(token);
+      resolve(byToken.get(token) ?? []);
+    }, ms);
+    waiters.set(token, {
+      count,
+      resolve: (p) => {
+        clearTimeout(timer);
+        resolve(p);
+      },
+    });
+  });
+}
+const isAnswer = (p: FakeChatworkPost | undefined, token: string) =>
+  !!p && p.body.includes(ANSWER_MARKER) && p.body.includes(`#k${token}`);
+
+// ---- signed webhooks, one connection each (as a webhook sender makes them) ---------------------------------
+let seq = 1;
+let webhookPort = 0;
+const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
+function mention(room: number, from: number, text: string, opts: { token?: boolean } = {}) {
+  const token = String(seq++);
+  const now = Math.ceil(Date.now() / 1000);
+  const body = opts.token === false ? text : `${text} #k${token}`;
+  if (opts.token !== false) outstanding.add(token);
+  const raw = JSON.stringify({
+    webhook_setting_id: '1',
+    webhook_event_type: 'mention_to_me',
+    webhook_event_time: now,
+    webhook_event: {
+      from_account_id: from,
+      to_account_id: BOT,
+      room_id: room,
+      message_id: `b${process.pid}-${token}`,
+      body: `[To:${BOT}]Hishoさん\n${body}`,
+      send_time: now,
+      update_time: 0,
+    },
+  });
+  return { token, raw, sig: chatworkSignature(raw, TOKEN) };
+}
+/** Posts a delivery; resolves with the acknowledgement time (ms) once the 200 arrives. */
+function deliver(d: { raw: string; sig: string }): Promise<number> {
+  const t0 = performance.now();
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port: webhookPort,
+        path: '/webhooks/chatwork',
+        method: 'POST',
+        agent,
+        headers: {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(d.raw),
+          'x-chatworkwebhooksignature': d.sig,
+        },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () =>
+          res.statusCode === 200 ? resolve(performance.now() - t0) : reject(new Error(`webhook ${res.statusCode}`)),
+        );
+      },
+    );
+    req.on('error', reject);
+    req.end(d.raw);
+  });
+}
+
+// ---- the service's memory: resident set of its process and every process it started -----------------------
+function treeRssBytes(pid: number): number {
+  const children = new Map<number, number[]>();
+  for (const e of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(e)) continue;
+    try {
+      const st = fs.readFileSync(`/proc/${e}/stat`, 'utf8');
+      const ppid = Number(st.slice(st.lastIndexOf(')') + 2).split(' ')[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(e)]);
+    } catch {
+      /* gone */
+    }
+  }
+  let total = 0;
+  const todo = [pid];
+  while (todo.length) {
+    const p = todo.pop()!;
+    try {
+      const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${p}/status`, 'utf8'));
+      total += Number(m?.[1] ?? 0) * 1024;
+    } catch {
+      /* gone */
+    }
+    todo.push(...(children.get(p) ?? []));
+  }
+  return total;
+}
+
+function startServiceProcess(env: Record<string, string>): Promise<{ child: ChildProcess; port: number; ms: number }> {
+  const t0 = performance.now();
+  const child = spawn(process.execPath, [path.join(root, 'scripts', 'start.js')], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  return new Promise((resolve, reject) => {
+    const onData = (d: Buffer) => {
+      out += String(d);
+      const m = /listening on http:\/\/localhost:(\d+)/.exec(out);
+      if (m) {
+        child.stdout!.off('data', onData);
+        child.stdout!.resume();
+        resolve({ child, port: Number(m[1]), ms: performance.now() - t0 });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (d) => process.stderr.write(`[service] ${String(d)}`));
+    child.once('exit', (code) =>
+      reject(new Error(`the service exited (${code}) before listening: ${out.slice(-2000)}`)),
+    );
+  });
+}
+
+interface Figure {
+  name: string;
+  value: string;
+  target?: string;
+  met?: boolean;
+}
 
 async function main(): Promise<void> {
+  // scripts/dist.js is plain CommonJS (npm start runs it before anything is compiled).
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { ensureBuilt } = require('../scripts/dist') as { ensureBuilt(): void };
+  ensureBuilt();
+
   let serverUrl = process.env.DATABASE_URL;
   let embeddedStop: (() => Promise<void>) | null = null;
   if (!serverUrl) {
@@ -27,154 +249,288 @@ async function main(): Promise<void> {
   const admin = new Client({ connectionString: serverUrl });
   await admin.connect();
   await admin.query(`CREATE DATABASE "${dbName}"`);
-  const u = new URL(serverUrl);
-  u.pathname = `/${dbName}`;
+  const dbUrl = new URL(serverUrl);
+  dbUrl.pathname = `/${dbName}`;
 
-  const child = fork(path.join(__dirname, 'load.ts'), [], { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
-  const messages: { type: string; [k: string]: unknown }[] = [];
-  const waiters: ((m: { type: string; [k: string]: unknown }) => void)[] = [];
-  child.on('message', (m) => {
-    const w = waiters.shift();
-    if (w) w(m as never);
-    else messages.push(m as never);
+  const cache = new PromptCache();
+  const cacheTokens = new Set<string>();
+  const usage = { turns: 0, input: 0, read: 0, write: 0, requestBytes: 0 };
+  let countUsage = false;
+  const llm = await startFakeAnthropicServer(benchModel, {
+    record: false,
+    promptCache: cache,
+    onUsage: (u: CacheUsage, req) => {
+      // Turn requests of the cache phase's own messages only (not a self-critique, not a late backlog).
+      if (!countUsage || !(req.tools ?? []).some((t) => t.name === 'reply')) return;
+      if (!cacheTokens.has(lastToken(JSON.stringify(req.messages)) ?? '')) return;
+      usage.turns++;
+      usage.input += u.input_tokens;
+      usage.read += u.cache_read_input_tokens;
+      usage.write += u.cache_creation_input_tokens;
+    },
   });
-  const next = () =>
-    new Promise<{ type: string; [k: string]: unknown }>((r) => {
-      const m = messages.shift();
-      if (m) r(m);
-      else waiters.push(r);
-    });
+  const cw = await startFakeChatwork({ botAccountId: BOT, onPost });
 
-  const cwUrl = (await next()).url as string;
-  const llm = new ZeroLatencyLlm();
-  const config = loadConfig({
+  const svc = await startServiceProcess({
     NODE_ENV: 'production',
     PORT: '0',
-    LOG_LEVEL: 'silent',
-    DATABASE_URL: u.toString(),
+    LOG_LEVEL: 'warn',
+    DATABASE_URL: dbUrl.toString(),
     ANTHROPIC_API_KEY: 'sk-bench-not-a-real-key-000000',
+    ANTHROPIC_BASE_URL: llm.url,
     CHATWORK_API_TOKEN: 'bench-token',
     CHATWORK_WEBHOOK_TOKEN: TOKEN,
-    CHATWORK_API_BASE_URL: cwUrl,
+    CHATWORK_API_BASE_URL: cw.url,
     LLM_DAILY_COST_LIMIT_USD: '0',
-    // One ChatWork account stands for all 64 senders of the load, with thousands of turns a day: per-sender
-    // budgets are off here; the check itself is measured below on a realistic sender history.
+    // A handful of directory members stand for every sender of the load: per-sender budgets are off.
     SENDER_TURNS_PER_MINUTE: '0',
     SENDER_TURNS_PER_DAY: '0',
     SENDER_DAILY_COST_LIMIT_USD: '0',
-    WORKER_CONCURRENCY: process.env.BENCH_WORKERS ?? '8',
-    DATABASE_POOL_MAX: '20',
+    ...(process.env.BENCH_WORKERS ? { WORKER_CONCURRENCY: process.env.BENCH_WORKERS } : {}),
   });
-  const started = performance.now();
-  const svc = await startService(config, { llm, logger: silentLogger(), workerPollMs: 100 });
-  console.log(
-    `service start-up (fresh database: migrations + sample directory): ${Math.round(performance.now() - started)} ms`,
-  );
-  child.send({
-    port: svc.port,
-    turns: Number(process.env.BENCH_TURNS ?? 1000),
-    acks: Number(process.env.BENCH_ACKS ?? 1000),
-    load: Number(process.env.BENCH_LOAD ?? 3000),
-  });
+  webhookPort = svc.port;
+  const figures: Figure[] = [];
+  const results: Record<string, unknown> = { quick: QUICK, sizes: SIZES, startupMs: svc.ms };
+  const fig = (name: string, value: string, target?: string, met?: boolean) => {
+    figures.push({ name, value, target, met });
+    const verdict = target ? `  [target ${target}: ${met ? 'met' : 'MISSED'}]` : '';
+    console.log(`${name}: ${value}${verdict}`);
+  };
+  console.log(`service start-up (npm start, compiled; fresh database): ${Math.round(svc.ms)} ms`);
 
-  let rss = 0;
-  let heap = 0;
-  let sampler: NodeJS.Timeout | undefined;
-  let results: Record<string, unknown> = {};
-  for (;;) {
-    const m = await next();
-    if (m.type === 'pause-workers') {
-      await svc.pool.stop(5000);
-      child.send('ok');
-    } else if (m.type === 'resume-workers') {
-      svc.pool.start();
-      child.send('ok');
-    } else if (m.type === 'load-start') {
-      rss = process.memoryUsage().rss;
-      sampler = setInterval(() => {
-        const m = process.memoryUsage();
-        rss = Math.max(rss, m.rss);
-        heap = Math.max(heap, m.heapTotal);
-      }, 50);
-    } else if (m.type === 'load-end') clearInterval(sampler);
-    else if (m.type === 'results') {
-      results = m.results as Record<string, unknown>;
-      break;
+  let room = 10000;
+  const sequential = async (n: number, from: number, text: string) => {
+    const lat: number[] = [];
+    let answered = 0;
+    for (let i = 0; i < n; i++) {
+      const d = mention(room++, from, text);
+      const t0 = performance.now();
+      await deliver(d);
+      const [p] = await postsFor(d.token);
+      if (isAnswer(p, d.token)) {
+        answered++;
+        lat.push(p!.at - t0);
+      }
     }
-  }
-  for (const kind of ['conversational', 'one-tool']) {
-    const s = results[kind] as Stat;
-    const what = `pipeline overhead, ${kind} turn (webhook sent → reply received at the fake ChatWork API, LLM time 0`;
-    console.log(`${what}, n=${s.n}): p50 ${f(s.p50)} ms, p99 ${f(s.p99)} ms`);
-  }
-  const turnRows = await svc.db.$queryRaw<{ kind: string; p50: number; p99: number; n: bigint }[]>`
-    SELECT CASE WHEN decision = 'EXECUTED' THEN 'one-tool' ELSE 'conversational' END AS kind,
-           percentile_cont(0.5) WITHIN GROUP (ORDER BY "totalMs" - "llmMs") AS p50,
-           percentile_cont(0.99) WITHIN GROUP (ORDER BY "totalMs" - "llmMs") AS p99, count(*) AS n
-    FROM turn_records GROUP BY 1 ORDER BY 1`;
-  for (const r of turnRows) {
-    const what = `  in-worker turn time (claim → reply sent, all phases incl. load), ${r.kind} (n=${r.n})`;
-    console.log(`${what}: p50 ${f(Number(r.p50))} ms, p99 ${f(Number(r.p99))} ms`);
-  }
-  const idle = results.ackIdle as Stat;
-  const busy = results.ackBusy as Stat;
-  console.log(`webhook acknowledgement, workers paused (n=${idle.n}): p50 ${f(idle.p50)} ms, p99 ${f(idle.p99)} ms`);
-  const busyWhat = `webhook acknowledgement, workers answering in the same process (n=${busy.n})`;
-  console.log(`${busyWhat}: p50 ${f(busy.p50)} ms, p99 ${f(busy.p99)} ms`);
-  const load = results.load as { n: number; acceptedPerS: number; answeredPerS: number };
-  const rates = `accepted ${f(load.acceptedPerS)} msg/s, fully answered ${f(load.answeredPerS)} msg/s`;
-  console.log(`throughput (n=${load.n}, 64 concurrent senders, 20% one-tool turns): ${rates}`);
-  const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(0);
-  console.log(
-    `service process peak RSS during the load: ${mb(rss)} MB (peak V8 heap ${mb(heap)} MB; the process runs under tsx)`,
+    return { ...stat(lat), answered };
+  };
+
+  await sequential(SIZES.warmup, 1004, HELLO);
+  await sleep(1000);
+  const rssIdle = treeRssBytes(svc.child.pid!);
+  results.rssIdleBytes = rssIdle;
+
+  // 1. Turn overhead, one message at a time (webhook sent → reply at the fake ChatWork API; model time ≈ 0).
+  const conv = await sequential(SIZES.conversational, 1004, HELLO);
+  results.conversational = conv;
+  fig(
+    `conversational turn, webhook → reply (n=${conv.n}/${SIZES.conversational} answered)`,
+    `p50 ${f(conv.p50)} ms, p99 ${f(conv.p99)} ms`,
+    'p50 ≤ 10, p99 ≤ 30 ms',
+    conv.p50 <= 10 && conv.p99 <= 30 && conv.answered === SIZES.conversational,
+  );
+  const tool = await sequential(SIZES.oneTool, 1004, TASK);
+  results.oneTool = tool;
+  fig(
+    `one-tool turn (create_task executed), webhook → reply (n=${tool.n}/${SIZES.oneTool} answered)`,
+    `p50 ${f(tool.p50)} ms, p99 ${f(tool.p99)} ms`,
   );
 
-  const req = llm.lastRequest!;
-  const prefixChars = JSON.stringify(req.tools).length + req.system[0]!.text.length;
-  const totalChars =
-    prefixChars + req.system.slice(1).reduce((a, b) => a + b.text.length, 0) + JSON.stringify(req.messages).length;
-  const share = ((prefixChars / totalChars) * 100).toFixed(1);
-  const prefix = 'cacheable prefix (tools + stable system) share of a typical request';
-  console.log(`${prefix}: ${share}% of input characters (${req.tools.length} tools)`);
+  // 2. The confirmation round trip: request → question posted; 「はい」 sent at once → task created → result posted.
+  const rt: number[] = [];
+  let confirmed = 0;
+  for (let i = 0; i < SIZES.confirmations; i++) {
+    const r = room++;
+    const d = mention(r, 1003, HESITANT);
+    const t0 = performance.now();
+    await deliver(d);
+    const [q] = await postsFor(d.token);
+    if (!q || !q.body.includes('実行してよい')) continue;
+    const asked = q.at - t0;
+    // The answer is written after the question arrived (ChatWork's send_time is in seconds: round up).
+    const yes = mention(r, 1003, 'はい', { token: false });
+    const t1 = performance.now();
+    await deliver(yes);
+    const posts = await postsFor(d.token, 2);
+    if (!isAnswer(posts[1], d.token)) continue;
+    confirmed++;
+    rt.push(asked + (posts[1]!.at - t1));
+  }
+  const conf = { ...stat(rt), confirmed };
+  results.confirmation = conf;
+  fig(
+    `confirmation round trip, machine time (n=${confirmed}/${SIZES.confirmations} completed)`,
+    `p50 ${f(conf.p50)} ms, p99 ${f(conf.p99)} ms`,
+    'p50 ≤ 40, p99 ≤ 100 ms',
+    conf.p50 <= 40 && conf.p99 <= 100 && confirmed === SIZES.confirmations,
+  );
 
-  await benchSenderBudget(u.toString());
+  await drain(60000);
+  // RSS under load: sampled while the steady and burst phases run.
+  let rssPeak = 0;
+  const sampler = setInterval(() => {
+    rssPeak = Math.max(rssPeak, treeRssBytes(svc.child.pid!));
+  }, 200);
 
-  await svc.stop();
+  // 3. Steady load (open loop, 20 % one-tool turns over 250 rooms): acknowledgement while the workers answer.
+  const steadyN = SIZES.steadyRate * SIZES.steadySeconds;
+  const steadyAcks: number[] = [];
+  const steadyReplies: Promise<boolean>[] = [];
+  const steadyStart = performance.now();
+  const sends: Promise<void>[] = [];
+  for (let i = 0; i < steadyN; i++) {
+    const due = steadyStart + (i * 1000) / SIZES.steadyRate;
+    const wait = due - performance.now();
+    if (wait > 1) await sleep(wait);
+    const d = mention(20000 + (i % 250), 1004 + (i % 2), i % 5 === 0 ? TASK : HELLO);
+    steadyReplies.push(postsFor(d.token, 1, 300000).then(([p]) => isAnswer(p, d.token)));
+    sends.push(deliver(d).then((ms) => void steadyAcks.push(ms)));
+  }
+  await Promise.all(sends);
+  const steadyAnswered = (await Promise.all(steadyReplies)).filter(Boolean).length;
+  const steadyMs = performance.now() - steadyStart;
+  const steadyAck = stat(steadyAcks);
+  results.steady = { ack: steadyAck, answered: steadyAnswered, n: steadyN, ms: steadyMs };
+  fig(
+    `webhook ack during steady load (${SIZES.steadyRate} msg/s for ${SIZES.steadySeconds} s; ` +
+      `${steadyAnswered}/${steadyN} answered)`,
+    `p50 ${f(steadyAck.p50)} ms, p99 ${f(steadyAck.p99)} ms`,
+    'p99 ≤ 10 ms',
+    steadyAck.p99 <= 10 && steadyAnswered === steadyN,
+  );
+
+  await drain(300000);
+  // 4. A burst: mentions over many rooms, as fast as `burstConcurrency` connections take them. Throughput is
+  // how many were answered (checked) per second from the first delivery to the last reply.
+  const burstAcks: number[] = [];
+  const burstReplies: Promise<FakeChatworkPost | null>[] = [];
+  const burstStart = performance.now();
+  let nextBurst = 0;
+  await Promise.all(
+    Array.from({ length: SIZES.burstConcurrency }, async () => {
+      while (nextBurst < SIZES.burst) {
+        const i = nextBurst++;
+        const d = mention(30000 + (i % SIZES.burstRooms), 1004 + (i % 2), i % 5 === 0 ? TASK : HELLO);
+        burstReplies.push(postsFor(d.token, 1, 600000).then(([p]) => (isAnswer(p, d.token) ? p! : null)));
+        burstAcks.push(await deliver(d));
+      }
+    }),
+  );
+  const acceptedMs = performance.now() - burstStart;
+  const answeredPosts = (await Promise.all(burstReplies)).filter((p): p is FakeChatworkPost => !!p);
+  const lastAnswer = answeredPosts.length ? Math.max(...answeredPosts.map((p) => p.at)) : performance.now();
+  const burstAck = stat(burstAcks);
+  const throughput = answeredPosts.length / ((lastAnswer - burstStart) / 1000);
+  clearInterval(sampler);
+  results.burst = {
+    ack: burstAck,
+    answered: answeredPosts.length,
+    n: SIZES.burst,
+    acceptedPerS: SIZES.burst / (acceptedMs / 1000),
+    answeredPerS: throughput,
+  };
+  fig(
+    `webhook ack during a burst (${SIZES.burst} mentions over ${SIZES.burstRooms} rooms, ` +
+      `${SIZES.burstConcurrency} connections at a time)`,
+    `p50 ${f(burstAck.p50)} ms, p99 ${f(burstAck.p99)} ms`,
+    'p99 ≤ 50 ms',
+    burstAck.p99 <= 50,
+  );
+  fig(
+    `throughput, burst answered and checked (${answeredPosts.length}/${SIZES.burst}; ` +
+      `accepted ${f(SIZES.burst / (acceptedMs / 1000))} msg/s)`,
+    `${f(throughput)} msg/s`,
+    '≥ 200 msg/s',
+    throughput >= 200 && answeredPosts.length === SIZES.burst,
+  );
+
+  await drain(300000);
+  // 5. Per-room ordering: several messages from one sender per room, sent back to back (each after its ack).
+  const order: Record<number, string[]> = {};
+  const orderReplies: Promise<unknown>[] = [];
+  await Promise.all(
+    Array.from({ length: SIZES.orderingRooms }, async (_, r) => {
+      const rid = 40000 + r;
+      order[rid] = [];
+      for (let i = 0; i < SIZES.orderingPerRoom; i++) {
+        const d = mention(rid, 1004, i % 3 === 1 ? TASK : HELLO);
+        order[rid]!.push(d.token);
+        orderReplies.push(postsFor(d.token, 1, 300000));
+        await deliver(d);
+      }
+    }),
+  );
+  await Promise.all(orderReplies);
+  let outOfOrder = 0;
+  let orderAnswered = 0;
+  for (const [rid, tokens] of Object.entries(order)) {
+    const got = cw.posts
+      .filter((p) => p.roomId === rid)
+      .map((p) => lastToken(p.body))
+      .filter((t): t is string => !!t && tokens.includes(t));
+    orderAnswered += tokens.filter((t) => isAnswer(byToken.get(t)?.[0], t)).length;
+    if (got.join(',') !== tokens.join(',')) outOfOrder++;
+  }
+  results.ordering = { rooms: SIZES.orderingRooms, perRoom: SIZES.orderingPerRoom, outOfOrder, orderAnswered };
+  fig(
+    `per-room ordering (${SIZES.orderingRooms} rooms × ${SIZES.orderingPerRoom} messages, one sender each; ` +
+      `${orderAnswered} answered)`,
+    `${outOfOrder} rooms with replies out of order`,
+    '0',
+    outOfOrder === 0 && orderAnswered === SIZES.orderingRooms * SIZES.orderingPerRoom,
+  );
+  const mb = (b: number) => `${(b / 1024 / 1024).toFixed(0)} MB`;
+  results.rssPeakBytes = rssPeak;
+  fig('service RSS idle (after warm-up; process tree)', mb(rssIdle), '≤ 250 MB', rssIdle <= 250 * 1024 * 1024);
+  fig('service RSS peak under load (steady + burst)', mb(rssPeak), '≤ 250 MB', rssPeak <= 250 * 1024 * 1024);
+
+  // 6. The prompt cache over a realistic conversation: 20 turns in one member room from senders of every
+  // level (6, 2, 1, 3, 4, 5, 2), mixed chat and requests, from a cold cache.
+  await drain(300000);
+  cache.clear();
+  countUsage = true;
+  const senders = [1001, 1005, 1008, 1004, 1003, 1002, 1007];
+  const texts = [HELLO, TASK, '今週の予定はどうなってる？', 'ありがとう', TASK];
+  let cacheAnswered = 0;
+  for (let i = 0; i < SIZES.cacheTurns; i++) {
+    const d = mention(5001, senders[i % senders.length]!, texts[i % texts.length]!);
+    cacheTokens.add(d.token);
+    await deliver(d);
+    const [p] = await postsFor(d.token, 1, 30000);
+    if (p?.body.includes(`#k${d.token}`)) cacheAnswered++;
+  }
+  countUsage = false;
+  const totalIn = usage.input + usage.read + usage.write;
+  const readShare = totalIn ? usage.read / totalIn : 0;
+  results.promptCache = { ...usage, readShare, replies: cacheAnswered };
+  fig(
+    `prompt cache-read share, ${SIZES.cacheTurns} turns of 7 senders (levels 1–6) in one room, cold start ` +
+      `(${usage.turns} model requests; estimated tokens: read ${usage.read}, written ${usage.write}, ` +
+      `uncached ${usage.input})`,
+    `${(readShare * 100).toFixed(1)} % of input tokens read from the cache`,
+  );
+  const errors = untokened.filter((p) => !p.body.includes('実行してよい'));
+  results.otherPosts = errors.length;
+  console.log(`posts that answered no bench message (errors, apologies): ${errors.length}`);
+
+  const missed = figures.filter((x) => x.target && !x.met).map((x) => x.name);
+  results.figures = figures;
+  results.machine = { cpus: os.cpus().length, load: os.loadavg(), node: process.version };
+  const dir = path.join(__dirname, 'results');
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}${QUICK ? '-quick' : ''}.json`);
+  fs.writeFileSync(file, JSON.stringify(results, null, 2) + '\n');
+  console.log(
+    `\n${figures.length} figures, ${missed.length} targets missed; results written to ${path.relative(root, file)}`,
+  );
+
+  svc.child.kill('SIGTERM');
+  await new Promise((r) => svc.child.once('exit', r));
+  await cw.close();
+  await llm.close();
   await admin.query(`DROP DATABASE "${dbName}" WITH (FORCE)`);
   await admin.end();
   if (embeddedStop) await embeddedStop();
-}
-
-/**
- * The per-sender budget check (one statement per turn) for a sender at the default daily limit: 400 turn
- * records today, 20 of them in the last minute.
- */
-async function benchSenderBudget(url: string): Promise<void> {
-  const pool = new Pool({ connectionString: url, max: 2 });
-  try {
-    await pool.query(`INSERT INTO turn_records
-        (id, platform, "roomId", "accountId", decision, "reasonCode", "finalDecider", "totalMs", "costUsd", "createdAt")
-      SELECT 'budget-' || g, 'chatwork', '5001', 'budget-sender', 'REPLY', 'B_TEXT_RESPONSE', 'LLM', 10, 0.004,
-             now() - (CASE WHEN g <= 20 THEN g ELSE 60 + g * 30 END) * interval '1 second'
-      FROM generate_series(1, 400) g`);
-    const budget = new SenderBudget({
-      sql: async (text, params) => (await pool.query(text, params)).rows,
-      timezone: 'Asia/Tokyo',
-      limits: { turnsPerMinute: 20, turnsPerDay: 400, dailyCostUsd: 10 },
-    });
-    const ms: number[] = [];
-    for (let i = 0; i < 500; i++) {
-      const t0 = performance.now();
-      await budget.check({ platform: 'chatwork', senderAccountId: 'budget-sender' });
-      ms.push(performance.now() - t0);
-    }
-    ms.sort((a, b) => a - b);
-    const at = (q: number) => ms[Math.min(ms.length - 1, Math.floor(q * ms.length))]!;
-    const what = 'per-sender budget check (sender with 400 turns today, 20 in the last minute; n=500)';
-    console.log(`${what}: p50 ${f(at(0.5))} ms, p99 ${f(at(0.99))} ms`);
-  } finally {
-    await pool.end();
-  }
 }
 
 main().catch((err) => {

@@ -25,10 +25,8 @@ async function recipientsOf(ctx: PeopleContext, refs: readonly string[]): Promis
 export const announce = defineTool({
   name: 'announce',
   description:
-    'Post one announcement in the current room, mentioning the given people (names or member ids) or ' +
-    'everyone in the room (recipients: "all"). ' +
-    'Use only when the sender explicitly asks to notify people. The message is posted as written; ' +
-    'keep it polite and self-contained.',
+    'Post one announcement in this room mentioning the given people (names or member ids) or everyone ' +
+    '(recipients: "all"), only when the sender explicitly asks. Posted as written: polite, self-contained.',
   triggerExamples: ['田中さんと鈴木さんに明日の会議は10時からと伝えて', '全員に今日は17時で閉めますとアナウンスして'],
   input: z.object({
     recipients: z

@@ -26,10 +26,8 @@ function rank(text: string, q: string, qPlain: string): number | undefined {
 export const lookupPerson = defineTool({
   name: 'lookup_person',
   description:
-    `Look up members of the organisation by id, name, alias (e.g. 田中さん) or department name. Returns ` +
-    `at most ${LOOKUP_LIMIT} active members ` +
-    'with their id, name, aliases, department and title. Use it to find who someone is or who ' +
-    'belongs to a department.',
+    `Find who someone is or who is in a department: members by id, name, alias (e.g. 田中さん) or ` +
+    `department name; at most ${LOOKUP_LIMIT} active members with id, name, aliases, department and title.`,
   triggerExamples: ['田中さんって誰？', '東京営業課のメンバーは？', '佐藤部長の部署を教えて'],
   effects: [],
   risk: 'none',

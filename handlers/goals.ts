@@ -64,10 +64,8 @@ function refiningQuestions(goal: Goal): string[] {
 export const startGoalSetting = defineTool({
   name: 'start_goal_setting',
   description:
-    'Start a goal for the sender (status active). Returns the goal and nextQuestions (Japanese) to ' +
-    'ask one at a time to refine it: ' +
-    'why it matters, what success looks like, the first step. Later, break it into tasks with ' +
-    'break_goal_into_tasks.',
+    'Start a goal for the sender. Returns nextQuestions (Japanese) to ask one at a time (why it ' +
+    'matters, what success looks like, the first step); later break_goal_into_tasks.',
   triggerExamples: ['今期の目標を立てたい', '3月までに新規顧客を10社獲得する目標を設定して'],
   input: z.object({
     title: z.string().trim().min(1).max(200).describe('Short goal title.'),
@@ -158,9 +156,8 @@ export const reportGoalProgress = defineTool({
 export const viewGoals = defineTool({
   name: 'view_goals',
   description:
-    'Show goals with their completion rate (done tasks / linked tasks, null when no tasks). Defaults ' +
-    'to the sender; ' +
-    "another member only when they are in the sender's scope. Active goals unless include_closed.",
+    "Show goals with their completion rate (done / linked tasks, null without tasks): the sender's, or " +
+    "a member's in the sender's scope. Active goals unless include_closed.",
   triggerExamples: ['私の目標の進み具合は？', '田中さんの目標を見せて'],
   input: z.object({
     member: z
@@ -222,9 +219,8 @@ export const viewGoals = defineTool({
 export const breakGoalIntoTasks = defineTool({
   name: 'break_goal_into_tasks',
   description:
-    "Break one of the sender's own goals into concrete tasks (1..10, ideally 5..10), assigned to " +
-    "the goal's owner and linked to the goal " +
-    'so that they count towards its completion rate.',
+    "Break one of the sender's own goals into 1..10 concrete tasks (ideally 5..10) for its owner, " +
+    'linked so that they count towards its completion rate.',
   triggerExamples: ['この目標をタスクに分解して', '目標の達成に向けてやることを登録して'],
   input: z.object({
     goal_id: z.string().trim().min(1).max(100),

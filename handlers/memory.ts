@@ -57,8 +57,8 @@ async function memberName(db: Db, orgId: string, id: string | null): Promise<str
 export const saveMemory = defineTool({
   name: 'save_memory',
   description:
-    'Remember something for later. kind "preference": what someone likes or how they want things ' +
-    'done (subject defaults to the sender); ' +
+    'Remember something. kind "preference": what someone likes or how they work ' +
+    '(subject defaults to the sender); ' +
     'kind "person": a fact about a person (subject required); kind "fact": an organisation fact (no ' +
     'subject). Store the content as a short, self-contained sentence.',
   triggerExamples: [
@@ -147,9 +147,8 @@ export const saveMemory = defineTool({
 export const queryMemory = defineTool({
   name: 'query_memory',
   description:
-    "Look up what Hisho remembers: the sender's own memories and those about them, organisation " +
-    'facts, and (for managers) memories about members in their scope. ' +
-    'Optional keyword filter (any whitespace-separated word matches) and person filter. Newest first, at most 20.',
+    'Look up what Hisho remembers about the sender, the organisation and (for managers) members in ' +
+    'their scope. Optional keyword filter (any word matches) and person filter. Newest first, at most 20.',
   triggerExamples: [
     '私の好みって何を覚えてる？',
     '田中さんについて覚えていることを教えて',
@@ -229,8 +228,7 @@ async function deletable<S extends Prisma.MemorySelect>(ctx: PeopleContext, ids:
 export const deleteMemory = defineTool({
   name: 'delete_memory',
   description:
-    'Forget memories by id (ids from query_memory). Members can delete memories they saved or that ' +
-    'are about themselves; ' +
+    'Forget memories by id (from query_memory): those the sender saved or that are about them; ' +
     'other ids are left untouched and reported as not deleted.',
   triggerExamples: ['コーヒー派っていうのは忘れて', 'さっきのメモを削除して'],
   input: z.object({

@@ -32,9 +32,8 @@ async function currentSettings(
 export const setNoticePreference = defineTool({
   name: 'set_notice_preference',
   description:
-    "Turn the sender's own proactive notices off or on: daily_digest (morning summary of the day), deadline_reminder " +
-    '(tasks due today/tomorrow/overdue), goal_checkin (weekly goal check-in), or all. Only for the sender. ' +
-    'Returns the resulting settings.',
+    "Turn the sender's own proactive notices off or on: daily_digest (morning summary), deadline_reminder " +
+    '(tasks due soon or overdue), goal_checkin (weekly), or all. Returns the resulting settings.',
   triggerExamples: [
     '朝のまとめはもういらない',
     '期限のリマインドをまた送って',

@@ -31,10 +31,8 @@ const personOut = z.object({ memberId: z.string(), name: z.string() });
 export const createTask = defineTool({
   name: 'create_task',
   description:
-    'Create a task (to-do) assigned to a member of the organisation, optionally with a deadline. In ' +
-    'a ChatWork room the task is also created on ChatWork for the assignee. ' +
-    'The assignee may be a name, an alias such as 田中さん, a member id, or "me" for the sender. If ' +
-    'several members match, the person is asked to choose.',
+    'Create a task (to-do) for a member, optionally with a deadline; in a ChatWork room it is also created ' +
+    'on ChatWork. If several members match the assignee, the person is asked to choose.',
   triggerExamples: [
     '田中さんに明日までに見積書を送るタスクを作って',
     '自分に「議事録を共有」のタスクを追加して',
@@ -143,9 +141,8 @@ export const createTask = defineTool({
 export const completeTask = defineTool({
   name: 'complete_task',
   description:
-    'Mark a task as done, by its task id (from search_tasks or the open task list in the context). ' +
-    'Only the assignee, the creator, or a manager (level 3+) may complete it. ' +
-    'Also marks the ChatWork task done when the task was created on ChatWork.',
+    'Mark a task done by its id (from search_tasks or the open tasks in the context); a ChatWork task ' +
+    'is marked done too. Only its assignee, its creator or a manager (level 3+) may.',
   triggerExamples: ['見積書のタスク、終わったよ', '議事録共有のタスクを完了にして'],
   effects: ['db.task_update'],
   risk: 'none',
@@ -214,8 +211,8 @@ export const completeTask = defineTool({
 export const searchTasks = defineTool({
   name: 'search_tasks',
   description:
-    `List tasks of one member (default: the sender), ordered by deadline, at most ${SEARCH_LIMIT}. ` +
-    `Filter by status (open by default), words in the title, and deadline.`,
+    `List a member's tasks (default: the sender) by deadline, at most ${SEARCH_LIMIT}; filter by status ` +
+    `(default open), words in the title and deadline.`,
   triggerExamples: ['私のタスクを教えて', '田中太郎さんの未完了タスクは？', '今週締切のタスクある？'],
   effects: [],
   risk: 'none',

@@ -16,9 +16,8 @@ const SUBTREE_LEVEL = 4;
 export const teamOverview = defineTool({
   name: 'team_overview',
   description:
-    "Overview of a team for managers: members of a department (default the sender's; prefer the " +
-    'department id) with open tasks, overdue tasks and active goals. ' +
-    "From level 4 it includes sub-departments. Only departments in the sender's scope.",
+    "Team overview for managers: a department's members (default the sender's; prefer the department " +
+    "id) with open and overdue tasks and active goals; sub-departments from level 4; sender's scope only.",
   triggerExamples: ['チームの状況を教えて', '営業部のみんなのタスク状況は？', '期限切れのタスクを抱えている人はいる？'],
   input: z.object({
     department: z

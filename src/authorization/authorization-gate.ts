@@ -73,8 +73,9 @@ function audienceDenial(actor: Actor, tool: ToolMeta): AuthDecision | null {
 }
 
 /**
- * The tools offered to the LLM for this actor: enabled and required level ≤ actor level; none for
- * strangers, level 0 or public rooms (see audienceDenial). An invalid actor level gets none.
+ * The tools this actor may use: enabled and required level ≤ actor level; none for strangers, level 0 or
+ * public rooms (see audienceDenial). An invalid actor level gets none. (What the model is offered is
+ * {@link offeredToolsForActor}: the same list for every member.)
  */
 export function filterToolsForActor<T extends ToolMeta>(
   actor: Pick<Actor, 'level' | 'roomAuthority' | 'roomListed' | 'source'>,
@@ -83,6 +84,29 @@ export function filterToolsForActor<T extends ToolMeta>(
   if (!isValidLevel(actor.level) || actor.level === 0 || isPublicRoom(actor) || actor.source === 'stranger') return [];
   const level = actor.level;
   return tools.filter((t) => t.enabled && requiredLevelOf(t) <= level);
+}
+
+/**
+ * The tools offered to the LLM (issue 10): every enabled tool, in one list and order, for every sender who
+ * may be offered tools at all — so the cached prompt prefix (system + tools) is byte-identical across the
+ * senders of an organisation. None for strangers, level 0 or public rooms. Offering is not permission:
+ * {@link authorize} decides each proposal from the sender's level and scope, and the context tells the
+ * model which tools the sender may not use ({@link toolsAboveActor}).
+ */
+export function offeredToolsForActor<T extends ToolMeta>(
+  actor: Pick<Actor, 'level' | 'roomAuthority' | 'roomListed' | 'source'>,
+  tools: readonly T[],
+): T[] {
+  if (!isValidLevel(actor.level) || actor.level === 0 || isPublicRoom(actor) || actor.source === 'stranger') return [];
+  return tools.filter((t) => t.enabled);
+}
+
+/** Offered tools this sender may not use (required level above theirs): named in the turn's context. */
+export function toolsAboveActor<T extends ToolMeta>(
+  actor: Pick<Actor, 'level' | 'roomAuthority' | 'roomListed' | 'source'>,
+  tools: readonly T[],
+): T[] {
+  return offeredToolsForActor(actor, tools).filter((t) => requiredLevelOf(t) > actor.level);
 }
 
 /** Input of {@link authorizeWithLookup}: who is asking, where, and what. */

@@ -48,6 +48,8 @@ export {
   authorizeWithLookup,
   directoryFor,
   filterToolsForActor,
+  offeredToolsForActor,
+  toolsAboveActor,
   requiredLevelOf,
   DEFAULT_REQUIRED_LEVEL,
   type AuthorizeInput,

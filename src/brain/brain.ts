@@ -47,8 +47,10 @@ export interface BrainOptions {
 
 export interface DecideInput {
   ctx: TurnContext;
-  /** Capabilities offered to this sender (already filtered by level). */
+  /** Capabilities offered (the same for every member of an organisation). */
   tools: readonly ToolSpec[];
+  /** Names of offered capabilities this sender may not use (said in the context; the Gate refuses them). */
+  restricted?: readonly string[];
   /** Previous steps of this turn (assistant tool calls and their results). */
   continuation?: Continuation;
   purpose?: string;
@@ -79,6 +81,7 @@ export class Brain {
         prompts: this.opts.prompts,
         ctx: input.ctx,
         tools: input.tools,
+        restricted: input.restricted,
         model,
         maxTokens,
         continuation,

@@ -65,15 +65,23 @@ export class CostGuard implements ModelSelector {
   }
 }
 
+/** One formatter per time zone, built once (not per turn). */
+const dayFormatters = new Map<string, Intl.DateTimeFormat>();
+
 /** Midnight of `now`'s day in `timezone`, as an instant. */
 export function startOfDay(now: Date, timezone: string): Date {
-  const parts = new Intl.DateTimeFormat('en-US', {
-    timeZone: timezone,
-    hour12: false,
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-  }).formatToParts(now);
+  let f = dayFormatters.get(timezone);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-US', {
+      timeZone: timezone,
+      hour12: false,
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    });
+    dayFormatters.set(timezone, f);
+  }
+  const parts = f.formatToParts(now);
   const get = (t: string) => Number(parts.find((p) => p.type === t)?.value ?? 0);
   const secondsIntoDay = (get('hour') % 24) * 3600 + get('minute') * 60 + get('second');
   return new Date(Math.floor(now.getTime() / 1000) * 1000 - secondsIntoDay * 1000);

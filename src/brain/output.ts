@@ -6,18 +6,13 @@ import type { BrainOutput, ParameterSource, ToolProposal } from '../core/proposa
 export const REPLY_TOOL = 'reply';
 export const CLARIFY_TOOL = 'ask_clarification';
 
-const reasoningBase = {
-  intent_understanding: { type: 'string', description: 'What the person wants, in one or two full sentences.' },
-  context_used: { type: 'array', items: { type: 'string' }, description: 'Which context facts you relied on.' },
-};
+// Field meanings are in the stable system prompt (prompts/system.md); the strict schemas only give the shape.
+const str = { type: 'string' } as const;
+const strs = { type: 'array', items: str } as const;
+const reasoningBase = { intent_understanding: str, context_used: strs };
 const confidenceSchema = {
   type: 'object',
-  description: 'Honest confidence, 0.0–1.0.',
-  properties: {
-    overall: { type: 'number', description: '0.0–1.0' },
-    intent: { type: 'number', description: '0.0–1.0' },
-    parameters: { type: 'number', description: '0.0–1.0' },
-  },
+  properties: { overall: { type: 'number' }, intent: { type: 'number' }, parameters: { type: 'number' } },
   required: ['overall', 'intent', 'parameters'],
   additionalProperties: false,
 } as const;
@@ -31,16 +26,15 @@ export function metaTools(): Anthropic.Messages.Tool[] {
   return [
     {
       name: REPLY_TOOL,
-      description:
-        'Answer the person in words (no action is taken). Use for conversation, explanations and reporting results.',
+      description: 'Answer in words, no action: conversation, explanations, reporting results.',
       strict: true,
       input_schema: obj(
         {
           reasoning: obj(
             {
               ...reasoningBase,
-              no_tool_reason: { type: 'string', description: 'Why no capability tool is needed.' },
-              response_strategy: { type: 'string', description: 'How you will answer.' },
+              no_tool_reason: str,
+              response_strategy: str,
             },
             ['intent_understanding', 'context_used', 'no_tool_reason', 'response_strategy'],
           ),
@@ -53,22 +47,21 @@ export function metaTools(): Anthropic.Messages.Tool[] {
     {
       name: CLARIFY_TOOL,
       description:
-        'Ask one short question when something essential is ambiguous or missing (which person, date, task). ' +
-        'Give the candidates as options.',
+        'Ask one short question about something essential that is ambiguous or missing; candidates as options.',
       strict: true,
       input_schema: obj(
         {
           reasoning: obj(
             {
               ...reasoningBase,
-              ambiguity_detected: { type: 'string', description: 'What is ambiguous or missing.' },
-              possible_interpretations: { type: 'array', items: { type: 'string' } },
+              ambiguity_detected: str,
+              possible_interpretations: strs,
             },
             ['intent_understanding', 'context_used', 'ambiguity_detected', 'possible_interpretations'],
           ),
           confidence: confidenceSchema,
-          question: { type: 'string', description: 'The question, in the persona.' },
-          options: { type: 'array', items: { type: 'string' }, description: 'Candidate answers (may be empty).' },
+          question: str,
+          options: strs,
         },
         ['reasoning', 'confidence', 'question', 'options'],
       ) as Anthropic.Messages.Tool['input_schema'],
@@ -76,39 +69,19 @@ export function metaTools(): Anthropic.Messages.Tool[] {
   ];
 }
 
-/** The meta fields wrapped around a capability's parameters. */
+/**
+ * The envelope around a capability's parameters: `reasoning`, `confidence`, `action_summary`, the tool's
+ * `parameters` and `parameter_sources`. Their shape is defined once, in the stable system prompt
+ * (prompts/system.md, "Capability calls"), not repeated in every tool: the per-tool wrapper stays a few
+ * hundred bytes, so 18 tools fit in a small cached prefix (issue 10). {@link parseModelOutput} checks it.
+ */
 export function capabilityInputSchema(parameters: Record<string, unknown>): Anthropic.Messages.Tool['input_schema'] {
-  return obj(
-    {
-      reasoning: obj(
-        {
-          ...reasoningBase,
-          tool_selection_reason: { type: 'string', description: 'Why this tool and these parameters.' },
-          alternatives_considered: { type: 'array', items: { type: 'string' } },
-        },
-        ['intent_understanding', 'context_used', 'tool_selection_reason', 'alternatives_considered'],
-      ),
-      confidence: confidenceSchema,
-      action_summary: {
-        type: 'string',
-        description:
-          "One sentence in the person's language saying exactly what will happen (shown when confirmation is needed).",
-      },
-      parameters,
-      parameter_sources: {
-        type: 'array',
-        description: 'Where each parameter value came from.',
-        items: obj(
-          {
-            name: { type: 'string' },
-            source: { type: 'string', enum: ['user_message', 'context', 'inferred', 'default'] },
-          },
-          ['name', 'source'],
-        ),
-      },
-    },
-    ['reasoning', 'confidence', 'action_summary', 'parameters', 'parameter_sources'],
-  ) as Anthropic.Messages.Tool['input_schema'];
+  return {
+    type: 'object',
+    // `{}`: the shape is the one the system prompt defines (the same for every tool; checked on parsing).
+    properties: { reasoning: {}, confidence: {}, action_summary: {}, parameters, parameter_sources: {} },
+    required: ['reasoning', 'confidence', 'action_summary', 'parameters', 'parameter_sources'],
+  } as Anthropic.Messages.Tool['input_schema'];
 }
 
 const ZScore = z.number().min(0).max(1);

@@ -40,7 +40,7 @@ export function renderStableSystem(p: PromptSet, ctx: Pick<TurnContext, 'org' | 
  * the gathered sections. Every line is neutralised (one line, no headings, tags or role prefixes), so
  * nothing stored can become an instruction; sources put what people wrote in 「」 (see quote.ts).
  */
-export function renderContext(ctx: TurnContext): string {
+export function renderContext(ctx: TurnContext, restricted: readonly string[] = []): string {
   const s = ctx.sender;
   const member = ctx.audience === 'member';
   const profile = [`レベル${s.level}`, s.departmentName, s.title].filter(Boolean).join('・');
@@ -56,6 +56,10 @@ export function renderContext(ctx: TurnContext): string {
     `場所: ${where}${ctx.message.isDirect ? '（ダイレクトメッセージ）' : ''}${member ? '' : '（公開・誰でも読める場）'}`,
     `返答の言語: ${ctx.language === 'en' ? 'English' : '日本語'}`,
   ];
+  // Every member is offered the same tools (a stable prompt prefix); what this sender may not use is said here.
+  // The AuthorizationGate refuses those calls whatever the model does.
+  if (member && restricted.length > 0)
+    lines.push(`この人の権限レベル: ${s.level}（この人には使えない機能: ${[...restricted].sort().join(', ')}）`);
   const prefs = Object.entries(s.preferences ?? {});
   if (member && prefs.length > 0) lines.push(`この人の好み: ${prefs.map(([k, v]) => `${k}=${String(v)}`).join(', ')}`);
   if (ctx.summary) lines.push('', '## これまでの会話の要約', `- ${quoted(ctx.summary, 1500)}`);
@@ -80,7 +84,10 @@ const CONTEXT_CLOSE = '</context>';
  * History and the current message as alternating turns, starting with the user. The last user turn
  * carries the context block, then the current message.
  */
-export function renderMessages(ctx: TurnContext): Anthropic.Messages.MessageParam[] {
+export function renderMessages(
+  ctx: TurnContext,
+  restricted: readonly string[] = [],
+): Anthropic.Messages.MessageParam[] {
   const msgs: { role: 'user' | 'assistant'; text: string }[] = [];
   for (const h of ctx.history) {
     const last = msgs.at(-1);
@@ -92,7 +99,7 @@ export function renderMessages(ctx: TurnContext): Anthropic.Messages.MessagePara
   const current = `${neutralise(ctx.sender.name)}: ${ctx.message.text}`;
   const blocks: Anthropic.Messages.TextBlockParam[] = [
     ...(earlier !== null ? [{ type: 'text' as const, text: earlier }] : []),
-    { type: 'text', text: renderContext(ctx) },
+    { type: 'text', text: renderContext(ctx, restricted) },
     { type: 'text', text: current },
   ];
   return [...msgs.map((m) => ({ role: m.role, content: m.text })), { role: 'user', content: blocks }];
@@ -101,8 +108,10 @@ export function renderMessages(ctx: TurnContext): Anthropic.Messages.MessagePara
 export interface BuildRequestInput {
   prompts: PromptSet;
   ctx: TurnContext;
-  /** Capability tools offered to this sender (already filtered by level), any order. */
+  /** Capability tools offered (the same for every member of an organisation), any order. */
   tools: readonly ToolSpec[];
+  /** Names of offered tools this sender may not use (their level is too low): a line in the context. */
+  restricted?: readonly string[];
   model: string;
   maxTokens: number;
   /** Extra turns after the current message (tool results, retry guidance). */
@@ -115,18 +124,43 @@ export interface BuildRequestInput {
  * auto` (forced tool use is rejected by current models); no temperature/top_p/top_k.
  */
 export function buildRequest(input: BuildRequestInput): LlmRequest {
-  const tools = input.tools
+  return {
+    model: input.model,
+    max_tokens: input.maxTokens,
+    tools: toolList(input.tools),
+    tool_choice: { type: 'auto' },
+    system: [{ type: 'text', text: renderStableSystem(input.prompts, input.ctx), cache_control: EPHEMERAL }],
+    messages: [...renderMessages(input.ctx, input.restricted), ...(input.continuation ?? [])],
+  };
+}
+
+/** The last tool list built, by the capabilities it was built from (one organisation's list, reused). */
+let lastList: { specs: readonly ToolSpec[]; tools: Anthropic.Messages.Tool[] } | null = null;
+const listsByNames = new Map<string, { specs: readonly ToolSpec[]; tools: Anthropic.Messages.Tool[] }>();
+
+/**
+ * The request's tool list: capabilities sorted by name, the meta-tools last, the cache breakpoint on the last
+ * one. Built once per set of capability declarations and reused (the same array for every request), so the
+ * cached prefix is byte-identical and no turn rebuilds it.
+ */
+export function toolList(specs: readonly ToolSpec[]): Anthropic.Messages.Tool[] {
+  const same = (a: readonly ToolSpec[]) => a.length === specs.length && a.every((s, i) => s === specs[i]);
+  if (lastList && same(lastList.specs)) return lastList.tools;
+  const key = specs.map((s) => s.name).join('\n');
+  const hit = listsByNames.get(key);
+  if (hit && same(hit.specs)) return (lastList = hit).tools;
+  const tools = specs
     .map(anthropicTool)
     .sort((a, b) => a.name.localeCompare(b.name))
     .concat(metaTools());
   const lastTool = tools.length - 1;
-  const withBreakpoint = tools.map((t, i) => (i === lastTool ? { ...t, cache_control: EPHEMERAL } : t));
-  return {
-    model: input.model,
-    max_tokens: input.maxTokens,
-    tools: withBreakpoint,
-    tool_choice: { type: 'auto' },
-    system: [{ type: 'text', text: renderStableSystem(input.prompts, input.ctx), cache_control: EPHEMERAL }],
-    messages: [...renderMessages(input.ctx), ...(input.continuation ?? [])],
+  const list = {
+    specs: [...specs],
+    tools: tools.map((t, i) => (i === lastTool ? { ...t, cache_control: EPHEMERAL } : t)),
   };
+  // A handful of lists exist (none for public rooms, one per registry); tests build many: keep the map small.
+  if (listsByNames.size > 32) listsByNames.clear();
+  listsByNames.set(key, list);
+  lastList = list;
+  return list.tools;
 }

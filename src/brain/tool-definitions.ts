@@ -16,9 +16,13 @@ const cache = new WeakMap<ToolSpec, Anthropic.Messages.Tool>();
 export function anthropicTool(spec: ToolSpec): Anthropic.Messages.Tool {
   const hit = cache.get(spec);
   if (hit) return hit;
-  const params = z.toJSONSchema(spec.input, { target: 'draft-2020-12' }) as Record<string, unknown>;
+  const params = compact(z.toJSONSchema(spec.input, { target: 'draft-2020-12' })) as Record<string, unknown>;
   delete params.$schema;
-  const examples = spec.triggerExamples.map((e) => `「${e}」`).join(' ');
+  // One example is enough to anchor the tool; each byte here is sent with every request of the organisation.
+  const examples = spec.triggerExamples
+    .slice(0, 1)
+    .map((e) => `「${e}」`)
+    .join(' ');
   const tool: Anthropic.Messages.Tool = {
     name: spec.name,
     description: `${spec.description}\nExamples: ${examples}`,
@@ -26,4 +30,23 @@ export function anthropicTool(spec: ToolSpec): Anthropic.Messages.Tool {
   };
   cache.set(spec, tool);
   return tool;
+}
+
+/**
+ * A parameter schema without what only the handler's own validation needs (string lengths, `additionalProperties`):
+ * the handler checks its input with the full zod schema anyway; the model reads types, enums and descriptions.
+ */
+function compact(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(compact);
+  if (!node || typeof node !== 'object') return node;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(node)) {
+    if (k === 'minLength' || k === 'maxLength' || k === 'additionalProperties') continue;
+    // `properties` maps parameter names (kept, whatever they are) to schemas (compacted).
+    out[k] =
+      k === 'properties' && v && typeof v === 'object'
+        ? Object.fromEntries(Object.entries(v).map(([name, schema]) => [name, compact(schema)]))
+        : compact(v);
+  }
+  return out;
 }

@@ -56,18 +56,26 @@ interface OrgInfo {
   loadedAt: number;
 }
 
+/** One formatter per time zone, built once (a new Intl.DateTimeFormat per turn cost ICU time: issue 10). */
+const nowFormatters = new Map<string, Intl.DateTimeFormat>();
+
 /** Formats "2026年11月22日(日) 10:30 (Asia/Tokyo)". */
 export function formatNow(now: Date, timezone: string): string {
-  const parts = new Intl.DateTimeFormat('ja-JP', {
-    timeZone: timezone,
-    year: 'numeric',
-    month: 'numeric',
-    day: 'numeric',
-    weekday: 'short',
-    hour: '2-digit',
-    minute: '2-digit',
-    hour12: false,
-  }).formatToParts(now);
+  let f = nowFormatters.get(timezone);
+  if (!f) {
+    f = new Intl.DateTimeFormat('ja-JP', {
+      timeZone: timezone,
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      weekday: 'short',
+      hour: '2-digit',
+      minute: '2-digit',
+      hour12: false,
+    });
+    nowFormatters.set(timezone, f);
+  }
+  const parts = f.formatToParts(now);
   const g = (t: string) => parts.find((p) => p.type === t)?.value ?? '';
   return `${g('year')}年${g('month')}月${g('day')}日(${g('weekday')}) ${g('hour')}:${g('minute')} (${timezone})`;
 }

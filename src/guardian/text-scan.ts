@@ -35,10 +35,17 @@ export function collectStrings(value: unknown): string[] {
   return out;
 }
 
+/** Stateless copies of g/y patterns, built once per pattern (not per test). */
+const statelessCopies = new WeakMap<RegExp, RegExp>();
+
 /** Tests a pattern without depending on (or changing) its `lastIndex` (flags g/y are dropped). */
 export function testPattern(pattern: RegExp, text: string): boolean {
-  const stateless =
-    pattern.global || pattern.sticky ? new RegExp(pattern.source, pattern.flags.replace(/[gy]/g, '')) : pattern;
+  if (!pattern.global && !pattern.sticky) return pattern.test(text);
+  let stateless = statelessCopies.get(pattern);
+  if (!stateless) {
+    stateless = new RegExp(pattern.source, pattern.flags.replace(/[gy]/g, ''));
+    statelessCopies.set(pattern, stateless);
+  }
   return stateless.test(text);
 }
 

@@ -1,8 +1,9 @@
 import {
   authorize,
   directoryFor,
-  filterToolsForActor,
   loadDirectory,
+  offeredToolsForActor,
+  toolsAboveActor,
   type Actor,
   type AuthDecision,
   type Directory,
@@ -92,9 +93,14 @@ export interface RunInput {
 export class ProposalStage {
   constructor(private readonly d: ProposalStageDeps) {}
 
-  /** The capabilities this sender may be offered (by level; none for strangers and public rooms). */
+  /** The capabilities offered to this sender: the same for every member (none for strangers and public rooms). */
   toolsFor(actor: Actor): ToolSpec[] {
     return offeredTools(actor, this.d.registry);
+  }
+
+  /** Names of offered capabilities above this sender's level (the context says so; the Gate refuses them). */
+  restrictedFor(actor: Actor): string[] {
+    return toolsAboveActor(actor, this.d.registry.all()).map((t) => t.name);
   }
 
   /** Asks the brain, then runs what it proposes (a brain failure is a persona error reply). */
@@ -102,7 +108,7 @@ export class ProposalStage {
     const { ctx, actor } = input;
     let decision: BrainDecision;
     try {
-      decision = await this.d.brain.decide({ ctx, tools: this.toolsFor(actor) });
+      decision = await this.d.brain.decide({ ctx, tools: this.toolsFor(actor), restricted: this.restrictedFor(actor) });
     } catch (err) {
       return this.brainFailure(err, ctx);
     }
@@ -153,6 +159,7 @@ export class ProposalStage {
         current = await this.d.brain.decide({
           ctx,
           tools: this.toolsFor(actor),
+          restricted: this.restrictedFor(actor),
           continuation,
           purpose: `step_${step + 1}`,
         });
@@ -493,11 +500,12 @@ export class ProposalStage {
 
 /** How a call went, for the trail. */
 /**
- * The capabilities a sender is offered (by level; none for strangers and public rooms): what the brain
- * is given for a turn (the evaluation set builds its requests with the same list).
+ * The capabilities a sender is offered: every enabled one, the same list for every member of the
+ * organisation (none for strangers and public rooms) — what the brain is given for a turn (the evaluation
+ * set builds its requests with the same list). Permission is the AuthorizationGate's, per proposal.
  */
 export function offeredTools(actor: Actor, registry: Pick<ToolRegistry, 'all'>): ToolSpec[] {
-  return filterToolsForActor(actor, registry.all());
+  return offeredToolsForActor(actor, registry.all());
 }
 
 export function execTrail(exec: ExecutionResult): CallExecution {

@@ -18,8 +18,10 @@ function privateClone(): string {
     const clone = path.join(dir, 'hisho');
     fs.mkdirSync(clone);
     if (spawnSync('cp', ['-al', path.join(root, 'node_modules'), path.join(clone, 'node_modules')]).status === 0) {
-      for (const entry of ['src', 'handlers', 'prompts', 'prisma', 'config', 'package.json', 'tsconfig.json']) {
-        fs.cpSync(path.join(root, entry), path.join(clone, entry), { recursive: true });
+      const entries = ['src', 'handlers', 'prompts', 'prisma', 'config', 'scripts', 'dist', 'package.json'];
+      for (const entry of [...entries, 'tsconfig.json', 'tsconfig.build.json']) {
+        // Timestamps kept: the copied dist/ (built by the test setup) is as current as the copied sources.
+        fs.cpSync(path.join(root, entry), path.join(clone, entry), { recursive: true, preserveTimestamps: true });
       }
       return dir;
     }
@@ -35,7 +37,7 @@ function privateClone(): string {
     expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
     let dataDir: string | undefined;
     try {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      const child = spawn(process.execPath, ['scripts/start.js'], {
         cwd: path.join(dir, 'hisho'),
         stdio: ['ignore', 'pipe', 'pipe'],
         env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', LOG_LEVEL: 'info' },

@@ -86,15 +86,19 @@ describe('proposals through Guardian and AuthorizationGate (end to end, ChatWork
     expect(turn).toMatchObject({ decision: 'CLARIFY', reasonCode: 'T_CLARIFICATION' });
   });
 
-  it('a level-1 member is not offered a level-3 tool, and is denied when the model proposes it anyway', async () => {
+  it('a level-1 member is told a level-3 tool is not theirs, and is denied when the model proposes it', async () => {
     llm.script(
       toolCall('team_overview', { department: 'sales-tokyo' }),
       replyCall('ごめんなさいウル、その情報はお見せできないウル。上長の方に相談してみてほしいウル🐺'),
     );
     const { turn, post } = await ask(1008, 'チームの状況を見せて');
     const offered = (llm.requests[0]!.tools as { name: string }[]).map((t) => t.name);
-    expect(offered).not.toContain('team_overview');
+    // Every member is offered the same tools (a stable cached prefix); the context says what this one may not use.
+    expect(offered).toContain('team_overview');
     expect(offered).toContain('lookup_person');
+    expect(JSON.stringify(llm.requests[0]!.messages)).toMatch(
+      /この人の権限レベル: 1（この人には使えない機能: [^）]*team_overview/,
+    );
     expect(turn).toMatchObject({ decision: 'DENIED', authResult: 'DENIED', authReason: 'Z_LEVEL_TOO_LOW' });
     const toolResult = JSON.stringify(llm.requests[1]!.messages);
     expect(toolResult).toContain('DENIED');

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sse, sseSeq, type ScriptedAnswer } from './anthropic-sse';
@@ -28,6 +29,79 @@ export interface FakeAnthropicServerOptions {
   delayMs?: () => number;
   /** Keep request bodies (off for long load runs). */
   record?: boolean;
+  /**
+   * Model the API's prompt cache: the usage of each answer reports `cache_read_input_tokens` for the longest
+   * prefix (tools → system → messages, up to a block marked `cache_control`) seen before, and
+   * `cache_creation_input_tokens` for the rest up to the last breakpoint (see {@link PromptCache}).
+   */
+  promptCache?: PromptCache;
+  /** Called with each successful answer's usage and the request it answers (benchmarks add them up). */
+  onUsage?: (usage: CacheUsage, req: MessagesRequest) => void;
+}
+
+/** The token counts of one answer, as the Messages API reports them. */
+export interface CacheUsage {
+  input_tokens: number;
+  cache_creation_input_tokens: number;
+  cache_read_input_tokens: number;
+}
+
+/**
+ * Rough token count of text: ASCII about 4 characters a token, other characters (Japanese) about one each.
+ * Only ratios (the cache-read share) are read from it.
+ */
+export function estimateTokens(text: string): number {
+  let ascii = 0;
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) < 128) ascii++;
+  return Math.ceil(ascii / 4) + (text.length - ascii);
+}
+
+/**
+ * The prompt cache as the API documents it: a prefix is cached at each `cache_control` breakpoint (tools,
+ * then system blocks, then message blocks, in that order) when it is at least `minTokens` long; a later
+ * request reads the longest cached prefix that is byte-identical. Entries do not expire here (the API
+ * keeps them 5 minutes after their last use; `clear()` starts cold).
+ */
+export class PromptCache {
+  private readonly seen = new Set<string>();
+  constructor(readonly minTokens = 1024) {}
+
+  clear(): void {
+    this.seen.clear();
+  }
+
+  usage(req: MessagesRequest): CacheUsage {
+    const segments: { text: string; breakpoint: boolean }[] = [];
+    const add = (block: unknown) =>
+      segments.push({
+        text: JSON.stringify(block),
+        breakpoint: !!(block as { cache_control?: unknown }).cache_control,
+      });
+    for (const t of req.tools ?? []) add(t);
+    for (const b of req.system ?? []) add(b);
+    for (const m of req.messages) {
+      if (typeof m.content === 'string') add({ role: m.role, text: m.content });
+      else for (const b of (m.content as unknown[]) ?? []) add(b);
+    }
+    const hash = createHash('sha256');
+    let tokens = 0;
+    let read = 0;
+    let lastBreakpoint = 0;
+    const prefixes: string[] = [];
+    for (const seg of segments) {
+      hash.update(seg.text);
+      hash.update('\u0000');
+      tokens += estimateTokens(seg.text);
+      if (!seg.breakpoint || tokens < this.minTokens) continue;
+      const key = hash.copy().digest('hex');
+      if (this.seen.has(key)) read = tokens;
+      prefixes.push(key);
+      lastBreakpoint = tokens;
+    }
+    for (const k of prefixes) this.seen.add(k);
+    const write = Math.max(0, lastBreakpoint - read);
+    return { input_tokens: tokens - read - write, cache_creation_input_tokens: write, cache_read_input_tokens: read };
+  }
 }
 
 const json = (res: http.ServerResponse, status: number, body: object, headers: Record<string, string> = {}) => {
@@ -93,7 +167,17 @@ export async function startFakeAnthropicServer(
           res.writeHead(200, { 'content-type': 'text/event-stream' });
           return void res.end('event: message_start\ndata: {"type":"message_start"}\n\n');
         }
-        const text = sse(answer, body.model);
+        let scripted = answer;
+        if (o.promptCache || o.onUsage) {
+          const usage = o.promptCache?.usage(body) ?? {
+            input_tokens: 900,
+            cache_creation_input_tokens: 0,
+            cache_read_input_tokens: 2400,
+          };
+          o.onUsage?.(usage, body);
+          if (o.promptCache) scripted = { ...answer, usage: { ...usage, ...answer.usage } };
+        }
+        const text = sse(scripted, body.model);
         res.writeHead(200, { 'content-type': 'text/event-stream', 'request-id': `req_${sseSeq()}` });
         res.end(text);
       })().catch((err: Error) => {

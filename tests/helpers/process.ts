@@ -3,7 +3,7 @@ import path from 'node:path';
 
 const root = path.resolve(__dirname, '..', '..');
 
-/** `npm start` as a child process (src/main.ts under tsx) with exactly the given environment. */
+/** `npm start` as a child process (scripts/start.js: the compiled dist/) with exactly the given environment. */
 export interface ServiceProcess {
   child: ChildProcess;
   exited: Promise<number | null>;
@@ -13,7 +13,7 @@ export interface ServiceProcess {
 }
 
 export function runService(env: Record<string, string>, readyMs = 60000): ServiceProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, ['scripts/start.js'], {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,4 +1,6 @@
 import { loadActor, type Actor } from '../../src/authorization';
+import { loadPrompts } from '../../src/brain/prompts';
+import { buildRequest } from '../../src/brain/request';
 import type { InboundMessage } from '../../src/adapters/types';
 import type { TurnContext } from '../../src/context/types';
 import type { TurnDecision } from '../../src/pipeline/turn-decision';
@@ -45,17 +47,81 @@ describe('ProposalStage', () => {
     return { ctx, actor, decide };
   }
 
-  it('offers only the tools the sender may use', async () => {
-    const watanabe = await loadActor(t.db, {
-      orgId: 'acme',
-      platform: 'console',
-      roomId: 'console-general',
-      accountId: 'watanabe-sho',
-      defaultLevel: 1,
-    });
+  const actorOf = (accountId: string) =>
+    loadActor(t.db, { orgId: 'acme', platform: 'console', roomId: 'console-general', accountId, defaultLevel: 1 });
+
+  it('offers every member the same tools in the same order; what one may not use is in the context', async () => {
+    const watanabe = await actorOf('watanabe-sho'); // level 1
+    const yamada = await actorOf('yamada-ichiro'); // level 6
     const names = p.proposals.toolsFor(watanabe).map((s) => s.name);
-    expect(names).toContain('search_tasks');
-    expect(names).not.toContain('create_task');
+    expect(names).toEqual(p.proposals.toolsFor(yamada).map((s) => s.name));
+    expect(names).toEqual(expect.arrayContaining(['create_task', 'team_overview', 'announce', 'search_tasks']));
+    expect(p.proposals.restrictedFor(watanabe)).toEqual(
+      expect.arrayContaining(['create_task', 'team_overview', 'announce']),
+    );
+    expect(p.proposals.restrictedFor(watanabe)).not.toContain('search_tasks');
+    expect(p.proposals.restrictedFor(yamada)).toEqual([]);
+  });
+
+  it('the cacheable prefix (tools + system) is byte-identical for levels 1 and 6; tools ≤ 15 KB', async () => {
+    const request = async (accountId: string, name: string) => {
+      const actor = await actorOf(accountId);
+      const msg = consoleMessage('こんにちは', { senderAccountId: accountId, senderName: name });
+      const ctx = await p.contextBuilder.build({
+        msg,
+        sender: {
+          known: true,
+          memberId: actor.memberId,
+          name,
+          level: actor.level,
+          departmentId: actor.departmentId,
+          departmentName: null,
+          title: null,
+          preferences: {},
+        },
+        room: { platform: 'console', roomId: 'console-general', name: null, authority: actor.roomAuthority },
+        now: new Date(),
+      });
+      return buildRequest({
+        prompts: loadPrompts('soul'),
+        ctx,
+        tools: p.proposals.toolsFor(actor),
+        restricted: p.proposals.restrictedFor(actor),
+        model: 'm',
+        maxTokens: 1,
+      });
+    };
+    const low = await request('watanabe-sho', '渡辺翔');
+    const high = await request('yamada-ichiro', '山田一郎');
+    const toolJson = JSON.stringify(low.tools);
+    expect(low.tools.length).toBeGreaterThanOrEqual(20); // 18 capabilities + reply + ask_clarification
+    expect(toolJson).toBe(JSON.stringify(high.tools));
+    expect(low.system).toEqual(high.system);
+    expect(Buffer.byteLength(toolJson, 'utf8')).toBeLessThanOrEqual(15000);
+    // The same array, built once and reused: no turn rebuilds the definitions.
+    expect(low.tools).toBe(high.tools);
+    // The difference is in the volatile context (the user turn), not in the prefix.
+    expect(JSON.stringify(low.messages)).toMatch(/この人の権限レベル: 1（この人には使えない機能: [^）]*team_overview/);
+    expect(JSON.stringify(high.messages)).not.toContain('この人の権限レベル');
+  });
+
+  it('a level-1 sender whose model proposes a managers-only tool (team_overview) is refused by the Gate', async () => {
+    p.brain.script(
+      proposes([{ tool: 'team_overview', params: {} }]),
+      says('ごめんなさいウル、チームの状況は管理職の人に聞いてほしいウル。自分のタスクなら調べられるウル。'),
+    );
+    const { decide } = await turn(
+      consoleMessage('チームの状況を教えて', { senderAccountId: 'watanabe-sho', senderName: '渡辺翔' }),
+    );
+
+    const decision = await decide();
+
+    expect(p.brain.asked.at(-2)!.tools.map((s) => s.name)).toContain('team_overview');
+    expect(decision).toMatchObject({ kind: 'denied', reasonCode: 'Z_LEVEL_TOO_LOW', auth: { result: 'DENIED' } });
+    const result = JSON.stringify(p.brain.asked.at(-1)!.continuation);
+    expect(result).toContain('DENIED (Z_LEVEL_TOO_LOW)');
+    expect(result).toContain('"is_error":true');
+    expect(result).not.toContain('overdueTasks');
   });
 
   it('runs an allowed call once and returns its result to the brain, which then answers', async () => {

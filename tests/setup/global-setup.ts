@@ -5,6 +5,8 @@ import { withDatabase } from '../helpers/db-url';
 
 /** Creates one migrated template database per test run; each test file clones it (tests/helpers/db.ts). */
 export default async function globalSetup(): Promise<void> {
+  // The process tests run `npm start` (the compiled service): compile once here, not in each of them.
+  (require('../../scripts/dist') as { ensureBuilt(): void }).ensureBuilt();
   const serverUrl = process.env.DATABASE_URL;
   if (!serverUrl)
     throw new Error('DATABASE_URL must be set (use `npm test`, which starts an embedded PostgreSQL when it is unset).');

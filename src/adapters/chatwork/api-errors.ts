@@ -6,7 +6,7 @@ import { AppError } from '../../errors/app-error';
  */
 
 /** ChatWork's `{"errors": [...]}` body, limited in size; anything else gives an empty list. */
-export async function readChatworkErrors(res: Response): Promise<string[]> {
+export async function readChatworkErrors(res: { text(): Promise<string> }): Promise<string[]> {
   try {
     const body: unknown = JSON.parse(await res.text());
     const errors = (body as { errors?: unknown }).errors;
@@ -17,7 +17,7 @@ export async function readChatworkErrors(res: Response): Promise<string[]> {
   }
 }
 
-/** The `code` of a fetch network error (`ECONNRESET`…): on its cause (undici) or on the error itself. */
+/** The `code` of a network error (`ECONNRESET`…): on the error itself (node:http) or on its cause (undici). */
 export function networkErrorCode(err: unknown): string | undefined {
   const e = err as { code?: unknown; cause?: { code?: unknown } } | null;
   const code = e?.cause?.code ?? e?.code;
@@ -46,7 +46,7 @@ export function chatworkApiError(
  */
 const NEVER_ARRIVED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 
-/** True when `err` (a fetch failure) proves the request was never received. */
+/** True when `err` (a network failure) proves the request was never received. */
 export function surelyNotSent(err: unknown): boolean {
   const code = networkErrorCode(err);
   return code !== undefined && NEVER_ARRIVED.has(code);

@@ -1,5 +1,6 @@
 import type { Logger } from '../../observability/logger';
 import { chatworkApiError, networkErrorCode, readChatworkErrors, surelyNotSent } from './api-errors';
+import { httpRequest, type HttpAnswer } from './http-request';
 import { GlobalRateBudget, KeyedWindowLimiter, msUntilReset, type Timer } from './rate-limiter';
 
 /** Options of {@link ChatworkHttp} / `ChatworkClient`. */
@@ -92,9 +93,9 @@ export class ChatworkHttp {
       await this.budget.reserve();
       if (roomLimited !== undefined) await this.rooms.acquire(roomLimited);
 
-      let res: Response;
+      let res: HttpAnswer;
       try {
-        res = await fetch(this.baseUrl + path, {
+        res = await httpRequest(this.baseUrl + path, {
           method,
           headers: {
             'X-ChatWorkToken': this.opts.apiToken,
@@ -102,7 +103,7 @@ export class ChatworkHttp {
             ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
           },
           body: form ? new URLSearchParams(form).toString() : undefined,
-          signal: AbortSignal.timeout(call.timeoutMs ?? this.timeoutMs),
+          timeoutMs: call.timeoutMs ?? this.timeoutMs,
         });
       } catch (err) {
         const code = networkErrorCode(err);

@@ -4,6 +4,9 @@ import { AppError } from '../../../src/errors/app-error';
 import { silentLogger } from '../../../src/observability/logger';
 import { fakeTimer } from './fake-timer';
 
+/** A network error as node:http reports it (an Error with a `code`; nock 14 needs an Error to emit it). */
+const netError = (code: string, message: string) => Object.assign(new Error(message), { code });
+
 const ORIGIN = 'https://api.chatwork.test';
 const TOKEN = 'cw-api-token-0123456789abcdef';
 
@@ -184,7 +187,7 @@ describe('ChatworkClient retries and rate limits', () => {
 
   it('retries network errors and gives up after maxRetries', async () => {
     const { client, api, timer } = setup({ maxRetries: 2 });
-    api.get('/v2/me').times(3).replyWithError({ code: 'ECONNRESET', message: 'socket hang up' });
+    api.get('/v2/me').times(3).replyWithError(netError('ECONNRESET', 'socket hang up'));
     const err = await caught(client.getMe());
     expect(err.code).toBe('EXTERNAL_API_FAILED');
     expect(err.message).toMatch(/network error .*after 3 attempts/);
@@ -238,8 +241,7 @@ describe('ChatworkClient: posting never repeats a request that may have landed',
     ['a 502 from a proxy', (api: nock.Scope, path: string) => api.post(path).once().reply(502)],
     [
       'a reset connection',
-      (api: nock.Scope, path: string) =>
-        api.post(path).once().replyWithError({ code: 'ECONNRESET', message: 'socket hang up' }),
+      (api: nock.Scope, path: string) => api.post(path).once().replyWithError(netError('ECONNRESET', 'socket hang up')),
     ],
   ])('a message post answered with %s is sent once and reported as uncertain', async (_n, reply) => {
     const { client, api, timer } = setup();
@@ -275,7 +277,7 @@ describe('ChatworkClient: posting never repeats a request that may have landed',
     api
       .post('/v2/rooms/42/messages')
       .once()
-      .replyWithError({ code: 'ECONNREFUSED', message: 'connect ECONNREFUSED' })
+      .replyWithError(netError('ECONNREFUSED', 'connect ECONNREFUSED'))
       .post('/v2/rooms/42/messages')
       .once()
       .reply(

@@ -1,0 +1,48 @@
+import { replyCall, toolCall, type ScriptedAnswer } from '../tests/fakes/anthropic-sse';
+import { hasToolResult, lastUserText, type MessagesRequest } from '../tests/fakes/anthropic-server';
+
+/** Every normal answer of the bench's model carries this and the message's token, so an apology is told apart. */
+export const ANSWER_MARKER = 'ベンチ応答';
+/** The token every bench message carries (`#k123`); the model repeats it, so each reply names its message. */
+export const TOKEN_RE = /#k(\d+)/g;
+
+/** The last token in a text (the current message comes after the context block; tool results after that). */
+export function lastToken(text: string): string | null {
+  let m: RegExpExecArray | null;
+  let last: string | null = null;
+  TOKEN_RE.lastIndex = 0;
+  while ((m = TOKEN_RE.exec(text))) last = m[1]!;
+  return last;
+}
+
+/**
+ * The bench's zero-latency model, answered over HTTP by tests/fakes/anthropic-server.ts so the service's
+ * SDK serialises and parses as in production. A message with 「タスク」 gets a confident create_task call
+ * (executed at once), one with 「確認」 a hesitant one (the Guardian asks first), anything else a reply;
+ * after a tool result it replies. Replies carry {@link ANSWER_MARKER} and the message's token. A tool
+ * that is not offered to the sender is not proposed (as a real model would not).
+ */
+export function benchModel(req: MessagesRequest): ScriptedAnswer {
+  const tools = new Set((req.tools ?? []).map((t) => t.name));
+  if (tools.has('critique') && !tools.has('reply'))
+    return {
+      content: [
+        {
+          type: 'tool_use',
+          name: 'critique',
+          input: { appropriate: true, risk: 'none', concerns: [], improvement: '' },
+        },
+      ],
+    };
+  const token = lastToken(JSON.stringify(req.messages)) ?? '0';
+  if (hasToolResult(req)) return replyCall(`${ANSWER_MARKER}: 登録したウル #k${token}`);
+  const text = lastUserText(req);
+  const hesitant = text.includes('確認');
+  if ((hesitant || text.includes('タスク')) && tools.has('create_task'))
+    return toolCall(
+      'create_task',
+      { assignee: '田中太郎', title: `資料作成 #k${token}`, due: '明日' },
+      { overall: hesitant ? 0.6 : 0.95 },
+    );
+  return replyCall(`${ANSWER_MARKER}: こんにちはウル！何か手伝えることはあるウル？ #k${token}`);
+}
