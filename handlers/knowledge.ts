@@ -16,16 +16,14 @@ export const KNOWLEDGE_SEARCH_LIMIT = 5;
 export const searchKnowledgeTool = defineTool({
   name: 'search_knowledge',
   description:
-    "Search the company's own documents (work rules, procedures, FAQ, minutes) for passages about a topic. " +
-    `Returns at most ${KNOWLEDGE_SEARCH_LIMIT} passages, best first, each with its document title and heading. ` +
-    'Use it when the passages already in the context do not answer the question; search with a few key words ' +
-    '(e.g. 「経費 申請 期限」). Answer from what it returns and name the document title you used.',
+    "Search the company's documents (rules, procedures, FAQ) when the context's passages do not answer. " +
+    `Up to ${KNOWLEDGE_SEARCH_LIMIT} passages with titles; cite the title you used.`,
   triggerExamples: ['経費精算の締め日はいつ？', '有給休暇は何日前に申請すればいい？', '社内FAQで VPN の設定を調べて'],
   effects: [],
   risk: 'none',
   requiredLevel: 1,
   input: z.object({
-    query: z.string().trim().min(1).max(200).describe('Key words to search for, separated by spaces.'),
+    query: z.string().trim().min(1).max(200).describe('Key words, space-separated (e.g. 経費 申請 期限).'),
   }),
   output: z.object({
     passages: z.array(z.object({ title: z.string(), heading: z.string().nullable(), text: z.string() })),

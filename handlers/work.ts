@@ -22,24 +22,17 @@ export const WORK_ADMIN_LEVEL = 6;
 export const startWork = defineTool({
   name: 'start_work',
   description:
-    'Hand over a request that needs SEVERAL steps over time (preparing a meeting, drafting and sharing ' +
-    'material, collecting and summarising) as background work. It then runs step by step: each step you ' +
-    'propose calls (create_task, save_artifact, …) that are checked like any other, and the person gets ONE ' +
-    'report when it is finished. Give the goal in the person’s words and a short plan. For a single action ' +
-    'call that tool directly instead. Budget: optional limits (steps, LLM cost in USD, minutes); the ' +
-    'configured defaults are also the maximum.',
+    'Run a request that needs SEVERAL steps (prepare a meeting, draft and share material) as background ' +
+    'work: step by step, each call checked as usual, ONE report at the end. Single actions: call that tool. ' +
+    'Optional limits: steps, USD, minutes.',
   triggerExamples: ['来週の定例の準備をしておいて', '新人研修の資料を下書きして担当を割り振っておいて'],
   effects: ['db.work_create'],
   risk: 'none',
   requiredLevel: 2,
   paramRoles: { goal: 'text' },
   input: z.object({
-    goal: z.string().trim().min(1).max(1000).describe('What the work must achieve, in the person’s words.'),
-    plan: z
-      .array(z.string().trim().min(1).max(300))
-      .max(10)
-      .default([])
-      .describe('The steps you intend, short, in order (e.g. ["議題を集める", "資料を下書き", "担当タスクを作成"]).'),
+    goal: z.string().trim().min(1).max(1000).describe('In the person’s words.'),
+    plan: z.array(z.string().trim().min(1).max(300)).max(10).default([]).describe('Short steps in order.'),
     max_steps: z.number().int().min(1).max(50).optional(),
     max_cost_usd: z.number().min(0.01).max(100).optional(),
     max_minutes: z
@@ -156,15 +149,14 @@ async function findWork(
 export const workStatus = defineTool({
   name: 'work_status',
   description:
-    'Report on the sender’s background work (started with start_work): status (queued, running, waiting for ' +
-    'their confirmation, done, failed, cancelled), steps done, the last result, why it stopped, and the ' +
-    'artifacts it made. Give `work` (an id or words of the goal) to pick one; omit it for the latest ones.',
+    'Status of the sender’s background work: state, steps done, last result, why it stopped, artifacts. ' +
+    '`work` picks one; omit for the latest.',
   triggerExamples: ['定例の準備どうなった？', 'お願いしてた作業の進み具合は？'],
   effects: [],
   risk: 'none',
   requiredLevel: 1,
   input: z.object({
-    work: z.string().trim().min(1).max(300).optional().describe('Work id, or words from its goal (e.g. 定例).'),
+    work: z.string().trim().min(1).max(300).optional().describe('Work id, or words from its goal.'),
   }),
   output: z.object({ works: z.array(workOut) }),
   async handler(input, ctx) {
@@ -182,9 +174,8 @@ export const workStatus = defineTool({
 export const cancelWork = defineTool({
   name: 'cancel_work',
   description:
-    'Cancel the sender’s unfinished background work. Give `work` (an id or words of its goal); without it the ' +
-    'only unfinished one is cancelled. Only the person who asked for it (or an executive) can cancel it. ' +
-    'A step already running finishes its current call; nothing further is done and no report is sent.',
+    'Cancel the sender’s unfinished background work (`work`: id or words of its goal; omit when only one is ' +
+    'unfinished). Only the requester or an executive may.',
   triggerExamples: ['定例の準備はもうやめて', 'さっき頼んだ作業キャンセルして'],
   effects: ['db.work_update'],
   risk: 'none',
@@ -237,9 +228,8 @@ async function dropAwaitedQuestion(db: ReturnType<typeof dbOf>, w: WorkRow, pend
 export const saveArtifact = defineTool({
   name: 'save_artifact',
   description:
-    'Store a draft, a summary or extracted data as an artifact (title, body, media type) and get its id. ' +
-    'Inside background work the artifact belongs to the work and its requester and is shown in the report. ' +
-    'Write the full text in `body`; do not paste it into replies.',
+    'Store a draft, summary or extracted data as an artifact and get its id (in background work it is shown in ' +
+    'the report). Full text in `body`, not in replies.',
   triggerExamples: ['定例のアジェンダを下書きとして保存して', '議事録の要約を保存しておいて'],
   effects: ['db.artifact_write'],
   risk: 'none',
