@@ -22,6 +22,9 @@ import { createDatabase, type Db } from './db/prisma';
 import { sqlRunner, type Sql } from './db/sql';
 import { asAppError } from './errors/app-error';
 import { defaultGuardianConfig, type GuardianConfig } from './guardian';
+import { loadDirectory } from './authorization';
+import { DirectoryCache } from './authorization/directory-cache';
+import { DirectoryChanges } from './org/directory-changes';
 import { Intake } from './intake/intake';
 import { WorkerPool } from './intake/worker-pool';
 import { ClaimLostError, WorkQueue, type ClaimedItem } from './intake/work-queue';
@@ -123,6 +126,8 @@ export interface PipelineInput {
   botNames: () => readonly string[];
   /** Self-critique of sampled turns (R-B6); off when absent. */
   critique?: CritiqueInput;
+  /** The organisation directory cached per organisation (invalidated on import); read per turn when absent. */
+  directories?: DirectoryCache;
   now?: () => Date;
 }
 
@@ -157,6 +162,7 @@ export interface Pipeline {
  */
 export function composePipeline(p: PipelineInput): Pipeline {
   const { config, db, sql, logger, metrics, prompts, brain, outbox, now } = p;
+  const directory = p.directories ? (orgId: string) => p.directories!.get(orgId) : undefined;
   const guardianConfig: GuardianConfig = {
     ...defaultGuardianConfig(),
     approvalMode: config.APPROVAL_MODE,
@@ -189,6 +195,7 @@ export function composePipeline(p: PipelineInput): Pipeline {
     shadowMode,
     logger,
     metrics,
+    directory,
   });
   const confirmations = new ConfirmationFlow({
     db,
@@ -203,6 +210,7 @@ export function composePipeline(p: PipelineInput): Pipeline {
     botNames: p.botNames,
     defaultUserLevel: config.DEFAULT_USER_LEVEL,
     shadowMode,
+    directory,
   });
   const senderBudget = new SenderBudget({
     sql,
@@ -319,23 +327,33 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     await db.organization.findFirst({ orderBy: { createdAt: 'asc' }, select: { id: true } })
   )?.id;
   const defaultOrgId = () => defaultOrg;
-  // Room → organisation for the webhook hot path; rooms change only on a directory import (30 s cache).
+  // Room → organisation for the webhook hot path. Rooms change only on a directory import, which every
+  // instance hears (below): the cache is cleared then; the 30 s age only bounds a missed notification.
   const roomOrg = new Map<string, { orgId: string | null; at: number }>();
   const resolveOrgId = async (platform: string, roomId: string): Promise<string | null> => {
     const k = `${platform}:${roomId}`;
     const hit = roomOrg.get(k);
     if (hit && Date.now() - hit.at < 30000) return hit.orgId;
-    const orgId =
-      (
-        await db.room.findUnique({
-          where: { platform_externalId: { platform, externalId: roomId } },
-          select: { orgId: true },
-        })
-      )?.orgId ?? null;
+    const rows = await sql<{ orgId: string }>(`SELECT "orgId" FROM rooms WHERE platform = $1 AND "externalId" = $2`, [
+      platform,
+      roomId,
+    ]);
+    const orgId = rows[0]?.orgId ?? null;
     if (roomOrg.size > 10000) roomOrg.clear();
     roomOrg.set(k, { orgId, at: Date.now() });
     return orgId;
   };
+  // The directory (departments, active members) per organisation, for the gate; cleared on every import.
+  const directories = new DirectoryCache((orgId) => loadDirectory(db, orgId));
+  const directoryChanges = new DirectoryChanges({
+    connectionString: databaseUrl,
+    logger,
+    onChange: (orgId) => {
+      directories.invalidate(orgId);
+      roomOrg.clear();
+    },
+  });
+  await directoryChanges.start();
 
   const queue = new WorkQueue(db, {
     instanceId,
@@ -447,6 +465,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     chatwork: () => chatworkClient,
     botNames,
     critique,
+    directories,
     now: o.now,
   });
   const buttonAnswer = createButtonAnswers({ states, intake, logger, now: o.now });
@@ -692,6 +711,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
       monitor.stop();
       await maintenance?.stop();
       await pool!.stop(7000);
+      await directoryChanges.stop();
       for (const s of stoppers) await s().catch(() => undefined);
       await db.$disconnect();
       await pgPool.end().catch(() => undefined);
