@@ -20,6 +20,7 @@ import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded-post
 import { applyMigrations } from './db/migrate';
 import { createDatabase, type Db } from './db/prisma';
 import { sqlRunner, type Sql } from './db/sql';
+import { statementCounterFromEnv, type StatementCounter } from './db/statement-counter';
 import { asAppError } from './errors/app-error';
 import { defaultGuardianConfig, type GuardianConfig } from './guardian';
 import { loadDirectory } from './authorization';
@@ -104,6 +105,8 @@ export interface Service {
   /** The notice scheduler, when it runs. */
   scheduler: NoticeScheduler | null;
   alerts: AdminAlerts;
+  /** SQL statements by shape since start, when HISHO_COUNT_SQL=1 (else null). */
+  sqlStatements: StatementCounter | null;
   /** Threshold checks (started unless off; `check()` runs one). */
   monitor: AlertMonitor;
   stop(): Promise<void>;
@@ -299,6 +302,8 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   const logger = o.logger ?? createLogger(config.LOG_LEVEL);
   const metrics = createMetrics({ defaultMetrics: config.NODE_ENV !== 'test' });
   const instanceId = o.instanceId ?? `hisho-${process.pid}-${randomUUID().slice(0, 8)}`;
+  // HISHO_COUNT_SQL=1: every statement is counted by shape (logged at stop; benchmarks read `sqlStatements`).
+  const sqlStatements = statementCounterFromEnv();
 
   let embedded: EmbeddedDatabase | null = null;
   let databaseUrl = config.DATABASE_URL;
@@ -712,6 +717,8 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
       await maintenance?.stop();
       await pool!.stop(7000);
       await directoryChanges.stop();
+      if (sqlStatements)
+        logger.info({ total: sqlStatements.total, byShape: sqlStatements.byShape() }, 'SQL statements');
       for (const s of stoppers) await s().catch(() => undefined);
       await db.$disconnect();
       await pgPool.end().catch(() => undefined);
@@ -731,6 +738,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     startupMs,
     scheduler,
     alerts,
+    sqlStatements,
     monitor,
     stop,
   };
