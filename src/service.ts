@@ -28,6 +28,7 @@ import { DirectoryCache } from './authorization/directory-cache';
 import { DirectoryChanges } from './org/directory-changes';
 import { Intake } from './intake/intake';
 import { WorkerPool } from './intake/worker-pool';
+import { TurnWorkers, type TurnPool } from './intake/turn-workers';
 import { ClaimLostError, WorkQueue, type ClaimedItem } from './intake/work-queue';
 import { createLogger, type Logger } from './observability/logger';
 import { createMetrics, type Metrics } from './observability/metrics';
@@ -96,7 +97,10 @@ export interface Service {
   logger: Logger;
   metrics: Metrics;
   queue: WorkQueue;
-  pool: WorkerPool;
+  /** The turn workers: this thread's pool (WORKERS=0) or the worker threads. */
+  pool: TurnPool;
+  /** Worker threads running turns (0: turns run in this thread). */
+  workers: number;
   intake: Intake;
   server: Server;
   port: number;
@@ -293,6 +297,55 @@ export function composePipeline(p: PipelineInput): Pipeline {
   return { runner, notices, proposals, confirmations, states, contextBuilder, recorder, conversations, critic };
 }
 
+/** The model client (null without a key), the cost guard and the brain (the main thread's and each worker's). */
+export function composeBrain(
+  config: Readonly<Env>,
+  d: {
+    db: Db;
+    logger: Logger;
+    prompts: PromptSet;
+    raise: (a: Parameters<AdminAlerts['raise']>[0]) => void;
+    now?: () => Date;
+    llm?: LlmClient;
+  },
+): { llm: LlmClient | null; costGuard: CostGuard; brain: Brain } {
+  const { db, logger, prompts, raise } = d;
+  const o = { llm: d.llm, now: d.now };
+  const llm =
+    o.llm ??
+    (config.ANTHROPIC_API_KEY
+      ? new AnthropicLlmClient({
+          apiKey: config.ANTHROPIC_API_KEY,
+          baseURL: config.ANTHROPIC_BASE_URL,
+          timeoutMs: config.LLM_TIMEOUT_MS,
+          maxRetries: config.LLM_MAX_RETRIES,
+        })
+      : null);
+  const costGuard = new CostGuard({
+    db,
+    logger,
+    model: config.ANTHROPIC_MODEL,
+    fallbackModel: config.ANTHROPIC_FALLBACK_MODEL,
+    dailyLimitUsd: config.LLM_DAILY_COST_LIMIT_USD,
+    action: config.LLM_COST_LIMIT_ACTION,
+    timezone: config.BOT_TIMEZONE,
+    now: o.now,
+    onLimitReached: (spentUsd, limitUsd, action) =>
+      raise({
+        kind: 'llm_cost_limit',
+        severity: 'critical',
+        facts: { spentUsd: spentUsd.toFixed(2), limitUsd, action },
+      }),
+  });
+  const unconfigured: LlmClient = {
+    create: async () => {
+      throw new Error('LLM not configured');
+    },
+  };
+  const brain = new Brain({ llm: llm ?? unconfigured, prompts, models: costGuard, maxTokens: config.LLM_MAX_TOKENS });
+  return { llm, costGuard, brain };
+}
+
 /**
  * The composition root: configuration → database (embedded when DATABASE_URL is unset) → migrations →
  * organisation directory → brain and pipeline → adapters → HTTP → workers.
@@ -366,7 +419,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     defaultMaxAttempts: config.WORK_MAX_ATTEMPTS,
     pool: pgPool,
   });
-  let pool: WorkerPool | null = null;
+  let pool: TurnPool | null = null;
   const intake = new Intake(queue, () => pool?.wake());
 
   const prompts = loadPrompts(config.PERSONA);
@@ -402,38 +455,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
       .raise(a)
       .catch((err: Error) => logger.warn({ alert: a.kind, err: err.name }, 'admin alert could not be stored'));
   };
-  const llm =
-    o.llm ??
-    (config.ANTHROPIC_API_KEY
-      ? new AnthropicLlmClient({
-          apiKey: config.ANTHROPIC_API_KEY,
-          baseURL: config.ANTHROPIC_BASE_URL,
-          timeoutMs: config.LLM_TIMEOUT_MS,
-          maxRetries: config.LLM_MAX_RETRIES,
-        })
-      : null);
-  const costGuard = new CostGuard({
-    db,
-    logger,
-    model: config.ANTHROPIC_MODEL,
-    fallbackModel: config.ANTHROPIC_FALLBACK_MODEL,
-    dailyLimitUsd: config.LLM_DAILY_COST_LIMIT_USD,
-    action: config.LLM_COST_LIMIT_ACTION,
-    timezone: config.BOT_TIMEZONE,
-    now: o.now,
-    onLimitReached: (spentUsd, limitUsd, action) =>
-      raise({
-        kind: 'llm_cost_limit',
-        severity: 'critical',
-        facts: { spentUsd: spentUsd.toFixed(2), limitUsd, action },
-      }),
-  });
-  const unconfigured: LlmClient = {
-    create: async () => {
-      throw new Error('LLM not configured');
-    },
-  };
-  const brain = new Brain({ llm: llm ?? unconfigured, prompts, models: costGuard, maxTokens: config.LLM_MAX_TOKENS });
+  const { llm, costGuard, brain } = composeBrain(config, { db, logger, prompts, raise, now: o.now, llm: o.llm });
   // A worker posts only while its claim has a third of its lifetime left (the heartbeat renews it every third).
   const outbox = new Outbox(db, {
     pool: pgPool,
@@ -595,26 +617,54 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     );
   }
 
-  pool = new WorkerPool({
-    queue,
-    concurrency: config.WORKER_CONCURRENCY,
-    logger,
-    pollMs: o.workerPollMs,
-    claimTtlMs: config.WORK_CLAIM_TTL_MS,
-    handlers: {
-      user_request: (item) => runner.handleUserRequest(item),
-      notification: (item) => notices.handle(item),
-      ...(critic ? { work: (item: ClaimedItem) => critic.handle(item) } : {}),
-    },
-    describeError: (err) => {
-      const app = asAppError(err);
-      const retryable = err instanceof ClaimLostError ? err.retryable : app.retryable;
-      return { text: safeRedactText(`${app.code}: ${app.message}`) ?? app.code, retryable };
-    },
-    onDatabaseDown: (error) => alerts.databaseDown(error),
-    onDatabaseUp: () => alerts.databaseUp(),
-    onAbandoned: (count) => raise({ kind: 'work_abandoned', severity: 'warn', facts: { count } }),
-  });
+  // WORKERS ≥ 1: turns run in worker threads and this thread only takes intake (issue 10). A model given
+  // in-process (tests, the benchmark) cannot cross threads: those turns stay in this thread.
+  const workerCount = config.WORKERS ?? (config.NODE_ENV === 'test' ? 0 : 1);
+  const workers = workerCount > 0 && !o.llm && !o.now ? workerCount : 0;
+  if (workers > 0) {
+    pool = new TurnWorkers({
+      count: workers,
+      data: (index) => ({
+        index,
+        config,
+        databaseUrl,
+        instanceId: `${instanceId}-w${index}`,
+        platforms: [...senders.values()].map((x) => ({ platform: x.platform, findPosted: Boolean(x.findPosted) })),
+        chatwork: chatworkClient !== null,
+        botNames: [...botNames()],
+        workerPollMs: o.workerPollMs,
+        outboxReconcileDelayMs: o.outboxReconcileDelayMs,
+      }),
+      senders,
+      chatwork: () => chatworkClient,
+      botNames,
+      logger,
+      onAlert: (a) => raise(a as Parameters<AdminAlerts['raise']>[0]),
+      onDatabaseDown: (error) => alerts.databaseDown(error),
+      onDatabaseUp: () => alerts.databaseUp(),
+    });
+  } else {
+    pool = new WorkerPool({
+      queue,
+      concurrency: config.WORKER_CONCURRENCY,
+      logger,
+      pollMs: o.workerPollMs,
+      claimTtlMs: config.WORK_CLAIM_TTL_MS,
+      handlers: {
+        user_request: (item) => runner.handleUserRequest(item),
+        notification: (item) => notices.handle(item),
+        ...(critic ? { work: (item: ClaimedItem) => critic.handle(item) } : {}),
+      },
+      describeError: (err) => {
+        const app = asAppError(err);
+        const retryable = err instanceof ClaimLostError ? err.retryable : app.retryable;
+        return { text: safeRedactText(`${app.code}: ${app.message}`) ?? app.code, retryable };
+      },
+      onDatabaseDown: (error) => alerts.databaseDown(error),
+      onDatabaseUp: () => alerts.databaseUp(),
+      onAbandoned: (count) => raise({ kind: 'work_abandoned', severity: 'warn', facts: { count } }),
+    });
+  }
 
   const app = createApp({
     logger,
@@ -702,6 +752,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
       console: consoleOn,
       llm: llm !== null,
       embedded: embedded !== null,
+      workers,
     },
     'Hisho is up',
   );
@@ -731,6 +782,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     metrics,
     queue,
     pool,
+    workers,
     intake,
     server,
     port,
