@@ -175,8 +175,8 @@ async function main(): Promise<void> {
         return;
     }
   });
-  pool.start();
   post({ t: 'ready' });
+  pool.start();
 }
 
 main().catch((err: Error) => {

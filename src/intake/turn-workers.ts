@@ -112,6 +112,8 @@ function workerScript(): { file: string; eval: boolean } {
 interface Slot {
   worker: Worker;
   exited: Promise<void>;
+  /** It composed its pipeline and claims work (before that it holds nothing and is simply ended). */
+  ready: boolean;
 }
 
 /**
@@ -154,6 +156,10 @@ export class TurnWorkers implements TurnPool {
     await Promise.all(
       this.slots.map(async (slot) => {
         if (!slot) return;
+        if (!slot.ready) {
+          await slot.worker.terminate().catch(() => undefined);
+          return;
+        }
         slot.worker.postMessage({ t: 'stop', graceMs } satisfies ToWorker);
         let timer: NodeJS.Timeout | undefined;
         const late = new Promise<boolean>((r) => {
@@ -183,7 +189,7 @@ export class TurnWorkers implements TurnPool {
     });
     worker.on('error', (err) => this.opts.logger.error({ worker: index, err: err.name }, 'turn worker failed'));
     worker.on('message', (m: FromWorker) => this.onMessage(index, worker, m));
-    this.slots[index] = { worker, exited };
+    this.slots[index] = { worker, exited, ready: false };
   }
 
   private onMessage(index: number, worker: Worker, m: FromWorker): void {
@@ -206,6 +212,7 @@ export class TurnWorkers implements TurnPool {
         this.busyBy.set(index, m.n);
         return;
       case 'ready':
+        if (this.slots[index]) this.slots[index]!.ready = true;
         this.opts.logger.debug({ worker: index }, 'turn worker ready');
         return;
     }
