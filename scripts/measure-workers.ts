@@ -39,7 +39,9 @@ async function runOnce(workers: number, n: number, concurrency: number, rooms: n
   await admin.query(`CREATE DATABASE "${name}"`);
   const u = new URL(server);
   u.pathname = `/${name}`;
-  const llm = await startFakeAnthropicServer(() => replyCall('了解ウル！ほかに手伝うことはあるウル？'), { record: false });
+  const llm = await startFakeAnthropicServer(() => replyCall('了解ウル！ほかに手伝うことはあるウル？'), {
+    record: false,
+  });
   const cw = await startFakeChatwork();
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: root,

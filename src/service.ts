@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import path from 'node:path';
 import express, { type Router } from 'express';
+import { AggregatorRegistry, type MetricObjectWithValues, type MetricValue } from 'prom-client';
 import { ChatworkClient, ChatworkSender, createChatworkWebhookRouter } from './adapters/chatwork';
 import { ChatworkBotIdentity } from './adapters/chatwork/bot-identity';
 import { ConsoleSender } from './adapters/console/console-sender';
@@ -621,8 +622,9 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   // in-process (tests, the benchmark) cannot cross threads: those turns stay in this thread.
   const workerCount = config.WORKERS ?? (config.NODE_ENV === 'test' ? 0 : 1);
   const workers = workerCount > 0 && !o.llm && !o.now ? workerCount : 0;
+  let turnWorkers: TurnWorkers | null = null;
   if (workers > 0) {
-    pool = new TurnWorkers({
+    pool = turnWorkers = new TurnWorkers({
       count: workers,
       data: (index) => ({
         index,
@@ -674,6 +676,12 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
       await db.$queryRaw`SELECT 1`;
       return true;
     },
+    scrape: turnWorkers
+      ? async () => {
+          const parts = [await metrics.registry.getMetricsAsJSON(), ...(await turnWorkers.metrics())];
+          return AggregatorRegistry.aggregate(parts as MetricObjectWithValues<MetricValue<string>>[][]).metrics();
+        }
+      : undefined,
     beforeScrape: async () => {
       const depth = await queue.depth();
       metrics.queueDepth.set({ state: 'queued' }, depth.queued ?? 0);

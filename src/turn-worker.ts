@@ -154,6 +154,9 @@ async function main(): Promise<void> {
         names = m.names;
         pool?.wake();
         return;
+      case 'metrics':
+        void metrics.registry.getMetricsAsJSON().then((json) => post({ t: 'metrics', id: m.id, json }));
+        return;
       case 'result': {
         const p = pending.get(m.id);
         if (!p) return;

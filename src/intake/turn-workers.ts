@@ -52,6 +52,7 @@ export interface RelayedError {
 
 export type ToWorker =
   | { t: 'wake'; names: string[] }
+  | { t: 'metrics'; id: number }
   | { t: 'stop'; graceMs: number }
   | { t: 'result'; id: number; ok: true; value: unknown }
   | { t: 'result'; id: number; ok: false; error: RelayedError };
@@ -61,7 +62,8 @@ export type FromWorker =
   | { t: 'call'; id: number; call: RelayCall }
   | { t: 'alert'; alert: RelayedAlert }
   | { t: 'database'; up: boolean; error?: string }
-  | { t: 'busy'; n: number };
+  | { t: 'busy'; n: number }
+  | { t: 'metrics'; id: number; json: unknown[] };
 
 export function toRelayedError(err: unknown): RelayedError {
   if (err instanceof AppError)
@@ -129,6 +131,8 @@ export class TurnWorkers implements TurnPool {
   private running = false;
   private next = 0;
   private readonly busyBy = new Map<number, number>();
+  private scrapeId = 0;
+  private readonly scrapes = new Map<number, (json: unknown[]) => void>();
 
   constructor(private readonly opts: TurnWorkersOptions) {}
 
@@ -149,6 +153,30 @@ export class TurnWorkers implements TurnPool {
     if (live.length === 0) return;
     const slot = live[this.next++ % live.length]!;
     slot.worker.postMessage({ t: 'wake', names: [...this.opts.botNames()] } satisfies ToWorker);
+  }
+
+  /** Each ready worker's metrics (prom-client JSON), for the main thread's /metrics; a slow worker is left out. */
+  async metrics(timeoutMs = 2000): Promise<unknown[][]> {
+    const live = this.slots.filter((s): s is Slot => s !== null && s.ready);
+    const parts = await Promise.all(
+      live.map(
+        (slot) =>
+          new Promise<unknown[] | null>((resolve) => {
+            const id = ++this.scrapeId;
+            const timer = setTimeout(() => {
+              this.scrapes.delete(id);
+              resolve(null);
+            }, timeoutMs);
+            this.scrapes.set(id, (json) => {
+              clearTimeout(timer);
+              this.scrapes.delete(id);
+              resolve(json);
+            });
+            slot.worker.postMessage({ t: 'metrics', id } satisfies ToWorker);
+          }),
+      ),
+    );
+    return parts.filter((p): p is unknown[] => p !== null);
   }
 
   async stop(graceMs = 8000): Promise<void> {
@@ -210,6 +238,9 @@ export class TurnWorkers implements TurnPool {
         return;
       case 'busy':
         this.busyBy.set(index, m.n);
+        return;
+      case 'metrics':
+        this.scrapes.get(m.id)?.(m.json);
         return;
       case 'ready':
         if (this.slots[index]) this.slots[index]!.ready = true;

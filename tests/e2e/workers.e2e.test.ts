@@ -74,6 +74,10 @@ describe('the service with a turn worker thread (WORKERS=1)', () => {
       'work item done',
     );
     expect(item.claimedBy).toMatch(/-w0:/);
+    // The worker's turn metrics are part of the main thread's /metrics.
+    const text = await (await fetch(`${url()}/metrics`)).text();
+    expect(text).toMatch(/hisho_turns_total\{[^}]*\} [1-9]/);
+    expect(text).toMatch(/hisho_webhook_requests_total\{[^}]*status="200"[^}]*\} [1-9]/);
   }, 30000);
 
   it('runs a tool whose ChatWork task call goes through the main thread', async () => {
