@@ -161,7 +161,8 @@ async function main(): Promise<void> {
   for (const w of list) {
     const r = await runOnce(w, n, c, rooms);
     console.log(
-      `WORKERS=${r.workers}: ${r.answered}/${r.n} answered (${r.refused} refused); ack p50 ${r.ackP50.toFixed(2)} ms, ` +
+      `WORKERS=${r.workers}: ${r.answered}/${r.n} answered (${r.refused} refused); ` +
+        `ack p50 ${r.ackP50.toFixed(2)} ms, ` +
         `p99 ${r.ackP99.toFixed(2)} ms during the burst; accepted ${r.acceptedPerS.toFixed(0)} msg/s, ` +
         `answered ${r.answeredPerS.toFixed(1)} msg/s; service CPU ${r.cpuMsPerMessage.toFixed(2)} ms/message; ` +
         `RSS idle ${r.idleRssMb.toFixed(0)} MB, peak ${r.peakRssMb.toFixed(0)} MB`,
