@@ -4,7 +4,8 @@
 // and its RSS (idle and peak; worker threads are in the same process). The model is a zero-latency fake over
 // loopback HTTP, so the SDK serialises and parses as in production. Needs DATABASE_URL (a PostgreSQL server
 // where databases may be created). Sizes: MEASURE_WORKERS (e.g. "0,1,2"), MEASURE_MESSAGES (1000),
-// MEASURE_CONCURRENCY (64), MEASURE_ROOMS (250).
+// MEASURE_CONCURRENCY (64), MEASURE_ROOMS (250), MEASURE_RATE (messages/s sent at a steady pace instead of the
+// burst; 0 = burst).
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -31,7 +32,7 @@ const cpuMs = (pid: number) => {
   return ((Number(f[11]) + Number(f[12])) * 1000) / 100; // utime + stime, in clock ticks of 10 ms
 };
 
-async function runOnce(workers: number, n: number, concurrency: number, rooms: number) {
+async function runOnce(workers: number, n: number, concurrency: number, rooms: number, rate: number) {
   const server = process.env.DATABASE_URL!;
   const name = `hisho_mw_${Date.now().toString(36)}`;
   const admin = new Client({ connectionString: server });
@@ -137,22 +138,34 @@ async function runOnce(workers: number, n: number, concurrency: number, rooms: n
   const acks: number[] = [];
   let bad = 0;
   let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < n) {
-        const b = bodies[next++]!;
-        const s = performance.now();
-        const res = await fetch(`http://127.0.0.1:${port}/webhooks/chatwork`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'x-chatworkwebhooksignature': b.sig },
-          body: b.raw,
-        });
-        await res.arrayBuffer();
-        acks.push(performance.now() - s);
-        if (res.status !== 200) bad++;
-      }
-    }),
-  );
+  const send = async (b: { raw: string; sig: string }) => {
+    const s = performance.now();
+    const res = await fetch(`http://127.0.0.1:${port}/webhooks/chatwork`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-chatworkwebhooksignature': b.sig },
+      body: b.raw,
+    });
+    await res.arrayBuffer();
+    acks.push(performance.now() - s);
+    if (res.status !== 200) bad++;
+  };
+  if (rate > 0) {
+    // Open loop: one mention every 1/rate s whatever the answers (a steady stream, not a burst).
+    const sends: Promise<void>[] = [];
+    for (let i = 0; i < n; i++) {
+      const due = t0 + (i * 1000) / rate;
+      const wait = due - performance.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      sends.push(send(bodies[i]!));
+    }
+    await Promise.all(sends);
+  } else {
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (next < n) await send(bodies[next++]!);
+      }),
+    );
+  }
   const acceptedMs = performance.now() - t0;
   const until = Date.now() + 300_000;
   while (cw.posts.length < n - bad && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
@@ -185,8 +198,9 @@ async function main(): Promise<void> {
   const n = Number(process.env.MEASURE_MESSAGES ?? 1000);
   const c = Number(process.env.MEASURE_CONCURRENCY ?? 64);
   const rooms = Number(process.env.MEASURE_ROOMS ?? 250);
+  const rate = Number(process.env.MEASURE_RATE ?? 0);
   for (const w of list) {
-    const r = await runOnce(w, n, c, rooms);
+    const r = await runOnce(w, n, c, rooms, rate);
     console.log(
       `WORKERS=${r.workers}: ${r.answered}/${r.n} answered (${r.refused} refused); ` +
         `ack p50 ${r.ackP50.toFixed(2)} ms, ` +
