@@ -372,7 +372,15 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   }
   const migrations = await applyMigrations(databaseUrl);
   if (migrations.applied.length > 0) logger.info({ applied: migrations.applied }, 'migrations applied');
-  const { db, pool: pgPool } = createDatabase({ url: databaseUrl, poolMax: config.DATABASE_POOL_MAX });
+  // WORKERS ≥ 1: turns run in worker threads and this thread only takes intake (issue 10). A model given
+  // in-process (tests, the benchmark) cannot cross threads: those turns stay in this thread. The connection
+  // budget DATABASE_POOL_MAX is shared: half for this thread (intake, schedulers), half across the workers.
+  const workerCount = config.WORKERS ?? (config.NODE_ENV === 'test' ? 0 : 1);
+  const workers = workerCount > 0 && !o.llm && !o.now ? workerCount : 0;
+  const half = Math.max(2, Math.ceil(config.DATABASE_POOL_MAX / 2));
+  const mainPoolMax = workers > 0 ? half : config.DATABASE_POOL_MAX;
+  const workerPoolMax = workers > 0 ? Math.max(2, Math.ceil(half / workers)) : 0;
+  const { db, pool: pgPool } = createDatabase({ url: databaseUrl, poolMax: mainPoolMax });
   const sql = sqlRunner(db, pgPool);
   metrics.databaseUp.set(1);
 
@@ -618,10 +626,6 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     );
   }
 
-  // WORKERS ≥ 1: turns run in worker threads and this thread only takes intake (issue 10). A model given
-  // in-process (tests, the benchmark) cannot cross threads: those turns stay in this thread.
-  const workerCount = config.WORKERS ?? (config.NODE_ENV === 'test' ? 0 : 1);
-  const workers = workerCount > 0 && !o.llm && !o.now ? workerCount : 0;
   let turnWorkers: TurnWorkers | null = null;
   if (workers > 0) {
     pool = turnWorkers = new TurnWorkers({
@@ -630,6 +634,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
         index,
         config,
         databaseUrl,
+        poolMax: workerPoolMax,
         instanceId: `${instanceId}-w${index}`,
         platforms: [...senders.values()].map((x) => ({ platform: x.platform, findPosted: Boolean(x.findPosted) })),
         chatwork: chatworkClient !== null,

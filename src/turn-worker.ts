@@ -49,7 +49,7 @@ async function main(): Promise<void> {
       post({ t: 'call', id, call: c });
     });
 
-  const { db, pool: pgPool } = createDatabase({ url: d.databaseUrl, poolMax: config.DATABASE_POOL_MAX });
+  const { db, pool: pgPool } = createDatabase({ url: d.databaseUrl, poolMax: d.poolMax });
   const sql = sqlRunner(db, pgPool);
   const queue = new WorkQueue(db, {
     instanceId: d.instanceId,

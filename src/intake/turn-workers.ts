@@ -21,6 +21,8 @@ export interface TurnWorkerData {
   index: number;
   config: Env;
   databaseUrl: string;
+  /** This worker's share of DATABASE_POOL_MAX. */
+  poolMax: number;
   instanceId: string;
   /** Platforms whose senders live in the main thread (posts are relayed there). */
   platforms: { platform: Platform; findPosted: boolean }[];
