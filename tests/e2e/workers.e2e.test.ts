@@ -60,7 +60,8 @@ describe('the service with a turn worker thread (WORKERS=1)', () => {
   const url = () => `http://127.0.0.1:${/listening on http:\/\/localhost:(\d+)/.exec(proc.output())![1]}`;
 
   it('acknowledges a mention and answers it from the worker thread', async () => {
-    expect(proc.output()).toContain('"workers":1');
+    // The start-up log line (pino writes it asynchronously: it may follow the "listening" line).
+    await waitFor(() => proc.output().includes('"workers":1'), 5000, 'start-up log with one worker thread');
     const d = mentionDelivery({ from: 1004, room: 5001, body: '[To:9999]ソウルくん こんにちは' });
     const res = await postWebhook(url(), d.raw, d.signature);
     expect(res.status).toBe(200);
