@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import path from 'node:path';
 import express, { type Router } from 'express';
+import { AggregatorRegistry, type MetricObjectWithValues, type MetricValue } from 'prom-client';
 import { ChatworkClient, ChatworkSender, createChatworkWebhookRouter } from './adapters/chatwork';
 import { ChatworkBotIdentity } from './adapters/chatwork/bot-identity';
 import { ConsoleSender } from './adapters/console/console-sender';
@@ -20,10 +21,15 @@ import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded-post
 import { applyMigrations } from './db/migrate';
 import { createDatabase, type Db } from './db/prisma';
 import { sqlRunner, type Sql } from './db/sql';
+import { statementCounterFromEnv, type StatementCounter } from './db/statement-counter';
 import { asAppError } from './errors/app-error';
 import { defaultGuardianConfig, type GuardianConfig } from './guardian';
+import { loadDirectory } from './authorization';
+import { DirectoryCache } from './authorization/directory-cache';
+import { DirectoryChanges } from './org/directory-changes';
 import { Intake } from './intake/intake';
-import { WorkerPool } from './intake/worker-pool';
+import { WorkerPool, type WorkerPoolOptions } from './intake/worker-pool';
+import { TurnWorkers, type TurnPool } from './intake/turn-workers';
 import { ClaimLostError, WorkQueue, type ClaimedItem } from './intake/work-queue';
 import { createLogger, type Logger } from './observability/logger';
 import { createMetrics, type Metrics } from './observability/metrics';
@@ -100,7 +106,10 @@ export interface Service {
   logger: Logger;
   metrics: Metrics;
   queue: WorkQueue;
-  pool: WorkerPool;
+  /** The turn workers: this thread's pool (WORKERS=0) or the worker threads. */
+  pool: TurnPool;
+  /** Worker threads running turns (0: turns run in this thread). */
+  workers: number;
   intake: Intake;
   server: Server;
   port: number;
@@ -109,6 +118,8 @@ export interface Service {
   /** The notice scheduler, when it runs. */
   scheduler: NoticeScheduler | null;
   alerts: AdminAlerts;
+  /** SQL statements by shape since start, when HISHO_COUNT_SQL=1 (else null). */
+  sqlStatements: StatementCounter | null;
   /** Threshold checks (started unless off; `check()` runs one). */
   monitor: AlertMonitor;
   stop(): Promise<void>;
@@ -135,6 +146,8 @@ export interface PipelineInput {
   summaries?: SummariesInput;
   /** Members of the message's room on its platform (ChatWork), for the persons context; none when absent. */
   roomMembers?: (msg: InboundMessage) => Promise<readonly RoomMember[]>;
+  /** The organisation directory cached per organisation (invalidated on import); read per turn when absent. */
+  directories?: DirectoryCache;
   now?: () => Date;
 }
 
@@ -179,6 +192,7 @@ export interface Pipeline {
  */
 export function composePipeline(p: PipelineInput): Pipeline {
   const { config, db, sql, logger, metrics, prompts, brain, outbox, now } = p;
+  const directory = p.directories ? (orgId: string) => p.directories!.get(orgId) : undefined;
   const guardianConfig: GuardianConfig = {
     ...defaultGuardianConfig(),
     approvalMode: config.APPROVAL_MODE,
@@ -212,6 +226,7 @@ export function composePipeline(p: PipelineInput): Pipeline {
     shadowMode,
     logger,
     metrics,
+    directory,
   });
   const confirmations = new ConfirmationFlow({
     db,
@@ -226,6 +241,7 @@ export function composePipeline(p: PipelineInput): Pipeline {
     botNames: p.botNames,
     defaultUserLevel: config.DEFAULT_USER_LEVEL,
     shadowMode,
+    directory,
   });
   const senderBudget = new SenderBudget({
     sql,
@@ -362,6 +378,82 @@ export function composePipeline(p: PipelineInput): Pipeline {
   };
 }
 
+/** The worker pool's handlers by work item type (the main thread's and each worker thread's). */
+export function workItemHandlers(p: {
+  runner: TurnRunner;
+  notices: NoticeRunner;
+  critic: SelfCritic | null;
+  summaries: SummaryRunner | null;
+  work: WorkRunner;
+}): WorkerPoolOptions['handlers'] {
+  return {
+    user_request: (item) => p.runner.handleUserRequest(item),
+    notification: (item) => p.notices.handle(item),
+    // `work` items by kind: background work, conversation summaries, else self-critique (which ignores others).
+    work: async (item: ClaimedItem) => {
+      if ((item.payload as { kind?: string }).kind === BACKGROUND_WORK_KIND) return p.work.handle(item);
+      if (isSummaryItem(item.payload)) return p.summaries?.handle(item);
+      return p.critic?.handle(item);
+    },
+  };
+}
+
+/** What a failed work item records: the error's code and redacted message, and whether to try again. */
+export function describeWorkError(err: unknown): { text: string; retryable: boolean } {
+  const app = asAppError(err);
+  const retryable = err instanceof ClaimLostError ? err.retryable : app.retryable;
+  return { text: safeRedactText(`${app.code}: ${app.message}`) ?? app.code, retryable };
+}
+
+/** The model client (null without a key), the cost guard and the brain (the main thread's and each worker's). */
+export function composeBrain(
+  config: Readonly<Env>,
+  d: {
+    db: Db;
+    logger: Logger;
+    prompts: PromptSet;
+    raise: (a: Parameters<AdminAlerts['raise']>[0]) => void;
+    now?: () => Date;
+    llm?: LlmClient;
+  },
+): { llm: LlmClient | null; costGuard: CostGuard; brain: Brain } {
+  const { db, logger, prompts, raise } = d;
+  const o = { llm: d.llm, now: d.now };
+  const llm =
+    o.llm ??
+    (config.ANTHROPIC_API_KEY
+      ? new AnthropicLlmClient({
+          apiKey: config.ANTHROPIC_API_KEY,
+          baseURL: config.ANTHROPIC_BASE_URL,
+          timeoutMs: config.LLM_TIMEOUT_MS,
+          maxRetries: config.LLM_MAX_RETRIES,
+        })
+      : null);
+  const costGuard = new CostGuard({
+    db,
+    logger,
+    model: config.ANTHROPIC_MODEL,
+    fallbackModel: config.ANTHROPIC_FALLBACK_MODEL,
+    dailyLimitUsd: config.LLM_DAILY_COST_LIMIT_USD,
+    action: config.LLM_COST_LIMIT_ACTION,
+    timezone: config.BOT_TIMEZONE,
+    now: o.now,
+    onLimitReached: (spentUsd, limitUsd, action) =>
+      raise({
+        kind: 'llm_cost_limit',
+        severity: 'critical',
+        facts: { spentUsd: spentUsd.toFixed(2), limitUsd, action },
+      }),
+  });
+  const unconfigured: LlmClient = {
+    create: async () => {
+      throw new Error('LLM not configured');
+    },
+  };
+  const brain = new Brain({ llm: llm ?? unconfigured, prompts, models: costGuard, maxTokens: config.LLM_MAX_TOKENS });
+  return { llm, costGuard, brain };
+}
+
 /**
  * The composition root: configuration → database (embedded when DATABASE_URL is unset) → migrations →
  * organisation directory → brain and pipeline → adapters → HTTP → workers.
@@ -371,6 +463,8 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   const logger = o.logger ?? createLogger(config.LOG_LEVEL);
   const metrics = createMetrics({ defaultMetrics: config.NODE_ENV !== 'test' });
   const instanceId = o.instanceId ?? `hisho-${process.pid}-${randomUUID().slice(0, 8)}`;
+  // HISHO_COUNT_SQL=1: every statement is counted by shape (logged at stop; benchmarks read `sqlStatements`).
+  const sqlStatements = statementCounterFromEnv();
 
   let embedded: EmbeddedDatabase | null = null;
   let databaseUrl = config.DATABASE_URL;
@@ -385,7 +479,15 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   }
   const migrations = await applyMigrations(databaseUrl);
   if (migrations.applied.length > 0) logger.info({ applied: migrations.applied }, 'migrations applied');
-  const { db, pool: pgPool } = createDatabase({ url: databaseUrl, poolMax: config.DATABASE_POOL_MAX });
+  // WORKERS ≥ 1: turns run in worker threads and this thread only takes intake (issue 10). A model given
+  // in-process (tests, the benchmark) cannot cross threads: those turns stay in this thread. The connection
+  // budget DATABASE_POOL_MAX is shared: half for this thread (intake, schedulers), half across the workers.
+  const workerCount = config.WORKERS ?? (config.NODE_ENV === 'test' ? 0 : 1);
+  const workers = workerCount > 0 && !o.llm && !o.now ? workerCount : 0;
+  const half = Math.max(2, Math.ceil(config.DATABASE_POOL_MAX / 2));
+  const mainPoolMax = workers > 0 ? half : config.DATABASE_POOL_MAX;
+  const workerPoolMax = workers > 0 ? Math.max(2, Math.ceil(half / workers)) : 0;
+  const { db, pool: pgPool } = createDatabase({ url: databaseUrl, poolMax: mainPoolMax });
   const sql = sqlRunner(db, pgPool);
   metrics.databaseUp.set(1);
 
@@ -399,23 +501,33 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     await db.organization.findFirst({ orderBy: { createdAt: 'asc' }, select: { id: true } })
   )?.id;
   const defaultOrgId = () => defaultOrg;
-  // Room → organisation for the webhook hot path; rooms change only on a directory import (30 s cache).
+  // Room → organisation for the webhook hot path. Rooms change only on a directory import, which every
+  // instance hears (below): the cache is cleared then; the 30 s age only bounds a missed notification.
   const roomOrg = new Map<string, { orgId: string | null; at: number }>();
   const resolveOrgId = async (platform: string, roomId: string): Promise<string | null> => {
     const k = `${platform}:${roomId}`;
     const hit = roomOrg.get(k);
     if (hit && Date.now() - hit.at < 30000) return hit.orgId;
-    const orgId =
-      (
-        await db.room.findUnique({
-          where: { platform_externalId: { platform, externalId: roomId } },
-          select: { orgId: true },
-        })
-      )?.orgId ?? null;
+    const rows = await sql<{ orgId: string }>(`SELECT "orgId" FROM rooms WHERE platform = $1 AND "externalId" = $2`, [
+      platform,
+      roomId,
+    ]);
+    const orgId = rows[0]?.orgId ?? null;
     if (roomOrg.size > 10000) roomOrg.clear();
     roomOrg.set(k, { orgId, at: Date.now() });
     return orgId;
   };
+  // The directory (departments, active members) per organisation, for the gate; cleared on every import.
+  const directories = new DirectoryCache((orgId) => loadDirectory(db, orgId));
+  const directoryChanges = new DirectoryChanges({
+    connectionString: databaseUrl,
+    logger,
+    onChange: (orgId) => {
+      directories.invalidate(orgId);
+      roomOrg.clear();
+    },
+  });
+  await directoryChanges.start();
 
   const queue = new WorkQueue(db, {
     instanceId,
@@ -423,7 +535,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     defaultMaxAttempts: config.WORK_MAX_ATTEMPTS,
     pool: pgPool,
   });
-  let pool: WorkerPool | null = null;
+  let pool: TurnPool | null = null;
   const intake = new Intake(queue, () => pool?.wake());
 
   const prompts = loadPrompts(config.PERSONA);
@@ -459,38 +571,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
       .raise(a)
       .catch((err: Error) => logger.warn({ alert: a.kind, err: err.name }, 'admin alert could not be stored'));
   };
-  const llm =
-    o.llm ??
-    (config.ANTHROPIC_API_KEY
-      ? new AnthropicLlmClient({
-          apiKey: config.ANTHROPIC_API_KEY,
-          baseURL: config.ANTHROPIC_BASE_URL,
-          timeoutMs: config.LLM_TIMEOUT_MS,
-          maxRetries: config.LLM_MAX_RETRIES,
-        })
-      : null);
-  const costGuard = new CostGuard({
-    db,
-    logger,
-    model: config.ANTHROPIC_MODEL,
-    fallbackModel: config.ANTHROPIC_FALLBACK_MODEL,
-    dailyLimitUsd: config.LLM_DAILY_COST_LIMIT_USD,
-    action: config.LLM_COST_LIMIT_ACTION,
-    timezone: config.BOT_TIMEZONE,
-    now: o.now,
-    onLimitReached: (spentUsd, limitUsd, action) =>
-      raise({
-        kind: 'llm_cost_limit',
-        severity: 'critical',
-        facts: { spentUsd: spentUsd.toFixed(2), limitUsd, action },
-      }),
-  });
-  const unconfigured: LlmClient = {
-    create: async () => {
-      throw new Error('LLM not configured');
-    },
-  };
-  const brain = new Brain({ llm: llm ?? unconfigured, prompts, models: costGuard, maxTokens: config.LLM_MAX_TOKENS });
+  const { llm, costGuard, brain } = composeBrain(config, { db, logger, prompts, raise, now: o.now, llm: o.llm });
   // A worker posts only while its claim has a third of its lifetime left (the heartbeat renews it every third).
   const outbox = new Outbox(db, {
     pool: pgPool,
@@ -544,6 +625,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     critique,
     summaries: summarizer ? { summarizer, onEnqueued: () => pool?.wake() } : undefined,
     roomMembers,
+    directories,
     now: o.now,
   });
   const buttonAnswer = createButtonAnswers({ states, intake, logger, now: o.now });
@@ -668,31 +750,45 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     );
   }
 
-  pool = new WorkerPool({
-    queue,
-    concurrency: config.WORKER_CONCURRENCY,
-    logger,
-    pollMs: o.workerPollMs,
-    claimTtlMs: config.WORK_CLAIM_TTL_MS,
-    handlers: {
-      user_request: (item) => runner.handleUserRequest(item),
-      notification: (item) => notices.handle(item),
-      // `work` items by kind: background work, conversation summaries, else self-critique (which ignores other kinds).
-      work: async (item: ClaimedItem) => {
-        if ((item.payload as { kind?: string }).kind === BACKGROUND_WORK_KIND) return work.handle(item);
-        if (isSummaryItem(item.payload)) return summaries?.handle(item);
-        return critic?.handle(item);
-      },
-    },
-    describeError: (err) => {
-      const app = asAppError(err);
-      const retryable = err instanceof ClaimLostError ? err.retryable : app.retryable;
-      return { text: safeRedactText(`${app.code}: ${app.message}`) ?? app.code, retryable };
-    },
-    onDatabaseDown: (error) => alerts.databaseDown(error),
-    onDatabaseUp: () => alerts.databaseUp(),
-    onAbandoned: (count) => raise({ kind: 'work_abandoned', severity: 'warn', facts: { count } }),
-  });
+  let turnWorkers: TurnWorkers | null = null;
+  if (workers > 0) {
+    pool = turnWorkers = new TurnWorkers({
+      count: workers,
+      data: (index) => ({
+        index,
+        config,
+        databaseUrl,
+        poolMax: workerPoolMax,
+        instanceId: `${instanceId}-w${index}`,
+        platforms: [...senders.values()].map((x) => ({ platform: x.platform, findPosted: Boolean(x.findPosted) })),
+        chatwork: chatworkClient !== null,
+        botNames: [...botNames()],
+        workerPollMs: o.workerPollMs,
+        outboxReconcileDelayMs: o.outboxReconcileDelayMs,
+      }),
+      senders,
+      chatwork: () => chatworkClient,
+      roomMembers: (roomId) => roomMembersCache.forRoom(roomId),
+      botNames,
+      logger,
+      onAlert: (a) => raise(a as Parameters<AdminAlerts['raise']>[0]),
+      onDatabaseDown: (error) => alerts.databaseDown(error),
+      onDatabaseUp: () => alerts.databaseUp(),
+    });
+  } else {
+    pool = new WorkerPool({
+      queue,
+      concurrency: config.WORKER_CONCURRENCY,
+      logger,
+      pollMs: o.workerPollMs,
+      claimTtlMs: config.WORK_CLAIM_TTL_MS,
+      handlers: workItemHandlers({ runner, notices, critic, summaries, work }),
+      describeError: describeWorkError,
+      onDatabaseDown: (error) => alerts.databaseDown(error),
+      onDatabaseUp: () => alerts.databaseUp(),
+      onAbandoned: (count) => raise({ kind: 'work_abandoned', severity: 'warn', facts: { count } }),
+    });
+  }
 
   const app = createApp({
     logger,
@@ -702,6 +798,12 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
       await db.$queryRaw`SELECT 1`;
       return true;
     },
+    scrape: turnWorkers
+      ? async () => {
+          const parts = [await metrics.registry.getMetricsAsJSON(), ...(await turnWorkers.metrics())];
+          return AggregatorRegistry.aggregate(parts as MetricObjectWithValues<MetricValue<string>>[][]).metrics();
+        }
+      : undefined,
     beforeScrape: async () => {
       const depth = await queue.depth();
       metrics.queueDepth.set({ state: 'queued' }, depth.queued ?? 0);
@@ -780,6 +882,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
       console: consoleOn,
       llm: llm !== null,
       embedded: embedded !== null,
+      workers,
     },
     'Hisho is up',
   );
@@ -794,6 +897,9 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
       monitor.stop();
       await maintenance?.stop();
       await pool!.stop(7000);
+      await directoryChanges.stop();
+      if (sqlStatements)
+        logger.info({ total: sqlStatements.total, byShape: sqlStatements.byShape() }, 'SQL statements');
       for (const s of stoppers) await s().catch(() => undefined);
       await db.$disconnect();
       await pgPool.end().catch(() => undefined);
@@ -806,6 +912,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     metrics,
     queue,
     pool,
+    workers,
     intake,
     server,
     port,
@@ -813,6 +920,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     startupMs,
     scheduler,
     alerts,
+    sqlStatements,
     monitor,
     stop,
   };

@@ -114,6 +114,8 @@ export interface AuthorizeWithLookupInput extends LoadActorInput {
   tool: ToolMeta | undefined;
   proposal: ToolProposal;
   topSecret?: boolean;
+  /** The organisation directory when the caller keeps it cached; read from the database when absent. */
+  directory?: (orgId: string) => Promise<Directory>;
   /** Called with the error when a lookup fails (for logging); the decision is DENIED either way. */
   onError?: (err: unknown) => void;
 }
@@ -128,8 +130,9 @@ export async function authorizeWithLookup(
   input: AuthorizeWithLookupInput,
 ): Promise<AuthDecision & { actor: Actor | null }> {
   try {
-    const [actor, base] = await Promise.all([loadActor(db, input), loadDirectory(db, input.orgId)]);
-    const directory = await directoryFor(db, input.orgId, base, input.tool, input.proposal);
+    const base = input.directory ? input.directory(input.orgId) : loadDirectory(db, input.orgId);
+    const [actor, directoryBase] = await Promise.all([loadActor(db, input), base]);
+    const directory = await directoryFor(db, input.orgId, directoryBase, input.tool, input.proposal);
     const decision = authorize({
       actor,
       tool: input.tool,

@@ -113,6 +113,12 @@ export const ZEnv = z.object({
   WORK_CONFIRM_POLL_SECONDS: z.coerce.number().int().min(1).max(3600).default(10),
   DEFAULT_USER_LEVEL: z.coerce.number().int().min(1).max(6).default(1),
   // [[WORKERS]]
+  /**
+   * Worker threads that run turns; the main thread only takes webhooks, gateway events and console requests
+   * (and runs the schedulers). 0 = everything in one thread (small installs). Unset: 1, or 0 under
+   * NODE_ENV=test (tests compose the service in their own process).
+   */
+  WORKERS: z.coerce.number().int().min(0).max(16).optional(),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(8),
   WORK_CLAIM_TTL_MS: z.coerce.number().int().min(1000).default(120000),
   WORK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(3),

@@ -35,6 +35,13 @@ export class WorkerPool {
   private running = false;
   private loops: Promise<void>[] = [];
   private waiters: (() => void)[] = [];
+  /** Wake-ups that found no idle loop (every loop was busy or between claims): owed a claim each. */
+  private missedWakes = 0;
+  /**
+   * A claim found nothing while items were running: what it missed may be waiting behind one of them (one
+   * conversation is processed in order), so the loop that finishes one claims again.
+   */
+  private behindRunning = false;
   private readonly inFlight = new Set<ClaimedItem>();
   /** Items whose handler returned: a heartbeat that finds them gone is not a lost claim. */
   private readonly finished = new WeakSet<ClaimedItem>();
@@ -58,7 +65,18 @@ export class WorkerPool {
    * so one item costs one claim, not one per worker.
    */
   wake(): void {
-    this.waiters.shift()?.();
+    const waiter = this.waiters.shift();
+    if (waiter) waiter();
+    else this.missedWakes++;
+  }
+
+  /** Whether a loop should claim again now rather than wait (a wake it owes, or work behind a finished item). */
+  private owed(): boolean {
+    if (this.missedWakes > 0) {
+      this.missedWakes--;
+      return true;
+    }
+    return false;
   }
 
   private wakeAll(): void {
@@ -119,6 +137,7 @@ export class WorkerPool {
         this.opts.onDatabaseUp?.();
       }
       if (!item) {
+        if (this.inFlight.size > 0) this.behindRunning = true;
         if (Date.now() - this.lastSweepAt > 10000) {
           this.lastSweepAt = Date.now();
           const n = await this.opts.queue.failAbandoned().catch(() => 0);
@@ -130,27 +149,40 @@ export class WorkerPool {
             this.opts.onAbandoned?.(n);
           }
         }
-        await new Promise<void>((resolve) => {
-          // Jitter keeps idle loops (and instances) from polling in step.
-          const t = setTimeout(
-            () => {
-              this.waiters = this.waiters.filter((w) => w !== wake);
-              resolve();
-            },
-            pollMs * (0.75 + Math.random() * 0.5),
-          );
-          const wake = () => {
-            clearTimeout(t);
-            resolve();
-          };
-          this.waiters.push(wake);
-        });
+        if (this.owed()) continue;
+        await this.idle(pollMs);
         continue;
       }
       await this.run(item, index);
-      // More work may be waiting behind this item (same conversation): let one idle loop look too.
-      this.wake();
+      // Claim again only when something may be waiting: a wake that found every loop busy, or an item that an
+      // empty claim could not take because it waits behind one that was running (its conversation's order).
+      // Otherwise wait: the next item wakes exactly one loop, and other instances' items come with the poll.
+      if (this.behindRunning) {
+        this.behindRunning = this.inFlight.size > 0;
+        continue;
+      }
+      if (this.owed()) continue;
+      await this.idle(pollMs);
     }
+  }
+
+  /** Waits for a wake-up or the poll interval (jittered, so idle loops and instances do not poll in step). */
+  private idle(pollMs: number): Promise<void> {
+    if (!this.running) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const t = setTimeout(
+        () => {
+          this.waiters = this.waiters.filter((w) => w !== wake);
+          resolve();
+        },
+        pollMs * (0.75 + Math.random() * 0.5),
+      );
+      const wake = () => {
+        clearTimeout(t);
+        resolve();
+      };
+      this.waiters.push(wake);
+    });
   }
 
   private async run(item: ClaimedItem, worker: number): Promise<void> {

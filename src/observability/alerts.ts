@@ -279,6 +279,7 @@ export class AdminAlertNotices {
       mentionAccountIds: [],
       reasonCode: `A_${alert.kind.toUpperCase()}`,
       workItemId: item.id,
+      claim: item,
     });
   }
 }

@@ -276,24 +276,84 @@ function redactNumber(value: number): number | string {
   return text === digits ? value : text;
 }
 
-/** Deep-redacts a JSON-like value: keys and values; secret-named keys lose their value. */
-export function redactValue(value: unknown, depth = 0): unknown {
-  if (depth > 20) return '[TOO_DEEP]';
-  if (value === null || value === undefined) return value;
-  if (typeof value === 'string') return redactText(value);
-  if (typeof value === 'number') return redactNumber(value);
-  if (typeof value === 'boolean') return value;
-  if (typeof value === 'bigint') return redactText(value.toString());
-  if (Array.isArray(value)) return value.map((v) => redactValue(v, depth + 1));
-  if (value instanceof Date) return value.toISOString();
-  if (typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-      out[redactText(k)] = isSecretKey(k) ? '[SECRET]' : redactValue(v, depth + 1);
-    }
+/**
+ * Redacted object keys. Keys are the vocabulary of the recorded shapes (`rule`, `priority`, `parameters` …),
+ * the same on every turn: each is redacted once per process. Bounded; keys longer than 64 characters are not kept.
+ */
+const KEY_MEMO = new Map<string, { text: string; secret: boolean }>();
+const KEY_MEMO_MAX = 4096;
+
+function redactKey(k: string): { text: string; secret: boolean } {
+  const hit = KEY_MEMO.get(k);
+  if (hit) return hit;
+  const r = { text: redactText(k), secret: isSecretKey(k) };
+  if (k.length <= 64) {
+    if (KEY_MEMO.size >= KEY_MEMO_MAX) KEY_MEMO.clear();
+    KEY_MEMO.set(k, r);
+  }
+  return r;
+}
+
+/**
+ * Redacts each distinct string once: one instance serves one written record (a turn's row, whose columns
+ * repeat the same parameters, results and Guardian trace values), so a value is scanned once however many
+ * layers carry it. Short-lived by design: it holds raw text only while that record is prepared.
+ */
+export class Redactor {
+  private readonly memo = new Map<string, string>();
+
+  text(text: string): string {
+    const hit = this.memo.get(text);
+    if (hit !== undefined) return hit;
+    const out = redactText(text);
+    this.memo.set(text, out);
     return out;
   }
-  return '[UNSERIALISABLE]';
+
+  /** Deep-redacts a JSON-like value: keys and values; secret-named keys lose their value. */
+  value(value: unknown, depth = 0): unknown {
+    if (depth > 20) return '[TOO_DEEP]';
+    if (value === null || value === undefined) return value;
+    if (typeof value === 'string') return this.text(value);
+    if (typeof value === 'number') return redactNumber(value);
+    if (typeof value === 'boolean') return value;
+    if (typeof value === 'bigint') return this.text(value.toString());
+    if (Array.isArray(value)) return value.map((v) => this.value(v, depth + 1));
+    if (value instanceof Date) return value.toISOString();
+    if (typeof value === 'object') {
+      const out: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+        const key = redactKey(k);
+        out[key.text] = key.secret ? '[SECRET]' : this.value(v, depth + 1);
+      }
+      return out;
+    }
+    return '[UNSERIALISABLE]';
+  }
+
+  /** Fail-closed: the raw text is never returned when redaction fails. */
+  safeText(text: string | null | undefined): string | null {
+    if (text === null || text === undefined) return null;
+    try {
+      return this.text(String(text));
+    } catch {
+      return REDACTION_FAILED;
+    }
+  }
+
+  /** Fail-closed wrapper for structured values. */
+  safeValue(value: unknown): unknown {
+    try {
+      return this.value(value);
+    } catch {
+      return REDACTION_FAILED;
+    }
+  }
+}
+
+/** Deep-redacts a JSON-like value: keys and values; secret-named keys lose their value. */
+export function redactValue(value: unknown, depth = 0): unknown {
+  return new Redactor().value(value, depth);
 }
 
 /** Fail-closed wrapper for structured values. */

@@ -3,7 +3,7 @@ import type { LlmCallRecord } from '../core/llm-usage';
 import type { Db } from '../db/prisma';
 import { SqlParams, sqlRunner, type Sql } from '../db/sql';
 import type { Metrics } from './metrics';
-import { safeRedactText, safeRedactValue } from './redact';
+import { Redactor, safeRedactValue } from './redact';
 
 /** Who made the final decision of a turn (seed 001). */
 export type FinalDecider = 'SYSTEM' | 'USER' | 'LLM';
@@ -97,8 +97,10 @@ export class TurnRecorder {
     const id = t.id ?? randomUUID();
     const calls = t.calls ?? [];
     const sum = (f: (c: LlmCallRecord) => number) => calls.reduce((a, c) => a + f(c), 0);
+    // One redactor for the whole row: a value its columns repeat (parameters, results) is scanned once.
+    const redactor = new Redactor();
     const js = (v: unknown): string | null =>
-      v === undefined || v === null ? null : JSON.stringify(safeRedactValue(v));
+      v === undefined || v === null ? null : JSON.stringify(redactor.safeValue(v));
     const row: Record<string, unknown> = {
       id,
       orgId: t.orgId,
@@ -108,7 +110,7 @@ export class TurnRecorder {
       memberId: t.memberId,
       workItemId: t.workItemId != null ? t.workItemId.toString() : null,
       kind: t.kind ?? 'user_request',
-      inputRedacted: safeRedactText(t.input),
+      inputRedacted: redactor.safeText(t.input),
       contextSummary: js({ ...(t.contextSummary ?? {}), ...(t.notes ? { notes: t.notes } : {}) }) ?? '{}',
       model: t.model ?? null,
       outputType: t.outputType ?? null,
@@ -120,7 +122,7 @@ export class TurnRecorder {
       authResult: t.authResult ?? null,
       authReason: t.authReason ?? null,
       execution: js(t.execution),
-      finalReply: safeRedactText(t.finalReply),
+      finalReply: redactor.safeText(t.finalReply),
       decision: t.decision,
       reasonCode: t.reasonCode,
       finalDecider: t.finalDecider,

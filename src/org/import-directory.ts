@@ -1,5 +1,6 @@
 import fs from 'node:fs/promises';
 import type { Db } from '../db/prisma';
+import { DIRECTORY_CHANNEL } from './directory-changes';
 import { checkDirectory } from './directory-checks';
 import { directoryRows, type DirectoryRows } from './directory-rows';
 import type { Directory } from './directory.schema';
@@ -43,7 +44,10 @@ export async function importDirectory(db: Db, directory: Directory): Promise<Imp
     async (tx) => {
       await tx.$executeRaw`SELECT pg_advisory_xact_lock(${IMPORT_LOCK})`;
       await assertNotOwnedElsewhere(tx, rows);
-      return syncDirectory(tx, rows);
+      const summary = await syncDirectory(tx, rows);
+      // Every instance's directory caches hear this when the transaction commits (never on a rollback).
+      await tx.$executeRaw`SELECT pg_notify(${DIRECTORY_CHANNEL}, ${rows.org.id})`;
+      return summary;
     },
     { maxWait: 10_000, timeout: 60_000 },
   );

@@ -1,6 +1,6 @@
 import { stripLeadingName } from '../adapters/addressee';
 import type { InboundMessage, ReplyOption } from '../adapters/types';
-import { authorizeWithLookup, type Actor, type AuthDecision } from '../authorization';
+import { authorizeWithLookup, type Actor, type AuthDecision, type Directory } from '../authorization';
 import type { Brain } from '../brain/brain';
 import { confirmedActionContinuation } from '../brain/continuation';
 import type { PromptSet } from '../brain/prompts';
@@ -43,6 +43,8 @@ export interface ConfirmationFlowDeps {
   shadowMode: boolean;
   /** Names people address the bot by (persona names, platform display names): dropped before classifying. */
   botNames: () => readonly string[];
+  /** The organisation directory (cached per organisation at the composition root); read when absent. */
+  directory?: (orgId: string) => Promise<Directory>;
 }
 
 /** What the confirmation layer decided for this message. */
@@ -298,6 +300,7 @@ export class ConfirmationFlow {
       fallbackAuthority: msg.roomAuthority,
       tool: this.d.registry.meta(pending.proposal.toolName),
       proposal: pending.proposal,
+      directory: this.d.directory,
       onError: (err) => this.d.logger.warn({ err: (err as Error).name }, 'authorization lookup failed; denied'),
     });
   }

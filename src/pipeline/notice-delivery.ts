@@ -7,7 +7,7 @@ import { checkBrainOutputMeta, checkReplyText, type GuardianConfig } from '../gu
 import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
 import type { TurnRecorder } from '../observability/turn-recorder';
-import type { Outbox } from '../outbox/outbox';
+import type { Outbox, WorkClaim } from '../outbox/outbox';
 import type { ConversationLog } from '../state/conversation-log';
 
 export interface NoticeDeliveryDeps {
@@ -48,6 +48,11 @@ export interface NoticeRequest {
   mentionAccountIds: string[];
   reasonCode: string;
   workItemId: bigint;
+  /**
+   * The notification item's claim: the notice is posted only while this worker still holds it (as replies
+   * are), so a worker whose claim expired mid-notice never posts it beside the one that took the item over.
+   */
+  claim?: WorkClaim;
 }
 
 export type NoticeOutcome = 'sent' | 'blocked' | 'shadow' | 'duplicate';
@@ -70,13 +75,17 @@ export class NoticeDelivery {
     const outcome: NoticeOutcome = blocked ? 'blocked' : this.d.shadowMode ? 'shadow' : 'sent';
     let platformMessageId: string | undefined;
     if (outcome === 'sent') {
-      const res = await this.d.outbox.send(req.outboxKey, {
-        platform: req.platform,
-        roomId: req.roomId,
-        text: check.text,
-        kind: 'notice',
-        mentionAccountIds: req.mentionAccountIds,
-      });
+      const res = await this.d.outbox.send(
+        req.outboxKey,
+        {
+          platform: req.platform,
+          roomId: req.roomId,
+          text: check.text,
+          kind: 'notice',
+          mentionAccountIds: req.mentionAccountIds,
+        },
+        req.claim,
+      );
       if (res.skipped) return this.count(req, 'duplicate');
       platformMessageId = res.platformMessageId;
       await this.d.conversations.append({

@@ -59,6 +59,8 @@ export interface ProposalStageDeps {
   shadowMode: boolean;
   logger: Logger;
   metrics: Metrics;
+  /** The organisation directory (cached per organisation at the composition root); read when absent. */
+  directory?: (orgId: string) => Promise<Directory>;
 }
 
 /** One proposal's turn so far: what the brain decided first and the trail of every proposal. */
@@ -131,7 +133,8 @@ export class ProposalStage {
       };
     }
     const policies = this.policies(ctx);
-    const directory = await loadDirectory(this.d.db, ctx.org.id);
+    // Read (or taken from the cache) only when the model proposes a call: a plain reply needs no directory.
+    let directory: Directory | null = null;
     const calledBefore = new Map<string, number>();
     let continuation: Continuation = [];
     let current = input.decision;
@@ -148,6 +151,7 @@ export class ProposalStage {
           reply: { text: personaMessage(this.d.prompts, 'error.BUDGET_EXCEEDED', ctx.language) },
         };
       }
+      directory ??= await (this.d.directory ?? ((orgId: string) => loadDirectory(this.d.db, orgId)))(ctx.org.id);
       const results: ToolResult[] = [];
       for (const [index, proposal] of out.proposals.entries()) {
         const outcome = await this.propose(r, { step, out, proposal, policies, directory, calledBefore }, index);

@@ -12,6 +12,8 @@ export interface AppDeps {
   ready: () => Promise<boolean>;
   /** Called on each /metrics scrape to refresh gauges. */
   beforeScrape?: () => Promise<void>;
+  /** The exposition text (default: this registry's; with worker threads, theirs merged in). */
+  scrape?: () => Promise<string>;
 }
 
 /** The HTTP surface (SPEC §4): health, readiness, metrics, and the adapters' routers. */
@@ -29,7 +31,8 @@ export function createApp(deps: AppDeps): Express {
   });
   app.get('/metrics', async (_req, res) => {
     await deps.beforeScrape?.().catch(() => undefined);
-    res.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
+    const text = deps.scrape ? await deps.scrape() : await deps.metrics.registry.metrics();
+    res.type(deps.metrics.registry.contentType).send(text);
   });
   for (const r of deps.routers) app.use(r);
   app.get('/', (_req, res) => {

@@ -1,5 +1,6 @@
 import {
   REDACTION_FAILED,
+  Redactor,
   isSecretKey,
   redactText,
   redactValue,
@@ -143,5 +144,23 @@ describe('PII redaction (R-O2)', () => {
     expect(out).toContain('[EMAIL]');
     expect(out).not.toContain('example.co.jp');
     expect(out).not.toContain('s3cret');
+  });
+});
+
+describe('Redactor (one per written record: each distinct value scanned once)', () => {
+  it('gives the same result as redacting each layer on its own, secrets and PII included', () => {
+    const params = { assignee: '田中太郎', note: '連絡先 tanaka@example.co.jp / 090-1234-5678', apiKey: 'sk-abc' };
+    const row = { proposals: [{ parameters: params }], execution: { output: params }, password: 'hunter2' };
+    const r = new Redactor();
+    const once = r.value(row);
+    expect(once).toEqual(redactValue(row));
+    expect(JSON.stringify(once)).not.toContain('tanaka@example.co.jp');
+    expect(JSON.stringify(once)).not.toContain('090-1234-5678');
+    expect(JSON.stringify(once)).not.toContain('hunter2');
+    expect(JSON.stringify(once)).not.toContain('sk-abc');
+    // The same instance again (memoised values and keys) still redacts.
+    expect(r.value(row)).toEqual(once);
+    expect(r.safeText('メールは tanaka@example.co.jp')).toBe(redactText('メールは tanaka@example.co.jp'));
+    expect(r.safeText(null)).toBeNull();
   });
 });

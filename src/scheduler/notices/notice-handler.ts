@@ -93,6 +93,7 @@ export class ScheduledNoticeHandler {
       facts,
       fallback: personaMessage(this.d.prompts, `notice.${p.scheduleKind}_fallback`, 'ja', vars),
       outboxKey: item.dedupeKey,
+      claim: item,
       mentionAccountIds: member.accounts.length > 0 ? [account] : [],
       reasonCode: REASON[p.scheduleKind],
       workItemId: item.id,

@@ -1,0 +1,102 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../../src/config/env';
+import { silentLogger } from '../../src/observability/logger';
+import { importDirectoryFile } from '../../src/org/import-directory';
+import { SAMPLE_DIRECTORY, startService, type Service } from '../../src/service';
+import { FakeAnthropic, FAKE_ANTHROPIC_URL, replyCall, toolCall } from '../fakes/fake-anthropic';
+import { FakeChatwork, mentionDelivery, postWebhook } from '../helpers/chatwork';
+import { createTestDatabase } from '../helpers/db';
+import { BOT_ACCOUNT, TEST_API_KEY, chatworkEnv, waitFor } from '../helpers/service';
+
+/**
+ * The organisation directory is cached per organisation in every instance (issue 10). An import in one
+ * instance must reach the other's cache without a restart: the importer's NOTIFY, heard by each instance.
+ */
+describe('directory cache across two instances on one database', () => {
+  let a: Service;
+  let b: Service;
+  let dir: string;
+  const llm = new FakeAnthropic();
+  const cw = new FakeChatwork();
+
+  beforeAll(async () => {
+    const t = await createTestDatabase();
+    await t.close();
+    const env = loadConfig({
+      NODE_ENV: 'test',
+      PORT: '0',
+      LOG_LEVEL: 'silent',
+      DATABASE_URL: t.url,
+      ANTHROPIC_API_KEY: TEST_API_KEY,
+      ANTHROPIC_BASE_URL: FAKE_ANTHROPIC_URL,
+      LLM_MAX_RETRIES: '0',
+      LLM_DAILY_COST_LIMIT_USD: '0',
+      SELF_CRITIQUE_RATE: '0',
+      WORKER_CONCURRENCY: '2',
+      SENDER_TURNS_PER_MINUTE: '1000',
+      ...chatworkEnv(),
+    });
+    const o = { logger: silentLogger(), workerPollMs: 30, chatworkBotAccountId: BOT_ACCOUNT };
+    a = await startService(env, { ...o, instanceId: 'a' });
+    b = await startService(env, { ...o, instanceId: 'b' });
+    // Only b takes turns, so what b's cache holds decides.
+    await a.pool.stop(1000);
+    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'hisho-dir-'));
+  });
+  afterAll(async () => {
+    await Promise.all([a.stop(), b.stop()]);
+    await fs.rm(dir, { recursive: true, force: true });
+  });
+  beforeEach(() => {
+    cw.install();
+  });
+  afterEach(() => {
+    llm.stop();
+  });
+
+  let asked = 0;
+  async function askForTask(assignee: string): Promise<string> {
+    const marker = `（依頼${++asked}）`;
+    const before = cw.posts.length;
+    llm.script(
+      toolCall('create_task', { assignee, title: '歓迎会の準備', due: '明日' }),
+      replyCall('結果を伝えるウル。ほかにもあれば言ってほしいウル。'),
+    );
+    const d = mentionDelivery({
+      from: 1003,
+      room: 5001,
+      body: `[To:9999]${assignee}さんに歓迎会の準備をお願い${marker}`,
+    });
+    expect((await postWebhook(`http://127.0.0.1:${b.port}`, d.raw, d.signature)).status).toBe(200);
+    await waitFor(() => cw.posts.length > before, 8000, 'reply');
+    const turn = await waitFor(
+      () => b.db.turnRecord.findFirst({ where: { inputRedacted: { contains: marker } } }),
+      5000,
+      'turn record',
+    );
+    return turn.decision;
+  }
+
+  it('a member added by an import in instance a is known to instance b at once', async () => {
+    // b fills its cache: the new member does not exist yet, so no task is created for them.
+    expect(await askForTask('山田新')).not.toBe('EXECUTED');
+    expect(await b.db.task.count({ where: { assigneeMemberId: 'yamada-arata' } })).toBe(0);
+
+    const sample = await fs.readFile(SAMPLE_DIRECTORY, 'utf8');
+    const added = sample.replace(
+      /\nmembers:\n/,
+      `\nmembers:\n  - id: yamada-arata\n    name: 山田新\n    level: 2\n    department: sales\n` +
+        `    accounts: { chatwork: 1077 }\n\n`,
+    );
+    expect(added).not.toBe(sample);
+    const file = path.join(dir, 'org.yaml');
+    await fs.writeFile(file, added);
+    await importDirectoryFile(a.db, file);
+
+    // No restart of b: the task is created for the new member through b's gate and handler.
+    await waitFor(async () => (await askForTask('山田新')) === 'EXECUTED', 10000, 'b sees the imported member');
+    expect(await b.db.task.count({ where: { assigneeMemberId: 'yamada-arata' } })).toBe(1);
+  });
+});

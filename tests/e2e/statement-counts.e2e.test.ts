@@ -1,0 +1,84 @@
+import { installStatementCounter, statementShape } from '../../src/db/statement-counter';
+import { FakeAnthropic, replyCall, toolCall } from '../fakes/fake-anthropic';
+import { FakeChatwork, mentionDelivery, postWebhook } from '../helpers/chatwork';
+import { chatworkEnv, startTestService, waitFor, type TestService } from '../helpers/service';
+
+/**
+ * SQL statements per turn (issue 10): a regression that adds statements to the two common turn shapes fails
+ * here. The counter sits in the `pg` driver, so Prisma's statements and the raw pool's are both counted.
+ * Bounds: the figures this branch achieved, plus one statement of slack.
+ */
+const CONVERSATIONAL_MAX = 9;
+const ONE_TOOL_MAX = 16;
+
+describe('SQL statements per turn', () => {
+  let svc: TestService;
+  const llm = new FakeAnthropic();
+  const cw = new FakeChatwork();
+  const counter = installStatementCounter();
+
+  beforeAll(async () => {
+    // Idle loops poll rarely here, so only what a turn causes is counted.
+    svc = await startTestService(chatworkEnv(), { workerPollMs: 60_000 });
+  });
+  afterAll(async () => {
+    await svc.close();
+  });
+  beforeEach(() => {
+    cw.install();
+  });
+  afterEach(() => {
+    llm.stop();
+  });
+
+  /** Statements from the webhook until the counter is quiet after the reply (the turn's last write included). */
+  async function countTurn(body: string, posts: number): Promise<{ total: number; shapes: Record<string, number> }> {
+    // Warm: one turn of the same shape first, so caches filled by the first turn are not what is measured.
+    const before = cw.posts.length;
+    counter.reset();
+    const d = mentionDelivery({ from: 1003, room: 5001, body: `[To:9999]${body}` });
+    expect((await postWebhook(svc.url, d.raw, d.signature)).status).toBe(200);
+    await waitFor(() => cw.posts.length >= before + posts, 8000, 'reply');
+    let last = -1;
+    await waitFor(
+      async () => {
+        const quiet = counter.total === last;
+        last = counter.total;
+        if (!quiet) await new Promise((r) => setTimeout(r, 150));
+        return quiet;
+      },
+      5000,
+      'quiet',
+    );
+    return { total: counter.total, shapes: counter.byShape() };
+  }
+
+  it('names statements by shape, never by their values', () => {
+    expect(statementShape(`UPDATE work_items SET state = 'done' WHERE id = $1`)).toBe('UPDATE work_items');
+    expect(statementShape('SELECT "public"."rooms"."orgId" FROM "public"."rooms" WHERE x = $1')).toBe('SELECT rooms');
+    expect(statementShape('BEGIN')).toBe('BEGIN');
+    expect(statementShape(`INSERT INTO "outbound_messages" (a) VALUES ('secret')`)).toBe('INSERT outbound_messages');
+  });
+
+  it(`a conversational turn takes at most ${CONVERSATIONAL_MAX} statements`, async () => {
+    for (let i = 0; i < 2; i++) llm.script(replyCall('こんにちはウル！今日は何を手伝うウル？'));
+    await countTurn('こんにちは（準備）', 1);
+    const { total, shapes } = await countTurn('こんにちは', 1);
+    console.log(`conversational turn: ${total} statements ${JSON.stringify(shapes)}`);
+    expect(total).toBeGreaterThan(0);
+    expect(total).toBeLessThanOrEqual(CONVERSATIONAL_MAX);
+  });
+
+  it(`a one-tool turn (create_task) takes at most ${ONE_TOOL_MAX} statements`, async () => {
+    for (let i = 0; i < 2; i++)
+      llm.script(
+        toolCall('create_task', { assignee: '田中太郎', title: '資料作成', due: '明日' }),
+        replyCall('田中太郎さんに「資料作成」をお願いしたウル！期限は明日ウル。'),
+      );
+    await countTurn('田中太郎さんに資料作成のタスクをお願い、期限は明日（準備）', 1);
+    const { total, shapes } = await countTurn('田中太郎さんに資料作成のタスクをお願い、期限は明日', 1);
+    console.log(`one-tool turn: ${total} statements ${JSON.stringify(shapes)}`);
+    expect(cw.tasks.length).toBeGreaterThan(0);
+    expect(total).toBeLessThanOrEqual(ONE_TOOL_MAX);
+  });
+});
