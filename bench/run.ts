@@ -287,6 +287,8 @@ async function main(): Promise<void> {
     SENDER_TURNS_PER_DAY: '0',
     SENDER_DAILY_COST_LIMIT_USD: '0',
     ...(process.env.BENCH_WORKERS ? { WORKER_CONCURRENCY: process.env.BENCH_WORKERS } : {}),
+    // The service's worker threads (default: the service's own default, 1).
+    ...(process.env.WORKERS ? { WORKERS: process.env.WORKERS } : {}),
   });
   webhookPort = svc.port;
   const figures: Figure[] = [];
@@ -428,7 +430,13 @@ async function main(): Promise<void> {
     n: SIZES.burst,
     acceptedPerS: SIZES.burst / (acceptedMs / 1000),
     answeredPerS: throughput,
+    // When the answers came (ms after the burst's first message): a few stragglers show as a long tail.
+    answeredAt: stat(answeredPosts.map((p) => p.at - burstStart)),
   };
+  console.log(
+    `  burst answers arrived (ms after its start): p50 ${f((results.burst as { answeredAt: Stat }).answeredAt.p50)},` +
+      ` p99 ${f((results.burst as { answeredAt: Stat }).answeredAt.p99)}, last ${f(lastAnswer - burstStart)}`,
+  );
   fig(
     `webhook ack during a burst (${SIZES.burst} mentions over ${SIZES.burstRooms} rooms, ` +
       `${SIZES.burstConcurrency} connections at a time)`,

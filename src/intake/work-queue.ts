@@ -157,6 +157,7 @@ export class WorkQueue {
        WHERE id = (
          SELECT w.id FROM work_items w
          WHERE w.type = ANY($3::text[])
+           AND w.state IN ('queued', 'running')
            AND ((w.state = 'queued' AND w."runAt" <= now())
                 OR (w.state = 'running' AND w."claimExpiresAt" < now() AND w.attempts <= w."maxAttempts"))
            AND NOT EXISTS (
