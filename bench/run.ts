@@ -289,6 +289,8 @@ async function main(): Promise<void> {
     ...(process.env.BENCH_WORKERS ? { WORKER_CONCURRENCY: process.env.BENCH_WORKERS } : {}),
     // The service's worker threads (default: the service's own default, 1).
     ...(process.env.WORKERS ? { WORKERS: process.env.WORKERS } : {}),
+    // E.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` for a profile of the service under the bench's load.
+    ...(process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {}),
   });
   webhookPort = svc.port;
   const figures: Figure[] = [];
