@@ -206,6 +206,7 @@ export function composePipeline(p: PipelineInput): Pipeline {
     sources: TURN_CONTEXT_SOURCES,
     sql,
     roomMembers: p.roomMembers,
+    departments: p.directories ? async (orgId) => (await p.directories!.get(orgId)).departments : undefined,
   });
   const recorder = new TurnRecorder(db, metrics, sql);
   const conversations = new ConversationLog(db, sql);

@@ -1,3 +1,4 @@
+import type { DepartmentNode } from '../authorization/scope';
 import type { InboundMessage } from '../adapters/types';
 import { detectLanguage } from '../core/language';
 import type { Db } from '../db/prisma';
@@ -30,6 +31,8 @@ export interface ContextSource {
     timezone: string;
     sql?: Sql;
     roomMembers?: readonly RoomMember[];
+    /** The organisation's departments from the directory cache, when the service keeps one. */
+    departments?: (orgId: string) => Promise<readonly DepartmentNode[]>;
   }): Promise<ContextSection | null>;
 }
 
@@ -48,6 +51,8 @@ export interface ContextBuilderOptions {
    * statement runs and given to the sources (persons). Never throws; absent → none.
    */
   roomMembers?: (msg: InboundMessage) => Promise<readonly RoomMember[]>;
+  /** The organisation's departments from the directory cache (sources read them instead of the database). */
+  departments?: (orgId: string) => Promise<readonly DepartmentNode[]>;
 }
 
 interface OrgInfo {
@@ -185,7 +190,20 @@ export class ContextBuilder {
     membersP: Promise<readonly RoomMember[]>,
   ): Promise<{ history: HistoryEntry[]; summary: string | null; sections: ContextSection[] }> {
     const load = (src: ContextSource, roomMembers: readonly RoomMember[] = []) =>
-      soft(src.name, src.load({ db: this.o.db, msg, sender, now, timezone, sql: this.sql, roomMembers }), null);
+      soft(
+        src.name,
+        src.load({
+          db: this.o.db,
+          msg,
+          sender,
+          now,
+          timezone,
+          sql: this.sql,
+          roomMembers,
+          departments: this.o.departments,
+        }),
+        null,
+      );
     // Sources that are not SQL sources (knowledge: its reader filter needs the directory first) are read beside
     // the combined statement; their sections keep their place in the list.
     const others = new Map(sources.filter((s) => !isSqlSource(s)).map((s) => [s, load(s)] as const));

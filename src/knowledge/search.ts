@@ -34,14 +34,17 @@ const MAX_WORDS = 24;
  * may not read is never selected. Ranking: passages containing more of the query's words first, then more
  * of its tokens, then shorter passages. Reads the organisation's departments, then the passages.
  */
-export async function searchKnowledge(deps: { db: Db; sql: Sql }, input: SearchInput): Promise<KnowledgeHit[]> {
+export async function searchKnowledge(
+  deps: { db: Db; sql: Sql; departments?: (orgId: string) => Promise<readonly DepartmentNode[]> },
+  input: SearchInput,
+): Promise<KnowledgeHit[]> {
   const words = focusWords(searchWords(input.query)).slice(0, MAX_WORDS);
   if (words.length === 0 || input.limit <= 0) return [];
   if (!input.reader.known) return [];
-  const departments: DepartmentNode[] = await deps.db.department.findMany({
-    where: { orgId: input.orgId },
-    select: SCOPE_FIELDS,
-  });
+  // The directory cache's departments when the caller has it (a turn), else one read.
+  const departments: readonly DepartmentNode[] = deps.departments
+    ? await deps.departments(input.orgId)
+    : await deps.db.department.findMany({ where: { orgId: input.orgId }, select: SCOPE_FIELDS });
   const scope = knowledgeReaderScope(input.reader, departments);
   if (!scope) return [];
   const tokens = [...new Set(words.flat())];

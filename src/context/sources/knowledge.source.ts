@@ -17,10 +17,10 @@ const PASSAGE_QUOTE_MAX = 500;
  */
 export const knowledgeSource: ContextSource = {
   name: 'knowledge',
-  async load({ db, sql, msg, sender }) {
+  async load({ db, sql, msg, sender, departments }) {
     if (!sender.known || !sender.memberId) return null;
     const hits = await searchKnowledge(
-      { db, sql: sql ?? sqlRunner(db) },
+      { db, sql: sql ?? sqlRunner(db), departments },
       {
         orgId: msg.orgId,
         reader: { known: sender.known, level: sender.level, departmentId: sender.departmentId },
