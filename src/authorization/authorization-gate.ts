@@ -81,9 +81,7 @@ export function filterToolsForActor<T extends ToolMeta>(
   actor: Pick<Actor, 'level' | 'roomAuthority' | 'roomListed' | 'source'>,
   tools: readonly T[],
 ): T[] {
-  if (!isValidLevel(actor.level) || actor.level === 0 || isPublicRoom(actor) || actor.source === 'stranger') return [];
-  const level = actor.level;
-  return tools.filter((t) => t.enabled && requiredLevelOf(t) <= level);
+  return offeredToolsForActor(actor, tools).filter((t) => requiredLevelOf(t) <= actor.level);
 }
 
 /**
