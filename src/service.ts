@@ -537,7 +537,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     pool: pgPool,
   });
   let pool: TurnPool | null = null;
-  const intake = new Intake(queue, () => pool?.wake());
+  const intake = new Intake(queue, (orderingKey) => pool?.wake(orderingKey));
 
   const prompts = loadPrompts(config.PERSONA);
   // Adapters register their senders here (outbox + admin alerts' direct path); `platforms` fills as they start.

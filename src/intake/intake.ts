@@ -17,18 +17,19 @@ export function messageDedupeKey(m: Pick<InboundMessage, 'platform' | 'roomId' |
 export class Intake {
   constructor(
     private readonly queue: WorkQueue,
-    private readonly onAccepted: () => void = () => undefined,
+    private readonly onAccepted: (orderingKey: string) => void = () => undefined,
   ) {}
 
   async accept(msg: InboundMessage): Promise<{ status: 'accepted' | 'duplicate' }> {
+    const orderingKey = conversationKey(msg);
     const res = await this.queue.enqueue({
       type: 'user_request',
       payload: msg,
-      orderingKey: conversationKey(msg),
+      orderingKey,
       dedupeKey: messageDedupeKey(msg),
     });
     if (res.duplicate) return { status: 'duplicate' };
-    this.onAccepted();
+    this.onAccepted(orderingKey);
     return { status: 'accepted' };
   }
 }

@@ -12,8 +12,11 @@ export interface TurnPool {
   start(): void;
   /** Stops claiming, lets running turns finish within `graceMs`, releases what is left. */
   stop(graceMs?: number): Promise<void>;
-  /** One new item exists: one idle loop (in one worker) claims it. */
-  wake(): void;
+  /**
+   * One new item exists: one idle loop (in one worker) claims it. Given the item's ordering key, items of one
+   * conversation wake the same worker, whose loops know when the item ahead of them finishes.
+   */
+  wake(orderingKey?: string): void;
   readonly busy: number;
 }
 
@@ -154,10 +157,11 @@ export class TurnWorkers implements TurnPool {
     for (let i = 0; i < this.opts.count; i++) this.spawn(i);
   }
 
-  wake(): void {
+  wake(orderingKey?: string): void {
     const live = this.slots.filter((s): s is Slot => s !== null);
     if (live.length === 0) return;
-    const slot = live[this.next++ % live.length]!;
+    const at = orderingKey === undefined ? this.next++ : stringHash(orderingKey);
+    const slot = live[at % live.length]!;
     slot.worker.postMessage({ t: 'wake', names: [...this.opts.botNames()] } satisfies ToWorker);
   }
 
@@ -275,4 +279,14 @@ export class TurnWorkers implements TurnPool {
         return this.opts.roomMembers(c.roomId);
     }
   }
+}
+
+/** A small non-negative hash of a string (FNV-1a), to send one conversation's wake-ups to one worker. */
+function stringHash(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
 }

@@ -42,6 +42,11 @@ export class WorkerPool {
    * conversation is processed in order), so the loop that finishes one claims again.
    */
   private behindRunning = false;
+  /**
+   * Items finished so far. A claim that found nothing while another loop finished an item may have looked at
+   * the queue before that item was done: what waited behind it (a 「はい」 behind its request) is claimable now.
+   */
+  private completions = 0;
   private readonly inFlight = new Set<ClaimedItem>();
   /** Items whose handler returned: a heartbeat that finds them gone is not a lost claim. */
   private readonly finished = new WeakSet<ClaimedItem>();
@@ -64,7 +69,7 @@ export class WorkerPool {
    * Signals that one new item exists (called by intake after a durable insert): one idle loop wakes,
    * so one item costs one claim, not one per worker.
    */
-  wake(): void {
+  wake(_orderingKey?: string): void {
     const waiter = this.waiters.shift();
     if (waiter) waiter();
     else this.missedWakes++;
@@ -114,6 +119,7 @@ export class WorkerPool {
     const pollMs = this.opts.pollMs ?? 500;
     while (this.running) {
       let item: ClaimedItem | null = null;
+      const completionsBefore = this.completions;
       try {
         item = await this.opts.queue.claim(this.types);
       } catch (err) {
@@ -138,6 +144,9 @@ export class WorkerPool {
       }
       if (!item) {
         if (this.inFlight.size > 0) this.behindRunning = true;
+        // An item finished while this claim ran: the claim may have seen it still running, so what waits
+        // behind it in its conversation was skipped. Look again now rather than at the next poll.
+        if (this.completions !== completionsBefore) continue;
         if (Date.now() - this.lastSweepAt > 10000) {
           this.lastSweepAt = Date.now();
           const n = await this.opts.queue.failAbandoned().catch(() => 0);
@@ -222,6 +231,7 @@ export class WorkerPool {
     } finally {
       clearInterval(beat);
       this.inFlight.delete(item);
+      this.completions++;
     }
   }
 }

@@ -48,3 +48,83 @@ describe('WorkerPool: a worker that lost its claim is told to stop', () => {
     expect(row.claimedBy).toBe('someone-else');
   });
 });
+
+describe('WorkerPool: an answer queued behind its request', () => {
+  it('is claimed at once when the request finishes while another loop is looking (not at the next poll)', async () => {
+    // The race behind the confirmation round trip's p99: loop 1 claims while the request still runs (its
+    // conversation's order holds the answer back), the request finishes before loop 1 hears "nothing", and
+    // no loop looks again until the poll (here 10 s).
+    let holdClaims: Promise<void> | null = null;
+    class HeldQueue extends WorkQueue {
+      override async claim(types?: Parameters<WorkQueue['claim']>[0]): Promise<ClaimedItem | null> {
+        const got = await super.claim(types);
+        const hold = holdClaims;
+        if (hold && got === null) await hold;
+        return got;
+      }
+    }
+    const queue = new HeldQueue(tdb.db, { instanceId: 'order-race', claimTtlMs: 30_000, defaultMaxAttempts: 3 });
+    let finishRequest!: () => void;
+    const requestGate = new Promise<void>((r) => {
+      finishRequest = r;
+    });
+    let requestStarted!: () => void;
+    const started = new Promise<void>((r) => {
+      requestStarted = r;
+    });
+    const handled: string[] = [];
+    let answerAt = 0;
+    const pool = new WorkerPool({
+      queue,
+      concurrency: 2,
+      logger: silentLogger(),
+      pollMs: 10_000,
+      claimTtlMs: 30_000,
+      describeError: () => ({ text: 'x', retryable: false }),
+      handlers: {
+        user_request: async (item) => {
+          const which = (item.payload as { which: string }).which;
+          handled.push(which);
+          if (which === 'request') {
+            requestStarted();
+            await requestGate;
+          } else answerAt = Date.now();
+        },
+      },
+    });
+    // Both loops start on an empty queue and go idle; then the request comes and wakes one of them.
+    pool.start();
+    await new Promise((r) => setTimeout(r, 200));
+    await queue.enqueue({
+      type: 'user_request',
+      payload: { which: 'request' },
+      orderingKey: 'c1',
+      dedupeKey: 'race-r',
+    });
+    pool.wake();
+    await started;
+    // The answer arrives while the request runs; the idle loop's claim finds nothing and is held...
+    let releaseClaims!: () => void;
+    holdClaims = new Promise<void>((r) => {
+      releaseClaims = r;
+    });
+    await queue.enqueue({ type: 'user_request', payload: { which: 'answer' }, orderingKey: 'c1', dedupeKey: 'race-a' });
+    pool.wake();
+    await new Promise((r) => setTimeout(r, 200));
+    // ...until the request has finished and is done in the database.
+    finishRequest();
+    const until = Date.now() + 5000;
+    while (Date.now() < until) {
+      const r = await tdb.db.workItem.findUniqueOrThrow({ where: { dedupeKey: 'race-r' } });
+      if (r.state === 'done') break;
+      await new Promise((res) => setTimeout(res, 10));
+    }
+    holdClaims = null;
+    const released = Date.now();
+    releaseClaims();
+    while (answerAt === 0 && Date.now() - released < 3000) await new Promise((r) => setTimeout(r, 10));
+    await pool.stop(1000);
+    expect(handled).toEqual(['request', 'answer']);
+    expect(answerAt - released).toBeLessThan(1000);
+  });
+});
