@@ -26,7 +26,14 @@ export function createDatabase({ url, poolMax = 10, connectionTimeoutMs = 3000 }
   db: Db;
   pool: Pool;
 } {
-  const pool = new Pool({ connectionString: url, max: poolMax, connectionTimeoutMillis: connectionTimeoutMs });
+  const pool = new Pool({
+    connectionString: url,
+    max: poolMax,
+    connectionTimeoutMillis: connectionTimeoutMs,
+    // Hot statements are prepared once per connection (`statementName`), but planned on every execution: a
+    // generic plan cached while a table was small (a fresh database) would keep scanning it as it grows.
+    options: '-c plan_cache_mode=force_custom_plan',
+  });
   // An idle client that errors (server restart) must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
   const db = new PrismaClient({ adapter: new PrismaPg(pool) });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Pool } from 'pg';
 import type { Db } from './prisma';
 
@@ -10,8 +11,28 @@ export type Sql = <T = Record<string, unknown>>(text: string, params?: unknown[]
  * Column values come back as `pg` gives them: bigint ids are selected `::text` by callers.
  */
 export function sqlRunner(db: Db, pool?: Pool): Sql {
-  if (pool) return async <T>(text: string, params: unknown[] = []) => (await pool.query(text, params)).rows as T[];
+  if (pool)
+    return async <T>(text: string, params: unknown[] = []) =>
+      (await pool.query({ text, values: params, name: statementName(text) })).rows as T[];
   return <T>(text: string, params: unknown[] = []) => db.$queryRawUnsafe<T[]>(text, ...params);
+}
+
+/** Distinct statement texts that get a prepared statement on each connection (the rest run unnamed). */
+const MAX_PREPARED = 500;
+const preparedNames = new Map<string, string>();
+
+/**
+ * The prepared-statement name of a statement text: each connection parses and plans a hot statement once
+ * instead of on every call (PostgreSQL's parse and plan are a large part of its CPU per short statement).
+ * Named by a hash of the text, so the same text gets the same name on every connection and thread. Texts
+ * beyond the first {@link MAX_PREPARED} run unnamed, so composed statements cannot grow without bound.
+ */
+export function statementName(text: string): string | undefined {
+  const known = preparedNames.get(text);
+  if (known !== undefined || preparedNames.size >= MAX_PREPARED) return known;
+  const name = `h_${createHash('sha256').update(text).digest('base64url').slice(0, 24)}`;
+  preparedNames.set(text, name);
+  return name;
 }
 
 /**
