@@ -245,7 +245,6 @@ export function composePipeline(p: PipelineInput): Pipeline {
     directory,
   });
   const senderBudget = new SenderBudget({
-    sql,
     timezone: config.BOT_TIMEZONE,
     limits: {
       turnsPerMinute: config.SENDER_TURNS_PER_MINUTE,
@@ -267,31 +266,33 @@ export function composePipeline(p: PipelineInput): Pipeline {
         onEnqueued: p.critique.onEnqueued,
       })
     : null;
-  const summaries =
+  const conversationSummaries =
     p.summaries && config.SUMMARY_EVERY_MESSAGES > 0
+      ? new ConversationSummaries(
+          db,
+          { every: config.SUMMARY_EVERY_MESSAGES, maxAttempts: config.WORK_MAX_ATTEMPTS },
+          sql,
+        )
+      : null;
+  const summaries =
+    p.summaries && conversationSummaries
       ? new SummaryRunner({
-          summaries: new ConversationSummaries(
-            db,
-            { every: config.SUMMARY_EVERY_MESSAGES, maxAttempts: config.WORK_MAX_ATTEMPTS },
-            sql,
-          ),
+          summaries: conversationSummaries,
           summarizer: p.summaries.summarizer,
           recorder,
           logger,
           timezone: config.BOT_TIMEZONE,
           every: config.SUMMARY_EVERY_MESSAGES,
-          onEnqueued: p.summaries.onEnqueued,
         })
       : null;
   const replies = new ReplyComposer({ prompts, guardianConfig });
   const runner = new TurnRunner({
-    store: new TurnStore(sql),
+    store: new TurnStore(sql, { budget: senderBudget, summaries: conversationSummaries ?? undefined }),
     contextBuilder,
     states,
     confirmations,
     proposals,
     replies,
-    senderBudget,
     outbox,
     recorder,
     prompts,
@@ -301,7 +302,7 @@ export function composePipeline(p: PipelineInput): Pipeline {
     shadowMode,
     llmConfigured: p.llmConfigured,
     critic: critic ?? undefined,
-    summaries: summaries ?? undefined,
+    onSummaryEnqueued: p.summaries?.onEnqueued,
     now,
   });
 

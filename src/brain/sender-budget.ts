@@ -1,4 +1,4 @@
-import type { Sql } from '../db/sql';
+import type { SqlParams } from '../db/sql';
 
 /** Per-sender limits (issue 8); 0 turns a limit off. */
 export interface SenderBudgetLimits {
@@ -24,7 +24,7 @@ const CODES: Record<SenderLimit, SenderBudgetCode> = {
   cost: 'BUDGET_SENDER_COST',
 };
 
-interface UsageRow {
+export interface UsageRow {
   minute_turns: number;
   day_turns: number;
   day_cost: number;
@@ -33,12 +33,16 @@ interface UsageRow {
 }
 
 /**
- * One sender's use so far, from the turn records (one indexed statement): turns in the last minute and
- * today in the organisation's time zone (refused turns not counted, so waiting is enough), today's LLM
- * cost, and refusals already sent. Windows use the database clock, which also stamps the records.
+ * One sender's use so far, from the turn records (one indexed query): turns in the last minute and today in
+ * the organisation's time zone (refused turns not counted, so waiting is enough), today's LLM cost, and
+ * refusals already sent. Windows use the database clock, which also stamps the records. Placeholders come
+ * from `p`, so the query can be one column of a composed statement (the turn's first statement).
  */
-const USAGE_SQL = `WITH w AS (
-    SELECT now() - interval '1 minute' AS minute, date_trunc('day', now() AT TIME ZONE $3) AT TIME ZONE $3 AS day)
+function usageQuery(p: SqlParams, platform: string, accountId: string, timezone: string): string {
+  const [pl, acc, tz] = [p.add(platform), p.add(accountId), p.add(timezone)];
+  return `WITH w AS (
+    SELECT now() - interval '1 minute' AS minute,
+           date_trunc('day', now() AT TIME ZONE ${tz}::text) AT TIME ZONE ${tz}::text AS day)
   SELECT
     count(*) FILTER (WHERE t."createdAt" >= w.minute AND NOT t.refused)::int AS minute_turns,
     count(*) FILTER (WHERE t."createdAt" >= w.day AND NOT t.refused)::int AS day_turns,
@@ -49,18 +53,20 @@ const USAGE_SQL = `WITH w AS (
   FROM w LEFT JOIN LATERAL (
     SELECT "createdAt", "reasonCode" AS code, "costUsd", "reasonCode" LIKE 'BUDGET_SENDER_%' AS refused
     FROM turn_records
-    WHERE platform = $1 AND "accountId" = $2 AND kind = 'user_request' AND "createdAt" >= least(w.minute, w.day)
+    WHERE platform = ${pl}::text AND "accountId" = ${acc}::text AND kind = 'user_request'
+      AND "createdAt" >= least(w.minute, w.day)
   ) t ON true
   GROUP BY w.minute, w.day`;
+}
 
 /**
  * Budgets per sender (issue 8): a limit of turns per minute and per day, and of LLM cost per day, for
  * each platform account — so one sender (a stranger in a DM, a runaway script) cannot spend the
- * organisation's whole daily budget. Checked before anything else in a turn; over a limit the turn gets
- * a polite persona reply (once per window) and no LLM call.
+ * organisation's whole daily budget. Read with the turn's first statement and checked before anything else;
+ * over a limit the turn gets a polite persona reply (once per window) and no LLM call.
  */
 export class SenderBudget {
-  constructor(private readonly o: { sql: Sql; limits: SenderBudgetLimits; timezone: string }) {}
+  constructor(private readonly o: { limits: SenderBudgetLimits; timezone: string }) {}
 
   /** True when at least one limit is on. */
   get enabled(): boolean {
@@ -68,10 +74,19 @@ export class SenderBudget {
     return l.turnsPerMinute > 0 || l.turnsPerDay > 0 || l.dailyCostUsd > 0;
   }
 
-  async check(sender: { platform: string; senderAccountId: string }): Promise<BudgetVerdict> {
-    if (!this.enabled) return { ok: true };
-    const rows = await this.o.sql<UsageRow>(USAGE_SQL, [sender.platform, sender.senderAccountId, this.o.timezone]);
-    const u = rows[0]!;
+  /**
+   * A column for a composed statement: the sender's use as one JSON value (null when no limit is on), for
+   * {@link verdict}. The turn's first statement reads it with the sender, so the check costs no round trip.
+   */
+  usageColumn(p: SqlParams, sender: { platform: string; senderAccountId: string }): string {
+    if (!this.enabled) return 'NULL::json';
+    const usage = usageQuery(p, sender.platform, sender.senderAccountId, this.o.timezone);
+    return `(SELECT row_to_json(u) FROM (${usage}) u)`;
+  }
+
+  /** Whether a turn may go ahead, given the sender's use ({@link usageColumn}; null when no limit is on). */
+  verdict(u: UsageRow | null): BudgetVerdict {
+    if (!this.enabled || !u) return { ok: true };
     const { turnsPerMinute, turnsPerDay, dailyCostUsd } = this.o.limits;
     const over = (limit: SenderLimit, refusals: number): BudgetVerdict => ({
       ok: false,

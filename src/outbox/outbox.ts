@@ -109,9 +109,16 @@ export class Outbox {
   /**
    * Posts a reserved key under the work item's claim and marks it sent. A post that may have landed is
    * looked for once after a short wait; if it is not found the error says so (`uncertain`) and the row
-   * stays `uncertain`, for the next attempt to reconcile.
+   * stays `uncertain`, for the next attempt to reconcile. With `markLater` the caller marks the row sent in
+   * its own next statement ({@link markSentCte}; a turn's last statement): until then the row is `sending`
+   * under this claim, which a retry treats as possibly posted and looks for before posting again.
    */
-  async deliver(dedupeKey: string, reply: OutboundReply, claim?: WorkClaim): Promise<SendResult> {
+  async deliver(
+    dedupeKey: string,
+    reply: OutboundReply,
+    claim?: WorkClaim,
+    opts: { markLater?: boolean } = {},
+  ): Promise<SendResult> {
     const sender = this.senders.get(reply.platform);
     if (!sender) throw new AppError('EXTERNAL_API_FAILED', `no sender for platform ${reply.platform}`);
     await this.take(dedupeKey, claim);
@@ -131,7 +138,7 @@ export class Outbox {
       if (found) return found;
       throw app;
     }
-    await this.markSent(dedupeKey, reply.text, res);
+    if (!opts.markLater) await this.markSent(dedupeKey, reply.text, res);
     return res;
   }
 
@@ -148,11 +155,10 @@ export class Outbox {
 
   /** Marks a key as delivered (on the hot path: one statement on the pool). */
   private markSent(dedupeKey: string, body: string, res: SendResult): Promise<unknown> {
-    return this.sql(
-      `UPDATE outbound_messages SET status = 'sent', body = $2, "sentAt" = $3, "platformMessageId" = $4, error = NULL
-       WHERE "dedupeKey" = $1`,
-      [dedupeKey, pgText(body), new Date(), res.platformMessageId ?? null],
-    );
+    const p = new SqlParams();
+    const delivered = { dedupeKey, body, platformMessageId: res.platformMessageId ?? null, sentAt: new Date() };
+    const cte = markSentCte(p, 'o', delivered);
+    return this.sql(`WITH ${cte} SELECT 1`, p.values);
   }
 
   /**
@@ -196,6 +202,23 @@ export function reserveCte(p: SqlParams, name: string, r: Reservation): string {
     VALUES (gen_random_uuid(), ${p.add(r.dedupeKey)}, ${p.add(r.platform)}, ${p.add(r.roomId)}, ${p.add(r.body)},
             'sending')
     ON CONFLICT ("dedupeKey") DO NOTHING RETURNING 1)`;
+}
+
+/** What a delivered message's row records. */
+export interface Delivered {
+  dedupeKey: string;
+  body: string;
+  platformMessageId: string | null;
+  /** When the platform answered the post (a text answer counts only if sent after its question). */
+  sentAt: Date;
+}
+
+/** CTE `name`: marks a key as delivered (RETURNING 1). */
+export function markSentCte(p: SqlParams, name: string, d: Delivered): string {
+  const [body, sentAt] = [p.add(pgText(d.body)), p.add(d.sentAt)];
+  return `${name} AS (UPDATE outbound_messages SET status = 'sent', body = ${body}, "sentAt" = ${sentAt},
+      "platformMessageId" = ${p.add(d.platformMessageId)}, error = NULL
+    WHERE "dedupeKey" = ${p.add(d.dedupeKey)} RETURNING 1)`;
 }
 
 /** The columns of an outbox row (alias `a`) that {@link priorPost} reads. */

@@ -25,8 +25,6 @@ export interface SummaryRunnerOptions {
   timezone: string;
   /** The summary is rewritten once this many messages beyond the recent window are not in it. */
   every: number;
-  /** An item was enqueued (wakes a worker). */
-  onEnqueued?: () => void;
 }
 
 /** True for the payload of a conversation-summary `work` item. */
@@ -42,18 +40,6 @@ export function isSummaryItem(payload: unknown): payload is SummaryPayload {
  */
 export class SummaryRunner {
   constructor(private readonly o: SummaryRunnerOptions) {}
-
-  /** After a turn: enqueue a summary when the conversation grew enough. Never throws. */
-  async afterTurn(c: ConversationRef): Promise<boolean> {
-    try {
-      const enqueued = await this.o.summaries.enqueueIfDue(c);
-      if (enqueued) this.o.onEnqueued?.();
-      return enqueued;
-    } catch (err) {
-      this.o.logger.warn({ err: (err as Error).name }, 'conversation summary could not be scheduled');
-      return false;
-    }
-  }
 
   async handle(item: ClaimedItem): Promise<WorkOutcome> {
     const p = item.payload as SummaryPayload;

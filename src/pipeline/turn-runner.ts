@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { FoundMessage, InboundMessage, OutboundReply } from '../adapters/types';
 import { audienceOf, type Actor } from '../authorization';
 import type { PromptSet } from '../brain/prompts';
-import type { SenderBudget } from '../brain/sender-budget';
 import { detectLanguage, type Language } from '../core/language';
 import { personaMessage } from '../core/messages';
 import type { ContextBuilder } from '../context/context-builder';
@@ -14,9 +13,8 @@ import type { Metrics } from '../observability/metrics';
 import type { AnsweredTurn } from '../observability/self-critique';
 import { turnAudit } from '../observability/turn-audit';
 import type { TurnRecorder } from '../observability/turn-recorder';
-import { mayHavePosted, type Outbox } from '../outbox/outbox';
+import { mayHavePosted, type Delivered, type Outbox } from '../outbox/outbox';
 import type { BrainStateManager } from '../state/brain-state-manager';
-import type { ConversationRef } from '../state/conversation-log';
 import { clarificationStep } from '../state/clarification-budget';
 import type { SessionKey } from '../state/session-key';
 import type { TurnPrelude, TurnStore } from '../state/turn-store';
@@ -33,7 +31,6 @@ export interface TurnRunnerDeps {
   confirmations: ConfirmationFlow;
   proposals: ProposalStage;
   replies: ReplyComposer;
-  senderBudget: SenderBudget;
   outbox: Outbox;
   recorder: TurnRecorder;
   prompts: PromptSet;
@@ -45,8 +42,8 @@ export interface TurnRunnerDeps {
   llmConfigured: boolean;
   /** The step after a turn was answered and recorded (self-critique sampling, R-B6); absent when off. */
   critic?: { afterTurn(turn: AnsweredTurn): Promise<void> };
-  /** The step after a turn the model answered: a conversation summary is enqueued when due (R-X4). */
-  summaries?: { afterTurn(conversation: ConversationRef): Promise<unknown> };
+  /** A conversation summary was enqueued by a turn's last statement (R-X4): wakes a worker for it. */
+  onSummaryEnqueued?: () => void;
   now?: () => Date;
 }
 
@@ -142,7 +139,7 @@ export class TurnRunner {
     const lang = detectLanguage(msg.answerText ?? msg.text);
     const { actor } = prelude;
     // Persona texts alone (no model, no stored data): said as they are.
-    const early = await this.withoutThinking(msg, actor, lang);
+    const early = this.withoutThinking(msg, prelude, lang);
     if (early) return { decision: early };
     const key: SessionKey = { platform: msg.platform, roomId: msg.roomId, accountId: msg.senderAccountId };
     const session = await this.session(key, prelude, lang, log);
@@ -166,9 +163,9 @@ export class TurnRunner {
    * window, then silence); a stranger — not in the directory, in a DM or an unlisted room — told that the
    * bot serves members (issue 8); and no model configured (a setup hint).
    */
-  private async withoutThinking(msg: InboundMessage, actor: Actor, lang: Language): Promise<TurnDecision | null> {
+  private withoutThinking(msg: InboundMessage, prelude: TurnPrelude, lang: Language): TurnDecision | null {
     const say = (key: Parameters<typeof personaMessage>[1]) => ({ text: personaMessage(this.d.prompts, key, lang) });
-    const budget = await this.d.senderBudget.check(msg);
+    const { budget, actor } = prelude;
     if (!budget.ok) {
       this.d.metrics.senderBudgetRefusals.inc({ limit: budget.limit });
       const key = budget.limit === 'minute' ? 'reply.sender_budget_minute' : 'reply.sender_budget_day';
@@ -307,10 +304,17 @@ export class TurnRunner {
     const { msg, item, decision } = { ...t, decision: framed.decision };
     const text = framed.prefix ? `${framed.prefix}\n${decision.reply.text}` : decision.reply.text;
     let sent: { platformMessageId?: string } | null = null;
+    let posted: Delivered | null = null;
     if (!this.d.shadowMode && !decision.silent) {
-      // Posted (or found posted by an earlier attempt) and marked sent at once: a retry must not post it again.
+      // Posted here and marked sent by the turn's last statement (until then a retry looks for it in the room
+      // before posting again), or found posted by an earlier attempt (already marked).
       const reply = { ...replyTo(msg, text), title: decision.reply.title, options: decision.reply.options };
-      sent = delivered ?? (await this.d.outbox.deliver(t.replyKey, reply, item));
+      if (delivered) sent = delivered;
+      else {
+        sent = await this.d.outbox.deliver(t.replyKey, reply, item, { markLater: true });
+        const platformMessageId = sent.platformMessageId ?? null;
+        posted = { dedupeKey: t.replyKey, body: text, platformMessageId, sentAt: new Date() };
+      }
     }
     const turn = this.d.recorder.prepare(
       turnAudit(decision, {
@@ -328,24 +332,21 @@ export class TurnRunner {
       }),
     );
     const history = decision.silent ? null : { text, options: decision.reply.options, at: this.now() };
-    const outcome = await this.d.store.close({ msg, sent, history, turn, item });
+    const summarize = decision.brain?.model !== undefined && decision.brain.model !== null;
+    const outcome = await this.d.store.close({ msg, sent, history, turn, item, posted, summarize });
+    if (outcome.summaryEnqueued) this.d.onSummaryEnqueued?.();
     turn.observe();
     const ms = Math.round(performance.now() - t.started);
     t.log.info({ decision: DECISION_LABELS[decision.kind], reasonCode: decision.reasonCode, ms }, 'turn done');
     this.afterTurn(t.turnId, msg, decision);
-    return outcome;
+    return { completed: outcome.completed };
   }
 
   /**
    * After the reply went out and the turn was recorded: the self-critique sampling looks at the decision
-   * (R-B6), and a grown conversation gets a summary item (R-X4). Not awaited and never throwing, so
-   * neither can delay or change the reply.
+   * (R-B6). Not awaited and never throwing, so it can neither delay nor change the reply.
    */
   private afterTurn(turnId: string, msg: InboundMessage, decision: TurnDecision): void {
-    if (this.d.summaries && decision.brain?.model) {
-      const { orgId, platform, roomId, senderAccountId: accountId } = msg;
-      void this.d.summaries.afterTurn({ orgId, platform, roomId, accountId });
-    }
     if (!this.d.critic) return;
     const overall = decision.brain?.confidence?.overall;
     void this.d.critic.afterTurn({

@@ -44,8 +44,8 @@ function summaryKey(c: ConversationRef): string {
 /**
  * The single writer of `conversation_summaries` (R-X4). A summary covers every message of its conversation up
  * to `coversUpToId`; the context shows it (as quoted data) with the recent messages. Summaries are written
- * by a background `work` item ({@link enqueueIfDue} after a turn, the summary runner in pipeline/), never
- * on the reply path, and only in redacted form.
+ * by a background `work` item (enqueued by a turn's last statement when {@link dueCtes} finds one due; the
+ * summary runner in pipeline/ writes it), never on the reply path, and only in redacted form.
  */
 export class ConversationSummaries {
   private readonly sql: Sql;
@@ -63,36 +63,27 @@ export class ConversationSummaries {
   }
 
   /**
-   * Enqueues a summary item when `every` messages beyond the recent window are not yet summarised, in one
-   * statement. The dedupe key names the stored summary it refreshes and the batch of `every` messages, so a
-   * burst of messages enqueues one item, and a failed item is retried by the queue's rules (a new one
-   * comes only with the next batch). Returns whether an item was enqueued.
+   * CTEs ending in `name` (RETURNING 1 when a summary item was enqueued): the conversation's summary is due
+   * when `every` messages beyond the recent window are not in it. The dedupe key names the stored summary it
+   * refreshes and the batch of `every` messages, so a burst of messages enqueues one item, and a failed item
+   * is retried by the queue's rules (a new one comes only with the next batch). Part of a turn's last
+   * statement, so the check costs no round trip of its own.
    */
-  async enqueueIfDue(c: ConversationRef): Promise<boolean> {
-    if (!this.enabled) return false;
-    const key = summaryKey(c);
+  dueCtes(p: SqlParams, name: string, c: ConversationRef): string {
     const payload: SummaryPayload = { kind: 'conversation_summary', ...pick(c) };
-    const select = `SELECT 'work', $4::jsonb, $5::text,
-        $5::text || ':' || s.covers::text || ':' || ((n.n - $6::int) / $7::int)::text, $8::int
-      FROM s, n WHERE n.n - $6::int >= $7::int`;
-    const rows = await this.sql<{ n: number }>(
-      `WITH s AS (SELECT coalesce((SELECT "coversUpToId" FROM conversation_summaries WHERE ${CONV}), 0) AS covers),
-        n AS (SELECT count(*)::int AS n FROM conversation_messages m, s
-          WHERE m.platform = $1 AND m."roomId" = $2 AND m."accountId" = $3 AND m.id > s.covers),
-        ${enqueueSelectCte('q', select)}
-      SELECT count(*)::int AS n FROM q`,
-      [
-        c.platform,
-        c.roomId,
-        c.accountId,
-        JSON.stringify(payload),
-        key,
-        RECENT_MESSAGES,
-        this.settings.every,
-        this.settings.maxAttempts,
-      ],
-    );
-    return (rows[0]?.n ?? 0) > 0;
+    const [platform, room, account] = [p.add(c.platform), p.add(c.roomId), p.add(c.accountId)];
+    const [key, recent, every] = [p.add(summaryKey(c)), p.add(RECENT_MESSAGES), p.add(this.settings.every)];
+    const select = `SELECT 'work', ${p.add(JSON.stringify(payload))}::jsonb, ${key}::text,
+        ${key}::text || ':' || ${name}_s.covers::text || ':' || ((${name}_n.n - ${recent}::int) / ${every}::int)::text,
+        ${p.add(this.settings.maxAttempts)}::int
+      FROM ${name}_s, ${name}_n WHERE ${name}_n.n - ${recent}::int >= ${every}::int`;
+    const conv = `platform = ${platform}::text AND "roomId" = ${room}::text AND "accountId" = ${account}::text`;
+    const covers = `(SELECT "coversUpToId" FROM conversation_summaries WHERE ${conv})`;
+    return `${name}_s AS (SELECT coalesce(${covers}, 0) AS covers),
+      ${name}_n AS (SELECT count(*)::int AS n FROM conversation_messages m, ${name}_s
+        WHERE m.platform = ${platform}::text AND m."roomId" = ${room}::text AND m."accountId" = ${account}::text
+          AND m.id > ${name}_s.covers),
+      ${enqueueSelectCte(name, select)}`;
   }
 
   /** The stored summary and the messages after it (at most `limit`, oldest first). */

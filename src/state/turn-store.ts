@@ -1,10 +1,20 @@
 import type { InboundMessage, ReplyOption } from '../adapters/types';
 import { actorFromRows, type Actor } from '../authorization';
+import type { BudgetVerdict, SenderBudget, UsageRow } from '../brain/sender-budget';
 import { SqlParams, type Sql } from '../db/sql';
 import { completeCte, type ClaimedItem, type WorkOutcome } from '../intake/work-queue';
 import { turnCtes, type PreparedTurn } from '../observability/turn-recorder';
-import { priorColumns, priorPost, reserveCte, type PriorPost, type PriorRow } from '../outbox/outbox';
+import {
+  markSentCte,
+  priorColumns,
+  priorPost,
+  reserveCte,
+  type Delivered,
+  type PriorPost,
+  type PriorRow,
+} from '../outbox/outbox';
 import { botMessageCte, userMessageCte } from './conversation-log';
+import type { ConversationSummaries } from './conversation-summaries';
 import type { SessionKey } from './session-key';
 import { effectiveMode, isPlainSession } from './session-mode';
 import type { SessionView } from './types';
@@ -19,6 +29,8 @@ export interface TurnPrelude {
   profile: { title: string | null; preferences: Record<string, unknown>; departmentName: string | null } | null;
   /** The session when it is plainly NORMAL; null when the BrainStateManager must look (pending/expired). */
   quickSession: SessionView | null;
+  /** Whether the sender is within their per-sender budgets (issue 8), read in the same statement. */
+  budget: BudgetVerdict;
 }
 
 /** What the last statement of a turn writes. */
@@ -30,6 +42,16 @@ export interface TurnClose {
   history: { text: string; options?: ReplyOption[]; at: Date } | null;
   turn: PreparedTurn;
   item: ClaimedItem;
+  /** The reply this turn posted, marked sent here (null when it posted nothing or an earlier attempt did). */
+  posted: Delivered | null;
+  /** The model answered: check whether the conversation's summary is due (R-X4). */
+  summarize: boolean;
+}
+
+/** What the last statement of a turn did. */
+export interface TurnClosed extends WorkOutcome {
+  /** A conversation-summary item was enqueued (a worker should be woken). */
+  summaryEnqueued: boolean;
 }
 
 interface PreludeRow extends PriorRow {
@@ -55,6 +77,7 @@ interface PreludeRow extends PriorRow {
   s_intent: string | null;
   s_tool: string | null;
   s_error: string | null;
+  budget_usage: UsageRow | null;
 }
 
 /**
@@ -62,11 +85,19 @@ interface PreludeRow extends PriorRow {
  * outbox, the conversation log, the turn recorder, the work queue): one round trip each on the hot path.
  */
 export class TurnStore {
-  constructor(private readonly sql: Sql) {}
+  constructor(
+    private readonly sql: Sql,
+    private readonly parts: {
+      /** Per-sender budgets: the sender's use is read in the first statement. */
+      budget?: SenderBudget;
+      /** Conversation summaries: whether one is due is checked in the last statement. */
+      summaries?: ConversationSummaries;
+    } = {},
+  ) {}
 
   /**
    * One statement: reserve the reply key, store the user message (idempotent), and read the sender,
-   * the room and the session row.
+   * the room, the session row and the sender's use of their budgets.
    */
   async open(msg: InboundMessage, replyKey: string, opts: { defaultLevel: number; now: Date }): Promise<TurnPrelude> {
     const p = new SqlParams();
@@ -86,6 +117,7 @@ export class TurnStore {
       p.add(msg.roomId),
       p.add(msg.senderAccountId),
     ];
+    const usage = this.parts.budget?.usageColumn(p, msg) ?? 'NULL::json';
     const rows = await this.sql<PreludeRow>(
       `WITH ${reserve}, ${stored}
        SELECT (SELECT count(*) FROM r)::int AS reserved, ${priorColumns('o')},
@@ -94,7 +126,8 @@ export class TurnStore {
               d.name AS d_name, rm."orgId" AS r_org, rm.authority AS r_authority,
               (s.platform IS NOT NULL) AS s_exists, s.mode AS s_mode, s."pendingActionId" AS s_pending,
               s."expiresAt" AS s_expires, s."clarificationRounds" AS s_rounds, s."errorCount" AS s_errors,
-              s."lastIntent" AS s_intent, s."lastTool" AS s_tool, s."lastError" AS s_error
+              s."lastIntent" AS s_intent, s."lastTool" AS s_tool, s."lastError" AS s_error,
+              ${usage} AS budget_usage
        FROM (SELECT 1) one
        LEFT JOIN outbound_messages o ON o."dedupeKey" = ${key}
        LEFT JOIN platform_accounts a ON a.platform = ${platform} AND a."accountId" = ${account}
@@ -105,18 +138,21 @@ export class TurnStore {
          ON s.platform = ${platform} AND s."roomId" = ${room} AND s."accountId" = ${account}`,
       p.values,
     );
-    return prelude(rows[0]!, msg, opts);
+    const row = rows[0]!;
+    const budget = this.parts.budget?.verdict(row.budget_usage) ?? { ok: true };
+    return { ...prelude(row, msg, opts), budget };
   }
 
   /**
-   * One statement at the end of a turn (the reply is already marked sent): append the bot message to the
-   * conversation, write the turn record and its LLM usage, and complete the work item (only if this worker
-   * still holds it).
+   * One statement at the end of a turn: mark the reply sent, append the bot message to the conversation,
+   * write the turn record and its LLM usage, enqueue the conversation's summary when due, and complete the
+   * work item (only if this worker still holds it).
    */
-  async close(c: TurnClose): Promise<WorkOutcome> {
+  async close(c: TurnClose): Promise<TurnClosed> {
     const p = new SqlParams();
     const { msg, history } = c;
     const ctes: string[] = [];
+    if (c.posted) ctes.push(markSentCte(p, 'o', c.posted));
     if (history) {
       ctes.push(
         botMessageCte(p, 'h', {
@@ -132,16 +168,29 @@ export class TurnStore {
       );
     }
     ctes.push(...turnCtes(p, c.turn), completeCte(p, 'w', c.item));
-    const rows = await this.sql<{ completed: number }>(
-      `WITH ${ctes.join(',\n')} SELECT (SELECT count(*) FROM w)::int AS completed`,
+    const summaries = c.summarize && this.parts.summaries?.enabled ? this.parts.summaries : null;
+    const conversation = {
+      orgId: msg.orgId,
+      platform: msg.platform,
+      roomId: msg.roomId,
+      accountId: msg.senderAccountId,
+    };
+    if (summaries) ctes.push(summaries.dueCtes(p, 'sq', conversation));
+    const due = summaries ? '(SELECT count(*) FROM sq)::int' : '0';
+    const rows = await this.sql<{ completed: number; summary: number }>(
+      `WITH ${ctes.join(',\n')} SELECT (SELECT count(*) FROM w)::int AS completed, ${due} AS summary`,
       p.values,
     );
-    return { completed: rows[0]?.completed === 1 };
+    return { completed: rows[0]?.completed === 1, summaryEnqueued: (rows[0]?.summary ?? 0) > 0 };
   }
 }
 
 /** The prelude's row as the turn's view of sender, room and session. */
-function prelude(r: PreludeRow, msg: InboundMessage, opts: { defaultLevel: number; now: Date }): TurnPrelude {
+function prelude(
+  r: PreludeRow,
+  msg: InboundMessage,
+  opts: { defaultLevel: number; now: Date },
+): Omit<TurnPrelude, 'budget'> {
   const account =
     r.a_org && r.m_id
       ? {
