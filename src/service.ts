@@ -27,6 +27,8 @@ import { defaultGuardianConfig, type GuardianConfig } from './guardian';
 import { loadDirectory } from './authorization';
 import { DirectoryCache } from './authorization/directory-cache';
 import { DirectoryChanges } from './org/directory-changes';
+import { OrgCache } from './org/org-cache';
+import { hasKnowledgeDocuments } from './knowledge/store';
 import { Intake } from './intake/intake';
 import { WorkerPool, type WorkerPoolOptions } from './intake/worker-pool';
 import { TurnWorkers, type TurnPool } from './intake/turn-workers';
@@ -148,6 +150,8 @@ export interface PipelineInput {
   roomMembers?: (msg: InboundMessage) => Promise<readonly RoomMember[]>;
   /** The organisation directory cached per organisation (invalidated on import); read per turn when absent. */
   directories?: DirectoryCache;
+  /** Whether an organisation has knowledge documents, cached (invalidated on import); searched when absent. */
+  knowledgePresence?: OrgCache<boolean>;
   now?: () => Date;
 }
 
@@ -207,6 +211,7 @@ export function composePipeline(p: PipelineInput): Pipeline {
     sql,
     roomMembers: p.roomMembers,
     departments: p.directories ? async (orgId) => (await p.directories!.get(orgId)).departments : undefined,
+    hasKnowledge: p.knowledgePresence ? (orgId) => p.knowledgePresence!.get(orgId) : undefined,
   });
   const recorder = new TurnRecorder(db, metrics, sql);
   const conversations = new ConversationLog(db, sql);
@@ -521,11 +526,13 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   };
   // The directory (departments, active members) per organisation, for the gate; cleared on every import.
   const directories = new DirectoryCache((orgId) => loadDirectory(db, orgId));
+  const knowledgePresence = new OrgCache((orgId) => hasKnowledgeDocuments(sql, orgId));
   const directoryChanges = new DirectoryChanges({
     connectionString: databaseUrl,
     logger,
     onChange: (orgId) => {
       directories.invalidate(orgId);
+      knowledgePresence.invalidate(orgId);
       roomOrg.clear();
     },
   });
@@ -628,6 +635,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     summaries: summarizer ? { summarizer, onEnqueued: () => pool?.wake() } : undefined,
     roomMembers,
     directories,
+    knowledgePresence,
     now: o.now,
   });
   const buttonAnswer = createButtonAnswers({ states, intake, logger, now: o.now });

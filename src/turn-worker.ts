@@ -25,6 +25,8 @@ import { WorkerPool } from './intake/worker-pool';
 import { createLogger } from './observability/logger';
 import { createMetrics } from './observability/metrics';
 import { DirectoryChanges } from './org/directory-changes';
+import { OrgCache } from './org/org-cache';
+import { hasKnowledgeDocuments } from './knowledge/store';
 import { Outbox } from './outbox/outbox';
 import { composeBrain, composePipeline, describeWorkError, workItemHandlers, type CritiqueInput } from './service';
 import { Summarizer } from './brain/summarize';
@@ -95,10 +97,14 @@ async function main(): Promise<void> {
   let names = d.botNames;
 
   const directories = new DirectoryCache((orgId) => loadDirectory(db, orgId));
+  const knowledgePresence = new OrgCache((orgId) => hasKnowledgeDocuments(sql, orgId));
   const directoryChanges = new DirectoryChanges({
     connectionString: d.databaseUrl,
     logger,
-    onChange: (orgId) => directories.invalidate(orgId),
+    onChange: (orgId) => {
+      directories.invalidate(orgId);
+      knowledgePresence.invalidate(orgId);
+    },
   });
   await directoryChanges.start();
 
@@ -132,6 +138,7 @@ async function main(): Promise<void> {
     roomMembers: async (msg: InboundMessage): Promise<readonly RoomMember[]> =>
       msg.platform === 'chatwork' && d.chatwork ? call<RoomMember[]>({ op: 'roomMembers', roomId: msg.roomId }) : [],
     directories,
+    knowledgePresence,
   });
   pool = new WorkerPool({
     queue,

@@ -33,6 +33,8 @@ export interface ContextSource {
     roomMembers?: readonly RoomMember[];
     /** The organisation's departments from the directory cache, when the service keeps one. */
     departments?: (orgId: string) => Promise<readonly DepartmentNode[]>;
+    /** Whether the organisation has knowledge documents (cached); absent → search as if it had. */
+    hasKnowledge?: (orgId: string) => Promise<boolean>;
   }): Promise<ContextSection | null>;
 }
 
@@ -53,6 +55,8 @@ export interface ContextBuilderOptions {
   roomMembers?: (msg: InboundMessage) => Promise<readonly RoomMember[]>;
   /** The organisation's departments from the directory cache (sources read them instead of the database). */
   departments?: (orgId: string) => Promise<readonly DepartmentNode[]>;
+  /** Whether the organisation has knowledge documents, cached per organisation (no search when it has none). */
+  hasKnowledge?: (orgId: string) => Promise<boolean>;
 }
 
 interface OrgInfo {
@@ -201,6 +205,7 @@ export class ContextBuilder {
           sql: this.sql,
           roomMembers,
           departments: this.o.departments,
+          hasKnowledge: this.o.hasKnowledge,
         }),
         null,
       );

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Db } from '../db/prisma';
+import { DIRECTORY_CHANNEL } from '../org/directory-changes';
 import type { KnowledgeConfig } from './config';
 import { parseDocument } from './document';
 import { splitPassages } from './passages';
@@ -122,7 +123,11 @@ export async function importKnowledge(
     gone.map((d) => d.id),
   );
   summary.removed.push(...gone.map((d) => d.sourcePath));
-  if (summary.added.length + summary.updated.length + summary.removed.length > 0) await refreshSearchIndex(db);
+  if (summary.added.length + summary.updated.length + summary.removed.length > 0) {
+    await refreshSearchIndex(db);
+    // Every instance's turns search an organisation's documents only when it has some (cached per organisation).
+    await db.$executeRaw`SELECT pg_notify(${DIRECTORY_CHANNEL}, ${input.orgId})`;
+  }
   return summary;
 }
 

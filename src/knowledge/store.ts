@@ -1,5 +1,5 @@
 import type { Db } from '../db/prisma';
-import { pgText } from '../db/sql';
+import { pgText, type Sql } from '../db/sql';
 import type { Passage } from './passages';
 import { passageTokens } from './tokens';
 
@@ -71,6 +71,15 @@ export async function saveDocument(db: Db, doc: DocumentToStore): Promise<void> 
 export async function removeDocuments(db: Db, ids: string[]): Promise<number> {
   if (ids.length === 0) return 0;
   return (await db.knowledgeDocument.deleteMany({ where: { id: { in: ids } } })).count;
+}
+
+/** Whether an organisation has any knowledge document (a turn searches only then). */
+export async function hasKnowledgeDocuments(sql: Sql, orgId: string): Promise<boolean> {
+  const rows = await sql<{ any: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM knowledge_documents WHERE "orgId" = $1) AS any`,
+    [orgId],
+  );
+  return rows[0]?.any === true;
 }
 
 /**

@@ -1,7 +1,10 @@
 import { Client } from 'pg';
 import type { Logger } from '../observability/logger';
 
-/** The Postgres channel a directory import notifies (payload: the organisation id), on commit. */
+/**
+ * The Postgres channel a directory or knowledge import notifies (payload: the organisation id), on commit: what
+ * is cached per organisation is read again.
+ */
 export const DIRECTORY_CHANNEL = 'hisho_directory';
 
 export interface DirectoryChangesOptions {

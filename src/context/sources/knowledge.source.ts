@@ -17,8 +17,10 @@ const PASSAGE_QUOTE_MAX = 500;
  */
 export const knowledgeSource: ContextSource = {
   name: 'knowledge',
-  async load({ db, sql, msg, sender, departments }) {
+  async load({ db, sql, msg, sender, departments, hasKnowledge }) {
     if (!sender.known || !sender.memberId) return null;
+    // An organisation without documents (most turns of most organisations) costs no search.
+    if (hasKnowledge && !(await hasKnowledge(msg.orgId))) return null;
     const hits = await searchKnowledge(
       { db, sql: sql ?? sqlRunner(db), departments },
       {
