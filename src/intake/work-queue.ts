@@ -145,18 +145,15 @@ export class WorkQueue {
 
   /**
    * Claims the oldest runnable item: queued and due, or running with an expired claim; and no older
-   * unfinished item with the same ordering key (so a "はい" never overtakes its request).
+   * unfinished item with the same ordering key (so a "はい" never overtakes its request). People come first:
+   * a message or a notice is claimed before any background `work` (self-critiques, summaries, long work), so
+   * a backlog of background items never stands between a person and their answer.
    */
   async claim(types?: WorkType[]): Promise<ClaimedItem | null> {
     const token = `${this.opts.instanceId}:${randomUUID()}`;
     const typeFilter = types && types.length > 0 ? types : ['user_request', 'work', 'notification'];
-    const rows = await this.sql<ClaimRow>(
-      `UPDATE work_items SET state = 'running', "claimedBy" = $1,
-              "claimExpiresAt" = now() + ($2::int * interval '1 millisecond'),
-              attempts = attempts + 1, "updatedAt" = now()
-       WHERE id = (
-         SELECT w.id FROM work_items w
-         WHERE w.type = ANY($3::text[])
+    const runnable = (kinds: string) => `SELECT w.id FROM work_items w
+         WHERE w.type = ANY(${kinds}) AND w.type = ANY($3::text[])
            AND w.state IN ('queued', 'running')
            AND ((w.state = 'queued' AND w."runAt" <= now())
                 OR (w.state = 'running' AND w."claimExpiresAt" < now() AND w.attempts <= w."maxAttempts"))
@@ -165,7 +162,19 @@ export class WorkQueue {
              WHERE p."orderingKey" = w."orderingKey" AND p.id < w.id AND p.state IN ('queued', 'running'))
          ORDER BY w.id
          LIMIT 1
-         FOR UPDATE SKIP LOCKED)
+         FOR UPDATE SKIP LOCKED`;
+    // The second branch runs only when the first finds nothing (LIMIT 1 over UNION ALL stops at the first row).
+    const rows = await this.sql<ClaimRow>(
+      `UPDATE work_items SET state = 'running', "claimedBy" = $1,
+              "claimExpiresAt" = now() + ($2::int * interval '1 millisecond'),
+              attempts = attempts + 1, "updatedAt" = now()
+       WHERE id = (
+         SELECT c.id FROM (
+           SELECT people.id FROM (${runnable(`'{user_request,notification}'::text[]`)}) people
+           UNION ALL
+           SELECT background.id FROM (${runnable(`'{work}'::text[]`)}) background
+         ) c
+         LIMIT 1)
        RETURNING id::text AS id, type, payload, "orderingKey", attempts, "maxAttempts", "claimedBy", "dedupeKey"`,
       [token, this.opts.claimTtlMs, typeFilter],
     );

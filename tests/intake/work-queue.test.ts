@@ -49,6 +49,22 @@ describe('WorkQueue', () => {
     expect((await q.claim())?.id).toBe(answer.id);
   });
 
+  it('people come first: a message or a notice is claimed before older background work', async () => {
+    const q = queue();
+    const critique = await q.enqueue(item({ type: 'work' }));
+    const summary = await q.enqueue(item({ type: 'work' }));
+    const message = await q.enqueue(item({ type: 'user_request' }));
+    const notice = await q.enqueue(item({ type: 'notification' }));
+    const order = [];
+    for (let i = 0; i < 4; i++) order.push((await q.claim())?.id);
+    expect(order).toEqual([message.id, notice.id, critique.id, summary.id]);
+    expect(await q.claim()).toBeNull();
+    // A worker that takes only background work still gets it.
+    const more = await q.enqueue(item({ type: 'work' }));
+    await q.enqueue(item({ type: 'user_request' }));
+    expect((await q.claim(['work']))?.id).toBe(more.id);
+  });
+
   it('only the holder of a claim completes it — also inside a composed statement', async () => {
     const q = queue();
     await q.enqueue(item());
