@@ -164,8 +164,6 @@ export interface SummariesInput {
 /** What self-critique needs from outside the pipeline. */
 export interface CritiqueInput {
   reviewer: Pick<Reviewer, 'review'>;
-  /** Where critiques wait as `work` items. */
-  queue: WorkQueue;
   /** A critique that disagrees (an admin alert). */
   onConcern: (turnId: string, risk: string) => void;
   onEnqueued: () => void;
@@ -260,7 +258,6 @@ export function composePipeline(p: PipelineInput): Pipeline {
   const critic = p.critique
     ? new SelfCritic({
         db,
-        queue: p.critique.queue,
         reviewer: p.critique.reviewer,
         recorder,
         logger,
@@ -594,7 +591,6 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   const critique: CritiqueInput | undefined = llm
     ? {
         reviewer: new Reviewer({ llm, models: costGuard }),
-        queue,
         onConcern: (turnId, risk) =>
           raise({
             kind: 'self_critique_concern',

@@ -112,7 +112,6 @@ async function main(): Promise<void> {
   const critique: CritiqueInput | undefined = llm
     ? {
         reviewer: new Reviewer({ llm, models: costGuard }),
-        queue,
         onConcern: (turnId, risk) =>
           raise({ kind: 'self_critique_concern', severity: 'info', facts: { turnIds: turnId, value: risk } }),
         onEnqueued: () => pool?.wake(),

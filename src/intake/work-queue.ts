@@ -64,6 +64,23 @@ export function enqueueSelectCte(name: string, select: string, opts: { runAt?: b
     ${select} ON CONFLICT ("dedupeKey") DO NOTHING RETURNING 1)`;
 }
 
+/**
+ * CTE `name`: enqueues `items` (a dedupe key that exists is skipped); RETURNING 1 per item enqueued. For a
+ * statement that stores items together with what they are about (a turn and its self-critique).
+ */
+export function enqueueValuesCte(
+  p: SqlParams,
+  name: string,
+  items: readonly (EnqueueInput & { maxAttempts: number })[],
+): string {
+  const rows = items.map(
+    (i) =>
+      `(${p.add(i.type)}::text, ${p.add(JSON.stringify(i.payload))}::jsonb, ${p.add(i.orderingKey)}::text, ` +
+      `${p.add(i.dedupeKey)}::text, ${p.add(i.maxAttempts)}::int)`,
+  );
+  return enqueueSelectCte(name, `SELECT * FROM (VALUES ${rows.join(', ')}) v`);
+}
+
 /** Deletes finished (done or failed) items last touched before `before` (retention); unfinished work stays. */
 export async function purgeFinishedWork(db: Db, before: Date): Promise<number> {
   const { count } = await db.workItem.deleteMany({

@@ -1,6 +1,6 @@
 import type { Reviewer } from '../brain/critique';
 import type { Db } from '../db/prisma';
-import type { ClaimedItem, WorkQueue } from '../intake/work-queue';
+import type { ClaimedItem, EnqueueInput } from '../intake/work-queue';
 import type { Logger } from './logger';
 import type { Metrics } from './metrics';
 import type { TurnRecorder } from './turn-recorder';
@@ -33,7 +33,6 @@ export function critiqueReason(
 export interface SelfCriticOptions {
   /** Reads the turn under review. */
   db: Db;
-  queue: WorkQueue;
   /** The model call (brain/critique.ts). */
   reviewer: Pick<Reviewer, 'review'>;
   /** Stores the verdict with the turn, and the call's usage (the writer of turn_records and llm_usage). */
@@ -70,24 +69,28 @@ export interface AnsweredTurn {
 export class SelfCritic {
   constructor(private readonly o: SelfCriticOptions) {}
 
-  /** After a turn was answered and recorded: enqueue a critique when the turn is sampled. Never throws. */
-  async afterTurn(turn: AnsweredTurn): Promise<void> {
-    try {
-      if (!turn.model) return;
-      const risks = turn.tools.map((t) => this.o.riskOf(t) ?? 'unknown');
-      const reason = critiqueReason({ confidence: turn.confidence, proposedRisks: risks }, this.o.rate, this.o.random);
-      if (!reason) return;
-      const res = await this.o.queue.enqueue({
-        type: 'work',
-        payload: { kind: 'self_critique', turnId: turn.id, reason },
-        orderingKey: `critique:${turn.id}`,
-        dedupeKey: `critique:${turn.id}`,
-        maxAttempts: 2,
-      });
-      if (!res.duplicate) this.o.onEnqueued?.();
-    } catch (err) {
-      this.o.logger.warn({ turnId: turn.id, err: (err as Error).name }, 'self-critique could not be scheduled');
-    }
+  /**
+   * The critique item of an answered turn when the turn is sampled, else null. The turn's last statement
+   * enqueues it with the turn record (no round trip of its own); the caller wakes a worker with
+   * {@link enqueued}.
+   */
+  sample(turn: AnsweredTurn): (EnqueueInput & { maxAttempts: number }) | null {
+    if (!turn.model) return null;
+    const risks = turn.tools.map((t) => this.o.riskOf(t) ?? 'unknown');
+    const reason = critiqueReason({ confidence: turn.confidence, proposedRisks: risks }, this.o.rate, this.o.random);
+    if (!reason) return null;
+    return {
+      type: 'work',
+      payload: { kind: 'self_critique', turnId: turn.id, reason },
+      orderingKey: `critique:${turn.id}`,
+      dedupeKey: `critique:${turn.id}`,
+      maxAttempts: 2,
+    };
+  }
+
+  /** A sampled turn's critique item was stored: a worker is woken for it. */
+  enqueued(): void {
+    this.o.onEnqueued?.();
   }
 
   /** The `work` item: one LLM call over the redacted turn record; the verdict is stored with the turn. */

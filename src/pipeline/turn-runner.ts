@@ -10,7 +10,7 @@ import { AppError, asAppError } from '../errors/app-error';
 import { ClaimLostError, replyKeyOf, type ClaimedItem, type WorkOutcome } from '../intake/work-queue';
 import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
-import type { AnsweredTurn } from '../observability/self-critique';
+import type { SelfCritic } from '../observability/self-critique';
 import { turnAudit } from '../observability/turn-audit';
 import type { TurnRecorder } from '../observability/turn-recorder';
 import { mayHavePosted, type Delivered, type Outbox } from '../outbox/outbox';
@@ -40,8 +40,8 @@ export interface TurnRunnerDeps {
   shadowMode: boolean;
   /** False when no ANTHROPIC_API_KEY: the bot answers with a setup hint instead of thinking. */
   llmConfigured: boolean;
-  /** The step after a turn was answered and recorded (self-critique sampling, R-B6); absent when off. */
-  critic?: { afterTurn(turn: AnsweredTurn): Promise<void> };
+  /** Self-critique sampling (R-B6): a sampled turn stores its critique item with its record; absent when off. */
+  critic?: Pick<SelfCritic, 'sample' | 'enqueued'>;
   /** A conversation summary was enqueued by a turn's last statement (R-X4): wakes a worker for it. */
   onSummaryEnqueued?: () => void;
   now?: () => Date;
@@ -333,23 +333,26 @@ export class TurnRunner {
     );
     const history = decision.silent ? null : { text, options: decision.reply.options, at: this.now() };
     const summarize = decision.brain?.model !== undefined && decision.brain.model !== null;
-    const outcome = await this.d.store.close({ msg, sent, history, turn, item, posted, summarize });
+    const critique = this.critique(t.turnId, msg, decision);
+    const enqueue = critique ? [critique] : [];
+    const outcome = await this.d.store.close({ msg, sent, history, turn, item, posted, summarize, enqueue });
     if (outcome.summaryEnqueued) this.d.onSummaryEnqueued?.();
+    if (outcome.enqueued > 0) this.d.critic?.enqueued();
     turn.observe();
     const ms = Math.round(performance.now() - t.started);
     t.log.info({ decision: DECISION_LABELS[decision.kind], reasonCode: decision.reasonCode, ms }, 'turn done');
-    this.afterTurn(t.turnId, msg, decision);
     return { completed: outcome.completed };
   }
 
   /**
-   * After the reply went out and the turn was recorded: the self-critique sampling looks at the decision
-   * (R-B6). Not awaited and never throwing, so it can neither delay nor change the reply.
+   * The self-critique sampling looks at the decision after it was made (R-B6); a sampled turn's critique item
+   * is stored with the turn record and runs later as background work, so it can neither delay nor change the
+   * reply.
    */
-  private afterTurn(turnId: string, msg: InboundMessage, decision: TurnDecision): void {
-    if (!this.d.critic) return;
+  private critique(turnId: string, msg: InboundMessage, decision: TurnDecision) {
+    if (!this.d.critic) return null;
     const overall = decision.brain?.confidence?.overall;
-    void this.d.critic.afterTurn({
+    return this.d.critic.sample({
       id: turnId,
       orgId: msg.orgId,
       model: decision.brain?.model ?? null,

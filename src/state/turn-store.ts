@@ -2,7 +2,13 @@ import type { InboundMessage, ReplyOption } from '../adapters/types';
 import { actorFromRows, type Actor } from '../authorization';
 import type { BudgetVerdict, SenderBudget, UsageRow } from '../brain/sender-budget';
 import { SqlParams, type Sql } from '../db/sql';
-import { completeCte, type ClaimedItem, type WorkOutcome } from '../intake/work-queue';
+import {
+  completeCte,
+  enqueueValuesCte,
+  type ClaimedItem,
+  type EnqueueInput,
+  type WorkOutcome,
+} from '../intake/work-queue';
 import { turnCtes, type PreparedTurn } from '../observability/turn-recorder';
 import {
   markSentCte,
@@ -46,12 +52,16 @@ export interface TurnClose {
   posted: Delivered | null;
   /** The model answered: check whether the conversation's summary is due (R-X4). */
   summarize: boolean;
+  /** Work items about this turn, stored with it (its self-critique when sampled). */
+  enqueue?: readonly (EnqueueInput & { maxAttempts: number })[];
 }
 
 /** What the last statement of a turn did. */
 export interface TurnClosed extends WorkOutcome {
   /** A conversation-summary item was enqueued (a worker should be woken). */
   summaryEnqueued: boolean;
+  /** How many of `enqueue` were stored (0 for a retry that had stored them already). */
+  enqueued: number;
 }
 
 interface PreludeRow extends PriorRow {
@@ -145,8 +155,8 @@ export class TurnStore {
 
   /**
    * One statement at the end of a turn: mark the reply sent, append the bot message to the conversation,
-   * write the turn record and its LLM usage, enqueue the conversation's summary when due, and complete the
-   * work item (only if this worker still holds it).
+   * write the turn record and its LLM usage, enqueue the conversation's summary when due and the turn's own
+   * work items (its self-critique), and complete the work item (only if this worker still holds it).
    */
   async close(c: TurnClose): Promise<TurnClosed> {
     const p = new SqlParams();
@@ -177,11 +187,16 @@ export class TurnStore {
     };
     if (summaries) ctes.push(summaries.dueCtes(p, 'sq', conversation));
     const due = summaries ? '(SELECT count(*) FROM sq)::int' : '0';
-    const rows = await this.sql<{ completed: number; summary: number }>(
-      `WITH ${ctes.join(',\n')} SELECT (SELECT count(*) FROM w)::int AS completed, ${due} AS summary`,
+    const more = c.enqueue && c.enqueue.length > 0 ? c.enqueue : null;
+    if (more) ctes.push(enqueueValuesCte(p, 'eq', more));
+    const enqueued = more ? '(SELECT count(*) FROM eq)::int' : '0';
+    const rows = await this.sql<{ completed: number; summary: number; enqueued: number }>(
+      `WITH ${ctes.join(',\n')}
+       SELECT (SELECT count(*) FROM w)::int AS completed, ${due} AS summary, ${enqueued} AS enqueued`,
       p.values,
     );
-    return { completed: rows[0]?.completed === 1, summaryEnqueued: (rows[0]?.summary ?? 0) > 0 };
+    const r = rows[0];
+    return { completed: r?.completed === 1, summaryEnqueued: (r?.summary ?? 0) > 0, enqueued: r?.enqueued ?? 0 };
   }
 }
 
