@@ -22,7 +22,7 @@ export class Intake {
 
   async accept(msg: InboundMessage): Promise<{ status: 'accepted' | 'duplicate' }> {
     const orderingKey = conversationKey(msg);
-    const res = await this.queue.enqueue({
+    const res = await this.queue.enqueueGrouped({
       type: 'user_request',
       payload: msg,
       orderingKey,

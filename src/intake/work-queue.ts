@@ -34,6 +34,12 @@ export interface ClaimedItem {
   claimLost?: boolean;
 }
 
+/** What storing an item gave: its id, or `duplicate` when its dedupe key existed already. */
+export type Enqueued = { id: bigint; duplicate: false } | { id: null; duplicate: true };
+
+/** Most items in one grouped intake insert. */
+const MAX_GROUPED_INSERT = 200;
+
 /** The claim condition of statements by the worker holding an item ($1 its id, $2 its claim token). */
 const HELD = `id = $1::bigint AND "claimedBy" = $2 AND state = 'running'`;
 
@@ -132,6 +138,9 @@ interface ClaimRow {
  */
 export class WorkQueue {
   private readonly sql: Sql;
+  /** Items waiting for the next grouped insert ({@link enqueueGrouped}). */
+  private waiting: { input: EnqueueInput; done: (r: Enqueued) => void; fail: (err: unknown) => void }[] = [];
+  private inserting = false;
 
   constructor(
     db: Db,
@@ -141,7 +150,7 @@ export class WorkQueue {
   }
 
   /** Stores an item; returns `duplicate: true` when the dedupe key exists already. */
-  async enqueue(input: EnqueueInput): Promise<{ id: bigint | null; duplicate: boolean }> {
+  async enqueue(input: EnqueueInput): Promise<Enqueued> {
     const rows = await this.sql<{ id: string }>(
       `INSERT INTO work_items ("type", "payload", "orderingKey", "dedupeKey", "runAt", "maxAttempts")
        VALUES ($1, $2::jsonb, $3, $4, $5, $6)
@@ -158,6 +167,69 @@ export class WorkQueue {
     );
     const row = rows[0];
     return row ? { id: BigInt(row.id), duplicate: false } : { id: null, duplicate: true };
+  }
+
+  /**
+   * {@link enqueue} for intake under load (group commit): while one insert is on its way, the items that arrive
+   * wait and then go in together in one statement, in arrival order. One message alone is inserted at once, as
+   * before; a burst of webhooks costs a few statements and commits instead of one each. If a grouped insert
+   * fails, each of its items is tried alone, so one bad item cannot lose the others.
+   */
+  enqueueGrouped(input: EnqueueInput): Promise<Enqueued> {
+    return new Promise<Enqueued>((done, fail) => {
+      this.waiting.push({ input, done, fail });
+      if (!this.inserting) void this.insertWaiting();
+    });
+  }
+
+  private async insertWaiting(): Promise<void> {
+    this.inserting = true;
+    try {
+      while (this.waiting.length > 0) {
+        const group = this.waiting.splice(0, MAX_GROUPED_INSERT);
+        if (group.length === 1) {
+          const [one] = group;
+          await this.enqueue(one!.input).then(one!.done, one!.fail);
+          continue;
+        }
+        try {
+          const ids = await this.insertMany(group.map((g) => g.input));
+          group.forEach((g, i) =>
+            g.done(ids[i] === null ? { id: null, duplicate: true } : { id: ids[i]!, duplicate: false }),
+          );
+        } catch {
+          for (const g of group) await this.enqueue(g.input).then(g.done, g.fail);
+        }
+      }
+    } finally {
+      this.inserting = false;
+    }
+  }
+
+  /** One statement for many items, in order; the id of each, or null for a duplicate (also within the group). */
+  private async insertMany(inputs: EnqueueInput[]): Promise<(bigint | null)[]> {
+    const now = new Date();
+    const rows = await this.sql<{ id: string; dedupeKey: string }>(
+      `INSERT INTO work_items ("type", "payload", "orderingKey", "dedupeKey", "runAt", "maxAttempts")
+       SELECT * FROM unnest($1::text[], $2::jsonb[], $3::text[], $4::text[], $5::timestamptz[], $6::int[])
+       ON CONFLICT ("dedupeKey") DO NOTHING
+       RETURNING id::text AS id, "dedupeKey"`,
+      [
+        inputs.map((i) => i.type),
+        inputs.map((i) => JSON.stringify(i.payload)),
+        inputs.map((i) => i.orderingKey),
+        inputs.map((i) => i.dedupeKey),
+        inputs.map((i) => i.runAt ?? now),
+        inputs.map((i) => i.maxAttempts ?? this.opts.defaultMaxAttempts),
+      ],
+    );
+    const stored = new Map(rows.map((r) => [r.dedupeKey, BigInt(r.id)]));
+    return inputs.map((i) => {
+      const id = stored.get(i.dedupeKey);
+      // The first of two equal keys in one group got the row; the second is a duplicate.
+      if (id !== undefined) stored.delete(i.dedupeKey);
+      return id ?? null;
+    });
   }
 
   /**

@@ -1,4 +1,5 @@
 import { SqlParams, sqlRunner } from '../../src/db/sql';
+import { installStatementCounter } from '../../src/db/statement-counter';
 import { completeCte, WorkQueue, type EnqueueInput } from '../../src/intake/work-queue';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
 
@@ -47,6 +48,42 @@ describe('WorkQueue', () => {
 
     expect(await q.complete(a!)).toBe(true);
     expect((await q.claim())?.id).toBe(answer.id);
+  });
+
+  it('grouped intake: a burst goes in with few statements, in arrival order, duplicates told apart', async () => {
+    const q = queue();
+    const existing = item();
+    await q.enqueue(existing);
+    // Webhooks arriving together, as a burst brings them (one is a redelivery, one was stored earlier).
+    const counter = installStatementCounter();
+    counter.reset();
+    const inputs = Array.from({ length: 60 }, () => item({ orderingKey: 'burst' }));
+    inputs.splice(30, 0, { ...inputs[10]! }, existing);
+    const results = await Promise.all(inputs.map((i) => q.enqueueGrouped(i)));
+    const inserts = counter.byShape()['INSERT work_items'] ?? 0;
+    expect(inserts).toBeGreaterThan(0);
+    expect(inserts).toBeLessThanOrEqual(3);
+    expect(results.filter((r) => r.duplicate)).toHaveLength(2);
+    expect(results[30]).toEqual({ id: null, duplicate: true });
+    expect(results[31]).toEqual({ id: null, duplicate: true });
+    const ids = results.filter((r) => !r.duplicate).map((r) => r.id!);
+    expect(ids).toHaveLength(60);
+    expect([...ids].sort((a, b) => (a < b ? -1 : 1))).toEqual(ids);
+    // Claimed in that order too: the older item first, then the burst's first (its conversation waits behind it).
+    expect((await q.claim())?.dedupeKey).toBe(existing.dedupeKey);
+    expect((await q.claim())?.id).toBe(ids[0]);
+    expect(await q.claim()).toBeNull();
+  });
+
+  it('grouped intake: one item the database refuses fails alone; the rest of its group is stored', async () => {
+    const q = queue();
+    const good = Array.from({ length: 5 }, () => item());
+    // A NUL escape: jsonb refuses it (the adapters clean it; here it stands for any row the database refuses).
+    const bad = item({ payload: { text: 'a\u0000b' } });
+    const settled = await Promise.allSettled([...good, bad].map((i) => q.enqueueGrouped(i)));
+    expect(settled.slice(0, 5).every((r) => r.status === 'fulfilled')).toBe(true);
+    expect(settled[5]!.status).toBe('rejected');
+    expect(await t.db.workItem.count()).toBe(5);
   });
 
   it('people come first: a message or a notice is claimed before older background work', async () => {
