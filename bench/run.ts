@@ -201,9 +201,12 @@ function treeRssBytes(pid: number): number {
 
 function startServiceProcess(env: Record<string, string>): Promise<{ child: ChildProcess; port: number; ms: number }> {
   const t0 = performance.now();
-  const child = spawn(process.execPath, [path.join(root, 'scripts', 'start.js')], {
+  // Exactly as `npm start` runs it: the same node flags and environment (scripts/start-command.js, CommonJS).
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const start = require('../scripts/start-command') as { NODE_FLAGS: string[]; ENV: Record<string, string> };
+  const child = spawn(process.execPath, [...start.NODE_FLAGS, path.join(root, 'scripts', 'start.js')], {
     cwd: root,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...start.ENV, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

@@ -28,7 +28,13 @@ import { DirectoryChanges } from './org/directory-changes';
 import { OrgCache } from './org/org-cache';
 import { hasKnowledgeDocuments } from './knowledge/store';
 import { Outbox } from './outbox/outbox';
-import { composeBrain, composePipeline, describeWorkError, workItemHandlers, type CritiqueInput } from './service';
+import {
+  composeBrain,
+  composePipeline,
+  describeWorkError,
+  workItemHandlers,
+  type CritiqueInput,
+} from './pipeline/compose';
 import { Summarizer } from './brain/summarize';
 import type { InboundMessage } from './adapters/types';
 import type { RoomMember } from './context/types';

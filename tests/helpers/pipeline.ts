@@ -7,7 +7,7 @@ import { WorkQueue, type ClaimedItem } from '../../src/intake/work-queue';
 import { silentLogger } from '../../src/observability/logger';
 import { createMetrics } from '../../src/observability/metrics';
 import { Outbox } from '../../src/outbox/outbox';
-import { composePipeline, type Pipeline } from '../../src/service';
+import { composePipeline, type Pipeline } from '../../src/pipeline/compose';
 import { ScriptedBrain } from '../fakes/fake-brain';
 import { RecordingSender } from '../fakes/recording-sender';
 import { seedSample } from '../handlers/tool-context';

@@ -1,0 +1,16 @@
+// How `npm start` runs the service, in one place: package.json's "start" script is exactly `startScript`
+// (a test keeps them equal), and the benchmark and process tests start the service with the same flags and
+// environment. Memory (issue 10, SPEC §5 ≤ 250 MB): a 2 MB young-generation semi-space per thread (V8's default
+// 16 MB is sized for throughput-bound batch work; the service's turns allocate little and briefly) and two malloc
+// arenas (glibc's default of 8 per core keeps freed memory of every thread mapped).
+const NODE_FLAGS = ['--max-semi-space-size=2'];
+const ENV = { MALLOC_ARENA_MAX: '2' };
+
+module.exports = {
+  NODE_FLAGS,
+  ENV,
+  /** The command line of package.json's "start". */
+  startScript: `${Object.entries(ENV)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(' ')} node ${NODE_FLAGS.join(' ')} scripts/start.js`,
+};
