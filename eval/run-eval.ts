@@ -310,7 +310,7 @@ async function observe(out: BrainOutput, p: PreparedCase, registry: ToolRegistry
       );
       persons[name] = await Promise.all(
         refs.map(async (ref): Promise<PersonReading> => {
-          const r = await resolvePerson(p.db, EVAL_ORG, String(ref));
+          const r = await resolvePerson({ db: p.db }, EVAL_ORG, String(ref));
           return r.status === 'found'
             ? { status: 'found', memberId: r.person.memberId }
             : r.status === 'ambiguous'

@@ -13,7 +13,9 @@ import { ToolError, type ToolContext, type ToolServices } from '../src/tools/typ
 export type Sender = NonNullable<ToolContext['member']>;
 
 /** What these helpers read: a handler's context or a `describe` context. */
-export type PeopleContext = Pick<ToolContext, 'orgId' | 'member'> & { services: Pick<ToolServices, 'db'> };
+export type PeopleContext = Pick<ToolContext, 'orgId' | 'member'> & {
+  services: Pick<ToolServices, 'db' | 'directory'>;
+};
 
 /** A resolved member with the name of their department (for labels such as 「田中太郎（東京営業課）」). */
 export interface ResolvedPerson extends PersonCandidate {
@@ -31,10 +33,13 @@ export function requireSender(ctx: PeopleContext): Sender {
   return ctx.member;
 }
 
-/** Department id → name for one organisation. */
-export async function departmentNames(db: Db, orgId: string): Promise<Map<string, string>> {
-  const rows = await db.department.findMany({ where: { orgId }, select: { id: true, name: true } });
-  return new Map(rows.map((d) => [d.id, d.name]));
+/** Department id → name for one organisation (from the turn's cached directory when it has one). */
+export async function departmentNames(ctx: PeopleContext): Promise<Map<string, string>> {
+  const directory = ctx.services.directory;
+  const rows = directory
+    ? (await directory()).departments
+    : await dbOf(ctx).department.findMany({ where: { orgId: ctx.orgId }, select: { id: true, name: true } });
+  return new Map(rows.map((d) => [d.id, d.name ?? d.id]));
 }
 
 /** 「田中太郎（東京営業課）」, or just the name without a department. */
@@ -58,11 +63,11 @@ export async function resolvePersonOrAsk(ctx: PeopleContext, ref: string): Promi
   const db = dbOf(ctx);
   // The Guardian rewrites 「自分」/"me" to the sender's id; this is the fallback when it did not run.
   const lookup = isSenderAlias(ref) && ctx.member ? ctx.member.id : ref;
-  const r = await resolvePerson(db, ctx.orgId, lookup);
+  const r = await resolvePerson({ db, directory: ctx.services.directory }, ctx.orgId, lookup);
   if (r.status === 'not_found') {
     throw new ToolError(`No member matches "${ref}". Ask the person who is meant.`, 'UNKNOWN_PERSON');
   }
-  const depts = await departmentNames(db, ctx.orgId);
+  const depts = await departmentNames(ctx);
   const withDept = (c: PersonCandidate): ResolvedPerson => ({
     ...c,
     departmentName: c.departmentId ? (depts.get(c.departmentId) ?? null) : null,

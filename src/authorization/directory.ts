@@ -8,6 +8,8 @@ export interface DirectoryMember {
   departmentId: string | null;
   aliases?: readonly string[];
   name?: string;
+  /** The member's platform accounts (for mentions and ChatWork task assignees). */
+  accounts?: readonly { platform: string; accountId: string }[];
 }
 
 /** Who a task belongs to, for the `task` parameter role (completing someone's task). */
@@ -18,19 +20,29 @@ export interface TaskOwner {
 
 /** The organisation directory the gate checks targets against (active members only). */
 export interface Directory {
-  departments: readonly DepartmentNode[];
+  departments: readonly (DepartmentNode & { name?: string })[];
   members: readonly DirectoryMember[];
   /** Owners of the tasks a proposal names (see {@link withReferencedTasks}); missing = unknown task. */
   tasks?: ReadonlyMap<string, TaskOwner>;
 }
 
-/** Loads the departments and active members of one organisation. Errors propagate (fail-closed). */
+/**
+ * Loads the departments and active members (with their platform accounts) of one organisation, in id order.
+ * Errors propagate (fail-closed).
+ */
 export async function loadDirectory(db: Pick<Db, 'department' | 'member'>, orgId: string): Promise<Directory> {
   const [departments, members] = await Promise.all([
-    db.department.findMany({ where: { orgId }, select: SCOPE_FIELDS }),
+    db.department.findMany({ where: { orgId }, select: { ...SCOPE_FIELDS, name: true } }),
     db.member.findMany({
       where: { orgId, active: true },
-      select: { id: true, departmentId: true, name: true, aliases: true },
+      select: {
+        id: true,
+        departmentId: true,
+        name: true,
+        aliases: true,
+        accounts: { select: { platform: true, accountId: true } },
+      },
+      orderBy: { id: 'asc' },
     }),
   ]);
   return { departments, members };

@@ -138,7 +138,7 @@ export function composePipeline(p: PipelineInput): Pipeline {
   const recorder = new TurnRecorder(db, metrics, sql);
   const conversations = new ConversationLog(db, sql);
   const registry = new ToolRegistry(handlers);
-  const contexts = new ToolContexts({ db, outbox, conversations, chatwork: p.chatwork, now });
+  const contexts = new ToolContexts({ db, outbox, conversations, chatwork: p.chatwork, now, directory });
   const states = new BrainStateManager(db, { now });
   const executor = new ToolExecutor(registry);
   const shadowMode = config.SHADOW_MODE;

@@ -1,5 +1,6 @@
 import type { Platform } from '../adapters/types';
 import type { Actor } from '../authorization';
+import type { Directory } from '../authorization/directory';
 import type { TurnContext } from '../context/types';
 import type { Db } from '../db/prisma';
 import type { Outbox, WorkClaim } from '../outbox/outbox';
@@ -12,6 +13,8 @@ export interface ToolContextsDeps {
   conversations: ConversationLog;
   /** The ChatWork client once ChatWork is configured (null otherwise). */
   chatwork: () => ChatworkTasksApi | null;
+  /** The organisation directory, cached per organisation (handlers resolve persons from it); absent → db. */
+  directory?: (orgId: string) => Promise<Directory>;
   now?: () => Date;
 }
 
@@ -34,7 +37,13 @@ export class ToolContexts {
 
   /** What a tool's `describe` may use: the turn's facts and the database, nothing with effects. */
   forDescribe(ctx: TurnContext, actor: Actor): DescribeContext {
-    return { ...this.facts(ctx, actor), services: { db: this.d.db }, lang: ctx.language };
+    const services = { db: this.d.db, directory: this.directoryOf(ctx.org.id) };
+    return { ...this.facts(ctx, actor), services, lang: ctx.language };
+  }
+
+  private directoryOf(orgId: string): (() => Promise<Directory>) | undefined {
+    const load = this.d.directory;
+    return load ? () => load(orgId) : undefined;
   }
 
   private facts(ctx: TurnContext, actor: Actor): Omit<ToolContext, 'idempotencyKey' | 'services'> {
@@ -55,7 +64,7 @@ export class ToolContexts {
     const { outbox, conversations } = this.d;
     const platform = ctx.message.platform as Platform;
     const { roomId, senderAccountId } = ctx.message;
-    const services: ToolServices = { db: this.d.db };
+    const services: ToolServices = { db: this.d.db, directory: this.directoryOf(ctx.org.id) };
     const chatwork = platform === 'chatwork' ? this.d.chatwork() : null;
     if (chatwork) services.chatwork = chatwork;
     if (outbox.hasSender(platform)) {

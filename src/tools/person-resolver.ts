@@ -1,4 +1,4 @@
-import { matchMembers } from '../authorization/directory';
+import { matchMembers, type Directory } from '../authorization/directory';
 import type { Db } from '../db/prisma';
 
 export interface PersonCandidate {
@@ -19,17 +19,24 @@ export type PersonResolution =
  * then exact name or alias, then family/given-name prefix. Several matches → ambiguous: the caller asks
  * the person to choose and touches nobody (the AuthorizationGate relies on this for ambiguous names).
  */
-export async function resolvePerson(db: Db, orgId: string, ref: string): Promise<PersonResolution> {
-  const members = await db.member.findMany({
-    where: { orgId, active: true },
-    include: { accounts: true },
-    orderBy: { id: 'asc' },
-  });
+export async function resolvePerson(
+  source: { db: Db; directory?: () => Promise<Directory> },
+  orgId: string,
+  ref: string,
+): Promise<PersonResolution> {
+  // The cached directory when the turn has one (its members are the active ones, in id order).
+  const members = source.directory
+    ? (await source.directory()).members
+    : await source.db.member.findMany({
+        where: { orgId, active: true },
+        select: { id: true, name: true, departmentId: true, aliases: true, accounts: true },
+        orderBy: { id: 'asc' },
+      });
   const toCandidate = (m: (typeof members)[number]): PersonCandidate => ({
     memberId: m.id,
-    name: m.name,
+    name: m.name ?? m.id,
     departmentId: m.departmentId,
-    accounts: Object.fromEntries(m.accounts.map((a) => [a.platform, a.accountId])),
+    accounts: Object.fromEntries((m.accounts ?? []).map((a) => [a.platform, a.accountId])),
   });
   // The same matching as the AuthorizationGate's, so the gate checked exactly who is touched here.
   const partial = matchMembers(ref, members);

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { Directory } from '../authorization/directory';
 import type { ToolMeta } from '../core/tool-meta';
 
 export { hasEffects, type ParamRole, type Risk, type ToolMeta } from '../core/tool-meta';
@@ -39,7 +40,7 @@ export interface EffectDescription {
 
 /** What `describe` gets: the handler's context without an idempotency key or effectful services. */
 export interface DescribeContext extends Omit<ToolContext, 'idempotencyKey' | 'services'> {
-  services: Pick<ToolServices, 'db'>;
+  services: Pick<ToolServices, 'db' | 'directory'>;
   lang: 'ja' | 'en';
 }
 
@@ -79,6 +80,11 @@ export interface ToolServices {
   db: any;
   /** Present when the turn's room is a ChatWork room and ChatWork is configured. */
   chatwork?: ChatworkTasksApi;
+  /**
+   * The turn's organisation directory, cached per organisation (departments with names; active members with
+   * names, aliases and accounts). Absent: handlers read the database.
+   */
+  directory?: () => Promise<Directory>;
   /**
    * Posts a message to the turn's room on its platform. The adapter neutralises markup in `text`;
    * mentions are added only from `mentionAccountIds` / `toAll` (handler-controlled, never model text).

@@ -10,10 +10,13 @@ import { chatworkEnv, startTestService, waitFor, type TestService } from '../hel
  * (both shapes) and the knowledge search (a message with words to search; its departments come from the directory
  * cache): 8 → 9 and 15 → 17. Then the per-sender budget moved into the turn's first statement, and the
  * summary check and the reply's sent mark into its last: 9 → 6 and 17 → 14; an organisation without knowledge
- * documents is not searched: 14 → 13.
+ * documents is not searched: 14 → 13; handlers resolve persons from the cached directory: 13 → 10. A confirmation
+ * (question, then 「はい」 and the task) takes 14 + 23.
  */
 const CONVERSATIONAL_MAX = 7;
-const ONE_TOOL_MAX = 14;
+const ONE_TOOL_MAX = 11;
+const ASK_MAX = 15;
+const YES_MAX = 24;
 
 describe('SQL statements per turn', () => {
   let svc: TestService;
@@ -36,11 +39,15 @@ describe('SQL statements per turn', () => {
   });
 
   /** Statements from the webhook until the counter is quiet after the reply (the turn's last write included). */
-  async function countTurn(body: string, posts: number): Promise<{ total: number; shapes: Record<string, number> }> {
+  async function countTurn(
+    body: string,
+    posts: number,
+    room = 5001,
+  ): Promise<{ total: number; shapes: Record<string, number> }> {
     // Warm: one turn of the same shape first, so caches filled by the first turn are not what is measured.
     const before = cw.posts.length;
     counter.reset();
-    const d = mentionDelivery({ from: 1003, room: 5001, body: `[To:9999]${body}` });
+    const d = mentionDelivery({ from: 1003, room, body: `[To:9999]${body}` });
     expect((await postWebhook(svc.url, d.raw, d.signature)).status).toBe(200);
     await waitFor(() => cw.posts.length >= before + posts, 8000, 'reply');
     let last = -1;
@@ -71,6 +78,30 @@ describe('SQL statements per turn', () => {
     console.log(`conversational turn: ${total} statements ${JSON.stringify(shapes)}`);
     expect(total).toBeGreaterThan(0);
     expect(total).toBeLessThanOrEqual(CONVERSATIONAL_MAX);
+  });
+
+  it(`a confirmation: the request takes at most ${ASK_MAX}, the 「はい」 at most ${YES_MAX} statements`, async () => {
+    const hesitant = () =>
+      llm.script(
+        toolCall('create_task', { assignee: '田中太郎', title: '見積書', due: '明日' }, { overall: 0.6 }),
+        replyCall('田中太郎さんに「見積書」をお願いしたウル！'),
+      );
+    const asked: number[] = [];
+    const answered: number[] = [];
+    for (let i = 0; i < 2; i++) {
+      hesitant();
+      const ask = await countTurn('田中さんに見積書をお願いしたいかも、確認して', 1, 5101 + i);
+      expect(cw.posts.at(-1)!.body).toContain('実行してよい');
+      // The answer comes a second later, as a person's would (ChatWork's send_time is in whole seconds).
+      await new Promise((r) => setTimeout(r, 1100));
+      const yes = await countTurn('はい', 1, 5101 + i);
+      asked.push(ask.total);
+      answered.push(yes.total);
+      if (i === 1) console.log(`confirmation: ask ${JSON.stringify(ask.shapes)}; はい ${JSON.stringify(yes.shapes)}`);
+    }
+    console.log(`confirmation: request ${asked[1]} statements, 「はい」 ${answered[1]} statements`);
+    expect(asked[1]).toBeLessThanOrEqual(ASK_MAX);
+    expect(answered[1]).toBeLessThanOrEqual(YES_MAX);
   });
 
   it(`a one-tool turn (create_task) takes at most ${ONE_TOOL_MAX} statements`, async () => {
