@@ -114,6 +114,8 @@ export interface AuthorizeWithLookupInput extends LoadActorInput {
   topSecret?: boolean;
   /** The organisation directory when the caller keeps it cached; read from the database when absent. */
   directory?: (orgId: string) => Promise<Directory>;
+  /** The actor when the caller read it from the database in this turn already; loaded when absent. */
+  actor?: Actor;
   /** Called with the error when a lookup fails (for logging); the decision is DENIED either way. */
   onError?: (err: unknown) => void;
 }
@@ -129,7 +131,7 @@ export async function authorizeWithLookup(
 ): Promise<AuthDecision & { actor: Actor | null }> {
   try {
     const base = input.directory ? input.directory(input.orgId) : loadDirectory(db, input.orgId);
-    const [actor, directoryBase] = await Promise.all([loadActor(db, input), base]);
+    const [actor, directoryBase] = await Promise.all([input.actor ?? loadActor(db, input), base]);
     const directory = await directoryFor(db, input.orgId, directoryBase, input.tool, input.proposal);
     const decision = authorize({
       actor,

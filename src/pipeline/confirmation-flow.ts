@@ -60,6 +60,8 @@ export interface AnswerInput {
   ctx: TurnContext;
   /** The work item of this turn: its reply asks the next question; its claim guards execution. */
   item: ClaimedItem;
+  /** The sender as this turn's first statement read them from the database (permissions as they are now). */
+  actor?: Actor;
 }
 
 /** The facts of a confirmed action's execution that every decision about it records. */
@@ -285,13 +287,17 @@ export class ConfirmationFlow {
     return { kind: 'decided', decision: { ...decided, calls: [], reply: { text } } as TurnDecision };
   }
 
-  /** Permissions may have changed since the question was asked: the gate decides again, from the database. */
+  /**
+   * Permissions may have changed since the question was asked: the gate decides again, with the sender as this
+   * turn read them from the database (or loaded here) and the directory as it is now.
+   */
   private authorizeAgain(
     input: AnswerInput,
     pending: PendingActionView,
   ): Promise<AuthDecision & { actor: Actor | null }> {
     const { ctx, msg } = input;
     return authorizeWithLookup(this.d.db, {
+      actor: input.actor,
       orgId: ctx.org.id,
       platform: msg.platform,
       roomId: msg.roomId,

@@ -146,7 +146,7 @@ export class TurnRunner {
     if ('kind' in session) return { decision: session };
 
     const ctx = await this.context(msg, actor, prelude);
-    const step = await this.d.confirmations.answer({ msg, session, ctx, item });
+    const step = await this.d.confirmations.answer({ msg, session, ctx, item, actor });
     if (step.kind === 'decided') return { decision: this.d.replies.compose(step.decision, ctx.language) };
     if (step.modifying) ctx.sections.push(this.changeRequest(step.modifying));
 
