@@ -16,11 +16,6 @@ import { applyMigrations } from './db/migrate';
 import { createDatabase, type Db } from './db/prisma';
 import { sqlRunner } from './db/sql';
 import { statementCounterFromEnv, type StatementCounter } from './db/statement-counter';
-import { loadDirectory } from './authorization';
-import { DirectoryCache } from './authorization/directory-cache';
-import { DirectoryChanges } from './org/directory-changes';
-import { OrgCache } from './org/org-cache';
-import { hasKnowledgeDocuments } from './knowledge/store';
 import { Intake } from './intake/intake';
 import { WorkerPool } from './intake/worker-pool';
 import { TurnWorkers, type TurnPool } from './intake/turn-workers';
@@ -51,6 +46,7 @@ import {
   workItemHandlers,
   type CritiqueInput,
 } from './pipeline/compose';
+import { startOrgCaches } from './org/org-caches';
 
 export const SAMPLE_DIRECTORY = path.resolve(__dirname, '..', 'config', 'org.sample.yaml');
 
@@ -167,19 +163,18 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     roomOrg.set(k, { orgId, at: Date.now() });
     return orgId;
   };
-  // The directory (departments, active members) per organisation, for the gate; cleared on every import.
-  const directories = new DirectoryCache((orgId) => loadDirectory(db, orgId));
-  const knowledgePresence = new OrgCache((orgId) => hasKnowledgeDocuments(sql, orgId));
-  const directoryChanges = new DirectoryChanges({
-    connectionString: databaseUrl,
+  // The directory and knowledge presence per organisation; cleared on every import (and the room lookup with them).
+  const {
+    directories,
+    knowledgePresence,
+    changes: directoryChanges,
+  } = await startOrgCaches({
+    db,
+    sql,
+    databaseUrl,
     logger,
-    onChange: (orgId) => {
-      directories.invalidate(orgId);
-      knowledgePresence.invalidate(orgId);
-      roomOrg.clear();
-    },
+    onChange: () => roomOrg.clear(),
   });
-  await directoryChanges.start();
 
   const queue = new WorkQueue(db, {
     instanceId,

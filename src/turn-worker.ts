@@ -6,8 +6,6 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { ChatSender, FoundMessage, OutboundReply, SendResult } from './adapters/types';
-import { loadDirectory } from './authorization';
-import { DirectoryCache } from './authorization/directory-cache';
 import { Reviewer } from './brain/critique';
 import { loadPrompts } from './brain/prompts';
 import { createDatabase } from './db/prisma';
@@ -24,9 +22,6 @@ import { WorkQueue } from './intake/work-queue';
 import { WorkerPool } from './intake/worker-pool';
 import { createLogger } from './observability/logger';
 import { createMetrics } from './observability/metrics';
-import { DirectoryChanges } from './org/directory-changes';
-import { OrgCache } from './org/org-cache';
-import { hasKnowledgeDocuments } from './knowledge/store';
 import { Outbox } from './outbox/outbox';
 import {
   composeBrain,
@@ -39,6 +34,7 @@ import { Summarizer } from './brain/summarize';
 import type { InboundMessage } from './adapters/types';
 import type { RoomMember } from './context/types';
 import type { ChatworkTaskInput, ChatworkTasksApi } from './tools/types';
+import { startOrgCaches } from './org/org-caches';
 
 async function main(): Promise<void> {
   const port = parentPort!;
@@ -102,17 +98,11 @@ async function main(): Promise<void> {
     : null;
   let names = d.botNames;
 
-  const directories = new DirectoryCache((orgId) => loadDirectory(db, orgId));
-  const knowledgePresence = new OrgCache((orgId) => hasKnowledgeDocuments(sql, orgId));
-  const directoryChanges = new DirectoryChanges({
-    connectionString: d.databaseUrl,
-    logger,
-    onChange: (orgId) => {
-      directories.invalidate(orgId);
-      knowledgePresence.invalidate(orgId);
-    },
-  });
-  await directoryChanges.start();
+  const {
+    directories,
+    knowledgePresence,
+    changes: directoryChanges,
+  } = await startOrgCaches({ db, sql, databaseUrl: d.databaseUrl, logger });
 
   let pool: WorkerPool | null = null;
   const critique: CritiqueInput | undefined = llm
