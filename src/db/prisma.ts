@@ -30,10 +30,9 @@ export function createDatabase({ url, poolMax = 10, connectionTimeoutMs = 3000 }
     connectionString: url,
     max: poolMax,
     connectionTimeoutMillis: connectionTimeoutMs,
-    // Hot statements are prepared once per connection (`statementName`), but planned on every execution: a
-    // generic plan cached while a table was small (a fresh database) would keep scanning it as it grows. No JIT:
-    // short OLTP statements never repay its compile time, and a misestimate would make one cost milliseconds.
-    options: '-c plan_cache_mode=force_custom_plan -c jit=off',
+    // No JIT: short OLTP statements never repay its compile time, and a misestimate would make one cost
+    // milliseconds.
+    options: '-c jit=off',
   });
   // An idle client that errors (server restart) must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);

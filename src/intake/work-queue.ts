@@ -266,6 +266,9 @@ export class WorkQueue {
          LIMIT 1)
        RETURNING id::text AS id, type, payload, "orderingKey", attempts, "maxAttempts", "claimedBy", "dedupeKey"`,
       [token, this.opts.claimTtlMs, typeFilter],
+      // Its best plan depends on how many items are open: planned each time (a generic plan made on an empty
+      // queue kept scanning a full one: a 1,000-mention burst fell from 91 to 24 answered a second).
+      { plan: 'each' },
     );
     const r = rows[0];
     if (!r) return null;
