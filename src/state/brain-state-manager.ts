@@ -295,22 +295,23 @@ export class BrainStateManager {
     result: unknown,
     error?: string,
   ): Promise<boolean> {
-    return this.db.$transaction(async (tx) => {
-      const rows = await tx.$queryRaw<PendingRow[]>`
+    // One statement: the action's outcome, and its session back to NORMAL if it still points at the action.
+    const rows = await this.db.$queryRaw<{ n: number }[]>`
+      WITH p AS (
         UPDATE pending_actions
         SET status = ${status}, "executedAt" = ${this.now()}, result = ${jsonText(safeRedactValue(result))}::jsonb
         WHERE id = ${pendingId} AND status = 'approved'
-        RETURNING *`;
-      const row = rows[0];
-      if (!row) return false;
-      await clearSessionPending(
-        tx,
-        { platform: row.platform, roomId: row.roomId, accountId: row.accountId },
-        row.id,
-        error,
-      );
-      return true;
-    });
+        RETURNING id, platform, "roomId", "accountId"),
+      s AS (
+        UPDATE conversation_states c
+        SET mode = 'NORMAL', "pendingActionId" = NULL, "updatedAt" = now(),
+            "lastError" = CASE WHEN ${error !== undefined} THEN ${error ?? null} ELSE c."lastError" END
+        FROM p
+        WHERE c.platform = p.platform AND c."roomId" = p."roomId" AND c."accountId" = p."accountId"
+          AND c."pendingActionId" = p.id
+        RETURNING 1)
+      SELECT (SELECT count(*) FROM p)::int AS n, (SELECT count(*) FROM s)::int AS cleared`;
+    return (rows[0]?.n ?? 0) > 0;
   }
 
   /** Why a pending action cannot be decided by `key` now, or the row if it can (expiring it if due). */
