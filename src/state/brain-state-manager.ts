@@ -137,11 +137,14 @@ export class BrainStateManager {
    */
   async approve(input: ApproveInput): Promise<ApproveResult> {
     const now = this.now();
-    const pre = await this.inspect(this.db, input.pendingId, input.key, now);
-    if ('outcome' in pre) return pre;
-    const given = pre.row.confirmationsGiven;
-    if (input.expectedConfirmations !== undefined && input.expectedConfirmations !== given)
-      return this.lostRace(pre.row);
+    // The caller that knows the round it answers (a text answer, from this turn's session) goes straight to the
+    // conditional update: if anything changed, the update finds nothing and the row is inspected after it.
+    let given = input.expectedConfirmations;
+    if (given === undefined) {
+      const pre = await this.inspect(this.db, input.pendingId, input.key, now);
+      if ('outcome' in pre) return pre;
+      given = pre.row.confirmationsGiven;
+    }
     const { platform, roomId, accountId } = input.key;
     const rows = await this.db.$queryRaw<PendingRow[]>`
       UPDATE pending_actions SET

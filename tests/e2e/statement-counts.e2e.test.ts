@@ -11,13 +11,13 @@ import { chatworkEnv, startTestService, waitFor, type TestService } from '../hel
  * cache): 8 → 9 and 15 → 17. Then the per-sender budget moved into the turn's first statement, and the
  * summary check and the reply's sent mark into its last: 9 → 6 and 17 → 14; an organisation without knowledge
  * documents is not searched: 14 → 13; handlers resolve persons from the cached directory: 13 → 10. A confirmation
- * (question, then 「はい」 and the task) takes 14 + 17: the 「はい」 is authorised again with the actor its turn read,
- * and the executed action and its session are finished in one statement.
+ * (question, then 「はい」 and the task) takes 14 + 16: the 「はい」 is authorised again with the actor its turn read,
+ * approved without reading the action again, and the executed action and its session are finished in one statement.
  */
 const CONVERSATIONAL_MAX = 7;
 const ONE_TOOL_MAX = 11;
 const ASK_MAX = 15;
-const YES_MAX = 18;
+const YES_MAX = 17;
 
 describe('SQL statements per turn', () => {
   let svc: TestService;
