@@ -99,8 +99,11 @@ export function isUniqueViolation(err: unknown): boolean {
 export async function createOnce<T>(
   find: () => Promise<T | null>,
   create: () => Promise<T>,
+  opts: { foundNothing?: boolean } = {},
 ): Promise<{ row: T; created: boolean }> {
-  const existing = await find();
+  // A caller that has just looked (and found nothing) goes straight to the insert; a concurrent attempt that
+  // inserted meanwhile still loses on the unique key and gets the winner's row.
+  const existing = opts.foundNothing ? null : await find();
   if (existing) return { row: existing, created: false };
   try {
     return { row: await create(), created: true };

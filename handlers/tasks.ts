@@ -114,6 +114,7 @@ export const createTask = defineTool({
           idempotencyKey: key,
         },
       }),
+      { foundNothing: true },
     );
     let chatwork: 'created' | 'skipped' | 'failed' | 'unknown' = row.chatworkTaskId ? 'created' : 'skipped';
     if (created) {
