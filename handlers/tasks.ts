@@ -101,19 +101,21 @@ export const createTask = defineTool({
       };
     }
     const person = await resolvePersonOrAsk(ctx, input.assignee);
-    const { row, created } = await createOnce(find, () =>
-      db.task.create({
-        data: {
-          orgId: ctx.orgId,
-          platform: ctx.platform,
-          roomId: ctx.roomId,
-          title: input.title,
-          assigneeMemberId: person.memberId,
-          createdByMemberId: ctx.member?.id ?? null,
-          dueAt: due?.at ?? null,
-          idempotencyKey: key,
-        },
-      }),
+    const { row, created } = await createOnce(
+      find,
+      () =>
+        db.task.create({
+          data: {
+            orgId: ctx.orgId,
+            platform: ctx.platform,
+            roomId: ctx.roomId,
+            title: input.title,
+            assigneeMemberId: person.memberId,
+            createdByMemberId: ctx.member?.id ?? null,
+            dueAt: due?.at ?? null,
+            idempotencyKey: key,
+          },
+        }),
       { foundNothing: true },
     );
     let chatwork: 'created' | 'skipped' | 'failed' | 'unknown' = row.chatworkTaskId ? 'created' : 'skipped';
