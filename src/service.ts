@@ -183,7 +183,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     pool: pgPool,
   });
   let pool: TurnPool | null = null;
-  const intake = new Intake(queue, (orderingKey) => pool?.wake(orderingKey));
+  const intake = new Intake(queue, (hint) => pool?.wake(hint));
 
   const prompts = loadPrompts(config.PERSONA);
   // Adapters register their senders here (outbox + admin alerts' direct path); `platforms` fills as they start.

@@ -153,7 +153,7 @@ async function main(): Promise<void> {
     switch (m.t) {
       case 'wake':
         names = m.names;
-        pool?.wake();
+        pool?.wake(m.itemId ? { itemId: BigInt(m.itemId) } : undefined);
         return;
       case 'metrics':
         void metrics.registry.getMetricsAsJSON().then((json) => post({ t: 'metrics', id: m.id, json }));

@@ -1,5 +1,6 @@
 import type { InboundMessage } from '../adapters/types';
 import type { WorkQueue } from './work-queue';
+import type { WakeHint } from './worker-pool';
 
 /** Keys that identify a conversation and a message in the queue. */
 export function conversationKey(m: Pick<InboundMessage, 'platform' | 'roomId' | 'senderAccountId'>): string {
@@ -17,7 +18,7 @@ export function messageDedupeKey(m: Pick<InboundMessage, 'platform' | 'roomId' |
 export class Intake {
   constructor(
     private readonly queue: WorkQueue,
-    private readonly onAccepted: (orderingKey: string) => void = () => undefined,
+    private readonly onAccepted: (hint: WakeHint) => void = () => undefined,
   ) {}
 
   async accept(msg: InboundMessage): Promise<{ status: 'accepted' | 'duplicate' }> {
@@ -29,7 +30,7 @@ export class Intake {
       dedupeKey: messageDedupeKey(msg),
     });
     if (res.duplicate) return { status: 'duplicate' };
-    this.onAccepted(orderingKey);
+    this.onAccepted({ orderingKey, itemId: res.id });
     return { status: 'accepted' };
   }
 }

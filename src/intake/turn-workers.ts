@@ -6,6 +6,7 @@ import { AppError, type ErrorCode } from '../errors/app-error';
 import type { Logger } from '../observability/logger';
 import type { ChatworkTasksApi, ChatworkTaskInput } from '../tools/types';
 import type { RoomMember } from '../context/types';
+import type { WakeHint } from './worker-pool';
 
 /** What the composition root drives: the in-process {@link import('./worker-pool').WorkerPool} or worker threads. */
 export interface TurnPool {
@@ -16,7 +17,7 @@ export interface TurnPool {
    * One new item exists: one idle loop (in one worker) claims it. Given the item's ordering key, items of one
    * conversation wake the same worker, whose loops know when the item ahead of them finishes.
    */
-  wake(orderingKey?: string): void;
+  wake(hint?: WakeHint): void;
   readonly busy: number;
 }
 
@@ -58,7 +59,7 @@ export interface RelayedError {
 }
 
 export type ToWorker =
-  | { t: 'wake'; names: string[] }
+  | { t: 'wake'; names: string[]; itemId?: string }
   | { t: 'metrics'; id: number }
   | { t: 'stop'; graceMs: number }
   | { t: 'result'; id: number; ok: true; value: unknown }
@@ -157,12 +158,13 @@ export class TurnWorkers implements TurnPool {
     for (let i = 0; i < this.opts.count; i++) this.spawn(i);
   }
 
-  wake(orderingKey?: string): void {
+  wake(hint?: WakeHint): void {
     const live = this.slots.filter((s): s is Slot => s !== null);
     if (live.length === 0) return;
-    const at = orderingKey === undefined ? this.next++ : stringHash(orderingKey);
+    const at = hint?.orderingKey === undefined ? this.next++ : stringHash(hint.orderingKey);
     const slot = live[at % live.length]!;
-    slot.worker.postMessage({ t: 'wake', names: [...this.opts.botNames()] } satisfies ToWorker);
+    const itemId = hint?.itemId?.toString();
+    slot.worker.postMessage({ t: 'wake', names: [...this.opts.botNames()], itemId } satisfies ToWorker);
   }
 
   /** Each ready worker's metrics (prom-client JSON), for the main thread's /metrics; a slow worker is left out. */

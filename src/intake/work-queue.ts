@@ -37,6 +37,20 @@ export interface ClaimedItem {
 /** What storing an item gave: its id, or `duplicate` when its dedupe key existed already. */
 export type Enqueued = { id: bigint; duplicate: false } | { id: null; duplicate: true };
 
+/** A claimed row as the worker holds it. */
+function claimedItem(r: ClaimRow): ClaimedItem {
+  return {
+    id: BigInt(r.id),
+    type: r.type as WorkType,
+    payload: r.payload,
+    orderingKey: r.orderingKey,
+    attempts: r.attempts,
+    maxAttempts: r.maxAttempts,
+    claimToken: r.claimedBy,
+    dedupeKey: r.dedupeKey,
+  };
+}
+
 /** Most items in one grouped intake insert. */
 const MAX_GROUPED_INSERT = 200;
 
@@ -270,18 +284,29 @@ export class WorkQueue {
       // queue kept scanning a full one: a 1,000-mention burst fell from 91 to 24 answered a second).
       { plan: 'each' },
     );
-    const r = rows[0];
-    if (!r) return null;
-    return {
-      id: BigInt(r.id),
-      type: r.type as WorkType,
-      payload: r.payload,
-      orderingKey: r.orderingKey,
-      attempts: r.attempts,
-      maxAttempts: r.maxAttempts,
-      claimToken: r.claimedBy,
-      dedupeKey: r.dedupeKey,
-    };
+    return rows[0] ? claimedItem(rows[0]) : null;
+  }
+
+  /**
+   * Claims one item by id — the message a wake-up names — if it is queued, due, of one of `types`, and first in
+   * its conversation; null otherwise (another worker took it, or it waits behind an older item), and the caller
+   * claims as usual. A cheap statement on the primary key, so the common path skips the ordered scan.
+   */
+  async claimById(id: bigint, types?: WorkType[]): Promise<ClaimedItem | null> {
+    const token = `${this.opts.instanceId}:${randomUUID()}`;
+    const typeFilter = types && types.length > 0 ? types : ['user_request', 'work', 'notification'];
+    const rows = await this.sql<ClaimRow>(
+      `UPDATE work_items w SET state = 'running', "claimedBy" = $1,
+              "claimExpiresAt" = now() + ($2::int * interval '1 millisecond'),
+              attempts = attempts + 1, "updatedAt" = now()
+       WHERE w.id = $3::bigint AND w.state = 'queued' AND w."runAt" <= now() AND w.type = ANY($4::text[])
+         AND NOT EXISTS (
+           SELECT 1 FROM work_items p
+           WHERE p."orderingKey" = w."orderingKey" AND p.id < w.id AND p.state IN ('queued', 'running'))
+       RETURNING id::text AS id, type, payload, "orderingKey", attempts, "maxAttempts", "claimedBy", "dedupeKey"`,
+      [token, this.opts.claimTtlMs, id.toString(), typeFilter],
+    );
+    return rows[0] ? claimedItem(rows[0]) : null;
   }
 
   /** Marks an item done. False when the claim was lost (expired and taken by another worker). */

@@ -8,6 +8,12 @@ import type { ClaimedItem, WorkOutcome, WorkQueue, WorkType } from './work-queue
  */
 export type WorkHandler = (item: ClaimedItem) => Promise<WorkOutcome | void>;
 
+/** What a wake-up may say about the new item: its conversation (which worker) and its id (claimed directly). */
+export interface WakeHint {
+  orderingKey?: string;
+  itemId?: bigint;
+}
+
 export interface WorkerPoolOptions {
   queue: WorkQueue;
   handlers: Partial<Record<WorkType, WorkHandler>>;
@@ -34,7 +40,8 @@ export interface WorkerPoolOptions {
 export class WorkerPool {
   private running = false;
   private loops: Promise<void>[] = [];
-  private waiters: (() => void)[] = [];
+  /** Idle loops, each woken with the id of the new item when the wake-up names one. */
+  private waiters: ((itemId?: bigint) => void)[] = [];
   /** Wake-ups that found no idle loop (every loop was busy or between claims): owed a claim each. */
   private missedWakes = 0;
   /**
@@ -69,9 +76,9 @@ export class WorkerPool {
    * Signals that one new item exists (called by intake after a durable insert): one idle loop wakes,
    * so one item costs one claim, not one per worker.
    */
-  wake(_orderingKey?: string): void {
+  wake(hint?: WakeHint): void {
     const waiter = this.waiters.shift();
-    if (waiter) waiter();
+    if (waiter) waiter(hint?.itemId);
     else this.missedWakes++;
   }
 
@@ -117,11 +124,15 @@ export class WorkerPool {
 
   private async loop(index: number): Promise<void> {
     const pollMs = this.opts.pollMs ?? 500;
+    let named: bigint | undefined;
     while (this.running) {
       let item: ClaimedItem | null = null;
       const completionsBefore = this.completions;
       try {
-        item = await this.opts.queue.claim(this.types);
+        // Woken for a named item: take it directly (a cheap statement); else, or if it is gone, claim as usual.
+        if (named !== undefined) item = await this.opts.queue.claimById(named, this.types);
+        named = undefined;
+        item ??= await this.opts.queue.claim(this.types);
       } catch (err) {
         // Database down: back off (no crash loop) and alert admins once per window (R-E2).
         const now = Date.now();
@@ -159,7 +170,7 @@ export class WorkerPool {
           }
         }
         if (this.owed()) continue;
-        await this.idle(pollMs);
+        named = await this.idle(pollMs);
         continue;
       }
       await this.run(item, index);
@@ -171,24 +182,27 @@ export class WorkerPool {
         continue;
       }
       if (this.owed()) continue;
-      await this.idle(pollMs);
+      named = await this.idle(pollMs);
     }
   }
 
-  /** Waits for a wake-up or the poll interval (jittered, so idle loops and instances do not poll in step). */
-  private idle(pollMs: number): Promise<void> {
-    if (!this.running) return Promise.resolve();
-    return new Promise<void>((resolve) => {
+  /**
+   * Waits for a wake-up or the poll interval (jittered, so idle loops and instances do not poll in step); resolves
+   * with the id of the new item when the wake-up named one.
+   */
+  private idle(pollMs: number): Promise<bigint | undefined> {
+    if (!this.running) return Promise.resolve(undefined);
+    return new Promise<bigint | undefined>((resolve) => {
       const t = setTimeout(
         () => {
           this.waiters = this.waiters.filter((w) => w !== wake);
-          resolve();
+          resolve(undefined);
         },
         pollMs * (0.75 + Math.random() * 0.5),
       );
-      const wake = () => {
+      const wake = (itemId?: bigint) => {
         clearTimeout(t);
-        resolve();
+        resolve(itemId);
       };
       this.waiters.push(wake);
     });
