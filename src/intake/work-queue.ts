@@ -54,6 +54,14 @@ function claimedItem(r: ClaimRow): ClaimedItem {
 /** Most items in one grouped intake insert. */
 const MAX_GROUPED_INSERT = 200;
 
+/**
+ * Item `w` is first in its conversation: no older unfinished item has its ordering key (so a 「はい」 never
+ * overtakes its request). The one ordering rule of both claims.
+ */
+const FIRST_IN_CONVERSATION = `NOT EXISTS (
+  SELECT 1 FROM work_items p
+  WHERE p."orderingKey" = w."orderingKey" AND p.id < w.id AND p.state IN ('queued', 'running'))`;
+
 /** The claim condition of statements by the worker holding an item ($1 its id, $2 its claim token). */
 const HELD = `id = $1::bigint AND "claimedBy" = $2 AND state = 'running'`;
 
@@ -260,9 +268,7 @@ export class WorkQueue {
            AND w.state IN ('queued', 'running')
            AND ((w.state = 'queued' AND w."runAt" <= now())
                 OR (w.state = 'running' AND w."claimExpiresAt" < now() AND w.attempts <= w."maxAttempts"))
-           AND NOT EXISTS (
-             SELECT 1 FROM work_items p
-             WHERE p."orderingKey" = w."orderingKey" AND p.id < w.id AND p.state IN ('queued', 'running'))
+           AND ${FIRST_IN_CONVERSATION}
          ORDER BY w.id
          LIMIT 1
          FOR UPDATE SKIP LOCKED`;
@@ -300,9 +306,7 @@ export class WorkQueue {
               "claimExpiresAt" = now() + ($2::int * interval '1 millisecond'),
               attempts = attempts + 1, "updatedAt" = now()
        WHERE w.id = $3::bigint AND w.state = 'queued' AND w."runAt" <= now() AND w.type = ANY($4::text[])
-         AND NOT EXISTS (
-           SELECT 1 FROM work_items p
-           WHERE p."orderingKey" = w."orderingKey" AND p.id < w.id AND p.state IN ('queued', 'running'))
+         AND ${FIRST_IN_CONVERSATION}
        RETURNING id::text AS id, type, payload, "orderingKey", attempts, "maxAttempts", "claimedBy", "dedupeKey"`,
       [token, this.opts.claimTtlMs, id.toString(), typeFilter],
     );

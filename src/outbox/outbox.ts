@@ -156,8 +156,7 @@ export class Outbox {
   /** Marks a key as delivered (on the hot path: one statement on the pool). */
   private markSent(dedupeKey: string, body: string, res: SendResult): Promise<unknown> {
     const p = new SqlParams();
-    const delivered = { dedupeKey, body, platformMessageId: res.platformMessageId ?? null, sentAt: new Date() };
-    const cte = markSentCte(p, 'o', delivered);
+    const cte = markSentCte(p, 'o', deliveredNow(dedupeKey, body, res));
     return this.sql(`WITH ${cte} SELECT 1`, p.values);
   }
 
@@ -211,6 +210,11 @@ export interface Delivered {
   platformMessageId: string | null;
   /** When the platform answered the post (a text answer counts only if sent after its question). */
   sentAt: Date;
+}
+
+/** What the row of a message the platform has just accepted records. */
+export function deliveredNow(dedupeKey: string, body: string, res: SendResult): Delivered {
+  return { dedupeKey, body, platformMessageId: res.platformMessageId ?? null, sentAt: new Date() };
 }
 
 /** CTE `name`: marks a key as delivered (RETURNING 1). */

@@ -13,7 +13,7 @@ import type { Metrics } from '../observability/metrics';
 import type { SelfCritic } from '../observability/self-critique';
 import { turnAudit } from '../observability/turn-audit';
 import type { TurnRecorder } from '../observability/turn-recorder';
-import { mayHavePosted, type Delivered, type Outbox } from '../outbox/outbox';
+import { deliveredNow, mayHavePosted, type Delivered, type Outbox } from '../outbox/outbox';
 import type { BrainStateManager } from '../state/brain-state-manager';
 import { clarificationStep } from '../state/clarification-budget';
 import type { SessionKey } from '../state/session-key';
@@ -311,9 +311,9 @@ export class TurnRunner {
       const reply = { ...replyTo(msg, text), title: decision.reply.title, options: decision.reply.options };
       if (delivered) sent = delivered;
       else {
-        sent = await this.d.outbox.deliver(t.replyKey, reply, item, { markLater: true });
-        const platformMessageId = sent.platformMessageId ?? null;
-        posted = { dedupeKey: t.replyKey, body: text, platformMessageId, sentAt: new Date() };
+        const res = await this.d.outbox.deliver(t.replyKey, reply, item, { markLater: true });
+        sent = res;
+        posted = deliveredNow(t.replyKey, text, res);
       }
     }
     const turn = this.d.recorder.prepare(
