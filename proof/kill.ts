@@ -7,6 +7,7 @@ import { startFailoverProxy } from './failover-proxy';
 import { freePort, MentionStream, repliedTo, ServiceProcess, settle, sleep, tally, type Tally } from './harness';
 import { ANSWER_MARKER } from './model';
 import type { ProofWorld } from './world';
+import { Client } from 'pg';
 
 export interface KillOptions {
   kills: number;
@@ -49,6 +50,7 @@ export async function killRounds(w: ProofWorld, o: KillOptions, log: (s: string)
   w.model.mode = 'steady';
   const stream = new MentionStream({ target: () => target, rate: o.rate });
   const downMs: number[] = [];
+  const t0run = performance.now();
   stream.start();
   try {
     for (let k = 0; k < o.kills; k++) {
@@ -60,6 +62,7 @@ export async function killRounds(w: ProofWorld, o: KillOptions, log: (s: string)
       await services[i]!.ready();
       downMs.push(performance.now() - t0);
       const back = Math.round(downMs.at(-1)!);
+      if (process.env.PROOF_DEBUG) log(`    (kill ${k + 1} at ${Math.round(t0 - t0run)} ms)`);
       const sent = stream.outcomes.size;
       log(`    kill ${k + 1}/${o.kills}: instance ${i + 1} back after ${back} ms; ${sent} mentions sent so far`);
     }
@@ -76,6 +79,14 @@ export async function killRounds(w: ProofWorld, o: KillOptions, log: (s: string)
     const ids = new Set(stream.outcomes.keys());
     const apologies = w.cw.posts.filter((p) => ids.has(repliedTo(p.body) ?? '') && !p.body.includes(ANSWER_MARKER));
     for (const p of apologies) log(`    apology: ${p.body.slice(0, 160)}`);
+    const db = new Client({ connectionString: databaseUrl });
+    await db.connect();
+    const retried = await db.query(
+      `SELECT id, type, state, attempts, payload->>'messageId' AS m, "orderingKey" AS k, "createdAt", "updatedAt"
+         FROM work_items WHERE attempts > 1 ORDER BY id`,
+    );
+    for (const r of retried.rows) log(`    retried: ${JSON.stringify(r)}`);
+    await db.end();
   }
   await proxy?.close();
   return {

@@ -45,7 +45,8 @@ type Log = (line: string) => void;
 
 async function sectionA(w: ProofWorld, f: Findings, log: Log): Promise<void> {
   w.model.delayMs = settings.modelDelayMs;
-  for (const instances of [1, 2] as const) {
+  const which = (process.env.PROOF_INSTANCES ?? '1,2').split(',').map((s) => Number(s.trim()));
+  for (const instances of ([1, 2] as const).filter((n) => which.includes(n))) {
     const who = instances === 1 ? 'one instance' : 'two instances behind a retrying proxy (rolling kills)';
     log(`(a) SIGKILL ×${settings.kills}, ${who}…`);
     const { kills, rate, upMs, claimTtlMs } = settings;
