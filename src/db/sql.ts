@@ -3,21 +3,7 @@ import type { Pool } from 'pg';
 import type { Db } from './prisma';
 
 /** A parameterised SQL runner ($1, $2 … placeholders) returning rows. */
-export type Sql = <T = Record<string, unknown>>(
-  text: string,
-  params?: unknown[],
-  opts?: StatementOptions,
-) => Promise<T[]>;
-
-/** How a statement is planned. */
-export interface StatementOptions {
-  /**
-   * `each`: planned on every execution, never from a cached generic plan. For a statement whose best plan
-   * depends on the data (the queue claim's ordered scan over open items), so a plan made while a table was
-   * empty is never kept.
-   */
-  plan?: 'each';
-}
+export type Sql = <T = Record<string, unknown>>(text: string, params?: unknown[]) => Promise<T[]>;
 
 /**
  * Raw SQL for the few hot-path statements: straight on the `pg` pool when there is one (about a quarter
@@ -26,9 +12,8 @@ export interface StatementOptions {
  */
 export function sqlRunner(db: Db, pool?: Pool): Sql {
   if (pool)
-    return async <T>(text: string, params: unknown[] = [], opts?: StatementOptions) => {
-      const name = opts?.plan === 'each' ? undefined : statementName(text);
-      return (await pool.query({ text, values: params, name })).rows as T[];
+    return async <T>(text: string, params: unknown[] = []) => {
+      return (await pool.query({ text, values: params, name: statementName(text) })).rows as T[];
     };
   return <T>(text: string, params: unknown[] = []) => db.$queryRawUnsafe<T[]>(text, ...params);
 }
