@@ -204,7 +204,9 @@ function startServiceProcess(env: Record<string, string>): Promise<{ child: Chil
   // Exactly as `npm start` runs it: the same node flags and environment (scripts/start-command.js, CommonJS).
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const start = require('../scripts/start-command') as { NODE_FLAGS: string[]; ENV: Record<string, string> };
-  const child = spawn(process.execPath, [...start.NODE_FLAGS, path.join(root, 'scripts', 'start.js')], {
+  // E.g. BENCH_NODE_FLAGS='--cpu-prof --cpu-prof-dir=/tmp/prof': a CPU profile of every thread of the service.
+  const extra = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...start.NODE_FLAGS, ...extra, path.join(root, 'scripts', 'start.js')], {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...start.ENV, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -292,7 +294,7 @@ async function main(): Promise<void> {
     ...(process.env.BENCH_WORKERS ? { WORKER_CONCURRENCY: process.env.BENCH_WORKERS } : {}),
     // The service's worker threads (default: the service's own default, 1).
     ...(process.env.WORKERS ? { WORKERS: process.env.WORKERS } : {}),
-    // E.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` for a profile of the service under the bench's load.
+    // E.g. `--require` of a profiler (flags that NODE_OPTIONS refuses go in BENCH_NODE_FLAGS).
     ...(process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {}),
   });
   webhookPort = svc.port;

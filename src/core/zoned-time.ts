@@ -38,8 +38,23 @@ function formatter(timezone: string): Intl.DateTimeFormat {
   return f;
 }
 
+/** The last answer per zone, by UTC minute: a turn asks for the parts of the same "now" many times. */
+const lastParts = new Map<string, { minute: number; parts: ZonedParts }>();
+/** From here on every zone's offset is whole minutes, so parts depend on the UTC minute alone. */
+const WHOLE_MINUTE_OFFSETS_FROM = Date.UTC(1980, 0, 1);
+
 /** Wall-clock parts of `instant` in `timezone`. Throws RangeError for an unknown zone. */
 export function zonedParts(instant: Date, timezone: string): ZonedParts {
+  const t = instant.getTime();
+  const minute = Math.floor(t / 60_000);
+  const last = lastParts.get(timezone);
+  if (last && last.minute === minute && t >= WHOLE_MINUTE_OFFSETS_FROM) return { ...last.parts };
+  const computed = computeParts(instant, timezone);
+  if (t >= WHOLE_MINUTE_OFFSETS_FROM) lastParts.set(timezone, { minute, parts: computed });
+  return { ...computed };
+}
+
+function computeParts(instant: Date, timezone: string): ZonedParts {
   const parts: Record<string, string> = {};
   for (const p of formatter(timezone).formatToParts(instant)) parts[p.type] = p.value;
   return {

@@ -142,16 +142,38 @@ interface ScanCopy {
   to: number[];
 }
 
+/** NFKC of single non-ASCII code points already seen (dashes → `-`), split into UTF-16 units. */
+const normalised = new Map<string, string[]>();
+const MAX_NORMALISED = 20_000;
+
+function normaliseCodePoint(ch: string): string[] {
+  let units = normalised.get(ch);
+  if (!units) {
+    let n = ch.normalize('NFKC');
+    if (DASHES.has(n)) n = '-';
+    units = n.split('');
+    if (normalised.size < MAX_NORMALISED) normalised.set(ch, units);
+  }
+  return units;
+}
+
 /** NFKC per code point (dashes → `-`), remembering where each normalised unit came from. */
 function scanCopy(text: string): ScanCopy {
   const units: string[] = [];
   const from: number[] = [];
   const to: number[] = [];
   for (let i = 0; i < text.length;) {
+    const code = text.charCodeAt(i);
+    if (code < 0x80) {
+      // ASCII is its own NFKC.
+      units.push(text[i]!);
+      from.push(i);
+      to.push(i + 1);
+      i++;
+      continue;
+    }
     const ch = String.fromCodePoint(text.codePointAt(i)!);
-    let n = ch.normalize('NFKC');
-    if (DASHES.has(n)) n = '-';
-    for (const unit of n.split('')) {
+    for (const unit of normaliseCodePoint(ch)) {
       units.push(unit);
       from.push(i);
       to.push(i + ch.length);

@@ -91,6 +91,14 @@ describe('PII redaction (R-O2)', () => {
     expect(redactText(text)).toBe(text);
   });
 
+  it('full-width digits and dashes are read the same on every call (normalised characters are remembered)', () => {
+    const text = '携帯は０９０ー１２３４－５６７８、メールは ｔａｎａｋａ＠ｅｘａｍｐｌｅ．ｃｏｍ です';
+    const first = redactText(text);
+    expect(first).toBe('携帯は[PHONE]、メールは [EMAIL] です');
+    expect(redactText(text)).toBe(first);
+    expect(redactText(`再送: ${text}`)).toBe(`再送: ${first}`);
+  });
+
   it('does not treat a random 16-digit number that fails Luhn as a card', () => {
     expect(redactText('注文番号 1234567812345678')).not.toContain('[CARD]');
   });
