@@ -18,7 +18,8 @@ export function lastToken(text: string): string | null {
 /**
  * The bench's zero-latency model, answered over HTTP by tests/fakes/anthropic-server.ts so the service's
  * SDK serialises and parses as in production. A message with 「タスク」 gets a confident create_task call
- * (executed at once), one with 「確認」 a hesitant one (the Guardian asks first), anything else a reply;
+ * (executed at once), one with 「確認」 a hesitant one (the Guardian asks first), anything else a reply
+ * (a critique or a conversation summary gets its own tool's answer);
  * after a tool result it replies. Replies carry {@link ANSWER_MARKER} and the message's token. A tool
  * that is not offered to the sender is not proposed (as a real model would not).
  */
@@ -32,6 +33,13 @@ export function benchModel(req: MessagesRequest): ScriptedAnswer {
           name: 'critique',
           input: { appropriate: true, risk: 'none', concerns: [], improvement: '' },
         },
+      ],
+    };
+  // The conversation summary (a long-lived room's older messages; background work).
+  if (tools.has('write_summary'))
+    return {
+      content: [
+        { type: 'tool_use', name: 'write_summary', input: { summary: '本人が挨拶し、秘書が手伝いを申し出た。' } },
       ],
     };
   const token = lastToken(JSON.stringify(req.messages)) ?? '0';

