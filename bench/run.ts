@@ -280,6 +280,7 @@ async function main(): Promise<void> {
       usage.input += u.input_tokens;
       usage.read += u.cache_read_input_tokens;
       usage.write += u.cache_creation_input_tokens;
+      usage.requestBytes += Buffer.byteLength(JSON.stringify(req), 'utf8');
     },
   });
   const cw = await startFakeChatwork({ botAccountId: BOT, onPost });
@@ -546,7 +547,7 @@ async function main(): Promise<void> {
   fig(
     `prompt cache-read share, ${SIZES.cacheTurns} turns of 7 senders (levels 1–6) in one room, cold start ` +
       `(${usage.turns} model requests; estimated tokens: read ${usage.read}, written ${usage.write}, ` +
-      `uncached ${usage.input})`,
+      `uncached ${usage.input}; request body ${f(usage.requestBytes / Math.max(1, usage.turns) / 1024)} KB on average)`,
     `${(readShare * 100).toFixed(1)} % of input tokens read from the cache`,
   );
   const errors = untokened.filter((p) => !p.body.includes('実行してよい'));
