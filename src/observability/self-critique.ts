@@ -1,6 +1,6 @@
 import type { Reviewer } from '../brain/critique';
 import type { Db } from '../db/prisma';
-import type { ClaimedItem, EnqueueInput } from '../intake/work-queue';
+import type { ClaimedItem, EnqueueInput, WorkOutcome } from '../intake/work-queue';
 import type { Logger } from './logger';
 import type { Metrics } from './metrics';
 import type { TurnRecorder } from './turn-recorder';
@@ -93,8 +93,11 @@ export class SelfCritic {
     this.o.onEnqueued?.();
   }
 
-  /** The `work` item: one LLM call over the redacted turn record; the verdict is stored with the turn. */
-  async handle(item: ClaimedItem): Promise<void> {
+  /**
+   * The `work` item: one LLM call over the redacted turn record; the verdict is stored with the turn, and the item
+   * completed, in one statement.
+   */
+  async handle(item: ClaimedItem): Promise<WorkOutcome | void> {
     const p = item.payload as { kind?: string; turnId?: string; reason?: CritiqueReason };
     if (p.kind !== 'self_critique' || !p.turnId) return;
     const turn = await this.o.db.turnRecord.findUnique({ where: { id: p.turnId } });
@@ -129,7 +132,8 @@ export class SelfCritic {
     }
     this.o.metrics?.selfCritiques.inc({ verdict: String(stored.verdict) });
     const call = review.kind === 'critique' || review.kind === 'unusable' ? review.call : undefined;
-    await this.o.recorder.recordCritique({ id: turn.id, orgId: turn.orgId }, stored, call);
+    await this.o.recorder.recordCritique({ id: turn.id, orgId: turn.orgId }, stored, call, item);
     if (stored.verdict === 'concern') this.o.onConcern?.(turn.id, String(stored.risk));
+    return { completed: true };
   }
 }

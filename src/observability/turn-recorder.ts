@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { LlmCallRecord } from '../core/llm-usage';
 import type { Db } from '../db/prisma';
 import { SqlParams, sqlRunner, type Sql } from '../db/sql';
+import { completeCte, type ClaimedItem } from '../intake/work-queue';
 import type { Metrics } from './metrics';
 import { Redactor, safeRedactValue } from './redact';
 
@@ -161,6 +162,7 @@ export class TurnRecorder {
     turn: { id: string; orgId: string | null },
     critique: unknown,
     call?: LlmCallRecord,
+    item?: Pick<ClaimedItem, 'id' | 'claimToken'>,
   ): Promise<void> {
     const p = new SqlParams();
     const ctes = [
@@ -168,6 +170,8 @@ export class TurnRecorder {
       WHERE id = ${p.add(turn.id)} AND "selfCritique" IS NULL RETURNING 1)`,
     ];
     if (call) ctes.push(usageCte(p, usageRows(turn, [call])));
+    // The critique's own work item completes in the same statement (no round trip of its own).
+    if (item) ctes.push(completeCte(p, 'w', item));
     await this.sql(`WITH ${ctes.join(',\n')} SELECT 1`, p.values);
   }
 

@@ -19,6 +19,8 @@ const CONVERSATIONAL_MAX = 7;
 const ONE_TOOL_MAX = 10;
 const ASK_MAX = 15;
 const YES_MAX = 16;
+/** A sampled turn's self-critique (its own work item): 4 statements until its completion joined its verdict's. */
+const CRITIQUE_MAX = 3;
 
 describe('SQL statements per turn', () => {
   let svc: TestService;
@@ -117,5 +119,63 @@ describe('SQL statements per turn', () => {
     console.log(`one-tool turn: ${total} statements ${JSON.stringify(shapes)}`);
     expect(cw.tasks.length).toBeGreaterThan(0);
     expect(total).toBeLessThanOrEqual(ONE_TOOL_MAX);
+  });
+});
+
+describe('SQL statements of a self-critique', () => {
+  let svc: TestService;
+  const llm = new FakeAnthropic();
+  const cw = new FakeChatwork();
+  const counter = installStatementCounter();
+
+  beforeAll(async () => {
+    // Mid-confidence turns are critiqued; the random 'sample' practically never fires at this rate.
+    svc = await startTestService({ ...chatworkEnv(), SELF_CRITIQUE_RATE: '0.000001' }, { workerPollMs: 60_000 });
+  });
+  afterAll(async () => {
+    await svc.close();
+  });
+  beforeEach(() => cw.install());
+  afterEach(() => llm.stop());
+
+  /** Statements from the webhook until the counter has been quiet for 300 ms (a critique included). */
+  async function count(body: string, room: number): Promise<number> {
+    const before = cw.posts.length;
+    counter.reset();
+    const d = mentionDelivery({ from: 1003, room, body: `[To:9999]${body}` });
+    expect((await postWebhook(svc.url, d.raw, d.signature)).status).toBe(200);
+    await waitFor(() => cw.posts.length >= before + 1, 8000, 'reply');
+    let last = -1;
+    await waitFor(
+      async () => {
+        const quiet = counter.total === last;
+        last = counter.total;
+        if (!quiet) await new Promise((r) => setTimeout(r, 300));
+        return quiet;
+      },
+      5000,
+      'quiet',
+    );
+    return counter.total;
+  }
+
+  it(`a critique adds at most ${CRITIQUE_MAX} statements: claim, turn read, verdict with completion`, async () => {
+    const verdict = { appropriate: true, risk: 'none', concerns: [], improvement: '' };
+    llm.script(replyCall('こんにちはウル！', 0.95));
+    await count('こんにちは（準備）', 5201);
+    llm.script(replyCall('こんにちはウル！', 0.95));
+    const plain = await count('こんにちは', 5201);
+    llm.script(replyCall('たぶんこういうことウル？', 0.8), {
+      content: [{ type: 'tool_use', name: 'critique', input: verdict }],
+    });
+    const critiqued = await count('ちょっと曖昧な相談です', 5201);
+    const turn = await svc.db.turnRecord.findFirst({ where: { inputRedacted: { contains: '曖昧' } } });
+    expect(turn).not.toBeNull();
+    expect((await svc.db.turnRecord.findUniqueOrThrow({ where: { id: turn!.id } })).selfCritique).toMatchObject({
+      verdict: 'ok',
+      reason: 'mid_confidence',
+    });
+    console.log(`self-critique: ${critiqued - plain} statements beyond the turn's ${plain}`);
+    expect(critiqued - plain).toBeLessThanOrEqual(CRITIQUE_MAX);
   });
 });
