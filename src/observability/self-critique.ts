@@ -1,5 +1,6 @@
 import type { Reviewer } from '../brain/critique';
 import type { Db } from '../db/prisma';
+import { sqlRunner, type Sql } from '../db/sql';
 import type { ClaimedItem, EnqueueInput, WorkOutcome } from '../intake/work-queue';
 import type { Logger } from './logger';
 import type { Metrics } from './metrics';
@@ -33,6 +34,8 @@ export function critiqueReason(
 export interface SelfCriticOptions {
   /** Reads the turn under review. */
   db: Db;
+  /** The hot-path runner (the `pg` pool) for that read; through `db` without it. */
+  sql?: Sql;
   /** The model call (brain/critique.ts). */
   reviewer: Pick<Reviewer, 'review'>;
   /** Stores the verdict with the turn, and the call's usage (the writer of turn_records and llm_usage). */
@@ -66,8 +69,32 @@ export interface AnsweredTurn {
  * is stored in the turn record, counted, and — when it disagrees — raised to admins; the decision stays
  * as it was (nothing changes silently, and nothing changes at all).
  */
+/** The columns of the turn under review. */
+interface ReviewedTurn {
+  id: string;
+  orgId: string | null;
+  selfCritique: unknown;
+  inputRedacted: string | null;
+  contextSummary: unknown;
+  reasoning: unknown;
+  confidence: unknown;
+  proposals: unknown;
+  guardianAction: string | null;
+  guardianReason: string | null;
+  authResult: string | null;
+  authReason: string | null;
+  execution: unknown;
+  decision: string;
+  reasonCode: string;
+  finalReply: string | null;
+}
+
 export class SelfCritic {
-  constructor(private readonly o: SelfCriticOptions) {}
+  private readonly sql: Sql;
+
+  constructor(private readonly o: SelfCriticOptions) {
+    this.sql = o.sql ?? sqlRunner(o.db);
+  }
 
   /**
    * The critique item of an answered turn when the turn is sampled, else null. The turn's last statement
@@ -100,7 +127,13 @@ export class SelfCritic {
   async handle(item: ClaimedItem): Promise<WorkOutcome | void> {
     const p = item.payload as { kind?: string; turnId?: string; reason?: CritiqueReason };
     if (p.kind !== 'self_critique' || !p.turnId) return;
-    const turn = await this.o.db.turnRecord.findUnique({ where: { id: p.turnId } });
+    const [turn] = await this.sql<ReviewedTurn>(
+      `SELECT id, "orgId", "selfCritique", "inputRedacted", "contextSummary", reasoning, confidence, proposals,
+              "guardianAction", "guardianReason", "authResult", "authReason", execution, decision, "reasonCode",
+              "finalReply"
+         FROM turn_records WHERE id = $1`,
+      [p.turnId],
+    );
     if (!turn || turn.selfCritique !== null) return;
     const reason = p.reason ?? 'random';
     const at = new Date().toISOString();

@@ -182,6 +182,7 @@ export function composePipeline(p: PipelineInput): Pipeline {
   const critic = p.critique
     ? new SelfCritic({
         db,
+        sql,
         reviewer: p.critique.reviewer,
         recorder,
         logger,
