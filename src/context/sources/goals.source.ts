@@ -60,12 +60,15 @@ interface GoalRow {
 export const goalsSource = defineSqlSource<GoalRow[]>({
   name: 'goals',
   // The active goals with their linked tasks counted.
+  // Each shown goal counts its own tasks (index on tasks (orgId, goalId)): a join over the organisation's tasks read
+  // all of them in every turn of a member with goals (5.6 ms at 20,000 tasks).
   query: `(SELECT coalesce(json_agg(x ORDER BY x.created, x.id), '[]') FROM (
-      SELECT g.id, g.title, g."targetDate", g."createdAt" AS created, count(t.id) AS total,
-             count(t.id) FILTER (WHERE t.status = 'done') AS done
-      FROM goals g LEFT JOIN tasks t ON t."orgId" = g."orgId" AND t."goalId" = g.id
-      WHERE g."orgId" = $1 AND g."memberId" = $2 AND g.status = 'active'
-      GROUP BY g.id ORDER BY g."createdAt" ASC, g.id ASC LIMIT ${MAX_GOALS}) x)`,
+      SELECT g.id, g.title, g."targetDate", g.created, c.total, c.done
+      FROM (SELECT id, "orgId", title, "targetDate", "createdAt" AS created FROM goals
+            WHERE "orgId" = $1 AND "memberId" = $2 AND status = 'active'
+            ORDER BY "createdAt" ASC, id ASC LIMIT ${MAX_GOALS}) g
+      CROSS JOIN LATERAL (SELECT count(*) AS total, count(*) FILTER (WHERE t.status = 'done') AS done
+                          FROM tasks t WHERE t."orgId" = g."orgId" AND t."goalId" = g.id) c) x)`,
   render(rows, { sender, timezone }) {
     if (!sender.known || !sender.memberId || rows.length === 0) return null;
     const lines = rows.map((g) => {
