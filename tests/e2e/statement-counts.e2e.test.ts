@@ -22,6 +22,21 @@ const YES_MAX = 16;
 /** A sampled turn's self-critique (its own work item): 4 statements until its completion joined its verdict's. */
 const CRITIQUE_MAX = 3;
 
+/** Waits until the statement counter has not moved for one pause (the last write of a turn or its background work). */
+async function untilQuiet(counter: { total: number }, pauseMs: number): Promise<void> {
+  let last = -1;
+  await waitFor(
+    async () => {
+      const quiet = counter.total === last;
+      last = counter.total;
+      if (!quiet) await new Promise((r) => setTimeout(r, pauseMs));
+      return quiet;
+    },
+    5000,
+    'quiet',
+  );
+}
+
 describe('SQL statements per turn', () => {
   let svc: TestService;
   const llm = new FakeAnthropic();
@@ -54,17 +69,7 @@ describe('SQL statements per turn', () => {
     const d = mentionDelivery({ from: 1003, room, body: `[To:9999]${body}` });
     expect((await postWebhook(svc.url, d.raw, d.signature)).status).toBe(200);
     await waitFor(() => cw.posts.length >= before + posts, 8000, 'reply');
-    let last = -1;
-    await waitFor(
-      async () => {
-        const quiet = counter.total === last;
-        last = counter.total;
-        if (!quiet) await new Promise((r) => setTimeout(r, 150));
-        return quiet;
-      },
-      5000,
-      'quiet',
-    );
+    await untilQuiet(counter, 150);
     return { total: counter.total, shapes: counter.byShape() };
   }
 
@@ -145,17 +150,7 @@ describe('SQL statements of a self-critique', () => {
     const d = mentionDelivery({ from: 1003, room, body: `[To:9999]${body}` });
     expect((await postWebhook(svc.url, d.raw, d.signature)).status).toBe(200);
     await waitFor(() => cw.posts.length >= before + 1, 8000, 'reply');
-    let last = -1;
-    await waitFor(
-      async () => {
-        const quiet = counter.total === last;
-        last = counter.total;
-        if (!quiet) await new Promise((r) => setTimeout(r, 300));
-        return quiet;
-      },
-      5000,
-      'quiet',
-    );
+    await untilQuiet(counter, 300);
     return counter.total;
   }
 
