@@ -46,11 +46,12 @@ const WHOLE_MINUTE_OFFSETS_FROM = Date.UTC(1980, 0, 1);
 /** Wall-clock parts of `instant` in `timezone`. Throws RangeError for an unknown zone. */
 export function zonedParts(instant: Date, timezone: string): ZonedParts {
   const t = instant.getTime();
+  if (t < WHOLE_MINUTE_OFFSETS_FROM) return computeParts(instant, timezone);
   const minute = Math.floor(t / 60_000);
   const last = lastParts.get(timezone);
-  if (last && last.minute === minute && t >= WHOLE_MINUTE_OFFSETS_FROM) return { ...last.parts };
+  if (last?.minute === minute) return { ...last.parts };
   const computed = computeParts(instant, timezone);
-  if (t >= WHOLE_MINUTE_OFFSETS_FROM) lastParts.set(timezone, { minute, parts: computed });
+  lastParts.set(timezone, { minute, parts: computed });
   return { ...computed };
 }
 

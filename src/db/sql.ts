@@ -12,9 +12,8 @@ export type Sql = <T = Record<string, unknown>>(text: string, params?: unknown[]
  */
 export function sqlRunner(db: Db, pool?: Pool): Sql {
   if (pool)
-    return async <T>(text: string, params: unknown[] = []) => {
-      return (await pool.query({ text, values: params, name: statementName(text) })).rows as T[];
-    };
+    return async <T>(text: string, params: unknown[] = []) =>
+      (await pool.query({ text, values: params, name: statementName(text) })).rows as T[];
   return <T>(text: string, params: unknown[] = []) => db.$queryRawUnsafe<T[]>(text, ...params);
 }
 

@@ -51,6 +51,15 @@ function claimedItem(r: ClaimRow): ClaimedItem {
   };
 }
 
+/** The columns of a claimed row ({@link ClaimRow}), as both claims return them. */
+const CLAIMED_COLUMNS =
+  'id::text AS id, type, payload, "orderingKey", attempts, "maxAttempts", "claimedBy", "dedupeKey"';
+
+/** The kinds of work a claim may take: the caller's, or every kind. */
+function claimTypes(types?: WorkType[]): WorkType[] {
+  return types && types.length > 0 ? types : ['user_request', 'work', 'notification'];
+}
+
 /** Most items in one grouped intake insert. */
 const MAX_GROUPED_INSERT = 200;
 
@@ -172,6 +181,11 @@ export class WorkQueue {
     this.sql = sqlRunner(db, opts.pool);
   }
 
+  /** A new claim's proof of ownership: this instance's id and a random part. */
+  private newClaimToken(): string {
+    return `${this.opts.instanceId}:${randomUUID()}`;
+  }
+
   /** Stores an item; returns `duplicate: true` when the dedupe key exists already. */
   async enqueue(input: EnqueueInput): Promise<Enqueued> {
     const rows = await this.sql<{ id: string }>(
@@ -267,13 +281,11 @@ export class WorkQueue {
    * finished item's leftover index entry: 6.3 ms a claim in a burst instead of under 1).
    */
   async claim(types?: WorkType[]): Promise<ClaimedItem | null> {
-    const token = `${this.opts.instanceId}:${randomUUID()}`;
-    const typeFilter = types && types.length > 0 ? types : ['user_request', 'work', 'notification'];
-    const rows = await this.sql<ClaimRow>(
-      `SELECT id::text AS id, type, payload, "orderingKey", attempts, "maxAttempts", "claimedBy", "dedupeKey"
-         FROM claim_work_item($1, $2, $3::text[])`,
-      [token, this.opts.claimTtlMs, typeFilter],
-    );
+    const rows = await this.sql<ClaimRow>(`SELECT ${CLAIMED_COLUMNS} FROM claim_work_item($1, $2, $3::text[])`, [
+      this.newClaimToken(),
+      this.opts.claimTtlMs,
+      claimTypes(types),
+    ]);
     return rows[0] ? claimedItem(rows[0]) : null;
   }
 
@@ -283,16 +295,14 @@ export class WorkQueue {
    * claims as usual. A cheap statement on the primary key, so the common path skips the ordered scan.
    */
   async claimById(id: bigint, types?: WorkType[]): Promise<ClaimedItem | null> {
-    const token = `${this.opts.instanceId}:${randomUUID()}`;
-    const typeFilter = types && types.length > 0 ? types : ['user_request', 'work', 'notification'];
     const rows = await this.sql<ClaimRow>(
       `UPDATE work_items w SET state = 'running', "claimedBy" = $1,
               "claimExpiresAt" = now() + ($2::int * interval '1 millisecond'),
               attempts = attempts + 1, "updatedAt" = now()
        WHERE w.id = $3::bigint AND w.state = 'queued' AND w."runAt" <= now() AND w.type = ANY($4::text[])
          AND ${FIRST_IN_CONVERSATION}
-       RETURNING id::text AS id, type, payload, "orderingKey", attempts, "maxAttempts", "claimedBy", "dedupeKey"`,
-      [token, this.opts.claimTtlMs, id.toString(), typeFilter],
+       RETURNING ${CLAIMED_COLUMNS}`,
+      [this.newClaimToken(), this.opts.claimTtlMs, id.toString(), claimTypes(types)],
     );
     return rows[0] ? claimedItem(rows[0]) : null;
   }

@@ -63,12 +63,6 @@ export interface AnsweredTurn {
   tools: readonly string[];
 }
 
-/**
- * Self-critique of sampled turns (R-B6). Sampling happens after the reply was sent; the critique itself
- * is a `work` item (another LLM call, counted in the daily cost), so it never delays a reply. Its verdict
- * is stored in the turn record, counted, and — when it disagrees — raised to admins; the decision stays
- * as it was (nothing changes silently, and nothing changes at all).
- */
 /** The columns of the turn under review. */
 interface ReviewedTurn {
   id: string;
@@ -89,6 +83,12 @@ interface ReviewedTurn {
   finalReply: string | null;
 }
 
+/**
+ * Self-critique of sampled turns (R-B6). Sampling happens after the reply was sent; the critique itself
+ * is a `work` item (another LLM call, counted in the daily cost), so it never delays a reply. Its verdict
+ * is stored in the turn record, counted, and — when it disagrees — raised to admins; the decision stays
+ * as it was (nothing changes silently, and nothing changes at all).
+ */
 export class SelfCritic {
   private readonly sql: Sql;
 

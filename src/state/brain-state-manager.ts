@@ -311,9 +311,8 @@ export class BrainStateManager {
             "lastError" = CASE WHEN ${error !== undefined} THEN ${error ?? null} ELSE c."lastError" END
         FROM p
         WHERE c.platform = p.platform AND c."roomId" = p."roomId" AND c."accountId" = p."accountId"
-          AND c."pendingActionId" = p.id
-        RETURNING 1)
-      SELECT (SELECT count(*) FROM p)::int AS n, (SELECT count(*) FROM s)::int AS cleared`;
+          AND c."pendingActionId" = p.id)
+      SELECT (SELECT count(*) FROM p)::int AS n`;
     return (rows[0]?.n ?? 0) > 0;
   }
 
