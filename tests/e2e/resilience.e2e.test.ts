@@ -73,11 +73,10 @@ describe('nothing is lost: crashes, LLM failures, bad deliveries', () => {
     expect(turn.errorId).toMatch(/^E-/);
   });
 
-  it.each([
-    ['an error event', 'error_event'],
-    ['an abrupt end', 'truncated'],
-  ] as const)('a stream broken by %s is never acted on: friendly reply, nothing executed', async (_n, kind) => {
-    llm.script({ streamBreak: kind });
+  it('a model answer cut halfway is never acted on: friendly reply, nothing executed', async () => {
+    // The service asks for 4,096 tokens in one plain request: the answer's JSON arrives cut halfway (the
+    // streamed breaks, for longer answers, are in tests/brain/llm-client.test.ts).
+    llm.script({ streamBreak: 'truncated' });
     await mention('全員に連絡して');
     await waitFor(() => cw.posts.length === 1, 8000, 'error reply');
     expect(cw.posts[0]!.body).toMatch(/E-[A-Z0-9]{7}/);

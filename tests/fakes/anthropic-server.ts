@@ -1,7 +1,15 @@
 import { createHash } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { sse, sseSeq, type ScriptedAnswer } from './anthropic-sse';
+import {
+  brokenStream,
+  cutMessageJson,
+  messageJson,
+  sse,
+  sseSeq,
+  wantsStream,
+  type ScriptedAnswer,
+} from './anthropic-sse';
 
 /** The parts of a Messages API request body the fakes read. */
 export interface MessagesRequest {
@@ -20,6 +28,8 @@ export interface FakeAnthropicServer {
   url: string;
   /** Requests received so far. */
   readonly count: number;
+  /** TCP connections opened to it so far (a keep-alive client opens one for calls in a row). */
+  readonly connections: number;
   readonly requests: MessagesRequest[];
   close(): Promise<void>;
 }
@@ -112,7 +122,7 @@ const json = (res: http.ServerResponse, status: number, body: object, headers: R
 /**
  * A loopback Anthropic Messages API over real HTTP, for code that runs the SDK in another process or
  * without nock (the service as a child process, `npm run eval` against a fake). It answers streamed
- * requests like the real API (PLATFORMS.md C10): Bearer or x-api-key auth, no sampling parameters.
+ * and plain requests like the real API (PLATFORMS.md C10): Bearer or x-api-key auth, no sampling parameters.
  */
 export async function startFakeAnthropicServer(
   respond: Responder,
@@ -163,9 +173,16 @@ export async function startFakeAnthropicServer(
             answer.headers,
           );
         }
+        if ('streamBreak' in answer && !wantsStream(body)) {
+          // Not streamed: half of the message arrives, then the connection closes.
+          const half = Buffer.from(cutMessageJson(body.model));
+          res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(half.length * 2) });
+          res.write(half);
+          return void setTimeout(() => res.destroy(), 20);
+        }
         if ('streamBreak' in answer) {
           res.writeHead(200, { 'content-type': 'text/event-stream' });
-          return void res.end('event: message_start\ndata: {"type":"message_start"}\n\n');
+          return void res.end(brokenStream(answer.streamBreak, body.model));
         }
         let scripted = answer;
         if (o.promptCache || o.onUsage) {
@@ -177,8 +194,10 @@ export async function startFakeAnthropicServer(
           o.onUsage?.(usage, body);
           if (o.promptCache) scripted = { ...answer, usage: { ...usage, ...answer.usage } };
         }
-        const text = sse(scripted, body.model);
-        res.writeHead(200, { 'content-type': 'text/event-stream', 'request-id': `req_${sseSeq()}` });
+        const streamed = wantsStream(body);
+        const text = streamed ? sse(scripted, body.model) : messageJson(scripted, body.model);
+        const type = streamed ? 'text/event-stream' : 'application/json';
+        res.writeHead(200, { 'content-type': type, 'request-id': `req_${sseSeq()}` });
         res.end(text);
       })().catch((err: Error) => {
         if (!res.headersSent)
@@ -192,12 +211,17 @@ export async function startFakeAnthropicServer(
       });
     });
   });
+  let connections = 0;
+  server.on('connection', () => connections++);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const port = (server.address() as AddressInfo).port;
   return {
     url: `http://127.0.0.1:${port}`,
     get count() {
       return count;
+    },
+    get connections() {
+      return connections;
     },
     requests,
     close: () =>

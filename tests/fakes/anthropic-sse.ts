@@ -1,6 +1,7 @@
 /**
- * Scripted model answers and their encoding as the Messages API streams them (PLATFORMS.md C6). Shared by
- * the nock fake (in-process tests) and the HTTP fake server (child processes, eval, proof); no nock here.
+ * Scripted model answers and their encoding as the Messages API sends them: streamed (PLATFORMS.md C6) or,
+ * for a request without `stream: true`, as one JSON message. Shared by the nock fake (in-process tests) and
+ * the HTTP fake server (child processes, eval, proof); no nock here.
  */
 
 /** One scripted model answer: content blocks plus stop reason, or an HTTP error. */
@@ -8,7 +9,10 @@ export type ScriptedAnswer =
   | { content: ScriptedBlock[]; stop_reason?: string; usage?: Partial<Usage> }
   | { status: number; errorType: string; headers?: Record<string, string>; delayMs?: number }
   | { hangMs: number }
-  /** A stream that starts, then breaks: an `event: error` (e.g. overloaded_error) or an abrupt end. */
+  /**
+   * An answer that breaks off. Streamed: the stream starts, then an `event: error` (e.g. overloaded_error)
+   * or an abrupt end. Not streamed: the first half of the JSON message, then the connection closes.
+   */
   | { streamBreak: 'error_event' | 'truncated' };
 
 export type ScriptedBlock =
@@ -97,16 +101,83 @@ export function toolCall(
   };
 }
 
-/** The SSE body of a successful streamed answer (tool input split over two deltas, as the API does). */
-export function sse(answer: Extract<ScriptedAnswer, { content: ScriptedBlock[] }>, model: string): string {
+type Answered = Extract<ScriptedAnswer, { content: ScriptedBlock[] }>;
+
+const usageOf = (answer: Answered): Usage => ({
+  input_tokens: 900,
+  output_tokens: 120,
+  cache_creation_input_tokens: 0,
+  cache_read_input_tokens: 2400,
+  ...(answer.usage ?? {}),
+});
+
+const stopOf = (answer: Answered): string =>
+  answer.stop_reason ?? (answer.content.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn');
+
+/** True when a request body asks for a streamed answer (`stream: true`); the SDK's `create` sends `false`. */
+export function wantsStream(body: unknown): boolean {
+  return (body as { stream?: unknown } | null)?.stream === true;
+}
+
+/** The JSON body of a successful answer to a request that was not streamed (the API's `Message`). */
+export function messageJson(answer: Answered, model: string): string {
   const id = `msg_${++seq}`;
-  const usage = {
-    input_tokens: 900,
-    output_tokens: 120,
-    cache_creation_input_tokens: 0,
-    cache_read_input_tokens: 2400,
-    ...(answer.usage ?? {}),
+  const content = answer.content.map((b, index) => {
+    if (b.type === 'text') return { type: 'text', text: b.text, citations: null };
+    if (b.type === 'thinking') return { type: 'thinking', thinking: b.thinking, signature: 'sig' };
+    return { type: 'tool_use', id: b.id ?? `toolu_${seq}_${index}`, name: b.name, input: b.input };
+  });
+  return JSON.stringify({
+    id,
+    type: 'message',
+    role: 'assistant',
+    model,
+    content,
+    stop_reason: stopOf(answer),
+    stop_sequence: null,
+    usage: usageOf(answer),
+  });
+}
+
+/**
+ * The first half of a plain answer's JSON (an announcement to everyone): what arrives of it when the
+ * connection closes halfway.
+ */
+export function cutMessageJson(model: string): string {
+  const whole = messageJson(toolCall('announce', { recipients: 'all', text: '全員に連絡です' }) as Answered, model);
+  return whole.slice(0, whole.length >> 1);
+}
+
+/**
+ * A streamed answer that breaks off inside a tool call (an announcement to everyone, half written): an
+ * `event: error` (overloaded_error) or nothing more before the connection closes.
+ */
+export function brokenStream(kind: 'error_event' | 'truncated', model: string): string {
+  const event = (name: string, data: object) => `event: ${name}\ndata: ${JSON.stringify({ type: name, ...data })}\n\n`;
+  const message = {
+    id: 'msg_x',
+    type: 'message',
+    role: 'assistant',
+    model,
+    content: [],
+    stop_reason: null,
+    stop_sequence: null,
+    usage: { input_tokens: 10, output_tokens: 1 },
   };
+  const block = { type: 'tool_use', id: 'toolu_x', name: 'announce', input: {} };
+  const delta = { type: 'input_json_delta', partial_json: '{"parameters":{"recipients":"all"' };
+  const start =
+    event('message_start', { message }) +
+    event('content_block_start', { index: 0, content_block: block }) +
+    event('content_block_delta', { index: 0, delta });
+  const overloaded = { error: { type: 'overloaded_error', message: 'Overloaded' } };
+  return kind === 'error_event' ? start + event('error', overloaded) : start;
+}
+
+/** The SSE body of a successful streamed answer (tool input split over two deltas, as the API does). */
+export function sse(answer: Answered, model: string): string {
+  const id = `msg_${++seq}`;
+  const usage = usageOf(answer);
   const ev = (type: string, data: object) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
   let out = ev('message_start', {
     message: {
@@ -142,9 +213,8 @@ export function sse(answer: Extract<ScriptedAnswer, { content: ScriptedBlock[] }
     }
     out += ev('content_block_stop', { index });
   });
-  const stop = answer.stop_reason ?? (answer.content.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn');
   out += ev('message_delta', {
-    delta: { stop_reason: stop, stop_sequence: null },
+    delta: { stop_reason: stopOf(answer), stop_sequence: null },
     usage: { output_tokens: usage.output_tokens },
   });
   out += ev('message_stop', {});

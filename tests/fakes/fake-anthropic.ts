@@ -1,5 +1,13 @@
 import nock from 'nock';
-import { sse, sseSeq, type ScriptedAnswer } from './anthropic-sse';
+import {
+  brokenStream,
+  cutMessageJson,
+  messageJson,
+  sse,
+  sseSeq,
+  wantsStream,
+  type ScriptedAnswer,
+} from './anthropic-sse';
 
 export { clarifyCall, replyCall, toolCall, type ScriptedAnswer, type ScriptedBlock } from './anthropic-sse';
 
@@ -54,28 +62,12 @@ export class FakeAnthropic {
           );
         if ('hangMs' in a)
           return void setTimeout(() => done(500, '{}', { 'x-should-retry': 'false' }), a.hangMs).unref();
-        if ('streamBreak' in a) {
-          const event = (name: string, data: unknown) => `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
-          const message = {
-            id: 'msg_x',
-            type: 'message',
-            role: 'assistant',
-            model: self.model,
-            content: [],
-            stop_reason: null,
-            stop_sequence: null,
-            usage: { input_tokens: 10, output_tokens: 1 },
-          };
-          const block = { type: 'tool_use', id: 'toolu_x', name: 'announce', input: {} };
-          const delta = { type: 'input_json_delta', partial_json: '{"parameters":{"recipients":"all"' };
-          const start =
-            event('message_start', { type: 'message_start', message }) +
-            event('content_block_start', { type: 'content_block_start', index: 0, content_block: block }) +
-            event('content_block_delta', { type: 'content_block_delta', index: 0, delta });
-          const overloaded = { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } };
-          const tail = a.streamBreak === 'error_event' ? event('error', overloaded) : '';
-          return done(200, start + tail, { 'content-type': 'text/event-stream' });
+        if ('streamBreak' in a && !wantsStream(body)) {
+          // Not streamed: the message breaks off halfway (the body ends where the connection closed).
+          return done(200, cutMessageJson(self.model), { 'content-type': 'application/json' });
         }
+        if ('streamBreak' in a)
+          return done(200, brokenStream(a.streamBreak, self.model), { 'content-type': 'text/event-stream' });
         if ('status' in a) {
           const payload = JSON.stringify({
             type: 'error',
@@ -90,6 +82,11 @@ export class FakeAnthropic {
             });
           return void (a.delayMs ? setTimeout(send, a.delayMs) : send());
         }
+        if (!wantsStream(body))
+          return done(200, messageJson(a, self.model), {
+            'content-type': 'application/json',
+            'request-id': `req_${sseSeq()}`,
+          });
         done(200, sse(a, self.model), { 'content-type': 'text/event-stream', 'request-id': `req_${sseSeq()}` });
       });
   }

@@ -1,5 +1,4 @@
-import http from 'node:http';
-import https from 'node:https';
+import { toHeaders, transportFor } from '../../core/keep-alive';
 
 /** What the ChatWork client reads of an HTTP answer (the subset of fetch's `Response` it used). */
 export interface HttpAnswer {
@@ -11,27 +10,17 @@ export interface HttpAnswer {
 }
 
 /**
- * Keep-alive agents shared by every request of the process: a ChatWork post reuses an open connection
- * instead of a TLS/TCP handshake each time, and node:http costs far less CPU per request than fetch (undici)
- * — issue 10 measured −16 % service CPU. Sockets idle for 30 s are closed.
- */
-const agents = {
-  'http:': new http.Agent({ keepAlive: true, maxSockets: 32 }),
-  'https:': new https.Agent({ keepAlive: true, maxSockets: 32 }),
-};
-
-/**
- * One HTTP request over the keep-alive agents. Network errors reject with node's error (its `code`:
- * ECONNREFUSED, ECONNRESET …); the timeout covers the whole exchange, body included, and rejects with a
- * `TimeoutError` (as fetch with `AbortSignal.timeout` did).
+ * One HTTP request over the process's keep-alive agents (node:http, not fetch: see core/keep-alive.ts).
+ * Network errors reject with node's error (its `code`: ECONNREFUSED, ECONNRESET …); the
+ * timeout covers the whole exchange, body included, and rejects with a `TimeoutError` (as fetch with
+ * `AbortSignal.timeout` did).
  */
 export function httpRequest(
   url: string,
   init: { method: string; headers: Record<string, string>; body?: string; timeoutMs: number },
 ): Promise<HttpAnswer> {
   const u = new URL(url);
-  const lib = u.protocol === 'https:' ? https : http;
-  const agent = agents[u.protocol as keyof typeof agents];
+  const { lib, agent } = transportFor(u);
   const body = init.body === undefined ? undefined : Buffer.from(init.body, 'utf8');
   const headers = { ...init.headers, ...(body ? { 'content-length': String(body.length) } : {}) };
   return new Promise((resolve, reject) => {
@@ -60,13 +49,8 @@ export function httpRequest(
         res.on('aborted', () => fail(new Error(timedOut ? 'timed out while reading' : 'connection closed early')));
       });
       text.catch(() => undefined); // read or not, a broken body must not become an unhandled rejection
-      const h = new Headers();
-      for (const [k, v] of Object.entries(res.headers)) {
-        if (v === undefined) continue;
-        for (const one of Array.isArray(v) ? v : [v]) h.append(k, one);
-      }
       const status = res.statusCode ?? 0;
-      resolve({ status, ok: status >= 200 && status < 300, headers: h, text: () => text });
+      resolve({ status, ok: status >= 200 && status < 300, headers: toHeaders(res.headers), text: () => text });
     });
     req.end(body);
   });
