@@ -139,7 +139,7 @@ export function composePipeline(p: PipelineInput): Pipeline {
   const conversations = new ConversationLog(db, sql);
   const registry = new ToolRegistry(handlers);
   const contexts = new ToolContexts({ db, outbox, conversations, chatwork: p.chatwork, now, directory });
-  const states = new BrainStateManager(db, { now });
+  const states = new BrainStateManager(db, { now, sql });
   const executor = new ToolExecutor(registry);
   const shadowMode = config.SHADOW_MODE;
   const proposals = new ProposalStage({

@@ -7,11 +7,19 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/prisma';
 import { safeRedactValue } from '../observability/redact';
-import { pgText } from '../db/sql';
+import { pgText, sqlRunner, type Sql } from '../db/sql';
 import { isOwner, jsonText, redactedCopy, toPendingView, type PendingRow } from './pending-rows';
 import type { SessionKey } from './session-key';
 import { effectiveMode } from './session-mode';
-import { clearSessionPending, expireOne, lockSession, sweepSession, touchSession, type Client } from './session-store';
+import {
+  clearSessionPending,
+  expireOne,
+  lockSession,
+  sessionLockName,
+  sweepSession,
+  touchSession,
+  type Client,
+} from './session-store';
 import type {
   ApproveResult,
   CreatePendingInput,
@@ -34,6 +42,8 @@ export interface BrainStateManagerOptions {
   pendingTtlMs?: number;
   /** Clock (tests inject one). */
   now?: () => Date;
+  /** Raw SQL on the `pg` pool (the composition root passes it); through Prisma when absent. */
+  sql?: Sql;
 }
 
 /** Approval input; `expectedConfirmations` guards double confirmation against stale or duplicate answers. */
@@ -55,6 +65,7 @@ export class BrainStateManager {
   private readonly sessionTtlMs: number;
   private readonly pendingTtlMs: number;
   private readonly now: () => Date;
+  private readonly sql: Sql;
 
   constructor(
     private readonly db: Db,
@@ -63,6 +74,7 @@ export class BrainStateManager {
     this.sessionTtlMs = opts.sessionTtlMs ?? 30 * 60_000;
     this.pendingTtlMs = opts.pendingTtlMs ?? 10 * 60_000;
     this.now = opts.now ?? (() => new Date());
+    this.sql = opts.sql ?? sqlRunner(db);
   }
 
   /** The session as of now, after expiry housekeeping (expired pending → `expiredPending`, mode NORMAL). */
@@ -90,44 +102,41 @@ export class BrainStateManager {
   }
 
   /**
-   * Stores a new pending action (cancelling the session's previous one, which it supersedes) and enters
-   * CONFIRMATION_PENDING, in one transaction.
+   * Stores a new pending action and enters CONFIRMATION_PENDING, in one call of the database function
+   * `open_pending_action` (one round trip; the migration of that name explains it): under the session's
+   * lock, the session's earlier pending action is superseded (or expired, if its time was up) and the
+   * session points at the new one.
    */
   async createPending(key: SessionKey, input: CreatePendingInput): Promise<PendingActionView> {
-    return this.db.$transaction(async (tx) => {
-      const now = this.now();
-      await lockSession(tx, key);
-      await sweepSession(tx, key, now, this.sessionTtlMs);
-      const id = randomUUID();
-      await tx.pendingAction.updateMany({
-        where: { ...key, status: 'pending' },
-        data: { status: 'cancelled', decidedAt: now, result: { cancelReason: 'superseded', supersededBy: id } },
-      });
-      const row = await tx.pendingAction.create({
-        data: {
-          id,
-          ...key,
-          orgId: input.orgId,
-          memberId: input.memberId,
-          turnId: input.turnId ?? null,
-          status: 'pending',
-          proposal: JSON.parse(jsonText(input.proposal)),
-          question: pgText(input.question),
-          confirmationType: input.confirmationType,
-          originalMessage: pgText(input.originalMessage),
-          reasoning: pgText(input.reasoning),
-          confidence: input.confidence,
-          questionKey: input.questionKey ?? null,
-          reasonCode: input.reasonCode,
-          expiresAt: new Date(now.getTime() + this.pendingTtlMs),
-          // Put in place of the raw texts by a database trigger once the action is decided (R-O2).
-          redactedCopy: JSON.parse(jsonText(redactedCopy(input))),
-        },
-      });
-      const pointer = { mode: 'CONFIRMATION_PENDING', pendingActionId: id };
-      await touchSession(tx, key, now, this.sessionTtlMs, pointer, pointer);
-      return toPendingView(row);
-    });
+    const now = this.now();
+    const row = {
+      id: randomUUID(),
+      ...key,
+      orgId: input.orgId,
+      memberId: input.memberId ?? null,
+      turnId: input.turnId ?? null,
+      proposal: input.proposal,
+      question: input.question,
+      confirmationType: input.confirmationType,
+      originalMessage: input.originalMessage,
+      reasoning: input.reasoning,
+      confidence: input.confidence,
+      questionKey: input.questionKey ?? null,
+      reasonCode: input.reasonCode,
+      expiresAt: new Date(now.getTime() + this.pendingTtlMs).toISOString(),
+      // Put in place of the raw texts by a database trigger once the action is decided (R-O2).
+      redactedCopy: redactedCopy(input),
+    };
+    const rows = await this.sql<PendingRow>(
+      'SELECT * FROM open_pending_action($1, $2::jsonb, $3::timestamp, $4::timestamp)',
+      [
+        sessionLockName(key),
+        jsonText(row),
+        now.toISOString(),
+        new Date(now.getTime() + this.sessionTtlMs).toISOString(),
+      ],
+    );
+    return toPendingView(rows[0]!);
   }
 
   /**

@@ -23,10 +23,17 @@ export interface Sweep {
 
 const where = (key: SessionKey) => ({ platform_roomId_accountId: key });
 
-/** Serialises writers of one session inside a transaction (createPending, cancelPending…). */
+/** The advisory-lock name of a session (hashed by the database), the same for every writer. */
+export function sessionLockName(key: SessionKey): string {
+  return `hisho:session:${JSON.stringify([key.platform, key.roomId, key.accountId])}`;
+}
+
+/**
+ * Serialises writers of one session inside a transaction (cancelPending…; createPending takes the same lock
+ * inside the database function open_pending_action).
+ */
 export async function lockSession(tx: Prisma.TransactionClient, key: SessionKey): Promise<void> {
-  const name = `hisho:session:${JSON.stringify([key.platform, key.roomId, key.accountId])}`;
-  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${name}::text))`;
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${sessionLockName(key)}::text))`;
 }
 
 /**

@@ -183,6 +183,42 @@ describe('BrainStateManager: state transitions', () => {
     expect(await tdb.db.pendingAction.count({ where: { ...key, status: 'pending' } })).toBe(0);
   });
 
+  it('a new question after 40 idle minutes: the old action expired (not superseded), the session afresh', async () => {
+    const { m, clock } = manager();
+    const key = newKey();
+    await m.bumpClarification(key);
+    await m.recordError(key, 'E1');
+    const first = await m.createPending(key, pendingInput());
+    clock.advance(40 * MIN);
+    // No look at the session in between: the new question itself finds both expired.
+    const second = await m.createPending(key, pendingInput({ question: 'second?' }));
+    const old = await m.findPendingById(first.id);
+    expect(old).toMatchObject({ status: 'expired', result: null });
+    expect(old!.decidedAt).toEqual(clock.now());
+    expect(second).toMatchObject({ status: 'pending', question: 'second?', confirmationsGiven: 0 });
+    expect(second.expiresAt).toEqual(new Date(clock.now().getTime() + 10 * MIN));
+    expect(await m.getSession(key)).toMatchObject({
+      mode: 'CONFIRMATION_PENDING',
+      pending: { id: second.id },
+      clarificationRounds: 0,
+      errorCount: 0,
+      lastError: null,
+      expiresAt: new Date(clock.now().getTime() + 30 * MIN),
+    });
+  });
+
+  it('a new question after the old one timed out (session still live): the old one expired, rounds kept', async () => {
+    const clock = new Clock();
+    const m = new BrainStateManager(tdb.db, { now: clock.now, sessionTtlMs: 60 * MIN, pendingTtlMs: 5 * MIN });
+    const key = newKey();
+    await m.bumpClarification(key);
+    const first = await m.createPending(key, pendingInput());
+    clock.advance(6 * MIN);
+    const second = await m.createPending(key, pendingInput({ question: 'again?' }));
+    expect(await m.findPendingById(first.id)).toMatchObject({ status: 'expired', result: null });
+    expect(await m.getSession(key)).toMatchObject({ pending: { id: second.id }, clarificationRounds: 1 });
+  });
+
   it('sessions are per (platform, room, account): another session is untouched', async () => {
     const { m } = manager();
     const key = newKey();
