@@ -157,7 +157,11 @@ export class ConfirmationFlow {
   private async answersThisRound(msg: InboundMessage, pending: PendingActionView): Promise<boolean> {
     if (msg.answerRound !== undefined) return msg.answerRound === pending.confirmationsGiven;
     if (!pending.questionKey) return true;
-    const shownAt = await this.d.states.questionShownAt(pending.questionKey);
+    // Read with the session in the turn's first statement, or now.
+    const shownAt =
+      pending.questionShownAt !== undefined
+        ? pending.questionShownAt
+        : await this.d.states.questionShownAt(pending.questionKey);
     return shownAt !== null && new Date(msg.sentAt).getTime() >= shownAt.getTime();
   }
 

@@ -34,6 +34,19 @@ export function toPendingView(row: PendingRow): PendingActionView {
   };
 }
 
+/** The timestamp columns of pending_actions (JSON gives them as UTC text without a zone). */
+const PENDING_TIMES = ['expiresAt', 'decidedAt', 'executedAt', 'redactedAt', 'createdAt'] as const;
+
+/** A pending_actions row read as JSON (`row_to_json`), with its timestamps as Dates again. */
+export function pendingRowFromJson(json: Record<string, unknown>): PendingRow {
+  const row: Record<string, unknown> = { ...json };
+  for (const k of PENDING_TIMES) {
+    const v = json[k];
+    row[k] = typeof v === 'string' ? new Date(/[zZ]|[+-]\d\d:?\d\d$/.test(v) ? v : `${v}Z`) : null;
+  }
+  return row as unknown as PendingRow;
+}
+
 /** True when the row belongs to exactly this session (platform, room and account). */
 export function isOwner(row: { platform: string; roomId: string; accountId: string }, key: SessionKey): boolean {
   return row.platform === key.platform && row.roomId === key.roomId && row.accountId === key.accountId;

@@ -23,7 +23,8 @@ import { botMessageCte, userMessageCte } from './conversation-log';
 import type { ConversationSummaries } from './conversation-summaries';
 import type { SessionKey } from './session-key';
 import { effectiveMode, isPlainSession } from './session-mode';
-import type { SessionView } from './types';
+import { pendingRowFromJson, toPendingView } from './pending-rows';
+import type { PendingActionView, SessionView } from './types';
 
 /** What one round trip at the start of a turn yields. */
 export interface TurnPrelude {
@@ -33,7 +34,10 @@ export interface TurnPrelude {
   prior: PriorPost | null;
   actor: Actor;
   profile: { title: string | null; preferences: Record<string, unknown>; departmentName: string | null } | null;
-  /** The session when it is plainly NORMAL; null when the BrainStateManager must look (pending/expired). */
+  /**
+   * The session when nothing in it can have expired: plainly NORMAL, or awaiting an answer to a live pending
+   * action; null when the BrainStateManager must look (something expired).
+   */
   quickSession: SessionView | null;
   /** Whether the sender is within their per-sender budgets (issue 8), read in the same statement. */
   budget: BudgetVerdict;
@@ -87,6 +91,10 @@ interface PreludeRow extends PriorRow {
   s_intent: string | null;
   s_tool: string | null;
   s_error: string | null;
+  /** The session's pending action (row_to_json), and the delivery of its current question. */
+  p_row: Record<string, unknown> | null;
+  q_status: string | null;
+  q_sent: Date | null;
   budget_usage: UsageRow | null;
 }
 
@@ -137,6 +145,7 @@ export class TurnStore {
               (s.platform IS NOT NULL) AS s_exists, s.mode AS s_mode, s."pendingActionId" AS s_pending,
               s."expiresAt" AS s_expires, s."clarificationRounds" AS s_rounds, s."errorCount" AS s_errors,
               s."lastIntent" AS s_intent, s."lastTool" AS s_tool, s."lastError" AS s_error,
+              row_to_json(pa) AS p_row, q.status AS q_status, q."sentAt" AS q_sent,
               ${usage} AS budget_usage
        FROM (SELECT 1) one
        LEFT JOIN outbound_messages o ON o."dedupeKey" = ${key}
@@ -145,7 +154,9 @@ export class TurnStore {
        LEFT JOIN departments d ON d."orgId" = mb."orgId" AND d.id = mb."departmentId"
        LEFT JOIN rooms rm ON rm.platform = ${platform} AND rm."externalId" = ${room}
        LEFT JOIN conversation_states s
-         ON s.platform = ${platform} AND s."roomId" = ${room} AND s."accountId" = ${account}`,
+         ON s.platform = ${platform} AND s."roomId" = ${room} AND s."accountId" = ${account}
+       LEFT JOIN pending_actions pa ON pa.id = s."pendingActionId"
+       LEFT JOIN outbound_messages q ON q."dedupeKey" = pa."questionKey"`,
       p.values,
     );
     const row = rows[0]!;
@@ -200,6 +211,19 @@ export class TurnStore {
   }
 }
 
+/**
+ * The session's pending action when nothing about it can have expired: the session is live and points at
+ * an action still pending within its time. It comes with its question's delivery (answers count only after
+ * it). Anything else is null: the BrainStateManager's sweep decides.
+ */
+function livePending(r: PreludeRow, now: Date): PendingActionView | null {
+  if (!r.s_exists || !r.p_row || new Date(r.s_expires!).getTime() < now.getTime()) return null;
+  const row = pendingRowFromJson(r.p_row);
+  if (row.status !== 'pending' || row.expiresAt.getTime() <= now.getTime()) return null;
+  const shownAt = r.q_status === 'sent' && r.q_sent ? new Date(r.q_sent) : null;
+  return { ...toPendingView(row), questionShownAt: shownAt };
+}
+
 /** The prelude's row as the turn's view of sender, room and session. */
 function prelude(
   r: PreludeRow,
@@ -229,20 +253,22 @@ function prelude(
   const stored = r.s_exists
     ? { mode: r.s_mode!, pendingActionId: r.s_pending, expiresAt: new Date(r.s_expires!) }
     : null;
-  const quickSession: SessionView | null = isPlainSession(stored, opts.now)
-    ? {
-        key,
-        mode: effectiveMode(r.s_mode, false),
-        pending: null,
-        expiredPending: null,
-        clarificationRounds: r.s_rounds ?? 0,
-        errorCount: r.s_errors ?? 0,
-        lastIntent: r.s_intent,
-        lastTool: r.s_tool,
-        lastError: r.s_error,
-        expiresAt: r.s_expires ? new Date(r.s_expires) : null,
-      }
-    : null;
+  const pending = livePending(r, opts.now);
+  const quickSession: SessionView | null =
+    isPlainSession(stored, opts.now) || pending
+      ? {
+          key,
+          mode: effectiveMode(r.s_mode, pending !== null),
+          pending,
+          expiredPending: null,
+          clarificationRounds: r.s_rounds ?? 0,
+          errorCount: r.s_errors ?? 0,
+          lastIntent: r.s_intent,
+          lastTool: r.s_tool,
+          lastError: r.s_error,
+          expiresAt: r.s_expires ? new Date(r.s_expires) : null,
+        }
+      : null;
   return {
     alreadySent: r.reserved === 0 && r.prior_status === 'sent',
     prior: r.reserved === 0 ? priorPost(r) : null,

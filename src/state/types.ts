@@ -34,6 +34,11 @@ export interface PendingActionView {
   executedAt: Date | null;
   result: unknown;
   createdAt: Date;
+  /**
+   * When the current round's question reached the person (its outbox row was marked sent; null: not yet),
+   * when it was read together with the action (a turn's first statement); undefined when not read.
+   */
+  questionShownAt?: Date | null;
 }
 
 /** The session as a turn sees it. */

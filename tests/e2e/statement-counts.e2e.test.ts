@@ -15,12 +15,13 @@ import { chatworkEnv, startTestService, waitFor, type TestService } from '../hel
  * (question, then 「はい」 and the task) takes 14 + 15: the 「はい」 is authorised again with the actor its turn read,
  * approved without reading the action again, and the executed action and its session are finished in one statement.
  * The question's pending action is stored by one database function instead of a seven-statement transaction:
- * 14 → 8.
+ * 14 → 8; the 「はい」's first statement reads the live pending action and its question's delivery with the
+ * session: 15 → 11.
  */
 const CONVERSATIONAL_MAX = 7;
 const ONE_TOOL_MAX = 10;
 const ASK_MAX = 9;
-const YES_MAX = 16;
+const YES_MAX = 12;
 /** A sampled turn's self-critique (its own work item): 4 statements until its completion joined its verdict's. */
 const CRITIQUE_MAX = 3;
 
