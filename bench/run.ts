@@ -12,7 +12,12 @@ import path from 'node:path';
 import { Client } from 'pg';
 import { chatworkSignature } from '../src/adapters/chatwork';
 import { startEmbeddedPostgres, tempDataDir } from '../src/db/embedded-postgres';
-import { PromptCache, startFakeAnthropicServer, type CacheUsage } from '../tests/fakes/anthropic-server';
+import {
+  PromptCache,
+  startFakeAnthropicServer,
+  type CacheUsage,
+  type MessagesRequest,
+} from '../tests/fakes/anthropic-server';
 import { startFakeChatwork, type FakeChatworkPost } from './fake-chatwork-server';
 import { ANSWER_MARKER, benchModel, lastToken } from './model';
 
@@ -269,7 +274,17 @@ async function main(): Promise<void> {
   const cacheTokens = new Set<string>();
   const usage = { turns: 0, input: 0, read: 0, write: 0, requestBytes: 0 };
   let countUsage = false;
-  const llm = await startFakeAnthropicServer(benchModel, {
+  /** When the first model request of a sequential message arrived (its token → bench clock), while tracing. */
+  const modelAt = new Map<string, number>();
+  let traceModel = false;
+  const model = (req: MessagesRequest) => {
+    if (traceModel && (req.tools ?? []).some((t) => t.name === 'reply')) {
+      const token = lastToken(JSON.stringify(req.messages));
+      if (token !== null && !modelAt.has(token)) modelAt.set(token, performance.now());
+    }
+    return benchModel(req);
+  };
+  const llm = await startFakeAnthropicServer(model, {
     record: false,
     promptCache: cache,
     onUsage: (u: CacheUsage, req) => {
@@ -322,20 +337,40 @@ async function main(): Promise<void> {
   const warmRoom = () => 10000 + (warm++ % WARM_ROOMS);
   let cold = 90000;
   const newRoom = () => cold++;
+  /**
+   * Messages one at a time. Besides webhook → reply, each answered message is split at two points the bench
+   * sees: the acknowledgement, and the arrival of its first model request (the fake model runs in this process):
+   * ack → model request is intake, queue, claim, the first statement and the context; model request → reply is
+   * the model call's round trip, the decision, the outbox and the post.
+   */
   const sequential = async (n: number, from: number, text: string, nextRoom: () => number = warmRoom) => {
     const lat: number[] = [];
+    const split = { ack: [] as number[], toModel: [] as number[], afterModel: [] as number[] };
     let answered = 0;
+    traceModel = true;
     for (let i = 0; i < n; i++) {
       const d = mention(nextRoom(), from, text);
       const t0 = performance.now();
-      await deliver(d);
+      const ack = await deliver(d);
       const [p] = await postsFor(d.token);
       if (isAnswer(p, d.token)) {
         answered++;
         lat.push(p!.at - t0);
+        const m = modelAt.get(d.token);
+        if (m !== undefined) {
+          split.ack.push(ack);
+          split.toModel.push(m - t0 - ack);
+          split.afterModel.push(p!.at - m);
+        }
       }
     }
-    return { ...stat(lat), answered };
+    traceModel = false;
+    modelAt.clear();
+    const p50 = (xs: number[]) => f(stat(xs).p50);
+    const parts =
+      `ack ${p50(split.ack)}, ack → model request ${p50(split.toModel)}, ` +
+      `model request → reply posted ${p50(split.afterModel)} ms`;
+    return { ...stat(lat), answered, parts };
   };
 
   await sequential(SIZES.warmup, 1004, HELLO);
@@ -352,6 +387,7 @@ async function main(): Promise<void> {
     'p50 ≤ 10, p99 ≤ 30 ms',
     conv.p50 <= 10 && conv.p99 <= 30 && conv.answered === SIZES.conversational,
   );
+  console.log(`  where a conversational turn's time goes (p50): ${conv.parts}`);
   const coldTurns = await sequential(SIZES.coldRooms, 1004, HELLO, newRoom);
   results.conversationalNewRoom = coldTurns;
   fig(
@@ -364,6 +400,7 @@ async function main(): Promise<void> {
     `one-tool turn (create_task executed), webhook → reply (n=${tool.n}/${SIZES.oneTool} answered)`,
     `p50 ${f(tool.p50)} ms, p99 ${f(tool.p99)} ms`,
   );
+  console.log(`  where a one-tool turn's time goes (p50, to the first model request): ${tool.parts}`);
 
   // 2. The confirmation round trip: request → question posted; 「はい」 sent at once → task created → result posted.
   const rt: number[] = [];
