@@ -1,15 +1,7 @@
 import { createHash } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import {
-  brokenStream,
-  cutMessageJson,
-  messageJson,
-  sse,
-  sseSeq,
-  wantsStream,
-  type ScriptedAnswer,
-} from './anthropic-sse';
+import { okBody, type ScriptedAnswer } from './anthropic-sse';
 
 /** The parts of a Messages API request body the fakes read. */
 export interface MessagesRequest {
@@ -173,16 +165,17 @@ export async function startFakeAnthropicServer(
             answer.headers,
           );
         }
-        if ('streamBreak' in answer && !wantsStream(body)) {
+        if ('streamBreak' in answer) {
+          const broken = okBody(answer, body, body.model);
+          if (!broken.cut) {
+            res.writeHead(200, { 'content-type': broken.contentType });
+            return void res.end(broken.text);
+          }
           // Not streamed: half of the message arrives, then the connection closes.
-          const half = Buffer.from(cutMessageJson(body.model));
-          res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(half.length * 2) });
+          const half = Buffer.from(broken.text);
+          res.writeHead(200, { 'content-type': broken.contentType, 'content-length': String(half.length * 2) });
           res.write(half);
           return void setTimeout(() => res.destroy(), 20);
-        }
-        if ('streamBreak' in answer) {
-          res.writeHead(200, { 'content-type': 'text/event-stream' });
-          return void res.end(brokenStream(answer.streamBreak, body.model));
         }
         let scripted = answer;
         if (o.promptCache || o.onUsage) {
@@ -194,11 +187,9 @@ export async function startFakeAnthropicServer(
           o.onUsage?.(usage, body);
           if (o.promptCache) scripted = { ...answer, usage: { ...usage, ...answer.usage } };
         }
-        const streamed = wantsStream(body);
-        const text = streamed ? sse(scripted, body.model) : messageJson(scripted, body.model);
-        const type = streamed ? 'text/event-stream' : 'application/json';
-        res.writeHead(200, { 'content-type': type, 'request-id': `req_${sseSeq()}` });
-        res.end(text);
+        const ok = okBody(scripted, body, body.model);
+        res.writeHead(200, { 'content-type': ok.contentType, 'request-id': ok.requestId ?? 'req_fake' });
+        res.end(ok.text);
       })().catch((err: Error) => {
         if (!res.headersSent)
           json(

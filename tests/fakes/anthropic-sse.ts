@@ -115,12 +115,12 @@ const stopOf = (answer: Answered): string =>
   answer.stop_reason ?? (answer.content.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn');
 
 /** True when a request body asks for a streamed answer (`stream: true`); the SDK's `create` sends `false`. */
-export function wantsStream(body: unknown): boolean {
+function wantsStream(body: unknown): boolean {
   return (body as { stream?: unknown } | null)?.stream === true;
 }
 
 /** The JSON body of a successful answer to a request that was not streamed (the API's `Message`). */
-export function messageJson(answer: Answered, model: string): string {
+function messageJson(answer: Answered, model: string): string {
   const id = `msg_${++seq}`;
   const content = answer.content.map((b, index) => {
     if (b.type === 'text') return { type: 'text', text: b.text, citations: null };
@@ -143,27 +143,32 @@ export function messageJson(answer: Answered, model: string): string {
  * The first half of a plain answer's JSON (an announcement to everyone): what arrives of it when the
  * connection closes halfway.
  */
-export function cutMessageJson(model: string): string {
+function cutMessageJson(model: string): string {
   const whole = messageJson(toolCall('announce', { recipients: 'all', text: '全員に連絡です' }) as Answered, model);
   return whole.slice(0, whole.length >> 1);
 }
+
+/** One server-sent event as the API writes it (its `type` repeated in the data). */
+const event = (type: string, data: object) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+
+/** The message of a `message_start` event: no content yet, no stop reason. */
+const startedMessage = (id: string, model: string, usage: object) => ({
+  id,
+  type: 'message',
+  role: 'assistant',
+  model,
+  content: [],
+  stop_reason: null,
+  stop_sequence: null,
+  usage,
+});
 
 /**
  * A streamed answer that breaks off inside a tool call (an announcement to everyone, half written): an
  * `event: error` (overloaded_error) or nothing more before the connection closes.
  */
-export function brokenStream(kind: 'error_event' | 'truncated', model: string): string {
-  const event = (name: string, data: object) => `event: ${name}\ndata: ${JSON.stringify({ type: name, ...data })}\n\n`;
-  const message = {
-    id: 'msg_x',
-    type: 'message',
-    role: 'assistant',
-    model,
-    content: [],
-    stop_reason: null,
-    stop_sequence: null,
-    usage: { input_tokens: 10, output_tokens: 1 },
-  };
+function brokenStream(kind: 'error_event' | 'truncated', model: string): string {
+  const message = startedMessage('msg_x', model, { input_tokens: 10, output_tokens: 1 });
   const block = { type: 'tool_use', id: 'toolu_x', name: 'announce', input: {} };
   const delta = { type: 'input_json_delta', partial_json: '{"parameters":{"recipients":"all"' };
   const start =
@@ -174,54 +179,70 @@ export function brokenStream(kind: 'error_event' | 'truncated', model: string): 
   return kind === 'error_event' ? start + event('error', overloaded) : start;
 }
 
+/** A 200 answer as the API sends it to this request, for both fakes. */
+export interface OkBody {
+  text: string;
+  contentType: string;
+  requestId?: string;
+  /** A plain answer that breaks off: the connection closes after `text`, half of the message. */
+  cut: boolean;
+}
+
+/**
+ * The body of a 200 answer to `request`: streamed when it asked for `stream: true`, else one JSON message. A
+ * scripted break is a stream that breaks off, or for a plain request half of the message.
+ */
+export function okBody(
+  answer: Answered | Extract<ScriptedAnswer, { streamBreak: unknown }>,
+  request: unknown,
+  model: string,
+): OkBody {
+  const streamed = wantsStream(request);
+  const contentType = streamed ? 'text/event-stream' : 'application/json';
+  if ('streamBreak' in answer)
+    return {
+      text: streamed ? brokenStream(answer.streamBreak, model) : cutMessageJson(model),
+      contentType,
+      cut: !streamed,
+    };
+  const text = streamed ? sse(answer, model) : messageJson(answer, model);
+  return { text, contentType, requestId: `req_${seq}`, cut: false };
+}
+
 /** The SSE body of a successful streamed answer (tool input split over two deltas, as the API does). */
-export function sse(answer: Answered, model: string): string {
+function sse(answer: Answered, model: string): string {
   const id = `msg_${++seq}`;
   const usage = usageOf(answer);
-  const ev = (type: string, data: object) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
-  let out = ev('message_start', {
-    message: {
-      id,
-      type: 'message',
-      role: 'assistant',
-      model,
-      content: [],
-      stop_reason: null,
-      stop_sequence: null,
-      usage: { ...usage, output_tokens: 1 },
-    },
-  });
+  let out = event('message_start', { message: startedMessage(id, model, { ...usage, output_tokens: 1 }) });
   answer.content.forEach((b, index) => {
     if (b.type === 'text') {
-      out += ev('content_block_start', { index, content_block: { type: 'text', text: '' } });
-      out += ev('content_block_delta', { index, delta: { type: 'text_delta', text: b.text } });
+      out += event('content_block_start', { index, content_block: { type: 'text', text: '' } });
+      out += event('content_block_delta', { index, delta: { type: 'text_delta', text: b.text } });
     } else if (b.type === 'thinking') {
-      out += ev('content_block_start', { index, content_block: { type: 'thinking', thinking: '', signature: '' } });
-      out += ev('content_block_delta', { index, delta: { type: 'signature_delta', signature: 'sig' } });
+      out += event('content_block_start', { index, content_block: { type: 'thinking', thinking: '', signature: '' } });
+      out += event('content_block_delta', { index, delta: { type: 'signature_delta', signature: 'sig' } });
     } else {
-      out += ev('content_block_start', {
+      out += event('content_block_start', {
         index,
         content_block: { type: 'tool_use', id: b.id ?? `toolu_${seq}_${index}`, name: b.name, input: {} },
       });
       const json = JSON.stringify(b.input);
       const half = Math.floor(json.length / 2);
-      out += ev('content_block_delta', {
+      out += event('content_block_delta', {
         index,
         delta: { type: 'input_json_delta', partial_json: json.slice(0, half) },
       });
-      out += ev('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: json.slice(half) } });
+      out += event('content_block_delta', {
+        index,
+        delta: { type: 'input_json_delta', partial_json: json.slice(half) },
+      });
     }
-    out += ev('content_block_stop', { index });
+    out += event('content_block_stop', { index });
   });
-  out += ev('message_delta', {
+  out += event('message_delta', {
     delta: { stop_reason: stopOf(answer), stop_sequence: null },
     usage: { output_tokens: usage.output_tokens },
   });
-  out += ev('message_stop', {});
+  out += event('message_stop', {});
   return out;
-}
-
-/** The current sequence number (request ids of the fakes). */
-export function sseSeq(): number {
-  return seq;
 }

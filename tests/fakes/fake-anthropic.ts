@@ -1,13 +1,5 @@
 import nock from 'nock';
-import {
-  brokenStream,
-  cutMessageJson,
-  messageJson,
-  sse,
-  sseSeq,
-  wantsStream,
-  type ScriptedAnswer,
-} from './anthropic-sse';
+import { okBody, type ScriptedAnswer } from './anthropic-sse';
 
 export { clarifyCall, replyCall, toolCall, type ScriptedAnswer, type ScriptedBlock } from './anthropic-sse';
 
@@ -62,12 +54,6 @@ export class FakeAnthropic {
           );
         if ('hangMs' in a)
           return void setTimeout(() => done(500, '{}', { 'x-should-retry': 'false' }), a.hangMs).unref();
-        if ('streamBreak' in a && !wantsStream(body)) {
-          // Not streamed: the message breaks off halfway (the body ends where the connection closed).
-          return done(200, cutMessageJson(self.model), { 'content-type': 'application/json' });
-        }
-        if ('streamBreak' in a)
-          return done(200, brokenStream(a.streamBreak, self.model), { 'content-type': 'text/event-stream' });
         if ('status' in a) {
           const payload = JSON.stringify({
             type: 'error',
@@ -82,12 +68,9 @@ export class FakeAnthropic {
             });
           return void (a.delayMs ? setTimeout(send, a.delayMs) : send());
         }
-        if (!wantsStream(body))
-          return done(200, messageJson(a, self.model), {
-            'content-type': 'application/json',
-            'request-id': `req_${sseSeq()}`,
-          });
-        done(200, sse(a, self.model), { 'content-type': 'text/event-stream', 'request-id': `req_${sseSeq()}` });
+        // A plain answer cut halfway ends where the connection closed (nock sends the half as the whole body).
+        const ok = okBody(a, body, self.model);
+        done(200, ok.text, { 'content-type': ok.contentType, ...(ok.requestId ? { 'request-id': ok.requestId } : {}) });
       });
   }
 
