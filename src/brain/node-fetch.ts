@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { toHeaders, transportFor } from '../core/keep-alive';
 
 /** Statuses whose answer has no body (a `Response` refuses one). */
-const NULL_BODY = new Set([101, 204, 205, 304]);
+const NULL_BODY = new Set([204, 205, 304]);
 
 const abortError = (): Error => Object.assign(new Error('the request was aborted (timeout)'), { name: 'AbortError' });
 
@@ -29,15 +29,24 @@ export function nodeFetch(input: string | URL | Request, init: RequestInit = {})
     req.on('response', (res) => {
       const status = res.statusCode ?? 0;
       const answer = { status, statusText: res.statusMessage ?? '', headers: toHeaders(res.headers) };
+      // A `Response` refuses statuses outside 200–599 (a broken proxy's 600): an error, never a throw here.
+      const respond = (body: ConstructorParameters<typeof Response>[0]) => {
+        try {
+          resolve(new Response(body, answer));
+        } catch (err) {
+          res.destroy();
+          fail(err as Error);
+        }
+      };
       if (NULL_BODY.has(status)) {
         res.resume();
-        return resolve(new Response(null, answer));
+        return respond(null);
       }
       if ((res.headers['content-type'] ?? '').startsWith('text/event-stream'))
-        return resolve(new Response(Readable.toWeb(res) as ReadableStream<Uint8Array>, answer));
+        return respond(Readable.toWeb(res) as ReadableStream<Uint8Array>);
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve(new Response(Buffer.concat(chunks), answer)));
+      res.on('end', () => respond(Buffer.concat(chunks)));
       res.on('error', fail);
       res.on('aborted', () => fail(new Error('the connection closed before the answer was complete')));
     });

@@ -42,7 +42,7 @@ export function pendingRowFromJson(json: Record<string, unknown>): PendingRow {
   const row: Record<string, unknown> = { ...json };
   for (const k of PENDING_TIMES) {
     const v = json[k];
-    row[k] = typeof v === 'string' ? new Date(/[zZ]|[+-]\d\d:?\d\d$/.test(v) ? v : `${v}Z`) : null;
+    row[k] = typeof v === 'string' ? new Date(/(?:[zZ]|[+-]\d\d:?\d\d)$/.test(v) ? v : `${v}Z`) : null;
   }
   return row as unknown as PendingRow;
 }

@@ -89,6 +89,23 @@ describe('AnthropicLlmClient over HTTP (the real SDK against a loopback Messages
     }
   });
 
+  it('a proxy answering a status fetch cannot represent (600) is a model error, not a crash', async () => {
+    const odd = http.createServer((_req, res) => {
+      res.writeHead(600, { 'content-type': 'text/plain' });
+      res.end('odd gateway');
+    });
+    await new Promise<void>((r) => odd.listen(0, '127.0.0.1', () => r()));
+    const url = `http://127.0.0.1:${(odd.address() as AddressInfo).port}`;
+    try {
+      const c = new AnthropicLlmClient({ apiKey: 'sk-ant-test', baseURL: url, timeoutMs: 2000, maxRetries: 0 });
+      const err = await c.create(request()).catch((e: unknown) => e);
+      expect((err as AppError).code).toBe('LLM_UNAVAILABLE');
+    } finally {
+      odd.closeAllConnections();
+      await new Promise((r) => odd.close(r));
+    }
+  });
+
   it('a rate limit keeps its retry-after; the key never appears in the error', async () => {
     next = [{ status: 429, errorType: 'rate_limit_error', headers: { 'retry-after': '7' } }];
     const err = (await client()
