@@ -210,6 +210,51 @@ function treeRssBytes(pid: number): number {
   return total;
 }
 
+// ---- CPU time, to say where a burst's time goes (more stable between runs than the throughput it limits) -------
+/** Clock ticks per second of /proc's utime and stime (USER_HZ: 100 on every Linux this runs on). */
+const USER_HZ = 100;
+
+/** utime + stime (ms) of one /proc stat file (a process, all its threads; or one thread under task/). */
+function statCpuMs(file: string): number {
+  try {
+    const st = fs.readFileSync(file, 'utf8');
+    const f = st.slice(st.lastIndexOf(')') + 2).split(' ');
+    return ((Number(f[11]) + Number(f[12])) * 1000) / USER_HZ;
+  } catch {
+    return 0; // gone
+  }
+}
+
+interface CpuSnapshot {
+  /** The service process, every thread. */
+  service: number;
+  /** Its main (intake) thread alone. */
+  intake: number;
+  /** Every PostgreSQL process on the machine (the bench's database is the only busy one). */
+  database: number;
+  /** This process: the load, the fake model and the fake ChatWork API. */
+  bench: number;
+}
+
+function cpuSnapshot(servicePid: number): CpuSnapshot {
+  let database = 0;
+  for (const e of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(e)) continue;
+    try {
+      if (fs.readFileSync(`/proc/${e}/comm`, 'utf8').trim() === 'postgres') database += statCpuMs(`/proc/${e}/stat`);
+    } catch {
+      /* gone */
+    }
+  }
+  const own = process.cpuUsage();
+  return {
+    service: statCpuMs(`/proc/${servicePid}/stat`),
+    intake: statCpuMs(`/proc/${servicePid}/task/${servicePid}/stat`),
+    database,
+    bench: (own.user + own.system) / 1000,
+  };
+}
+
 function startServiceProcess(env: Record<string, string>): Promise<{ child: ChildProcess; port: number; ms: number }> {
   const t0 = performance.now();
   // Exactly as `npm start` runs it: the same node flags and environment (scripts/start-command.js, CommonJS).
@@ -271,6 +316,8 @@ async function main(): Promise<void> {
   dbUrl.pathname = `/${dbName}`;
 
   const cache = new PromptCache();
+  // Only the cache phase reads the estimate; elsewhere it would only take CPU from the service under test.
+  cache.paused = true;
   const cacheTokens = new Set<string>();
   const usage = { turns: 0, input: 0, read: 0, write: 0, requestBytes: 0 };
   let countUsage = false;
@@ -475,6 +522,7 @@ async function main(): Promise<void> {
   // how many were answered (checked) per second from the first delivery to the last reply.
   const burstAcks: number[] = [];
   const burstReplies: Promise<FakeChatworkPost | null>[] = [];
+  const burstCpu0 = cpuSnapshot(svc.child.pid!);
   const burstStart = performance.now();
   let nextBurst = 0;
   await Promise.all(
@@ -492,6 +540,8 @@ async function main(): Promise<void> {
   const lastAnswer = answeredPosts.length ? Math.max(...answeredPosts.map((p) => p.at)) : performance.now();
   const burstAck = stat(burstAcks);
   const throughput = answeredPosts.length / ((lastAnswer - burstStart) / 1000);
+  const burstCpu1 = cpuSnapshot(svc.child.pid!);
+  const burstWallMs = performance.now() - burstStart;
   clearInterval(sampler);
   // When the answers came (ms after the burst's first message): a few stragglers show as a long tail.
   const answeredAt = stat(answeredPosts.map((p) => p.at - burstStart));
@@ -506,6 +556,23 @@ async function main(): Promise<void> {
   console.log(
     `  burst answers arrived (ms after its start): p50 ${f(answeredAt.p50)}, p99 ${f(answeredAt.p99)},` +
       ` last ${f(lastAnswer - burstStart)}`,
+  );
+  // CPU per message answered, during the burst (first delivery to last reply): what bounds its throughput on
+  // the machine's cores.
+  const perMessage = (k: keyof CpuSnapshot) => (burstCpu1[k] - burstCpu0[k]) / Math.max(1, answeredPosts.length);
+  const cpu = {
+    serviceMs: perMessage('service'),
+    intakeMs: perMessage('intake'),
+    databaseMs: perMessage('database'),
+    benchMs: perMessage('bench'),
+    busyCores:
+      (['service', 'database', 'bench'] as const).reduce((a, k) => a + burstCpu1[k] - burstCpu0[k], 0) / burstWallMs,
+  };
+  results.burst = { ...(results.burst as object), cpuPerMessage: cpu };
+  console.log(
+    `  CPU per message answered in the burst: service ${f(cpu.serviceMs)} ms (its intake thread ${f(cpu.intakeMs)}),` +
+      ` PostgreSQL ${f(cpu.databaseMs)} ms, this bench (load, fake model, fake ChatWork) ${f(cpu.benchMs)} ms;` +
+      ` ${f(cpu.busyCores)} of ${os.cpus().length} cores busy`,
   );
   fig(
     `webhook ack during a burst (${SIZES.burst} mentions over ${SIZES.burstRooms} rooms, ` +
@@ -566,6 +633,7 @@ async function main(): Promise<void> {
   // level (6, 2, 1, 3, 4, 5, 2), mixed chat and requests, from a cold cache.
   await drain(300000);
   cache.clear();
+  cache.paused = false;
   countUsage = true;
   const senders = [1001, 1005, 1008, 1004, 1003, 1002, 1007];
   const texts = [HELLO, TASK, '今週の予定はどうなってる？', 'ありがとう', TASK];
@@ -578,6 +646,7 @@ async function main(): Promise<void> {
     if (p?.body.includes(`#k${d.token}`)) cacheAnswered++;
   }
   countUsage = false;
+  cache.paused = true;
   const totalIn = usage.input + usage.read + usage.write;
   const readShare = totalIn ? usage.read / totalIn : 0;
   results.promptCache = { ...usage, readShare, replies: cacheAnswered };
