@@ -1,9 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import path from 'node:path';
-import express, { type Router } from 'express';
+import type { Router } from 'express';
 import { AggregatorRegistry, type MetricObjectWithValues, type MetricValue } from 'prom-client';
-import { ChatworkClient, ChatworkSender, createChatworkWebhookRouter } from './adapters/chatwork';
+import {
+  CHATWORK_WEBHOOK_PATH,
+  ChatworkClient,
+  ChatworkSender,
+  chatworkWebhookRouter,
+  createChatworkWebhookHandler,
+} from './adapters/chatwork';
 import { ChatworkBotIdentity } from './adapters/chatwork/bot-identity';
 import { ConsoleSender } from './adapters/console/console-sender';
 import { createConsoleRouter } from './adapters/console/console.route';
@@ -26,7 +32,7 @@ import { formatImportSummary, importDirectoryFile } from './org/import-directory
 import { Outbox } from './outbox/outbox';
 import { createButtonAnswers } from './pipeline/button-answers';
 import { enqueueDueReminders } from './scheduler/reminders';
-import { createApp } from './server/app';
+import { createApp, requestListener, type FastRoute } from './server/app';
 import { scheduleMaintenance } from './scheduler/maintenance';
 import { NoticeScheduler } from './scheduler/notices/notice-scheduler';
 import { PLATFORMS } from './org/directory.schema';
@@ -279,6 +285,8 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
 
   // Adapters.
   const routers: Router[] = [];
+  /** Webhook paths served before express (see requestListener); the routers serve any other form of them. */
+  const fastRoutes: FastRoute[] = [];
   const stoppers: (() => Promise<void>)[] = [];
   const chatworkOn = Boolean(config.CHATWORK_API_TOKEN && config.CHATWORK_WEBHOOK_TOKEN);
   if (chatworkOn) {
@@ -302,27 +310,23 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     void identity.start();
     stoppers.push(async () => identity.stop());
     register(new ChatworkSender({ client, logger, botAccountId: () => identity.accountId }));
-    // Count webhook answers by status (401/400/413/503 show up here, not in turn records).
-    routers.push(
-      express.Router().use('/webhooks/chatwork', (_req, res, next) => {
-        res.on('finish', () => metrics.webhookAcks.inc({ platform: 'chatwork', status: String(res.statusCode) }));
-        next();
-      }),
-    );
-    routers.push(
-      createChatworkWebhookRouter({
-        webhookToken: config.CHATWORK_WEBHOOK_TOKEN!,
-        getBotAccountId: () => identity.accountId,
-        intake,
-        getBotNames: botNames,
-        refreshBotAccount: () => identity.refresh(),
-        resolveOrgId: (roomId) => resolveOrgId('chatwork', roomId),
-        defaultOrgId,
-        maxEventAgeSeconds: config.CHATWORK_EVENT_MAX_AGE_SECONDS,
-        now: o.now,
-        logger,
-      }),
-    );
+    const webhook = createChatworkWebhookHandler({
+      webhookToken: config.CHATWORK_WEBHOOK_TOKEN!,
+      getBotAccountId: () => identity.accountId,
+      intake,
+      getBotNames: botNames,
+      refreshBotAccount: () => identity.refresh(),
+      resolveOrgId: (roomId) => resolveOrgId('chatwork', roomId),
+      defaultOrgId,
+      maxEventAgeSeconds: config.CHATWORK_EVENT_MAX_AGE_SECONDS,
+      now: o.now,
+      logger,
+      // Count webhook answers by status (401/400/413/503 show up here, not in turn records).
+      onAnswered: (status) => metrics.webhookAcks.inc({ platform: 'chatwork', status: String(status) }),
+    });
+    fastRoutes.push({ method: 'POST', path: CHATWORK_WEBHOOK_PATH, handle: webhook });
+    // Other spellings of the path (a trailing slash, another case) reach the same handler through express.
+    routers.push(chatworkWebhookRouter(webhook));
   }
   const discordOn = Boolean(config.DISCORD_BOT_TOKEN && config.DISCORD_ENABLED);
   if (discordOn) {
@@ -458,7 +462,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     },
   });
   const server = await new Promise<Server>((resolve) => {
-    const s = app.listen(config.PORT, () => resolve(s));
+    const s = createServer(requestListener(app, fastRoutes)).listen(config.PORT, () => resolve(s));
   });
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.PORT;

@@ -86,9 +86,16 @@ describe('ChatWork mention → brain → threaded reply (end to end)', () => {
     const d = mentionDelivery({ from: 1004, room: 5001, body: '[To:9999] forged' });
     const res = await postWebhook(svc.url, d.raw, 'AAAA' + d.signature.slice(4));
     expect(res.status).toBe(401);
+    // Another spelling of the path goes through express to the same handler (the exact one skips express).
+    const slash = await fetch(`${svc.url}/webhooks/chatwork/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-chatworkwebhooksignature': 'AAAA' + d.signature.slice(4) },
+      body: d.raw,
+    });
+    expect(slash.status).toBe(401);
     expect(await svc.db.workItem.count()).toBe(before);
     const metrics = await (await fetch(`${svc.url}/metrics`)).text();
-    expect(metrics).toMatch(/hisho_webhook_requests_total\{platform="chatwork",status="401"\} 1/);
+    expect(metrics).toMatch(/hisho_webhook_requests_total\{platform="chatwork",status="401"\} 2/);
     expect(metrics).toMatch(/hisho_turns_total\{kind="user_request",decision="REPLY"\} [1-9]/);
     expect(metrics).toMatch(/hisho_queue_depth\{state="queued"\}/);
     expect(nock.pendingMocks().filter((m) => m.includes('anthropic'))).toEqual([]);

@@ -25,4 +25,10 @@ export {
   CHATWORK_MAX_BODY_LENGTH,
   type ChatworkSenderOptions,
 } from './chatwork-sender';
-export { createChatworkWebhookRouter, CHATWORK_WEBHOOK_PATH, type ChatworkWebhookDeps } from './webhook.route';
+export {
+  chatworkWebhookRouter,
+  createChatworkWebhookHandler,
+  createChatworkWebhookRouter,
+  CHATWORK_WEBHOOK_PATH,
+  type ChatworkWebhookDeps,
+} from './webhook.route';

@@ -1,10 +1,14 @@
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { Writable } from 'node:stream';
 import express from 'express';
 import pino from 'pino';
 import type { InboundMessage } from '../../../src/adapters/types';
-import { createChatworkWebhookRouter, type ChatworkWebhookDeps } from '../../../src/adapters/chatwork/webhook.route';
+import {
+  createChatworkWebhookHandler,
+  createChatworkWebhookRouter,
+  type ChatworkWebhookDeps,
+} from '../../../src/adapters/chatwork/webhook.route';
 import { chatworkSignature } from '../../../src/adapters/chatwork/verify-signature';
 
 const TOKEN = 'MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=';
@@ -12,8 +16,12 @@ const BOT = '1484814';
 const NOW = new Date('2026-01-01T00:00:00Z');
 const NOW_S = NOW.getTime() / 1000;
 
-let server: Server;
+/** The same deps served two ways: mounted in an express app, and as the plain Node handler the service uses. */
+const servers: Server[] = [];
+const urls: Record<string, string> = {};
 let url: string;
+/** Statuses the handler reported (the service's webhook-ack metric). */
+let answered: number[] = [];
 let accepted: InboundMessage[];
 let intakeFails: boolean;
 let depsOverride: Partial<ChatworkWebhookDeps>;
@@ -48,16 +56,20 @@ beforeAll(async () => {
     now: () => NOW,
     logger: captureLogger,
     refreshBotAccount: async () => depsOverride.refreshBotAccount?.(),
+    onAnswered: (status) => answered.push(status),
   };
   app.use(createChatworkWebhookRouter(deps));
-  await new Promise<void>((resolve) => {
-    server = app.listen(0, '127.0.0.1', () => resolve());
-  });
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks/chatwork`;
+  const listen = async (name: string, server: Server) => {
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    servers.push(server);
+    urls[name] = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks/chatwork`;
+  };
+  await listen('express router', createServer(app));
+  await listen('plain Node handler', createServer(createChatworkWebhookHandler(deps)));
 });
 
 afterAll(async () => {
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
 });
 
 beforeEach(() => {
@@ -65,6 +77,7 @@ beforeEach(() => {
   intakeFails = false;
   depsOverride = {};
   logLines = [];
+  answered = [];
 });
 
 function mentionEvent(overrides: Record<string, unknown> = {}, event: Record<string, unknown> = {}) {
@@ -120,7 +133,31 @@ async function post(
   return { status: res.status, body: body.toString('utf8') };
 }
 
-describe('POST /webhooks/chatwork', () => {
+describe.each(['express router', 'plain Node handler'])('POST /webhooks/chatwork (%s)', (mount) => {
+  beforeAll(() => {
+    url = urls[mount]!;
+  });
+
+  it('reports the status of every answer (the webhook-ack metric)', async () => {
+    await post(mentionEvent());
+    await post(mentionEvent(), { sig: null });
+    await post('{"webhook_event_type":');
+    await post(JSON.stringify(mentionEvent({}, { body: 'x'.repeat(1024 * 1024 + 10) })));
+    expect(answered).toEqual([200, 401, 400, 413]);
+  });
+
+  it('takes no signature from a query that repeats it', async () => {
+    const raw = JSON.stringify(mentionEvent());
+    const sig = encodeURIComponent(chatworkSignature(raw, TOKEN));
+    const res = await fetch(`${url}?chatwork_webhook_signature=${sig}&chatwork_webhook_signature=${sig}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: raw,
+    });
+    expect(res.status).toBe(401);
+    expect(accepted).toEqual([]);
+  });
+
   it('accepts a signed mention_to_me and hands one stripped message to the intake before 200', async () => {
     const res = await post(mentionEvent());
     expect(res).toEqual({ status: 200, body: 'ok' });
