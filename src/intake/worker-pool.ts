@@ -34,8 +34,11 @@ export interface WorkerPoolOptions {
 }
 
 /**
- * N concurrent claim loops over the work queue. Other instances poll the same table, so items enqueued
- * elsewhere are picked up within `pollMs`.
+ * N concurrent claim loops over the work queue. Idle loops wait for a wake-up; the pool as a whole polls once
+ * per `pollMs` (one idle loop claims), so items enqueued elsewhere — another instance's, a retry whose backoff
+ * ended — are picked up within about `pollMs`, and an idle pool costs the database one claim per `pollMs`
+ * whatever its concurrency (each loop polling on its own made an idle instance with 8 loops claim 16 times a
+ * second). A claim that found work wakes one more idle loop, so a backlog found by the poll drains in parallel.
  */
 export class WorkerPool {
   private running = false;
@@ -61,6 +64,7 @@ export class WorkerPool {
   private lastAlertAt = 0;
   private lastSweepAt = 0;
   private databaseDown = false;
+  private pollTimer: NodeJS.Timeout | null = null;
 
   constructor(private readonly opts: WorkerPoolOptions) {
     this.types = Object.keys(opts.handlers) as WorkType[];
@@ -70,6 +74,21 @@ export class WorkerPool {
     if (this.running) return;
     this.running = true;
     for (let i = 0; i < this.opts.concurrency; i++) this.loops.push(this.loop(i));
+    this.schedulePoll();
+  }
+
+  /** The pool's poll: every `pollMs` (jittered, so instances do not poll in step) one idle loop claims. */
+  private schedulePoll(): void {
+    const pollMs = this.opts.pollMs ?? 500;
+    this.pollTimer = setTimeout(
+      () => {
+        this.pollTimer = null;
+        if (!this.running) return;
+        this.waiters.shift()?.(POLLED);
+        this.schedulePoll();
+      },
+      pollMs * (0.75 + Math.random() * 0.5),
+    );
   }
 
   /**
@@ -100,6 +119,8 @@ export class WorkerPool {
   /** Stops claiming, waits for running items up to `graceMs`, then releases what is left. */
   async stop(graceMs = 8000): Promise<void> {
     this.running = false;
+    if (this.pollTimer) clearTimeout(this.pollTimer);
+    this.pollTimer = null;
     this.wakeAll();
     const all = Promise.all(this.loops);
     let timer: NodeJS.Timeout | undefined;
@@ -128,11 +149,16 @@ export class WorkerPool {
     while (this.running) {
       let item: ClaimedItem | null = null;
       const completionsBefore = this.completions;
+      const polled = named === POLLED;
+      if (polled) named = undefined;
       try {
         // Woken for a named item: take it directly (a cheap statement); else, or if it is gone, claim as usual.
         if (named !== undefined) item = await this.opts.queue.claimById(named, this.types);
         named = undefined;
         item ??= await this.opts.queue.claim(this.types);
+        // The poll found work nobody woke us for: more may be waiting (a backlog from another instance, retries
+        // that came due together), so one more idle loop looks too, and so on while they find work.
+        if (item && polled) this.waiters.shift()?.(POLLED);
       } catch (err) {
         // Database down: back off (no crash loop) and alert admins once per window (R-E2).
         const now = Date.now();
@@ -170,7 +196,7 @@ export class WorkerPool {
           }
         }
         if (this.owed()) continue;
-        named = await this.idle(pollMs);
+        named = await this.idle();
         continue;
       }
       await this.run(item, index);
@@ -182,29 +208,18 @@ export class WorkerPool {
         continue;
       }
       if (this.owed()) continue;
-      named = await this.idle(pollMs);
+      named = await this.idle();
     }
   }
 
   /**
-   * Waits for a wake-up or the poll interval (jittered, so idle loops and instances do not poll in step); resolves
-   * with the id of the new item when the wake-up named one.
+   * Waits for a wake-up: a new item (resolves with its id when the wake-up named one), or the pool's poll
+   * ({@link POLLED}: also when a loop the poll woke found work).
    */
-  private idle(pollMs: number): Promise<bigint | undefined> {
+  private idle(): Promise<bigint | undefined> {
     if (!this.running) return Promise.resolve(undefined);
     return new Promise<bigint | undefined>((resolve) => {
-      const t = setTimeout(
-        () => {
-          this.waiters = this.waiters.filter((w) => w !== wake);
-          resolve(undefined);
-        },
-        pollMs * (0.75 + Math.random() * 0.5),
-      );
-      const wake = (itemId?: bigint) => {
-        clearTimeout(t);
-        resolve(itemId);
-      };
-      this.waiters.push(wake);
+      this.waiters.push(resolve);
     });
   }
 
@@ -249,6 +264,9 @@ export class WorkerPool {
     }
   }
 }
+
+/** What the pool's poll wakes a loop with (item ids are positive): look, and pass it on if there is work. */
+const POLLED = -1n;
 
 function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));

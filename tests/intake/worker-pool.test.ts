@@ -128,3 +128,69 @@ describe('WorkerPool: an answer queued behind its request', () => {
     expect(answerAt - released).toBeLessThan(1000);
   });
 });
+
+describe('WorkerPool: polling', () => {
+  it('an idle pool claims about once per poll interval, however many loops it has', async () => {
+    let claims = 0;
+    class CountingQueue extends WorkQueue {
+      override async claim(types?: Parameters<WorkQueue['claim']>[0]): Promise<ClaimedItem | null> {
+        claims++;
+        return super.claim(types);
+      }
+    }
+    const queue = new CountingQueue(tdb.db, { instanceId: 'idle-poll', claimTtlMs: 30_000, defaultMaxAttempts: 3 });
+    const pool = new WorkerPool({
+      queue,
+      concurrency: 8,
+      logger: silentLogger(),
+      pollMs: 50,
+      claimTtlMs: 30_000,
+      describeError: () => ({ text: 'x', retryable: false }),
+      handlers: { work: async () => undefined },
+    });
+    pool.start();
+    // Every loop claims once at start; then only the pool's poll does.
+    await new Promise((r) => setTimeout(r, 300));
+    const before = claims;
+    await new Promise((r) => setTimeout(r, 1000));
+    const inOneSecond = claims - before;
+    await pool.stop(1000);
+    // ≈ 20 (one per 50 ms); eight loops polling each on their own made ≈ 160.
+    expect(inOneSecond).toBeGreaterThanOrEqual(8);
+    expect(inOneSecond).toBeLessThanOrEqual(40);
+  });
+
+  it('a backlog nobody woke it for (another instance’s, retries) is found by the poll and drained', async () => {
+    const queue = new WorkQueue(tdb.db, { instanceId: 'backlog', claimTtlMs: 30_000, defaultMaxAttempts: 3 });
+    const done: string[] = [];
+    let running = 0;
+    let most = 0;
+    const pool = new WorkerPool({
+      queue,
+      concurrency: 4,
+      logger: silentLogger(),
+      pollMs: 300,
+      claimTtlMs: 30_000,
+      describeError: () => ({ text: 'x', retryable: false }),
+      handlers: {
+        work: async (item) => {
+          most = Math.max(most, ++running);
+          await new Promise((r) => setTimeout(r, 100));
+          running--;
+          done.push(item.dedupeKey);
+        },
+      },
+    });
+    pool.start();
+    await new Promise((r) => setTimeout(r, 100));
+    // Stored without a wake-up, as another instance's intake or a retry's backoff leaves them.
+    for (let i = 0; i < 12; i++)
+      await queue.enqueue({ type: 'work', payload: {}, orderingKey: `backlog-${i}`, dedupeKey: `backlog-${i}` });
+    const until = Date.now() + 5000;
+    while (done.length < 12 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    await pool.stop(1000);
+    expect(done).toHaveLength(12);
+    // Found by one poll, then the loops that found work woke the others.
+    expect(most).toBeGreaterThanOrEqual(3);
+  });
+});
