@@ -80,7 +80,8 @@ function hardened(_req: Request, res: Response, next: NextFunction): void {
 export function createAdminRouter(deps: AdminDeps): Router {
   const r = express.Router();
   if (!deps.auth.configured) {
-    deps.logger.warn('ADMIN_TOKEN is not set: /admin is off (it answers 404)');
+    // Worded so that the log's secret redaction ("token is <value>") leaves it readable.
+    deps.logger.warn('ADMIN_TOKEN unset: /admin is off (it answers 404)');
     r.use('/admin', (_req, res) => {
       res.status(404).type('text/plain').send('Not found');
     });
