@@ -103,6 +103,13 @@ describe('PII redaction (R-O2)', () => {
     expect(redactText('注文番号 1234567812345678')).not.toContain('[CARD]');
   });
 
+  it('keeps identifiers that start with a timestamp (migration names in the start-up log)', () => {
+    // 20261122230000 passes the Luhn check; joined to a name by "_" it is an identifier, not a card.
+    const names = '20261122230000_knowledge_search, 20261122235900_work_queue_open_indexes';
+    expect(redactText(`migrations applied: ${names}`)).toBe(`migrations applied: ${names}`);
+    expect(redactText('カード 20261122230000 です')).toBe('カード [CARD] です');
+  });
+
   it('redacts keys and values in nested objects; secret-named keys lose their value', () => {
     const out = redactValue({
       'taro@example.com': 'ok',
