@@ -38,7 +38,7 @@ export interface WorkerPoolOptions {
  * per `pollMs` (one idle loop claims), so items enqueued elsewhere — another instance's, a retry whose backoff
  * ended — are picked up within about `pollMs`, and an idle pool costs the database one claim per `pollMs`
  * whatever its concurrency (each loop polling on its own made an idle instance with 8 loops claim 16 times a
- * second). A claim that found work wakes one more idle loop, so a backlog found by the poll drains in parallel.
+ * second). A loop the poll woke that found work wakes one more idle loop, so a backlog drains in parallel.
  */
 export class WorkerPool {
   private running = false;
