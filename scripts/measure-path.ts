@@ -8,7 +8,7 @@ import ts from 'typescript';
 
 const root = path.resolve(process.argv[2] ?? '.');
 const ENTRIES: [file: string, name: string][] = [
-  ['src/adapters/chatwork/webhook.route.ts', 'createChatworkWebhookRouter'],
+  ['src/adapters/chatwork/webhook.route.ts', 'createChatworkWebhookHandler'],
   ['src/intake/intake.ts', 'accept'],
   ['src/intake/worker-pool.ts', 'run'],
   ['src/pipeline/turn-runner.ts', 'handleUserRequest'],

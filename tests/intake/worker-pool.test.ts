@@ -1,5 +1,5 @@
 import { silentLogger } from '../../src/observability/logger';
-import { WorkerPool } from '../../src/intake/worker-pool';
+import { WorkerPool, type WorkerPoolOptions } from '../../src/intake/worker-pool';
 import { WorkQueue, type ClaimedItem } from '../../src/intake/work-queue';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
 
@@ -11,6 +11,19 @@ afterAll(async () => {
   await tdb.close();
 });
 
+/** A pool over `queue` with a test's loops, poll, claim lifetime and handlers; failures are final, logs silent. */
+function testPool(
+  queue: WorkQueue,
+  o: Pick<WorkerPoolOptions, 'concurrency' | 'pollMs' | 'claimTtlMs' | 'handlers'>,
+): WorkerPool {
+  return new WorkerPool({
+    ...o,
+    queue,
+    logger: silentLogger(),
+    describeError: () => ({ text: 'x', retryable: false }),
+  });
+}
+
 describe('WorkerPool: a worker that lost its claim is told to stop', () => {
   it('a heartbeat that finds the item taken over marks it claimLost while the handler still runs', async () => {
     const queue = new WorkQueue(tdb.db, { instanceId: 'pool-test', claimTtlMs: 300, defaultMaxAttempts: 3 });
@@ -19,13 +32,10 @@ describe('WorkerPool: a worker that lost its claim is told to stop', () => {
     const finished = new Promise<void>((r) => {
       release = r;
     });
-    const pool = new WorkerPool({
-      queue,
+    const pool = testPool(queue, {
       concurrency: 1,
-      logger: silentLogger(),
       pollMs: 20,
       claimTtlMs: 300,
-      describeError: () => ({ text: 'x', retryable: false }),
       handlers: {
         work: async (item) => {
           seen = item;
@@ -74,13 +84,10 @@ describe('WorkerPool: an answer queued behind its request', () => {
     });
     const handled: string[] = [];
     let answerAt = 0;
-    const pool = new WorkerPool({
-      queue,
+    const pool = testPool(queue, {
       concurrency: 2,
-      logger: silentLogger(),
       pollMs: 10_000,
       claimTtlMs: 30_000,
-      describeError: () => ({ text: 'x', retryable: false }),
       handlers: {
         user_request: async (item) => {
           const which = (item.payload as { which: string }).which;
@@ -139,13 +146,10 @@ describe('WorkerPool: polling', () => {
       }
     }
     const queue = new CountingQueue(tdb.db, { instanceId: 'idle-poll', claimTtlMs: 30_000, defaultMaxAttempts: 3 });
-    const pool = new WorkerPool({
-      queue,
+    const pool = testPool(queue, {
       concurrency: 8,
-      logger: silentLogger(),
       pollMs: 50,
       claimTtlMs: 30_000,
-      describeError: () => ({ text: 'x', retryable: false }),
       handlers: { work: async () => undefined },
     });
     pool.start();
@@ -165,13 +169,10 @@ describe('WorkerPool: polling', () => {
     const done: string[] = [];
     let running = 0;
     let most = 0;
-    const pool = new WorkerPool({
-      queue,
+    const pool = testPool(queue, {
       concurrency: 4,
-      logger: silentLogger(),
       pollMs: 300,
       claimTtlMs: 30_000,
-      describeError: () => ({ text: 'x', retryable: false }),
       handlers: {
         work: async (item) => {
           most = Math.max(most, ++running);

@@ -28,7 +28,6 @@ export {
 export {
   chatworkWebhookRouter,
   createChatworkWebhookHandler,
-  createChatworkWebhookRouter,
   CHATWORK_WEBHOOK_PATH,
   type ChatworkWebhookDeps,
 } from './webhook.route';

@@ -10,7 +10,7 @@ import { parseChatworkWebhook, type ChatworkWebhook } from './webhook.schema';
 /** Where the router serves ChatWork webhooks (mount the router at the app root). */
 export const CHATWORK_WEBHOOK_PATH = '/webhooks/chatwork';
 
-/** Dependencies of {@link createChatworkWebhookRouter}. */
+/** Dependencies of {@link createChatworkWebhookHandler}. */
 export interface ChatworkWebhookDeps {
   webhookToken: string;
   /** The bot's ChatWork account id, once known (from `GET /me`). */
@@ -77,8 +77,8 @@ function ignoreReason(hook: Exclude<ChatworkWebhook, { type: 'unknown' }>, botId
  * has stored the message; bodies stay tiny (ChatWork treats > 2,048 bytes as an error).
  *
  * A plain Node handler (no express on the way: the service routes this path to it first, which saves the
- * intake thread ≈ 0.2 ms of CPU per webhook); {@link createChatworkWebhookRouter} mounts the same handler in
- * an express app.
+ * intake thread ≈ 0.2 ms of CPU per webhook); {@link chatworkWebhookRouter} mounts the same handler in an
+ * express app.
  */
 export function createChatworkWebhookHandler(deps: ChatworkWebhookDeps): RequestListener {
   const log = deps.logger.child({ component: 'chatwork-webhook' });
@@ -212,9 +212,4 @@ export function createChatworkWebhookHandler(deps: ChatworkWebhookDeps): Request
 /** A webhook handler as an express router (mount it at the app root). */
 export function chatworkWebhookRouter(handler: RequestListener): Router {
   return express.Router().post(CHATWORK_WEBHOOK_PATH, (req, res) => handler(req, res));
-}
-
-/** {@link createChatworkWebhookHandler} as an express router (mount it at the app root). */
-export function createChatworkWebhookRouter(deps: ChatworkWebhookDeps): Router {
-  return chatworkWebhookRouter(createChatworkWebhookHandler(deps));
 }

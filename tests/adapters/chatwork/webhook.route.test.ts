@@ -5,8 +5,8 @@ import express from 'express';
 import pino from 'pino';
 import type { InboundMessage } from '../../../src/adapters/types';
 import {
+  chatworkWebhookRouter,
   createChatworkWebhookHandler,
-  createChatworkWebhookRouter,
   type ChatworkWebhookDeps,
 } from '../../../src/adapters/chatwork/webhook.route';
 import { chatworkSignature } from '../../../src/adapters/chatwork/verify-signature';
@@ -58,7 +58,7 @@ beforeAll(async () => {
     refreshBotAccount: async () => depsOverride.refreshBotAccount?.(),
     onAnswered: (status) => answered.push(status),
   };
-  app.use(createChatworkWebhookRouter(deps));
+  app.use(chatworkWebhookRouter(createChatworkWebhookHandler(deps)));
   const listen = async (name: string, server: Server) => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
     servers.push(server);
@@ -335,15 +335,17 @@ describe.each(['express router', 'plain Node handler'])('POST /webhooks/chatwork
     const app = express();
     app.use(express.json());
     app.use(
-      createChatworkWebhookRouter({
-        webhookToken: TOKEN,
-        getBotAccountId: () => BOT,
-        intake: { accept: async () => ({ status: 'accepted' }) },
-        resolveOrgId: async () => null,
-        defaultOrgId: () => 'o',
-        maxEventAgeSeconds: 600,
-        logger: captureLogger,
-      }),
+      chatworkWebhookRouter(
+        createChatworkWebhookHandler({
+          webhookToken: TOKEN,
+          getBotAccountId: () => BOT,
+          intake: { accept: async () => ({ status: 'accepted' }) },
+          resolveOrgId: async () => null,
+          defaultOrgId: () => 'o',
+          maxEventAgeSeconds: 600,
+          logger: captureLogger,
+        }),
+      ),
     );
     const other = app.listen(0, '127.0.0.1');
     await new Promise((resolve) => other.once('listening', resolve));
