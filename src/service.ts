@@ -411,9 +411,13 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
         databaseUrl,
         poolMax: workerPoolMax,
         instanceId: `${instanceId}-w${index}`,
-        platforms: [...senders.values()].map((x) => ({ platform: x.platform, findPosted: Boolean(x.findPosted) })),
+        // ChatWork posts go out from the worker's own client; Discord and the console stay relayed here.
+        platforms: [...senders.values()]
+          .filter((x) => x.platform !== 'chatwork')
+          .map((x) => ({ platform: x.platform, findPosted: Boolean(x.findPosted) })),
         chatwork: chatworkClient !== null,
         botNames: [...botNames()],
+        chatworkBotAccountId: chatworkIdentity?.accountId,
         workerPollMs: o.workerPollMs,
         outboxReconcileDelayMs: o.outboxReconcileDelayMs,
       }),
@@ -421,6 +425,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
       chatwork: () => chatworkClient,
       roomMembers: (roomId) => roomMembersCache.forRoom(roomId),
       botNames,
+      chatworkBotAccountId: () => chatworkIdentity?.accountId,
       logger,
       onAlert: (a) => raise(a as Parameters<AdminAlerts['raise']>[0]),
       onDatabaseDown: (error) => alerts.databaseDown(error),

@@ -1,8 +1,9 @@
 /**
  * The composition root of one turn worker thread (WORKERS ≥ 1; see `TurnWorkers` in src/intake/turn-workers.ts).
  * It composes the same pipeline as the single-thread service on a database pool of its own and claims
- * work items from the shared queue; posts, ChatWork task calls and admin alerts go to the main thread,
- * which owns the platform clients (their rate limits, the Discord gateway, the console's pollers).
+ * work items from the shared queue. It posts to ChatWork and calls its tasks API with a ChatWork client of its
+ * own; Discord and console posts, room-member lookups and admin alerts go to the main thread, which owns the
+ * Discord gateway, the console's pollers and the room-member cache.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { ChatSender, FoundMessage, OutboundReply, SendResult } from './adapters/types';
@@ -33,8 +34,9 @@ import {
 import { Summarizer } from './brain/summarize';
 import type { InboundMessage } from './adapters/types';
 import type { RoomMember } from './context/types';
-import type { ChatworkTaskInput, ChatworkTasksApi } from './tools/types';
+import type { ChatworkTasksApi } from './tools/types';
 import { startOrgCaches } from './org/org-caches';
+import { ChatworkClient, ChatworkSender } from './adapters/chatwork';
 
 async function main(): Promise<void> {
   const port = parentPort!;
@@ -88,14 +90,19 @@ async function main(): Promise<void> {
     };
     outbox.register(sender);
   }
-  const chatwork: ChatworkTasksApi | null = d.chatwork
-    ? {
-        createTask: (roomId: string, task: ChatworkTaskInput) =>
-          call<{ taskIds: string[] }>({ op: 'createTask', roomId, task }),
-        updateTaskStatus: (roomId: string, taskId: string, status: 'done' | 'open') =>
-          call<unknown>({ op: 'updateTaskStatus', roomId, taskId, status }),
-      }
-    : null;
+  // ChatWork: this thread's own client (its rate limits see this worker's posts; wake-ups of one room come here).
+  let chatworkBot = d.chatworkBotAccountId;
+  let chatwork: ChatworkTasksApi | null = null;
+  if (d.chatwork) {
+    const client = new ChatworkClient({
+      apiToken: config.CHATWORK_API_TOKEN!,
+      baseUrl: config.CHATWORK_API_BASE_URL,
+      logger,
+      timeoutMs: config.CHATWORK_TIMEOUT_MS,
+    });
+    chatwork = client;
+    outbox.register(new ChatworkSender({ client, logger, botAccountId: () => chatworkBot }));
+  }
   let names = d.botNames;
 
   const {
@@ -153,6 +160,7 @@ async function main(): Promise<void> {
     switch (m.t) {
       case 'wake':
         names = m.names;
+        chatworkBot = m.chatworkBotAccountId ?? chatworkBot;
         pool?.wake(m.itemId ? { itemId: BigInt(m.itemId) } : undefined);
         return;
       case 'metrics':

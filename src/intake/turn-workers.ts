@@ -15,7 +15,8 @@ export interface TurnPool {
   stop(graceMs?: number): Promise<void>;
   /**
    * One new item exists: one idle loop (in one worker) claims it. Given the item's ordering key, items of one
-   * conversation wake the same worker, whose loops know when the item ahead of them finishes.
+   * room (so of each of its conversations) wake the same worker, whose loops know when the item ahead of them
+   * finishes.
    */
   wake(hint?: WakeHint): void;
   readonly busy: number;
@@ -29,11 +30,16 @@ export interface TurnWorkerData {
   /** This worker's share of DATABASE_POOL_MAX. */
   poolMax: number;
   instanceId: string;
-  /** Platforms whose senders live in the main thread (posts are relayed there). */
+  /** Platforms whose senders live in the main thread (posts are relayed there): Discord and the console. */
   platforms: { platform: Platform; findPosted: boolean }[];
-  /** ChatWork is configured: the tasks API is relayed to the main thread's client. */
+  /**
+   * ChatWork is configured: the worker posts, looks for earlier posts and calls the tasks API with a ChatWork
+   * client of its own (from `config`), so a reply's HTTP request costs the intake thread nothing.
+   */
   chatwork: boolean;
   botNames: string[];
+  /** The bot's ChatWork account id when already known (`GET /me`); later wake-ups carry it once it is. */
+  chatworkBotAccountId?: string;
   workerPollMs?: number;
   outboxReconcileDelayMs?: number;
 }
@@ -59,7 +65,7 @@ export interface RelayedError {
 }
 
 export type ToWorker =
-  | { t: 'wake'; names: string[]; itemId?: string }
+  | { t: 'wake'; names: string[]; itemId?: string; chatworkBotAccountId?: string }
   | { t: 'metrics'; id: number }
   | { t: 'stop'; graceMs: number }
   | { t: 'result'; id: number; ok: true; value: unknown }
@@ -105,6 +111,8 @@ export interface TurnWorkersOptions {
   /** ChatWork room members not in the directory (the main thread's client and cache). */
   roomMembers: (roomId: string) => Promise<readonly RoomMember[]>;
   botNames: () => readonly string[];
+  /** The bot's ChatWork account id once known: the workers' ChatWork senders recognise their own posts by it. */
+  chatworkBotAccountId?: () => string | undefined;
   logger: Logger;
   onAlert: (a: RelayedAlert) => void;
   onDatabaseDown: (error: string) => void;
@@ -131,8 +139,9 @@ interface Slot {
 /**
  * Turns in worker threads (issue 10, seed 002 main/worker split). The main thread keeps intake (webhooks,
  * gateway events, console), the schedulers and the platform senders; each worker thread composes its own
- * pipeline, database pool and worker pool, claims work items from the same durable queue, and relays its
- * posts, ChatWork task calls and admin alerts to the main thread. Claims, heartbeats, expiry and
+ * pipeline, database pool and worker pool, claims work items from the same durable queue, posts to ChatWork
+ * with a ChatWork client of its own, and relays its other posts (Discord, the console), room-member lookups and
+ * admin alerts to the main thread. Claims, heartbeats, expiry and
  * exactly-once are the queue's and the outbox's, as with one thread: a worker that dies leaves claims that
  * expire and are taken again; it is started again after `restartMs`.
  */
@@ -161,10 +170,16 @@ export class TurnWorkers implements TurnPool {
   wake(hint?: WakeHint): void {
     const live = this.slots.filter((s): s is Slot => s !== null);
     if (live.length === 0) return;
-    const at = hint?.orderingKey === undefined ? this.next++ : stringHash(hint.orderingKey);
+    const at = hint?.orderingKey === undefined ? this.next++ : stringHash(roomOf(hint.orderingKey));
     const slot = live[at % live.length]!;
     const itemId = hint?.itemId?.toString();
-    slot.worker.postMessage({ t: 'wake', names: [...this.opts.botNames()], itemId } satisfies ToWorker);
+    const chatworkBotAccountId = this.opts.chatworkBotAccountId?.();
+    slot.worker.postMessage({
+      t: 'wake',
+      names: [...this.opts.botNames()],
+      itemId,
+      chatworkBotAccountId,
+    } satisfies ToWorker);
   }
 
   /** Each ready worker's metrics (prom-client JSON), for the main thread's /metrics; a slow worker is left out. */
@@ -281,6 +296,15 @@ export class TurnWorkers implements TurnPool {
         return this.opts.roomMembers(c.roomId);
     }
   }
+}
+
+/**
+ * The room part of a conversation's ordering key (`platform:room:sender` → `platform:room`): one room's items wake
+ * one worker, whose ChatWork client then sees every post to that room (its per-room posting limit).
+ */
+function roomOf(orderingKey: string): string {
+  const cut = orderingKey.lastIndexOf(':');
+  return cut > 0 ? orderingKey.slice(0, cut) : orderingKey;
 }
 
 /** A small non-negative hash of a string (FNV-1a), to send one conversation's wake-ups to one worker. */

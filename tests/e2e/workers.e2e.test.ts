@@ -9,8 +9,9 @@ import { CW_WEBHOOK_TOKEN, TEST_API_KEY, waitFor } from '../helpers/service';
 
 /**
  * WORKERS=1 (issue 10, seed 002 main/worker split): the service as `npm start` runs it, the main thread
- * taking webhooks and one worker thread running turns. Its posts and ChatWork task calls go through the
- * main thread; SIGTERM lets a turn that is running finish before the process exits.
+ * taking webhooks and one worker thread running turns. The worker posts to ChatWork and calls its tasks API with
+ * a ChatWork client of its own (the intake thread spends nothing on a reply's request); SIGTERM lets a turn that
+ * is running finish before the process exits.
  */
 describe('the service with a turn worker thread (WORKERS=1)', () => {
   let proc: ServiceProcess;
@@ -75,13 +76,20 @@ describe('the service with a turn worker thread (WORKERS=1)', () => {
       'work item done',
     );
     expect(item.claimedBy).toMatch(/-w0:/);
+    // The post went out from the worker thread's ChatWork client (its log lines carry the worker's index).
+    const posted = proc
+      .output()
+      .split('\n')
+      .filter((l) => l.includes('chatwork.send.posted') && l.includes(`"messageId":"${post.messageId}"`));
+    expect(posted).toHaveLength(1);
+    expect(posted[0]).toContain('"worker":0');
     // The worker's turn metrics are part of the main thread's /metrics.
     const text = await (await fetch(`${url()}/metrics`)).text();
     expect(text).toMatch(/hisho_turns_total\{[^}]*\} [1-9]/);
     expect(text).toMatch(/hisho_webhook_requests_total\{[^}]*status="200"[^}]*\} [1-9]/);
   }, 30000);
 
-  it('runs a tool whose ChatWork task call goes through the main thread', async () => {
+  it('runs a tool whose ChatWork task is created by the worker thread', async () => {
     const before = cw.tasks;
     const d = mentionDelivery({ from: 1003, room: 5001, body: '[To:9999]田中太郎さんに見積書の作成のタスクをお願い' });
     expect((await postWebhook(url(), d.raw, d.signature)).status).toBe(200);
