@@ -6,6 +6,7 @@ import { AggregatorRegistry, type MetricObjectWithValues, type MetricValue } fro
 import {
   CHATWORK_WEBHOOK_PATH,
   ChatworkClient,
+  chatworkClientFrom,
   ChatworkSender,
   chatworkWebhookRouter,
   createChatworkWebhookHandler,
@@ -290,12 +291,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   const stoppers: (() => Promise<void>)[] = [];
   const chatworkOn = Boolean(config.CHATWORK_API_TOKEN && config.CHATWORK_WEBHOOK_TOKEN);
   if (chatworkOn) {
-    const client = new ChatworkClient({
-      apiToken: config.CHATWORK_API_TOKEN!,
-      baseUrl: config.CHATWORK_API_BASE_URL,
-      logger,
-      timeoutMs: config.CHATWORK_TIMEOUT_MS,
-    });
+    const client = chatworkClientFrom(config, logger);
     chatworkClient = client;
     const known = o.chatworkBotAccountId ? { accountId: o.chatworkBotAccountId } : undefined;
     const identity = new ChatworkBotIdentity({

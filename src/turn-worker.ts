@@ -36,7 +36,7 @@ import type { InboundMessage } from './adapters/types';
 import type { RoomMember } from './context/types';
 import type { ChatworkTasksApi } from './tools/types';
 import { startOrgCaches } from './org/org-caches';
-import { ChatworkClient, ChatworkSender } from './adapters/chatwork';
+import { chatworkClientFrom, ChatworkSender } from './adapters/chatwork';
 
 async function main(): Promise<void> {
   const port = parentPort!;
@@ -94,12 +94,7 @@ async function main(): Promise<void> {
   let chatworkBot = d.chatworkBotAccountId;
   let chatwork: ChatworkTasksApi | null = null;
   if (d.chatwork) {
-    const client = new ChatworkClient({
-      apiToken: config.CHATWORK_API_TOKEN!,
-      baseUrl: config.CHATWORK_API_BASE_URL,
-      logger,
-      timeoutMs: config.CHATWORK_TIMEOUT_MS,
-    });
+    const client = chatworkClientFrom(config, logger);
     chatwork = client;
     outbox.register(new ChatworkSender({ client, logger, botAccountId: () => chatworkBot }));
   }

@@ -59,6 +59,29 @@ function shaped<T>(schema: z.ZodType<T>, json: unknown, what: string, uncertain 
   return parsed.data;
 }
 
+/** The ChatWork settings of the service's configuration (src/config/env.ts). */
+export interface ChatworkClientConfig {
+  CHATWORK_API_TOKEN?: string;
+  CHATWORK_API_BASE_URL: string;
+  CHATWORK_TIMEOUT_MS: number;
+}
+
+/**
+ * The service's ChatWork client: the main thread's (webhook identity, room members) and each worker thread's (its
+ * posts and task calls) are built the same way. Call only when `CHATWORK_API_TOKEN` is set.
+ */
+export function chatworkClientFrom(
+  config: ChatworkClientConfig,
+  logger: ChatworkClientOptions['logger'],
+): ChatworkClient {
+  return new ChatworkClient({
+    apiToken: config.CHATWORK_API_TOKEN!,
+    baseUrl: config.CHATWORK_API_BASE_URL,
+    logger,
+    timeoutMs: config.CHATWORK_TIMEOUT_MS,
+  });
+}
+
 /**
  * ChatWork API v2 client (PLATFORMS.md A4/A5) on global `fetch`. Sends `X-ChatWorkToken`, form bodies;
  * honours the global and per-room rate limits; retries 429/5xx/network errors with backoff — except that

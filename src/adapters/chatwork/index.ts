@@ -18,7 +18,14 @@ export {
   type ChatworkMessageEvent,
   type ChatworkMentionEvent,
 } from './webhook.schema';
-export { ChatworkClient, type ChatworkClientOptions, type ChatworkMember, type ChatworkRole } from './chatwork-client';
+export {
+  ChatworkClient,
+  chatworkClientFrom,
+  type ChatworkClientConfig,
+  type ChatworkClientOptions,
+  type ChatworkMember,
+  type ChatworkRole,
+} from './chatwork-client';
 export {
   ChatworkSender,
   formatChatworkBody,
