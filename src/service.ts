@@ -418,7 +418,6 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
         outboxReconcileDelayMs: o.outboxReconcileDelayMs,
       }),
       senders,
-      chatwork: () => chatworkClient,
       roomMembers: (roomId) => roomMembersCache.forRoom(roomId),
       botNames,
       chatworkBotAccountId: () => chatworkIdentity?.accountId,

@@ -4,7 +4,6 @@ import type { ChatSender, OutboundReply, Platform } from '../adapters/types';
 import type { Env } from '../config/env';
 import { AppError, type ErrorCode } from '../errors/app-error';
 import type { Logger } from '../observability/logger';
-import type { ChatworkTasksApi, ChatworkTaskInput } from '../tools/types';
 import type { RoomMember } from '../context/types';
 import type { WakeHint } from './worker-pool';
 
@@ -50,8 +49,6 @@ export type RelayedAlert = { kind: string; severity: string; facts: Record<strin
 export type RelayCall =
   | { op: 'send'; platform: Platform; reply: OutboundReply }
   | { op: 'findPosted'; platform: Platform; reply: OutboundReply; since: Date }
-  | { op: 'createTask'; roomId: string; task: ChatworkTaskInput }
-  | { op: 'updateTaskStatus'; roomId: string; taskId: string; status: 'done' | 'open' }
   | { op: 'roomMembers'; roomId: string };
 
 /** An error as it crosses threads: an AppError keeps what the outbox and the work queue decide on. */
@@ -107,7 +104,6 @@ export interface TurnWorkersOptions {
   /** Data for worker `index` (the relayed platforms are read when each worker starts). */
   data: (index: number) => TurnWorkerData;
   senders: ReadonlyMap<Platform, ChatSender>;
-  chatwork: () => ChatworkTasksApi | null;
   /** ChatWork room members not in the directory (the main thread's client and cache). */
   roomMembers: (roomId: string) => Promise<readonly RoomMember[]>;
   botNames: () => readonly string[];
@@ -285,13 +281,6 @@ export class TurnWorkers implements TurnPool {
         if (c.op === 'send') return sender.send(c.reply);
         return sender.findPosted ? sender.findPosted(c.reply, c.since) : null;
       }
-      case 'createTask':
-      case 'updateTaskStatus': {
-        const api = this.opts.chatwork();
-        if (!api) throw new AppError('EXTERNAL_API_FAILED', 'ChatWork is not configured');
-        if (c.op === 'createTask') return api.createTask(c.roomId, c.task);
-        return api.updateTaskStatus(c.roomId, c.taskId, c.status);
-      }
       case 'roomMembers':
         return this.opts.roomMembers(c.roomId);
     }
@@ -307,7 +296,7 @@ function roomOf(orderingKey: string): string {
   return cut > 0 ? orderingKey.slice(0, cut) : orderingKey;
 }
 
-/** A small non-negative hash of a string (FNV-1a), to send one conversation's wake-ups to one worker. */
+/** A small non-negative hash of a string (FNV-1a), to send one room's wake-ups to one worker. */
 function stringHash(s: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < s.length; i++) {
