@@ -1,0 +1,136 @@
+// The bench's webhook sender. Under load, the acknowledgement is timed in a worker thread of its own: the bench's
+// main thread also serves the fake model and the fake ChatWork API, and its event loop, busy with their requests
+// (a 26 KB model request parsed per turn), delayed the reading of acknowledgements by up to tens of milliseconds
+// (its loop delay during a burst: p99 34 ms, max 66 ms, on a slow moment of the 2-core machine). ChatWork's sender
+// and Anthropic's API are other machines; the service's acknowledgement is what is timed. The thread shares the
+// machine's cores with everything else, as before.
+import http from 'node:http';
+import path from 'node:path';
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+
+/** A signed webhook, ready to send. */
+export interface Delivery {
+  raw: string;
+  sig: string;
+}
+
+/** How a set of deliveries is sent: at a fixed rate (open loop), or over a fixed number of connections. */
+export type SendPlan = { kind: 'paced'; ratePerS: number } | { kind: 'closed'; concurrency: number };
+
+/** Acknowledgement times (ms), in the deliveries' order; NaN where the delivery failed. */
+export interface SendResult {
+  acks: number[];
+  errors: string[];
+}
+
+interface Request {
+  id: number;
+  port: number;
+  items: Delivery[];
+  plan: SendPlan;
+}
+
+// One connection per delivery, as a webhook sender makes them.
+const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
+
+/** Posts a delivery; resolves with the acknowledgement time (ms) once the 200 arrives. */
+export function deliver(port: number, d: Delivery): Promise<number> {
+  const t0 = performance.now();
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/webhooks/chatwork',
+        method: 'POST',
+        agent,
+        headers: {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(d.raw),
+          'x-chatworkwebhooksignature': d.sig,
+        },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () =>
+          res.statusCode === 200 ? resolve(performance.now() - t0) : reject(new Error(`webhook ${res.statusCode}`)),
+        );
+      },
+    );
+    req.on('error', reject);
+    req.end(d.raw);
+  });
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Sends every delivery as the plan says; each acknowledgement is timed from its request to its 200. */
+async function send(port: number, items: Delivery[], plan: SendPlan): Promise<SendResult> {
+  const acks: number[] = new Array<number>(items.length).fill(NaN);
+  const errors: string[] = [];
+  const one = (i: number) =>
+    deliver(port, items[i]!).then(
+      (ms) => void (acks[i] = ms),
+      (err: Error) => void errors.push(err.message),
+    );
+  if (plan.kind === 'closed') {
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: plan.concurrency }, async () => {
+        while (next < items.length) await one(next++);
+      }),
+    );
+  } else {
+    const start = performance.now();
+    const sends: Promise<void>[] = [];
+    for (let i = 0; i < items.length; i++) {
+      const wait = start + (i * 1000) / plan.ratePerS - performance.now();
+      if (wait > 1) await sleep(wait);
+      sends.push(one(i));
+    }
+    await Promise.all(sends);
+  }
+  return { acks, errors };
+}
+
+/** The sender thread, seen from the bench's main thread. */
+export class WebhookSender {
+  private readonly worker: Worker;
+  private seq = 0;
+  private readonly pending = new Map<number, (r: SendResult) => void>();
+
+  constructor(private readonly port: number) {
+    const file = path.join(__dirname, 'webhook-sender.ts');
+    const tsx = require.resolve('tsx/cjs/api');
+    this.worker = new Worker(`require(${JSON.stringify(tsx)}).register(); require(${JSON.stringify(file)});`, {
+      eval: true,
+      workerData: { webhookSender: true },
+    });
+    this.worker.on('message', (m: { id: number } & SendResult) => {
+      this.pending.get(m.id)?.(m);
+      this.pending.delete(m.id);
+    });
+    this.worker.on('error', (err) => {
+      console.error('webhook sender thread failed:', err);
+      process.exit(1);
+    });
+  }
+
+  send(items: Delivery[], plan: SendPlan): Promise<SendResult> {
+    const id = ++this.seq;
+    return new Promise((resolve) => {
+      this.pending.set(id, resolve);
+      this.worker.postMessage({ id, port: this.port, items, plan } satisfies Request);
+    });
+  }
+
+  close(): Promise<number> {
+    return this.worker.terminate();
+  }
+}
+
+if (!isMainThread && (workerData as { webhookSender?: boolean } | null)?.webhookSender) {
+  parentPort!.on('message', (r: Request) => {
+    void send(r.port, r.items, r.plan).then((res) => parentPort!.postMessage({ id: r.id, ...res }));
+  });
+}
