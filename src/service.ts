@@ -54,6 +54,7 @@ import {
   type CritiqueInput,
 } from './pipeline/compose';
 import { startOrgCaches } from './org/org-caches';
+import { loadAllRooms, RoomIndex } from './org/room-index';
 
 export const SAMPLE_DIRECTORY = path.resolve(__dirname, '..', 'config', 'org.sample.yaml');
 
@@ -154,22 +155,10 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     await db.organization.findFirst({ orderBy: { createdAt: 'asc' }, select: { id: true } })
   )?.id;
   const defaultOrgId = () => defaultOrg;
-  // Room → organisation for the webhook hot path. Rooms change only on a directory import, which every
-  // instance hears (below): the cache is cleared then; the 30 s age only bounds a missed notification.
-  const roomOrg = new Map<string, { orgId: string | null; at: number }>();
-  const resolveOrgId = async (platform: string, roomId: string): Promise<string | null> => {
-    const k = `${platform}:${roomId}`;
-    const hit = roomOrg.get(k);
-    if (hit && Date.now() - hit.at < 30000) return hit.orgId;
-    const rows = await sql<{ orgId: string }>(`SELECT "orgId" FROM rooms WHERE platform = $1 AND "externalId" = $2`, [
-      platform,
-      roomId,
-    ]);
-    const orgId = rows[0]?.orgId ?? null;
-    if (roomOrg.size > 10000) roomOrg.clear();
-    roomOrg.set(k, { orgId, at: Date.now() });
-    return orgId;
-  };
+  // Every directory room in memory for the intake's room lookup (ChatWork webhooks, Discord channels): cleared on
+  // every import, which every instance hears (below). Discord guilds → organisation: a small map, cleared with it.
+  const roomIndex = new RoomIndex(() => loadAllRooms(sql));
+  const guildOrg = new Map<string, { orgId: string | null; at: number }>();
   // The directory and knowledge presence per organisation; cleared on every import (and the room lookup with them).
   const {
     directories,
@@ -180,7 +169,10 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     sql,
     databaseUrl,
     logger,
-    onChange: () => roomOrg.clear(),
+    onChange: () => {
+      roomIndex.invalidate();
+      guildOrg.clear();
+    },
   });
 
   const queue = new WorkQueue(db, {
@@ -312,7 +304,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
       intake,
       getBotNames: botNames,
       refreshBotAccount: () => identity.refresh(),
-      resolveOrgId: (roomId) => resolveOrgId('chatwork', roomId),
+      resolveOrgId: async (roomId) => (await roomIndex.get('chatwork', roomId))?.orgId ?? null,
       defaultOrgId,
       maxEventAgeSeconds: config.CHATWORK_EVENT_MAX_AGE_SECONDS,
       now: o.now,
@@ -333,21 +325,17 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
       logger,
       defaultOrgId,
       client: o.discordClient,
-      resolveRoom: async (channelId) => {
-        const room = await db.room.findUnique({
-          where: { platform_externalId: { platform: 'discord', externalId: channelId } },
-        });
-        return room ? { orgId: room.orgId, authority: room.authority === 'member' ? 'member' : 'public' } : null;
-      },
+      resolveRoom: (channelId) => roomIndex.get('discord', channelId),
       // Guild allow-list (directory `organization.discord_guilds`); rooms change only on import (30 s cache).
       resolveGuild: async (guildId) => {
         const k = `discord-guild:${guildId}`;
-        const hit = roomOrg.get(k);
+        const hit = guildOrg.get(k);
         if (hit && Date.now() - hit.at < 30000) return hit.orgId;
         const where = { discordGuildIds: { has: guildId } };
         const org = await db.organization.findFirst({ where, select: { id: true } });
         const orgId = org?.id ?? null;
-        roomOrg.set(k, { orgId, at: Date.now() });
+        if (guildOrg.size > 10000) guildOrg.clear();
+        guildOrg.set(k, { orgId, at: Date.now() });
         return orgId;
       },
       onButton: (click) =>

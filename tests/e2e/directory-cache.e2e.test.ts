@@ -99,4 +99,46 @@ describe('directory cache across two instances on one database', () => {
     await waitFor(async () => (await askForTask('山田新')) === 'EXECUTED', 10000, 'b sees the imported member');
     expect(await b.db.task.count({ where: { assigneeMemberId: 'yamada-arata' } })).toBe(1);
   });
+
+  it('a room added by an import in instance a is a member room for instance b at once', async () => {
+    const inRoom6060 = async (marker: string) => {
+      llm.script(replyCall('了解ウル。ほかにもあれば言ってほしいウル。'));
+      const d = mentionDelivery({ from: 1003, room: 6060, body: `[To:9999]Hishoさん\n確認です${marker}` });
+      expect((await postWebhook(`http://127.0.0.1:${b.port}`, d.raw, d.signature)).status).toBe(200);
+      const item = await waitFor(
+        () =>
+          b.db.workItem.findFirst({
+            where: { type: 'user_request', payload: { path: ['text'], string_contains: marker } },
+          }),
+        5000,
+        'work item',
+      );
+      // The turn answers (its scripted reply is used up) before the next message is sent.
+      await waitFor(
+        async () => (await b.db.workItem.findUnique({ where: { id: item.id } }))?.state === 'done',
+        5000,
+        'turn',
+      );
+      return item.payload as { orgId: string; roomAuthority?: string };
+    };
+    // Not in the directory yet: a guest room, public (R-A5).
+    expect(await inRoom6060('（前）')).toMatchObject({ orgId: 'acme', roomAuthority: 'public' });
+
+    const sample = await fs.readFile(SAMPLE_DIRECTORY, 'utf8');
+    const added = sample.replace(
+      /\nrooms:\n/,
+      `\nrooms:\n  - { platform: chatwork, id: "6060", name: 新プロジェクト, authority: member }\n`,
+    );
+    expect(added).not.toBe(sample);
+    const file = path.join(dir, 'org-rooms.yaml');
+    await fs.writeFile(file, added);
+    await importDirectoryFile(a.db, file);
+
+    // b, not restarted, hears the import: the room is the organisation's member room.
+    await waitFor(
+      async () => !('roomAuthority' in (await inRoom6060(`（後${Date.now()}）`))),
+      10000,
+      'b sees the room',
+    );
+  });
 });

@@ -1,0 +1,64 @@
+import type { Sql } from '../db/sql';
+
+/** A directory room: the organisation it belongs to and who may speak with authority there. */
+export interface IndexedRoom {
+  orgId: string;
+  authority: 'member' | 'public';
+}
+
+/** Reads every directory room (all organisations) in one statement. */
+export function loadAllRooms(
+  sql: Sql,
+): Promise<{ platform: string; externalId: string; orgId: string; authority: string }[]> {
+  return sql(`SELECT platform, "externalId", "orgId", authority FROM rooms`);
+}
+
+/**
+ * Every directory room, by platform and external id, in memory: the intake's room lookup (ChatWork webhooks,
+ * Discord channels) answers without a statement, also for a room that is not in the directory (a guest room, an
+ * outside contact's DM), which is known not to be there. Rooms change only on a directory import, whose NOTIFY
+ * every instance hears and turns into {@link invalidate}: the next lookup reads all rooms again, once, however
+ * many lookups wait for it. A failed read is not kept (the caller fails closed: the webhook answers 503 and is
+ * sent again). `maxAgeMs` only bounds a notification that was missed.
+ */
+export class RoomIndex {
+  private current: { at: number; rooms: Promise<Map<string, IndexedRoom>> } | null = null;
+
+  constructor(
+    private readonly load: () => Promise<{ platform: string; externalId: string; orgId: string; authority: string }[]>,
+    private readonly maxAgeMs = 60_000,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  /** The room's organisation and authority, or null when it is not in the directory. */
+  async get(platform: string, externalId: string): Promise<IndexedRoom | null> {
+    return (await this.rooms()).get(`${platform}:${externalId}`) ?? null;
+  }
+
+  /** Forgets every room (an import changed the directory, or a notification may have been missed). */
+  invalidate(): void {
+    this.current = null;
+  }
+
+  private rooms(): Promise<Map<string, IndexedRoom>> {
+    const c = this.current;
+    if (c && this.clock() - c.at < this.maxAgeMs) return c.rooms;
+    const entry = {
+      at: this.clock(),
+      rooms: this.load().then(
+        (rows) =>
+          new Map(
+            rows.map((r) => [
+              `${r.platform}:${r.externalId}`,
+              { orgId: r.orgId, authority: r.authority === 'member' ? 'member' : 'public' } as const,
+            ]),
+          ),
+      ),
+    };
+    this.current = entry;
+    entry.rooms.catch(() => {
+      if (this.current === entry) this.current = null;
+    });
+    return entry.rooms;
+  }
+}
