@@ -158,6 +158,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   // Every directory room in memory for the intake's room lookup (ChatWork webhooks, Discord channels): cleared on
   // every import, which every instance hears (below). Discord guilds → organisation: a small map, cleared with it.
   const roomIndex = new RoomIndex(() => loadAllRooms(sql));
+  await roomIndex.warm();
   const guildOrg = new Map<string, { orgId: string | null; at: number }>();
   // The directory and knowledge presence per organisation; cleared on every import (and the room lookup with them).
   const {

@@ -35,6 +35,11 @@ export class RoomIndex {
     return (await this.rooms()).get(`${platform}:${externalId}`) ?? null;
   }
 
+  /** Reads the rooms now (at start-up, so the first webhook does not wait for them); a failure is left to lookups. */
+  async warm(): Promise<void> {
+    await this.rooms().catch(() => undefined);
+  }
+
   /** Forgets every room (an import changed the directory, or a notification may have been missed). */
   invalidate(): void {
     this.current = null;

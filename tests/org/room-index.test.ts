@@ -35,6 +35,20 @@ describe('RoomIndex: the intake room lookup without a statement per webhook', ()
     expect(calls.n).toBe(1);
   });
 
+  it('warmed at start-up, the first lookup needs no statement; a failed warm-up is left to the lookups', async () => {
+    const { calls, load } = counted();
+    const index = new RoomIndex(load);
+    await index.warm();
+    expect(calls.n).toBe(1);
+    expect((await index.get('chatwork', '5001'))?.orgId).toBe('acme');
+    expect(calls.n).toBe(1);
+    let down = true;
+    const cold = new RoomIndex(() => (down ? Promise.reject(new Error('connection refused')) : load()));
+    await expect(cold.warm()).resolves.toBeUndefined();
+    down = false;
+    expect((await cold.get('chatwork', '5001'))?.orgId).toBe('acme');
+  });
+
   it('a burst of lookups for rooms it has not seen costs one statement', async () => {
     const { calls, load } = counted();
     const index = new RoomIndex(load);
