@@ -6,10 +6,16 @@ export interface IndexedRoom {
   authority: 'member' | 'public';
 }
 
+/** A row of the rooms table, as the index reads it. */
+export interface RoomRow {
+  platform: string;
+  externalId: string;
+  orgId: string;
+  authority: string;
+}
+
 /** Reads every directory room (all organisations) in one statement. */
-export function loadAllRooms(
-  sql: Sql,
-): Promise<{ platform: string; externalId: string; orgId: string; authority: string }[]> {
+export function loadAllRooms(sql: Sql): Promise<RoomRow[]> {
   return sql(`SELECT platform, "externalId", "orgId", authority FROM rooms`);
 }
 
@@ -25,7 +31,7 @@ export class RoomIndex {
   private current: { at: number; rooms: Promise<Map<string, IndexedRoom>> } | null = null;
 
   constructor(
-    private readonly load: () => Promise<{ platform: string; externalId: string; orgId: string; authority: string }[]>,
+    private readonly load: () => Promise<RoomRow[]>,
     private readonly maxAgeMs = 60_000,
     private readonly clock: () => number = Date.now,
   ) {}
