@@ -329,14 +329,13 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
       resolveRoom: (channelId) => roomIndex.get('discord', channelId),
       // Guild allow-list (directory `organization.discord_guilds`); rooms change only on import (30 s cache).
       resolveGuild: async (guildId) => {
-        const k = `discord-guild:${guildId}`;
-        const hit = guildOrg.get(k);
+        const hit = guildOrg.get(guildId);
         if (hit && Date.now() - hit.at < 30000) return hit.orgId;
         const where = { discordGuildIds: { has: guildId } };
         const org = await db.organization.findFirst({ where, select: { id: true } });
         const orgId = org?.id ?? null;
         if (guildOrg.size > 10000) guildOrg.clear();
-        guildOrg.set(k, { orgId, at: Date.now() });
+        guildOrg.set(guildId, { orgId, at: Date.now() });
         return orgId;
       },
       onButton: (click) =>

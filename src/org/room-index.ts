@@ -14,6 +14,9 @@ export interface RoomRow {
   authority: string;
 }
 
+/** The index's key of a room: platform and external id (one room per pair, the table's primary key). */
+const roomKey = (platform: string, externalId: string): string => `${platform}:${externalId}`;
+
 /** Reads every directory room (all organisations) in one statement. */
 export function loadAllRooms(sql: Sql): Promise<RoomRow[]> {
   return sql(`SELECT platform, "externalId", "orgId", authority FROM rooms`);
@@ -38,7 +41,7 @@ export class RoomIndex {
 
   /** The room's organisation and authority, or null when it is not in the directory. */
   async get(platform: string, externalId: string): Promise<IndexedRoom | null> {
-    return (await this.rooms()).get(`${platform}:${externalId}`) ?? null;
+    return (await this.rooms()).get(roomKey(platform, externalId)) ?? null;
   }
 
   /** Reads the rooms now (at start-up, so the first webhook does not wait for them); a failure is left to lookups. */
@@ -60,7 +63,7 @@ export class RoomIndex {
         (rows) =>
           new Map(
             rows.map((r) => [
-              `${r.platform}:${r.externalId}`,
+              roomKey(r.platform, r.externalId),
               { orgId: r.orgId, authority: r.authority === 'member' ? 'member' : 'public' } as const,
             ]),
           ),
