@@ -16,8 +16,14 @@ export interface CritiqueCandidate {
 }
 
 /**
- * Pure sampling rule: confidence 0.7–0.9, a dangerous tool (risk high or critical), several tools
- * proposed, or else a random share `rate` (SELF_CRITIQUE_RATE). A rate of 0 turns self-critique off.
+ * Seed 003's "high" confidence band (0.7–0.89), the middle of its table: 0.9–1.0 is "very high" and runs as is,
+ * below 0.7 the Guardian asks first. A turn here is critiqued every time; a very confident one only by chance.
+ */
+const MID_CONFIDENCE = { min: 0.7, below: 0.9 };
+
+/**
+ * Pure sampling rule: confidence in the mid band (0.7 ≤ c < 0.9), a dangerous tool (risk high or critical),
+ * several tools proposed, or else a random share `rate` (SELF_CRITIQUE_RATE). A rate of 0 turns self-critique off.
  */
 export function critiqueReason(
   c: CritiqueCandidate,
@@ -25,7 +31,8 @@ export function critiqueReason(
   random: () => number = Math.random,
 ): CritiqueReason | null {
   if (rate <= 0) return null;
-  if (c.confidence !== null && c.confidence >= 0.7 && c.confidence <= 0.9) return 'mid_confidence';
+  const conf = c.confidence;
+  if (conf !== null && conf >= MID_CONFIDENCE.min && conf < MID_CONFIDENCE.below) return 'mid_confidence';
   if (c.proposedRisks.some((r) => r === 'high' || r === 'critical')) return 'dangerous_tool';
   if (c.proposedRisks.length > 1) return 'several_tools';
   return random() < rate ? 'random' : null;
