@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
 import type { Db } from '../db/prisma';
-import { SqlParams, sqlRunner, type Sql } from '../db/sql';
+import { NO_FLUSH_WAIT, SqlParams, sqlRunner, type Sql } from '../db/sql';
 
 /** Kinds of work (R-Q1). */
 export type WorkType = 'user_request' | 'work' | 'notification';
@@ -281,11 +281,10 @@ export class WorkQueue {
    * finished item's leftover index entry: 6.3 ms a claim in a burst instead of under 1).
    */
   async claim(types?: WorkType[]): Promise<ClaimedItem | null> {
-    const rows = await this.sql<ClaimRow>(`SELECT ${CLAIMED_COLUMNS} FROM claim_work_item($1, $2, $3::text[])`, [
-      this.newClaimToken(),
-      this.opts.claimTtlMs,
-      claimTypes(types),
-    ]);
+    // The claim commits without waiting for the flush (NO_FLUSH_WAIT): a crash of the database that loses it
+    // leaves the item to be claimed again, and nothing is posted before a synchronous commit (the outbox's take).
+    const claimSql = `SELECT ${CLAIMED_COLUMNS}, ${NO_FLUSH_WAIT} AS no_flush FROM claim_work_item($1, $2, $3::text[])`;
+    const rows = await this.sql<ClaimRow>(claimSql, [this.newClaimToken(), this.opts.claimTtlMs, claimTypes(types)]);
     return rows[0] ? claimedItem(rows[0]) : null;
   }
 
@@ -301,7 +300,7 @@ export class WorkQueue {
               attempts = attempts + 1, "updatedAt" = now()
        WHERE w.id = $3::bigint AND w.state = 'queued' AND w."runAt" <= now() AND w.type = ANY($4::text[])
          AND ${FIRST_IN_CONVERSATION}
-       RETURNING ${CLAIMED_COLUMNS}`,
+       RETURNING ${CLAIMED_COLUMNS}, ${NO_FLUSH_WAIT} AS no_flush`,
       [this.newClaimToken(), this.opts.claimTtlMs, id.toString(), claimTypes(types)],
     );
     return rows[0] ? claimedItem(rows[0]) : null;

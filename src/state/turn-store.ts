@@ -1,7 +1,7 @@
 import type { InboundMessage, ReplyOption } from '../adapters/types';
 import { actorFromRows, type Actor } from '../authorization';
 import type { BudgetVerdict, SenderBudget, UsageRow } from '../brain/sender-budget';
-import { SqlParams, type Sql } from '../db/sql';
+import { NO_FLUSH_WAIT, SqlParams, type Sql } from '../db/sql';
 import {
   completeCte,
   enqueueValuesCte,
@@ -115,7 +115,8 @@ export class TurnStore {
 
   /**
    * One statement: reserve the reply key, store the user message (idempotent), and read the sender,
-   * the room, the session row and the sender's use of their budgets.
+   * the room, the session row and the sender's use of their budgets. It commits without waiting for the
+   * flush (NO_FLUSH_WAIT): both writes are redone by a retry, and the outbox's take before the post is synchronous.
    */
   async open(msg: InboundMessage, replyKey: string, opts: { defaultLevel: number; now: Date }): Promise<TurnPrelude> {
     const p = new SqlParams();
@@ -146,7 +147,7 @@ export class TurnStore {
               s."expiresAt" AS s_expires, s."clarificationRounds" AS s_rounds, s."errorCount" AS s_errors,
               s."lastIntent" AS s_intent, s."lastTool" AS s_tool, s."lastError" AS s_error,
               row_to_json(pa) AS p_row, q.status AS q_status, q."sentAt" AS q_sent,
-              ${usage} AS budget_usage
+              ${usage} AS budget_usage, ${NO_FLUSH_WAIT} AS no_flush
        FROM (SELECT 1) one
        LEFT JOIN outbound_messages o ON o."dedupeKey" = ${key}
        LEFT JOIN platform_accounts a ON a.platform = ${platform} AND a."accountId" = ${account}
