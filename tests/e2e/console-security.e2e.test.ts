@@ -51,6 +51,8 @@ describe("the console only answers this machine's own pages (issue 8 §4: Host a
     const llm = new FakeAnthropic().script(replyCall('こんにちはウル'));
     try {
       expect((await post({ host: `localhost:${port()}`, origin: `http://localhost:${port()}` })).status).toBe(202);
+      // The turn takes its answer before the fake stops (a late model call would find none and fail).
+      await waitFor(async () => llm.pending === 0 && (await svc.db.turnRecord.count()) > 0, 10_000, 'the turn');
     } finally {
       llm.stop();
     }
