@@ -1,7 +1,9 @@
 /**
- * (b) The database server stopped and started again (a real stop of the PostgreSQL process) during a
- * steady stream of mentions: the service must recover on its own — no crash, no restart — and lose or
- * double nothing it acknowledged.
+ * (b) The database server stopped and started again (a real stop of the PostgreSQL process), or crashed (SIGKILL
+ * to it and every backend: WAL not yet written is lost, the start recovers from disk), during a steady stream of
+ * mentions: the service must recover on its own — no crash, no restart — and lose or double nothing it
+ * acknowledged. The crash is what the statements that commit without waiting for the flush (src/db/sql.ts,
+ * NO_FLUSH_WAIT) must survive.
  */
 import { freePort, MentionStream, ServiceProcess, settle, sleep, tally, type Tally } from './harness';
 import { ANSWER_MARKER } from './model';
@@ -12,6 +14,8 @@ export interface DbRestartOptions {
   /** How long the database stays down. */
   downMs: number;
   claimTtlMs: number;
+  /** SIGKILL instead of a stop. */
+  crash?: boolean;
 }
 
 export interface DbRestartResult extends Tally {
@@ -29,7 +33,8 @@ export async function dbRestart(
   o: DbRestartOptions,
   log: (s: string) => void,
 ): Promise<DbRestartResult> {
-  const { stop, start } = w.pg;
+  const { start } = w.pg;
+  const stop = o.crash ? w.pg.kill : w.pg.stop;
   if (!stop || !start) throw new Error("the database restart needs the proof's own embedded PostgreSQL");
   const databaseUrl = await w.pg.createDatabase(`proof_db_${Date.now().toString(36)}`);
   const svc = ServiceProcess.spawn({
@@ -48,7 +53,7 @@ export async function dbRestart(
   try {
     await sleep(3000);
     await stop.call(w.pg);
-    log(`    database stopped; ${stream.outcomes.size} mentions sent so far`);
+    log(`    database ${o.crash ? 'killed' : 'stopped'}; ${stream.outcomes.size} mentions sent so far`);
     await sleep(o.downMs);
     await start.call(w.pg);
     const up = performance.now();

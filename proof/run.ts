@@ -65,20 +65,24 @@ async function sectionA(w: ProofWorld, f: Findings, log: Log): Promise<void> {
 }
 
 async function sectionB(w: ProofWorld, f: Findings, log: Log): Promise<void> {
-  log('(b) database restart…');
   w.model.delayMs = settings.modelDelayMs;
   const { rate, dbDownMs: downMs, claimTtlMs } = settings;
-  const r = await dbRestart(w, { rate, downMs, claimTtlMs }, log);
-  f.rows.push([
-    `(b) database stopped ${s1(r.downMs)}, then started, model ${s1(settings.modelDelayMs)}`,
-    `${r.sent} sent, ${r.acknowledged} acknowledged, ${r.refused} refused (503 while down)`,
-    `**${r.lost} lost · ${r.doubled} answered twice**`,
-    `recovered on its own: ready ${Math.round(r.readyAfterMs)} ms, accepting ${Math.round(r.acceptingAfterMs)} ms ` +
-      `after the database; process ${r.crashed ? '**exited**' : 'never restarted'}`,
-  ]);
-  if (r.lost > 0) f.missed.push(`(b) lost ${r.lost}: ${first(r.lostIds)}`);
-  if (r.doubled > 0) f.missed.push(`(b) answered twice ${r.doubled}: ${first(r.doubledIds)}`);
-  if (r.crashed) f.missed.push('(b) the service process exited');
+  for (const crash of [false, true]) {
+    const how = crash ? 'killed (SIGKILL)' : 'stopped';
+    log(`(b) database ${crash ? 'crash' : 'restart'}…`);
+    const r = await dbRestart(w, { rate, downMs, claimTtlMs, crash }, log);
+    const tag = crash ? '(b, crash)' : '(b)';
+    f.rows.push([
+      `(b) database ${how} ${s1(r.downMs)}, then started, model ${s1(settings.modelDelayMs)}`,
+      `${r.sent} sent, ${r.acknowledged} acknowledged, ${r.refused} refused (503 while down)`,
+      `**${r.lost} lost · ${r.doubled} answered twice**`,
+      `recovered on its own: ready ${Math.round(r.readyAfterMs)} ms, accepting ${Math.round(r.acceptingAfterMs)} ms ` +
+        `after the database; process ${r.crashed ? '**exited**' : 'never restarted'}`,
+    ]);
+    if (r.lost > 0) f.missed.push(`${tag} lost ${r.lost}: ${first(r.lostIds)}`);
+    if (r.doubled > 0) f.missed.push(`${tag} answered twice ${r.doubled}: ${first(r.doubledIds)}`);
+    if (r.crashed) f.missed.push(`${tag} the service process exited`);
+  }
 }
 
 async function sectionC(w: ProofWorld, f: Findings, log: Log): Promise<void> {

@@ -9,6 +9,8 @@ export interface ProofDatabases {
   createDatabase(name: string): Promise<string>;
   /** Stop/start the server process — absent on a shared server, which must never be stopped. */
   stop?(): Promise<void>;
+  /** A crash instead of a stop: SIGKILL to the server and every backend (what is not yet on disk is lost). */
+  kill?(): Promise<void>;
   start?(): Promise<void>;
   close(): Promise<void>;
 }
