@@ -13,6 +13,7 @@ import path from 'node:path';
 import { Client } from 'pg';
 import { chatworkSignature } from '../src/adapters/chatwork';
 import { startEmbeddedPostgres, tempDataDir } from '../src/db/embedded-postgres';
+import { childrenByParent } from '../scripts/lib/proc';
 import {
   PromptCache,
   startFakeAnthropicServer,
@@ -160,17 +161,7 @@ const deliver = (d: Delivery) => deliverTo(webhookPort, d);
 
 // ---- the service's memory: resident set of its process and every process it started -----------------------
 function treeRssBytes(pid: number): number {
-  const children = new Map<number, number[]>();
-  for (const e of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(e)) continue;
-    try {
-      const st = fs.readFileSync(`/proc/${e}/stat`, 'utf8');
-      const ppid = Number(st.slice(st.lastIndexOf(')') + 2).split(' ')[1]);
-      children.set(ppid, [...(children.get(ppid) ?? []), Number(e)]);
-    } catch {
-      /* gone */
-    }
-  }
+  const children = childrenByParent();
   let total = 0;
   const todo = [pid];
   while (todo.length) {

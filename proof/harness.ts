@@ -12,6 +12,7 @@ import path from 'node:path';
 import { Client } from 'pg';
 import { chatworkSignature } from '../src/adapters/chatwork';
 import { startEmbeddedPostgres, tempDataDir, type EmbeddedDatabase } from '../src/db/embedded-postgres';
+import { childrenByParent } from '../scripts/lib/proc';
 import { withDatabase } from '../scripts/lib/scratch-db';
 
 export const WEBHOOK_TOKEN = 'MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=';
@@ -70,8 +71,7 @@ export class ProofPostgres {
    */
   async kill(): Promise<void> {
     const pid = Number(fs.readFileSync(path.join(this.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
-    const backends = await childPids(pid);
-    const all = [pid, ...backends];
+    const all = [pid, ...(childrenByParent().get(pid) ?? [])];
     for (const p of all) signal(p, 'SIGKILL');
     for (let i = 0; i < 200 && all.some((p) => signal(p, 0)); i++) await sleep(25);
     this.db = null;
@@ -430,15 +430,4 @@ function signal(pid: number, sig: NodeJS.Signals | 0): boolean {
   } catch {
     return false;
   }
-}
-
-/** The ids of a process's children (Linux /proc). */
-async function childPids(pid: number): Promise<number[]> {
-  const out: number[] = [];
-  for (const e of await fs.promises.readdir('/proc')) {
-    if (!/^\d+$/.test(e)) continue;
-    const stat = await fs.promises.readFile(`/proc/${e}/stat`, 'utf8').catch(() => '');
-    if (stat && Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) out.push(Number(e));
-  }
-  return out;
 }
