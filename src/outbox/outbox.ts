@@ -102,7 +102,8 @@ export class Outbox {
     const sender = this.senders.get(reply.platform);
     if (!sender?.findPosted) return null;
     const found = await sender.findPosted({ ...reply, idempotencyKey: dedupeKey }, since);
-    if (found) await this.markSent(dedupeKey, found.text ?? reply.text, found);
+    if (found)
+      await this.markSent(deliveryRecord(dedupeKey, found.text ?? reply.text, found, found.sentAt ?? new Date()));
     return found;
   }
 
@@ -112,17 +113,19 @@ export class Outbox {
    * stays `uncertain`, for the next attempt to reconcile. With `markLater` the caller marks the row sent in
    * its own next statement ({@link markSentCte}; a turn's last statement): until then the row is `sending`
    * under this claim, which a retry treats as possibly posted and looks for before posting again.
+   * `postedAt`: when the post began (what {@link deliveryRecord} records as the message's `sentAt`).
    */
   async deliver(
     dedupeKey: string,
     reply: OutboundReply,
     claim?: WorkClaim,
     opts: { markLater?: boolean } = {},
-  ): Promise<SendResult> {
+  ): Promise<SendResult & { postedAt: Date }> {
     const sender = this.senders.get(reply.platform);
     if (!sender) throw new AppError('EXTERNAL_API_FAILED', `no sender for platform ${reply.platform}`);
     await this.take(dedupeKey, claim);
     const marked = { ...reply, idempotencyKey: dedupeKey };
+    const postedAt = new Date();
     let res: SendResult;
     try {
       res = await sender.send(marked);
@@ -135,11 +138,11 @@ export class Outbox {
       if (!app.uncertain) throw app;
       await this.sleep(this.reconcileDelayMs);
       const found = await this.reconcile(dedupeKey, marked, new Date(Date.now() - 60_000)).catch(() => null);
-      if (found) return found;
+      if (found) return { ...found, postedAt };
       throw app;
     }
-    if (!opts.markLater) await this.markSent(dedupeKey, reply.text, res);
-    return res;
+    if (!opts.markLater) await this.markSent(deliveryRecord(dedupeKey, reply.text, res, postedAt));
+    return { ...res, postedAt };
   }
 
   /** Reserve → (look for an earlier attempt's post) → deliver: at most once per key. */
@@ -154,9 +157,9 @@ export class Outbox {
   }
 
   /** Marks a key as delivered (on the hot path: one statement on the pool). */
-  private markSent(dedupeKey: string, body: string, res: SendResult): Promise<unknown> {
+  private markSent(d: Delivered): Promise<unknown> {
     const p = new SqlParams();
-    const cte = markSentCte(p, 'o', deliveredNow(dedupeKey, body, res));
+    const cte = markSentCte(p, 'o', d);
     return this.sql(`WITH ${cte} SELECT 1`, p.values);
   }
 
@@ -208,13 +211,17 @@ export interface Delivered {
   dedupeKey: string;
   body: string;
   platformMessageId: string | null;
-  /** When the platform answered the post (a text answer counts only if sent after its question). */
+  /**
+   * When the post began, or the platform's own time of a message found in the room: the earliest moment the
+   * message can have been on screen. A text answer counts only if sent after its question (so not the
+   * moment the platform answered: a slow API shows the question to people well before it answers the bot).
+   */
   sentAt: Date;
 }
 
-/** What the row of a message the platform has just accepted records. */
-export function deliveredNow(dedupeKey: string, body: string, res: SendResult): Delivered {
-  return { dedupeKey, body, platformMessageId: res.platformMessageId ?? null, sentAt: new Date() };
+/** What the row of a message the platform accepted records; `shownFrom`: see {@link Delivered.sentAt}. */
+export function deliveryRecord(dedupeKey: string, body: string, res: SendResult, shownFrom: Date): Delivered {
+  return { dedupeKey, body, platformMessageId: res.platformMessageId ?? null, sentAt: shownFrom };
 }
 
 /** CTE `name`: marks a key as delivered (RETURNING 1). */

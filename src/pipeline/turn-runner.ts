@@ -13,7 +13,7 @@ import type { Metrics } from '../observability/metrics';
 import type { SelfCritic } from '../observability/self-critique';
 import { turnAudit } from '../observability/turn-audit';
 import type { TurnRecorder } from '../observability/turn-recorder';
-import { deliveredNow, mayHavePosted, type Delivered, type Outbox } from '../outbox/outbox';
+import { deliveryRecord, mayHavePosted, type Delivered, type Outbox } from '../outbox/outbox';
 import type { BrainStateManager } from '../state/brain-state-manager';
 import { clarificationStep } from '../state/clarification-budget';
 import type { SessionKey } from '../state/session-key';
@@ -313,7 +313,7 @@ export class TurnRunner {
       else {
         const res = await this.d.outbox.deliver(t.replyKey, reply, item, { markLater: true });
         sent = res;
-        posted = deliveredNow(t.replyKey, text, res);
+        posted = deliveryRecord(t.replyKey, text, res, res.postedAt);
       }
     }
     const turn = this.d.recorder.prepare(

@@ -61,6 +61,19 @@ describe('answers as typed (ChatWork buttons, names after the tags)', () => {
     expect(JSON.stringify(llm.requests[0]!.messages)).toContain('Hishoさん');
   });
 
+  it("ChatWork slow to answer the question's post: 「はい」 sent once it shows in the room → approved", async () => {
+    // The question is in the room (people read it) 1.5 s before ChatWork answers the bot's POST; the person's
+    // 「はい」 is stamped (whole seconds) within that time. It answers the question all the same.
+    const title = `稟議書の回覧-${room}`;
+    llm.script(ask(title));
+    cw.faults.push({ kind: 'slow', delayMs: 1500 });
+    expect(await send(toButton(`${title}を田中太郎さんにお願い`), 1)).toMatch(/実行してよい/);
+    llm.script(replyCall(`${title}をお願いしたウル！🐺`));
+    const done = await send(toButton('はい'), 2);
+    expect(done).not.toMatch(/確認がまだ/);
+    expect(await tasks(title)).toBe(1);
+  });
+
   it('the 返信 button on the question → approved; いいえ the same way → cancelled', async () => {
     llm.script(ask('見積書の送付'));
     await send(toButton('見積書の送付を田中太郎さんに'), 1);
