@@ -332,6 +332,8 @@ async function main(): Promise<void> {
     ...(process.env.BENCH_WORKERS ? { WORKER_CONCURRENCY: process.env.BENCH_WORKERS } : {}),
     // The service's worker threads (default: the service's own default, 1).
     ...(process.env.WORKERS ? { WORKERS: process.env.WORKERS } : {}),
+    // How far below the main thread the worker threads run (default: the service's own, 10).
+    ...(process.env.WORKER_NICE ? { WORKER_NICE: process.env.WORKER_NICE } : {}),
     // E.g. `--require` of a profiler (flags that NODE_OPTIONS refuses go in BENCH_NODE_FLAGS).
     ...(process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {}),
   });

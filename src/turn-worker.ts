@@ -5,6 +5,7 @@
  * own; Discord and console posts, room-member lookups and admin alerts go to the main thread, which owns the
  * Discord gateway, the console's pollers and the room-member cache.
  */
+import os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { ChatSender, FoundMessage, OutboundReply, SendResult } from './adapters/types';
 import { Reviewer } from './brain/critique';
@@ -21,7 +22,7 @@ import {
 } from './intake/turn-workers';
 import { WorkQueue } from './intake/work-queue';
 import { WorkerPool } from './intake/worker-pool';
-import { createLogger } from './observability/logger';
+import { createLogger, type Logger } from './observability/logger';
 import { createMetrics } from './observability/metrics';
 import { Outbox } from './outbox/outbox';
 import {
@@ -38,12 +39,26 @@ import type { ChatworkTasksApi } from './tools/types';
 import { startOrgCaches } from './org/org-caches';
 import { chatworkClientFrom, ChatworkSender } from './adapters/chatwork';
 
+/**
+ * Lowers this thread's CPU priority by `by` (WORKER_NICE), so the main thread's intake comes first when turns
+ * keep every core busy. Linux only: there niceness belongs to the thread; elsewhere it would lower the whole process.
+ */
+function lowerPriority(by: number, logger: Logger): void {
+  if (by === 0 || process.platform !== 'linux') return;
+  try {
+    os.setPriority(0, Math.min(19, os.getPriority(0) + by));
+  } catch (err) {
+    logger.warn({ err: (err as Error).message }, 'worker.priority_unchanged');
+  }
+}
+
 async function main(): Promise<void> {
   const port = parentPort!;
   const d = workerData as TurnWorkerData;
   const { config } = d;
   const post = (m: FromWorker) => port.postMessage(m);
   const logger = createLogger(config.LOG_LEVEL, { worker: d.index });
+  lowerPriority(config.WORKER_NICE, logger);
   const metrics = createMetrics({ defaultMetrics: false });
 
   // Calls into the main thread, answered by `result` messages.

@@ -120,6 +120,11 @@ export const ZEnv = z.object({
    */
   WORKERS: z.coerce.number().int().min(0).max(16).optional(),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(8),
+  /**
+   * How far below the main thread's CPU priority the worker threads run (Linux niceness, per thread; 0–19): a
+   * webhook arriving while turns keep the cores busy is taken in and acknowledged at once, the turns wait.
+   */
+  WORKER_NICE: z.coerce.number().int().min(0).max(19).default(10),
   WORK_CLAIM_TTL_MS: z.coerce.number().int().min(1000).default(120000),
   WORK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(3),
   // [[PROACTIVE NOTICES]]

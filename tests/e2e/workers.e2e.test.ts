@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { startFakeChatwork } from '../../bench/fake-chatwork-server';
 import { createDb, type Db } from '../../src/db/prisma';
 import { startFakeAnthropicServer, hasToolResult, lastUserText } from '../fakes/anthropic-server';
@@ -88,6 +89,21 @@ describe('the service with a turn worker thread (WORKERS=1)', () => {
     expect(text).toMatch(/hisho_turns_total\{[^}]*\} [1-9]/);
     expect(text).toMatch(/hisho_webhook_requests_total\{[^}]*status="200"[^}]*\} [1-9]/);
   }, 30000);
+
+  it('runs the worker thread below the main thread in CPU priority (WORKER_NICE, default 10)', async () => {
+    if (process.platform !== 'linux') return; // niceness is per thread on Linux only (the service leaves it elsewhere)
+    await waitFor(() => proc.output().includes('"workers":1'), 5000, 'start-up log with one worker thread');
+    const pid = proc.child.pid!;
+    // /proc/<pid>/task/<tid>/stat: "tid (comm) state …"; niceness is field 19, the 17th after the name.
+    const niceOf = (tid: string) => {
+      const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+    };
+    const threads = fs.readdirSync(`/proc/${pid}/task`).map((tid) => ({ tid, nice: niceOf(tid) }));
+    const main = threads.find((t) => t.tid === String(pid))!;
+    expect(threads.filter((t) => t.nice === Math.min(19, main.nice + 10))).toHaveLength(1);
+    expect(threads.filter((t) => t.nice !== main.nice)).toHaveLength(1);
+  });
 
   it('runs a tool whose ChatWork task is created by the worker thread', async () => {
     const before = cw.tasks;
