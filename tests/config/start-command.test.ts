@@ -11,5 +11,6 @@ describe('the start command', () => {
     expect(pkg.scripts.start).toBe(START.startScript);
     expect(START.NODE_FLAGS).toContain('--max-semi-space-size=2');
     expect(START.NODE_FLAGS).toContain('--liftoff-only');
+    expect(START.NODE_FLAGS).toContain('--heap-growing-percent=50');
   });
 });
