@@ -13,7 +13,7 @@ import path from 'node:path';
 import { Client } from 'pg';
 import { chatworkSignature } from '../src/adapters/chatwork';
 import { startEmbeddedPostgres, tempDataDir } from '../src/db/embedded-postgres';
-import { childrenByParent } from '../scripts/lib/proc';
+import { childrenByParent, statFields } from '../scripts/lib/proc';
 import {
   PromptCache,
   startFakeAnthropicServer,
@@ -184,8 +184,7 @@ const USER_HZ = 100;
 /** utime + stime (ms) of one /proc stat file (a process, all its threads; or one thread under task/). */
 function statCpuMs(file: string): number {
   try {
-    const st = fs.readFileSync(file, 'utf8');
-    const f = st.slice(st.lastIndexOf(')') + 2).split(' ');
+    const f = statFields(fs.readFileSync(file, 'utf8'));
     return ((Number(f[11]) + Number(f[12])) * 1000) / USER_HZ;
   } catch {
     return 0; // gone

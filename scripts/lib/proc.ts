@@ -1,9 +1,17 @@
 import fs from 'node:fs';
 
 /**
- * Every process's children, read once from Linux's /proc (the parent id is the 2nd field after the command
- * name in /proc/<pid>/stat; the name may hold spaces and parentheses, so the fields start after its last ')').
- * For the bench (the service's process tree) and the proof (a database server's backends).
+ * The fields of a /proc/<pid>/stat (or /proc/<pid>/task/<tid>/stat) line after the command name, from the state
+ * (field 3 in proc(5)) on: index = field number − 3 (parent id 1, utime 11, stime 12, nice 16). The name may
+ * hold spaces and parentheses, so the fields start after its last ')'.
+ */
+export function statFields(stat: string): string[] {
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
+/**
+ * Every process's children, read once from Linux's /proc. For the bench (the service's process tree) and the
+ * proof (a database server's backends).
  */
 export function childrenByParent(): Map<number, number[]> {
   const children = new Map<number, number[]>();
@@ -11,7 +19,7 @@ export function childrenByParent(): Map<number, number[]> {
     if (!/^\d+$/.test(e)) continue;
     try {
       const st = fs.readFileSync(`/proc/${e}/stat`, 'utf8');
-      const ppid = Number(st.slice(st.lastIndexOf(')') + 2).split(' ')[1]);
+      const ppid = Number(statFields(st)[1]);
       children.set(ppid, [...(children.get(ppid) ?? []), Number(e)]);
     } catch {
       /* gone */

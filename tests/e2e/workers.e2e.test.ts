@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { startFakeChatwork } from '../../bench/fake-chatwork-server';
+import { statFields } from '../../scripts/lib/proc';
 import { createDb, type Db } from '../../src/db/prisma';
 import { startFakeAnthropicServer, hasToolResult, lastUserText } from '../fakes/anthropic-server';
 import { replyCall, toolCall } from '../fakes/anthropic-sse';
@@ -94,11 +95,8 @@ describe('the service with a turn worker thread (WORKERS=1)', () => {
     if (process.platform !== 'linux') return; // niceness is per thread on Linux only (the service leaves it elsewhere)
     await waitFor(() => proc.output().includes('"workers":1'), 5000, 'start-up log with one worker thread');
     const pid = proc.child.pid!;
-    // /proc/<pid>/task/<tid>/stat: "tid (comm) state …"; niceness is field 19, the 17th after the name.
-    const niceOf = (tid: string) => {
-      const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
-    };
+    // Niceness: field 19 of /proc/<pid>/task/<tid>/stat.
+    const niceOf = (tid: string) => Number(statFields(fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8'))[16]);
     const threads = fs.readdirSync(`/proc/${pid}/task`).map((tid) => ({ tid, nice: niceOf(tid) }));
     const main = threads.find((t) => t.tid === String(pid))!;
     expect(threads.filter((t) => t.nice === Math.min(19, main.nice + 10))).toHaveLength(1);
