@@ -78,7 +78,15 @@ describe('scheduled proactive notices (R-P1..R-P3, console)', () => {
         period: tokyoAt(clock.current, 0, '09:00'),
       }),
     ]);
-    const records = await svc.db.turnRecord.findMany({ where: { kind: 'notification' } });
+    // A notice's audit record is written right after its message is stored: wait for both records.
+    const records = await waitFor(
+      async () => {
+        const r = await svc.db.turnRecord.findMany({ where: { kind: 'notification' } });
+        return r.length === 2 ? r : null;
+      },
+      5000,
+      'two notice records',
+    );
     expect(records.map((r) => [r.decision, r.reasonCode, r.finalDecider])).toEqual([
       ['NOTICE', 'P_DEADLINE_REMINDER', 'LLM'],
       ['NOTICE', 'P_DEADLINE_REMINDER', 'LLM'],
@@ -248,7 +256,10 @@ describe('scheduled proactive notices (R-P1..R-P3, console)', () => {
     expect(after.at(-1)!.accountId).toBe('suzuki-kenji');
     const asked = requestText(0);
     expect(asked).toContain('新規顧客を5社獲得する（完了率 50%（1/2））');
-    expect(await svc.db.turnRecord.count({ where: { reasonCode: 'P_GOAL_CHECKIN' } })).toBe(1);
+    // Its audit record follows the stored message (the CI once read it in between and counted 0).
+    const checkins = () => svc.db.turnRecord.count({ where: { reasonCode: 'P_GOAL_CHECKIN' } });
+    await waitFor(async () => (await checkins()) > 0, 5000, 'check-in record');
+    expect(await checkins()).toBe(1);
     await svc.db.goal.delete({ where: { id: goal.id } });
   });
 });
