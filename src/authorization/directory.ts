@@ -22,16 +22,22 @@ export interface TaskOwner {
 export interface Directory {
   departments: readonly (DepartmentNode & { name?: string })[];
   members: readonly DirectoryMember[];
+  /** Every platform account the directory maps, inactive members' too (a room member with one is no guest). */
+  knownAccounts?: readonly { platform: string; accountId: string }[];
   /** Owners of the tasks a proposal names (see {@link withReferencedTasks}); missing = unknown task. */
   tasks?: ReadonlyMap<string, TaskOwner>;
 }
 
 /**
- * Loads the departments and active members (with their platform accounts) of one organisation, in id order.
+ * Loads the departments and active members (with their platform accounts) of one organisation, in id order, and
+ * every platform account it maps.
  * Errors propagate (fail-closed).
  */
-export async function loadDirectory(db: Pick<Db, 'department' | 'member'>, orgId: string): Promise<Directory> {
-  const [departments, members] = await Promise.all([
+export async function loadDirectory(
+  db: Pick<Db, 'department' | 'member' | 'platformAccount'>,
+  orgId: string,
+): Promise<Directory> {
+  const [departments, members, knownAccounts] = await Promise.all([
     db.department.findMany({ where: { orgId }, select: { ...SCOPE_FIELDS, name: true } }),
     db.member.findMany({
       where: { orgId, active: true },
@@ -44,8 +50,9 @@ export async function loadDirectory(db: Pick<Db, 'department' | 'member'>, orgId
       },
       orderBy: { id: 'asc' },
     }),
+    db.platformAccount.findMany({ where: { orgId }, select: { platform: true, accountId: true } }),
   ]);
-  return { departments, members };
+  return { departments, members, knownAccounts };
 }
 
 /** The directory plus the owners of the given task ids (one query; none when there are no ids). */

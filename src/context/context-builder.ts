@@ -1,3 +1,4 @@
+import type { Directory } from '../authorization/directory';
 import type { DepartmentNode } from '../authorization/scope';
 import type { InboundMessage } from '../adapters/types';
 import { detectLanguage } from '../core/language';
@@ -11,6 +12,8 @@ import type { ContextSection, HistoryEntry, RoomMember, SenderProfile, TurnConte
 /** An optional context source (persons, tasks, goals, memories, knowledge). Failure degrades (R-X2). */
 export interface ContextSource {
   name: string;
+  /** A source that is not a SQL source and reads the room's members (persons): loaded once they are known. */
+  usesRoomMembers?: boolean;
   /** SQL sources (see sql-source.ts) also give their query and renderer, so a turn reads them all at once. */
   query?: string;
   render?: (
@@ -33,6 +36,8 @@ export interface ContextSource {
     roomMembers?: readonly RoomMember[];
     /** The organisation's departments from the directory cache, when the service keeps one. */
     departments?: (orgId: string) => Promise<readonly DepartmentNode[]>;
+    /** The organisation's directory from the directory cache, when the service keeps one. */
+    directory?: (orgId: string) => Promise<Directory>;
     /** Whether the organisation has knowledge documents (cached); absent → search as if it had. */
     hasKnowledge?: (orgId: string) => Promise<boolean>;
   }): Promise<ContextSection | null>;
@@ -55,6 +60,8 @@ export interface ContextBuilderOptions {
   roomMembers?: (msg: InboundMessage) => Promise<readonly RoomMember[]>;
   /** The organisation's departments from the directory cache (sources read them instead of the database). */
   departments?: (orgId: string) => Promise<readonly DepartmentNode[]>;
+  /** The organisation's directory from the directory cache (the persons source reads it instead of the database). */
+  directory?: (orgId: string) => Promise<Directory>;
   /** Whether the organisation has knowledge documents, cached per organisation (no search when it has none). */
   hasKnowledge?: (orgId: string) => Promise<boolean>;
 }
@@ -205,13 +212,19 @@ export class ContextBuilder {
           sql: this.sql,
           roomMembers,
           departments: this.o.departments,
+          directory: this.o.directory,
           hasKnowledge: this.o.hasKnowledge,
         }),
         null,
       );
-    // Sources that are not SQL sources (knowledge: its reader filter needs the directory first) are read beside
-    // the combined statement; their sections keep their place in the list.
-    const others = new Map(sources.filter((s) => !isSqlSource(s)).map((s) => [s, load(s)] as const));
+    // Sources that are not SQL sources (knowledge: its reader filter needs the directory first; persons: from the
+    // cached directory, once the room's members are known) are read beside the combined statement; their sections
+    // keep their place in the list.
+    const others = new Map(
+      sources
+        .filter((s) => !isSqlSource(s))
+        .map((s) => [s, s.usesRoomMembers ? membersP.then((rm) => load(s, rm)) : load(s)] as const),
+    );
     const inOrder = async (folded: Map<ContextSource, ContextSection | null>) =>
       Promise.all(sources.map((s) => (others.has(s) ? others.get(s)! : (folded.get(s) ?? null))));
     const sqlSources = sources.filter(isSqlSource);

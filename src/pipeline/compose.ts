@@ -133,6 +133,7 @@ export function composePipeline(p: PipelineInput): Pipeline {
     sql,
     roomMembers: p.roomMembers,
     departments: p.directories ? async (orgId) => (await p.directories!.get(orgId)).departments : undefined,
+    directory,
     hasKnowledge: p.knowledgePresence ? (orgId) => p.knowledgePresence!.get(orgId) : undefined,
   });
   const recorder = new TurnRecorder(db, metrics, sql);

@@ -161,7 +161,7 @@ describe('loadActor / authorizeWithLookup against PostgreSQL', () => {
     async () => {
       const boom = () => Promise.reject(new Error('connection refused'));
       const broken = {
-        platformAccount: { findUnique: boom },
+        platformAccount: { findUnique: boom, findMany: boom },
         room: { findUnique: boom },
         department: { findMany: boom },
         member: { findMany: boom },

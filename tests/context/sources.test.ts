@@ -1,7 +1,9 @@
 import type { InboundMessage } from '../../src/adapters/types';
+import { loadDirectory } from '../../src/authorization/directory';
 import { personsSource } from '../../src/context/sources/persons.source';
 import { formatDueJa, tasksSource } from '../../src/context/sources/tasks.source';
 import type { SenderProfile } from '../../src/context/types';
+import type { Db } from '../../src/db/prisma';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
 import { NOW, seedSample } from '../handlers/tool-context';
 
@@ -98,6 +100,25 @@ describe('context sources', () => {
           timezone: TZ,
         });
         expect(s?.lines).toEqual(['木村健（id: kimura-ken、M&A準備室）']);
+
+        // One cached directory serves both senders (its name index is built once): neither sees the other's view.
+        const cached = await loadDirectory(t.db, 'acme');
+        const fromCache = (who: SenderProfile) =>
+          personsSource.load({
+            db: {} as Db, // the cache is all it reads: no statement per turn
+            msg: message('木村さんと田中太郎さんに共有'),
+            sender: who,
+            now: NOW,
+            timezone: TZ,
+            directory: async () => cached,
+          });
+        for (let i = 0; i < 2; i++) {
+          expect((await fromCache(ceo))?.lines).toEqual([
+            '木村健（id: kimura-ken、M&A準備室）',
+            '田中太郎（id: tanaka-taro、東京営業課）',
+          ]);
+          expect((await fromCache(sender('suzuki-kenji')))?.lines).toEqual(['田中太郎（id: tanaka-taro、東京営業課）']);
+        }
       } finally {
         await t.db.member.delete({ where: { orgId_id: { orgId: 'acme', id: 'kimura-ken' } } });
         await t.db.department.delete({ where: { orgId_id: { orgId: 'acme', id: 'ma-office' } } });

@@ -79,10 +79,16 @@ describe('directory cache across two instances on one database', () => {
     return turn.decision;
   }
 
+  /** The first model request of the last task request: its context names the persons b's directory cache knows. */
+  const lastContext = () =>
+    JSON.stringify(llm.requests.filter((r) => JSON.stringify(r).includes(`（依頼${asked}）`))[0] ?? null);
+
   it('a member added by an import in instance a is known to instance b at once', async () => {
     // b fills its cache: the new member does not exist yet, so no task is created for them.
     expect(await askForTask('山田新')).not.toBe('EXECUTED');
     expect(await b.db.task.count({ where: { assigneeMemberId: 'yamada-arata' } })).toBe(0);
+    expect(lastContext()).toContain('山田新さんに歓迎会の準備をお願い');
+    expect(lastContext()).not.toContain('yamada-arata');
 
     const sample = await fs.readFile(SAMPLE_DIRECTORY, 'utf8');
     const added = sample.replace(
@@ -98,6 +104,8 @@ describe('directory cache across two instances on one database', () => {
     // No restart of b: the task is created for the new member through b's gate and handler.
     await waitFor(async () => (await askForTask('山田新')) === 'EXECUTED', 10000, 'b sees the imported member');
     expect(await b.db.task.count({ where: { assigneeMemberId: 'yamada-arata' } })).toBe(1);
+    // The persons in the model's context come from the same cache: the new member is named there too.
+    expect(lastContext()).toContain('山田新（id: yamada-arata、');
   });
 
   it('a room added by an import in instance a is a member room for instance b at once', async () => {

@@ -1,8 +1,9 @@
-import { normaliseName, plainName as plain } from '../../authorization/directory';
+import type { InboundMessage } from '../../adapters/types';
+import { loadDirectory, normaliseName, plainName as plain, type Directory } from '../../authorization/directory';
 import { hiddenTopSecret, type DepartmentNode } from '../../authorization/scope';
+import type { ContextSource } from '../context-builder';
 import { quoted } from '../quote';
-import { defineSqlSource } from '../sql-source';
-import type { RoomMember } from '../types';
+import type { ContextSection, RoomMember, SenderProfile } from '../types';
 
 /** Shortest name or alias that is looked for in a message. */
 const MIN_TERM_LENGTH = 2;
@@ -48,24 +49,106 @@ function matchedTerms(text: string, terms: Term[]): Term[] {
     .map((x) => x.t);
 }
 
-/**
- * Known persons (R-X1): members of the organisation whose name or alias appears in the message, as
- * 「田中太郎（id: tanaka-taro、東京営業課）」, plus a note when a reference (e.g. 田中さん) fits several
- * members. Only directory fields every member may see (no levels, preferences or accounts), and never
- * members of a top-secret department the sender may not see (R-Z1).
- */
 interface MemberRow {
   id: string;
   name: string;
-  aliases: string[];
+  aliases: readonly string[];
   departmentId: string | null;
   departmentName: string | null;
 }
-interface PersonsData {
-  members: MemberRow[];
-  departments: DepartmentNode[];
-  /** Platform accounts of the directory on this message's platform (room members among them are members). */
-  accounts: string[];
+
+/** A term of the directory with every member it stands for, in directory order (`seq` counts across all terms). */
+interface IndexedTerm {
+  key: string;
+  entries: { memberId: string; raw: string; seq: number }[];
+}
+
+/**
+ * What the persons source needs of one organisation's directory, built once per directory (the DirectoryCache
+ * gives a new object after an import), not per turn (issue 10): the members with their department names, the
+ * name and alias terms, the accounts, and the terms a sender may see per set of hidden departments.
+ */
+interface PersonIndex {
+  members: readonly MemberRow[];
+  departments: readonly DepartmentNode[];
+  terms: readonly IndexedTerm[];
+  /** Every account the directory maps, per platform (room members among them are no guests). */
+  accounts: ReadonlyMap<string, ReadonlySet<string>>;
+  /** Normalised names of the active members (a room member of such a name is no guest). */
+  names: ReadonlySet<string>;
+  /** What a sender sees, per set of hidden top-secret departments (a few per organisation). */
+  visible: Map<string, Visible>;
+}
+
+interface Visible {
+  members: readonly MemberRow[];
+  terms: readonly Term[];
+}
+
+const indexes = new WeakMap<Directory, PersonIndex>();
+
+function personIndex(directory: Directory): PersonIndex {
+  const hit = indexes.get(directory);
+  if (hit) return hit;
+  const deptName = new Map(directory.departments.map((d) => [d.id, d.name ?? null]));
+  const members: MemberRow[] = directory.members.map((m) => ({
+    id: m.id,
+    name: m.name ?? m.id,
+    aliases: m.aliases ?? [],
+    departmentId: m.departmentId,
+    departmentName: m.departmentId ? (deptName.get(m.departmentId) ?? null) : null,
+  }));
+  const terms = new Map<string, IndexedTerm>();
+  let seq = 0;
+  for (const m of members) {
+    for (const raw of [m.name, ...m.aliases]) {
+      for (const key of new Set([normaliseName(raw), plain(raw)])) {
+        if (key.length < MIN_TERM_LENGTH) continue;
+        const t = terms.get(key) ?? { key, entries: [] };
+        t.entries.push({ memberId: m.id, raw, seq: seq++ });
+        terms.set(key, t);
+      }
+    }
+  }
+  const accounts = new Map<string, Set<string>>();
+  for (const a of directory.knownAccounts ?? directory.members.flatMap((m) => m.accounts ?? [])) {
+    const set = accounts.get(a.platform) ?? new Set<string>();
+    set.add(a.accountId);
+    accounts.set(a.platform, set);
+  }
+  const index: PersonIndex = {
+    members,
+    departments: directory.departments,
+    terms: [...terms.values()],
+    accounts,
+    names: new Set(members.map((m) => normaliseName(m.name))),
+    visible: new Map(),
+  };
+  indexes.set(directory, index);
+  return index;
+}
+
+/**
+ * The members and terms a sender may see: each term keeps only visible members, labelled by the first of them and
+ * ordered by it, exactly as if the terms had been built from the visible members alone. Cached per hidden set.
+ */
+function visibleTo(index: PersonIndex, hidden: ReadonlySet<string>): Visible {
+  const sig = [...hidden].sort().join('\n');
+  const hit = index.visible.get(sig);
+  if (hit) return hit;
+  const members = index.members.filter((m) => m.departmentId === null || !hidden.has(m.departmentId));
+  const ids = new Set(members.map((m) => m.id));
+  const kept: (Term & { seq: number })[] = [];
+  for (const t of index.terms) {
+    const entries = t.entries.filter((e) => ids.has(e.memberId));
+    if (entries.length === 0) continue;
+    const first = entries[0]!;
+    kept.push({ key: t.key, label: first.raw, memberIds: new Set(entries.map((e) => e.memberId)), seq: first.seq });
+  }
+  const terms = kept.sort((a, b) => a.seq - b.seq).map(({ key, label, memberIds }) => ({ key, label, memberIds }));
+  const visible = { members, terms };
+  index.visible.set(sig, visible);
+  return visible;
 }
 
 /** Terms of a member id that stands for a room member, not a directory member. */
@@ -79,7 +162,7 @@ const GUEST = 'room-member:';
  */
 function guestTerms(
   roomMembers: readonly RoomMember[],
-  skip: { accounts: Set<string>; names: Set<string>; sender: string },
+  skip: { accounts: ReadonlySet<string>; names: ReadonlySet<string>; sender: string },
 ): Term[] {
   const terms: Term[] = [];
   for (const rm of roomMembers) {
@@ -95,72 +178,69 @@ function guestTerms(
   return terms;
 }
 
-export const personsSource = defineSqlSource<PersonsData>({
+/**
+ * Known persons (R-X1): members of the organisation whose name or alias appears in the message, as
+ * 「田中太郎（id: tanaka-taro、東京営業課）」, plus a note when a reference (e.g. 田中さん) fits several
+ * members. Only directory fields every member may see (no levels, preferences or accounts), and never
+ * members of a top-secret department the sender may not see (R-Z1). Read from the cached directory (no statement
+ * per turn; without a cache the directory is loaded), with its name index built once per directory.
+ */
+export const personsSource: ContextSource = {
   name: 'persons',
-  // Active members with their department names, and the department tree (for top-secret departments).
-  query: `json_build_object(
-      'members', (SELECT coalesce(json_agg(x ORDER BY x.id), '[]') FROM (
-        SELECT m.id, m.name, m.aliases, m."departmentId", d.name AS "departmentName"
-        FROM members m LEFT JOIN departments d ON d."orgId" = m."orgId" AND d.id = m."departmentId"
-        WHERE m."orgId" = $1 AND m.active) x),
-      'departments', (SELECT coalesce(json_agg(json_build_object(
-          'id', id, 'parentId', "parentId", 'topSecret', "topSecret")), '[]')
-        FROM departments WHERE "orgId" = $1),
-      'accounts', (SELECT coalesce(json_agg("accountId"), '[]') FROM platform_accounts
-        WHERE "orgId" = $1 AND platform = $3))`,
-  render(data, { msg, sender, roomMembers = [] }) {
-    const hidden = hiddenTopSecret(sender, data.departments);
-    const members = data.members.filter((m) => m.departmentId === null || !hidden.has(m.departmentId));
-    const text = plain(msg.text);
-    if (text.length < MIN_TERM_LENGTH) return null;
-    const terms = new Map<string, Term>();
-    for (const m of members) {
-      for (const raw of [m.name, ...m.aliases]) {
-        for (const key of new Set([normaliseName(raw), plain(raw)])) {
-          if (key.length < MIN_TERM_LENGTH) continue;
-          const t = terms.get(key) ?? { key, label: raw, memberIds: new Set<string>() };
-          t.memberIds.add(m.id);
-          terms.set(key, t);
-        }
-      }
-    }
-    const guestsAll = guestTerms(roomMembers, {
-      accounts: new Set(data.accounts),
-      names: new Set(data.members.map((m) => normaliseName(m.name))),
-      sender: msg.senderAccountId,
-    });
-    const found = matchedTerms(text, [...terms.values(), ...guestsAll]);
-    const isGuest = (t: Term) => [...t.memberIds].some((id) => id.startsWith(GUEST));
-    const hits = found.filter((t) => !isGuest(t));
-    // People in the room the directory does not list, known by name only (issue 12 §3): no id, no authority.
-    const guestIds = new Set(found.filter(isGuest).flatMap((t) => [...t.memberIds]));
-    const guests = roomMembers
-      .filter((rm) => guestIds.has(GUEST + rm.accountId))
-      .slice(0, MAX_PERSONS)
-      .map((rm) => `${quoted(rm.name, 60)}さん（このルームのメンバー、ディレクトリ未登録）`);
-    if (hits.length === 0 && guests.length === 0) return null;
-    const ids = new Set(hits.flatMap((t) => [...t.memberIds]));
-    const listed = members.filter((m) => ids.has(m.id)).slice(0, MAX_PERSONS);
-    const label = (m: (typeof members)[number]) => {
-      const dept = m.departmentName ?? undefined;
-      return `${m.name}（id: ${m.id}${dept ? `、${dept}` : ''}）`;
-    };
-    const lines = listed.map(label);
-    const ambiguous = new Map<string, { labels: string[]; count: number }>();
-    for (const t of hits.filter((h) => h.memberIds.size > 1)) {
-      const names = members.filter((m) => t.memberIds.has(m.id)).map(label);
-      const sig = names.join('、');
-      const entry = ambiguous.get(sig) ?? { labels: [], count: names.length };
-      entry.labels.push(t.label);
-      ambiguous.set(sig, entry);
-    }
-    for (const [names, { labels, count }] of ambiguous) {
-      lines.push(
-        `注意: 「${labels.join('」「')}」に当てはまる人が${count}人います（${names}）。どの方か分からないときは本人に確認すること。`,
-      );
-    }
-    if (guests.length === 0) return { title: 'メッセージに出てくる人物（組織名簿）', lines };
-    lines.push(...guests);
-    return { title: 'メッセージに出てくる人物（組織名簿とこのルームのメンバー）', lines };
+  usesRoomMembers: true,
+  async load({ db, msg, sender, roomMembers = [], directory }) {
+    if (plain(msg.text).length < MIN_TERM_LENGTH) return null;
+    const dir = await (directory ? directory(msg.orgId) : loadDirectory(db, msg.orgId));
+    return renderPersons(personIndex(dir), msg, sender, roomMembers);
   },
-});
+};
+
+function renderPersons(
+  index: PersonIndex,
+  msg: InboundMessage,
+  sender: SenderProfile,
+  roomMembers: readonly RoomMember[],
+): ContextSection | null {
+  const { members, terms } = visibleTo(index, hiddenTopSecret(sender, index.departments));
+  const text = plain(msg.text);
+  const guestsAll = guestTerms(roomMembers, {
+    accounts: index.accounts.get(msg.platform) ?? NO_ACCOUNTS,
+    names: index.names,
+    sender: msg.senderAccountId,
+  });
+  const found = matchedTerms(text, [...terms, ...guestsAll]);
+  const isGuest = (t: Term) => [...t.memberIds].some((id) => id.startsWith(GUEST));
+  const hits = found.filter((t) => !isGuest(t));
+  // People in the room the directory does not list, known by name only (issue 12 §3): no id, no authority.
+  const guestIds = new Set(found.filter(isGuest).flatMap((t) => [...t.memberIds]));
+  const guests = roomMembers
+    .filter((rm) => guestIds.has(GUEST + rm.accountId))
+    .slice(0, MAX_PERSONS)
+    .map((rm) => `${quoted(rm.name, 60)}さん（このルームのメンバー、ディレクトリ未登録）`);
+  if (hits.length === 0 && guests.length === 0) return null;
+  const ids = new Set(hits.flatMap((t) => [...t.memberIds]));
+  const listed = members.filter((m) => ids.has(m.id)).slice(0, MAX_PERSONS);
+  const label = (m: (typeof members)[number]) => {
+    const dept = m.departmentName ?? undefined;
+    return `${m.name}（id: ${m.id}${dept ? `、${dept}` : ''}）`;
+  };
+  const lines = listed.map(label);
+  const ambiguous = new Map<string, { labels: string[]; count: number }>();
+  for (const t of hits.filter((h) => h.memberIds.size > 1)) {
+    const names = members.filter((m) => t.memberIds.has(m.id)).map(label);
+    const sig = names.join('、');
+    const entry = ambiguous.get(sig) ?? { labels: [], count: names.length };
+    entry.labels.push(t.label);
+    ambiguous.set(sig, entry);
+  }
+  for (const [names, { labels, count }] of ambiguous) {
+    lines.push(
+      `注意: 「${labels.join('」「')}」に当てはまる人が${count}人います（${names}）。どの方か分からないときは本人に確認すること。`,
+    );
+  }
+  if (guests.length === 0) return { title: 'メッセージに出てくる人物（組織名簿）', lines };
+  lines.push(...guests);
+  return { title: 'メッセージに出てくる人物（組織名簿とこのルームのメンバー）', lines };
+}
+
+const NO_ACCOUNTS: ReadonlySet<string> = new Set();
