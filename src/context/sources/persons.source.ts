@@ -189,20 +189,22 @@ export const personsSource: ContextSource = {
   name: 'persons',
   usesRoomMembers: true,
   async load({ db, msg, sender, roomMembers = [], directory }) {
-    if (plain(msg.text).length < MIN_TERM_LENGTH) return null;
+    const text = plain(msg.text);
+    if (text.length < MIN_TERM_LENGTH) return null;
     const dir = await (directory ? directory(msg.orgId) : loadDirectory(db, msg.orgId));
-    return renderPersons(personIndex(dir), msg, sender, roomMembers);
+    return renderPersons(personIndex(dir), text, msg, sender, roomMembers);
   },
 };
 
+/** The section for a message's plain text (`plainName` of it, as the terms are). */
 function renderPersons(
   index: PersonIndex,
+  text: string,
   msg: InboundMessage,
   sender: SenderProfile,
   roomMembers: readonly RoomMember[],
 ): ContextSection | null {
   const { members, terms } = visibleTo(index, hiddenTopSecret(sender, index.departments));
-  const text = plain(msg.text);
   const guestsAll = guestTerms(roomMembers, {
     accounts: index.accounts.get(msg.platform) ?? NO_ACCOUNTS,
     names: index.names,
