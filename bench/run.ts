@@ -329,6 +329,8 @@ async function main(): Promise<void> {
     SENDER_TURNS_PER_DAY: '0',
     SENDER_DAILY_COST_LIMIT_USD: '0',
     ...(process.env.BENCH_WORKERS ? { WORKER_CONCURRENCY: process.env.BENCH_WORKERS } : {}),
+    // The service's database pool per thread (default: the service's own, 10).
+    ...(process.env.BENCH_POOL_MAX ? { DATABASE_POOL_MAX: process.env.BENCH_POOL_MAX } : {}),
     // The service's worker threads (default: the service's own default, 1).
     ...(process.env.WORKERS ? { WORKERS: process.env.WORKERS } : {}),
     // How far below the main thread the worker threads run (default: the service's own, 10).

@@ -66,6 +66,19 @@ export interface ContextBuilderOptions {
   hasKnowledge?: (orgId: string) => Promise<boolean>;
 }
 
+/**
+ * A turn's context read started before its first statement answered, for the member the cached directory maps
+ * the sender's account to ({@link ContextBuilder.prefetch}). A guess, never an authority: see there.
+ */
+export interface ContextPrefetch {
+  /** The message it was read for. */
+  msg: InboundMessage;
+  /** The member the cached directory named; the read's rows are that member's. */
+  memberId: string;
+  /** The combined statement's rows (history, summary, the SQL sources), as {@link ContextBuilder.build} reads them. */
+  rows: Promise<Record<string, unknown>[]>;
+}
+
 interface OrgInfo {
   org: TurnContext['org'];
   policies: TurnContext['policies'];
@@ -104,8 +117,13 @@ export class ContextBuilder {
   private readonly orgCache = new Map<string, OrgInfo>();
   private readonly sql: Sql;
 
+  /** The combined statements of a member audience (every source) and of a public one (none), built once. */
+  private readonly memberStatement: string;
+  private readonly publicStatement = combinedStatement([]);
+
   constructor(private readonly o: ContextBuilderOptions) {
     this.sql = o.sql ?? sqlRunner(o.db);
+    this.memberStatement = combinedStatement((o.sources ?? []).filter(isSqlSource));
   }
 
   /** `audience` defaults to {@link defaultAudience} the room's authority and the sender's level. */
@@ -115,6 +133,8 @@ export class ContextBuilder {
     room: TurnContext['room'];
     now: Date;
     audience?: TurnContext['audience'];
+    /** A read started early ({@link prefetch}): used only when it was made for this message and sender. */
+    prefetched?: ContextPrefetch | null;
   }): Promise<TurnContext> {
     const { msg, sender, now } = input;
     const degraded: string[] = [];
@@ -136,13 +156,20 @@ export class ContextBuilder {
     const audience = input.audience ?? defaultAudience(input.room.authority, sender);
     // A public audience reads no organisation data: the sources are not even queried (issue 8).
     const sources = audience === 'member' ? (this.o.sources ?? []) : [];
+    // An early read counts only for the member it was made for, and only for a member audience (whose statement
+    // it is): a sender the first statement resolved otherwise gets the usual read, and the early one is dropped.
+    const pre = input.prefetched;
+    const early =
+      pre && audience === 'member' && pre.msg === msg && sender.memberId !== null && pre.memberId === sender.memberId
+        ? pre.rows
+        : null;
     const membersP: Promise<readonly RoomMember[]> =
       audience === 'member' && this.o.roomMembers && !msg.isDirect
         ? soft('room_members', this.o.roomMembers(msg), [])
         : Promise.resolve([]);
     const [org, gathered] = await Promise.all([
       orgP,
-      this.gather(sources, msg, sender, now, timezone, soft, degrade, membersP),
+      this.gather(sources, msg, sender, now, timezone, soft, degrade, membersP, early),
     ]);
     const { history, summary, sections } = gathered;
     return {
@@ -166,6 +193,29 @@ export class ContextBuilder {
   invalidateOrg(orgId?: string): void {
     if (orgId) this.orgCache.delete(orgId);
     else this.orgCache.clear();
+  }
+
+  /**
+   * Starts the turn's combined context read (history, summary, the SQL sources) for the member the cached
+   * directory maps the sender's account to, so it runs beside the turn's first statement instead of after it
+   * (issue 10: one round trip less before the model). Null when there is no cached directory, the message comes
+   * from a room the adapter found unlisted (a public audience reads no organisation data), or the account maps to
+   * no active member. The directory is only a guess here: {@link build} uses the rows only when the actor the
+   * first statement read from the database — the trust boundary — is that same member with a member audience;
+   * otherwise they are dropped unread. Never rejects; a failed read fails the build's use of it like its own read.
+   */
+  async prefetch(msg: InboundMessage): Promise<ContextPrefetch | null> {
+    if (!this.o.directory || msg.roomAuthority === 'public') return null;
+    try {
+      const memberId = memberOfAccount(await this.o.directory(msg.orgId), msg.platform, msg.senderAccountId);
+      if (!memberId) return null;
+      const rows = this.sql<Record<string, unknown>>(this.memberStatement, standardParams(msg, { memberId }));
+      // A dropped read must not surface as an unhandled rejection; build() still sees its failure.
+      rows.catch(() => undefined);
+      return { msg, memberId, rows };
+    } catch {
+      return null;
+    }
   }
 
   private async orgInfo(orgId: string): Promise<OrgInfo | null> {
@@ -199,6 +249,7 @@ export class ContextBuilder {
     soft: <T>(name: string, p: Promise<T>, fallback: T) => Promise<T>,
     degrade: (name: string, err: unknown) => void,
     membersP: Promise<readonly RoomMember[]>,
+    early: Promise<Record<string, unknown>[]> | null,
   ): Promise<{ history: HistoryEntry[]; summary: string | null; sections: ContextSection[] }> {
     const load = (src: ContextSource, roomMembers: readonly RoomMember[] = []) =>
       soft(
@@ -237,10 +288,12 @@ export class ContextBuilder {
       }
     };
     try {
-      const cols = sqlSources.map((src, i) => `${src.query!} AS s${i}`);
-      const select = [`${ALL_PARAMS}, ${HISTORY_SQL} AS history, ${SUMMARY_SQL} AS summary`, ...cols].join(', ');
       const [rows, roomMembers] = await Promise.all([
-        this.sql<Record<string, unknown>>(`SELECT ${select}`, standardParams(msg, sender)),
+        early ??
+          this.sql<Record<string, unknown>>(
+            sources.length > 0 ? this.memberStatement : this.publicStatement,
+            standardParams(msg, sender),
+          ),
         membersP,
       ]);
       const row = rows[0]!;
@@ -314,4 +367,25 @@ export function defaultAudience(
 
 function isSqlSource(src: ContextSource): boolean {
   return typeof src.query === 'string' && typeof src.render === 'function';
+}
+
+/** History, summary and each SQL source (`s0`, `s1` …) in one statement over the standard parameters. */
+function combinedStatement(sqlSources: readonly ContextSource[]): string {
+  const cols = sqlSources.map((src, i) => `${src.query!} AS s${i}`);
+  return `SELECT ${[`${ALL_PARAMS}, ${HISTORY_SQL} AS history, ${SUMMARY_SQL} AS summary`, ...cols].join(', ')}`;
+}
+
+/** Each cached directory's account → active member index, built once per directory. */
+const accountIndexes = new WeakMap<Directory, Map<string, string>>();
+
+/** The active member a platform account belongs to in a directory, or null. */
+export function memberOfAccount(directory: Directory, platform: string, accountId: string): string | null {
+  let index = accountIndexes.get(directory);
+  if (!index) {
+    index = new Map();
+    for (const m of directory.members)
+      for (const a of m.accounts ?? []) index.set(`${a.platform}\u0000${a.accountId}`, m.id);
+    accountIndexes.set(directory, index);
+  }
+  return index.get(`${platform}\u0000${accountId}`) ?? null;
 }

@@ -8,7 +8,7 @@ import type { ContextSection, RoomMember, SenderProfile } from './types';
  * $1 organisation id, $2 sender's member id (null when unknown), $3 platform, $4 room id,
  * $5 sender's account id, $6 the current message's platform id.
  */
-export function standardParams(msg: InboundMessage, sender: SenderProfile): unknown[] {
+export function standardParams(msg: InboundMessage, sender: Pick<SenderProfile, 'memberId'>): unknown[] {
   return [msg.orgId, sender.memberId, msg.platform, msg.roomId, msg.senderAccountId, msg.platformMessageId];
 }
 

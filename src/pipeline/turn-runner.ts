@@ -4,7 +4,7 @@ import { audienceOf, type Actor } from '../authorization';
 import type { PromptSet } from '../brain/prompts';
 import { detectLanguage, type Language } from '../core/language';
 import { personaMessage } from '../core/messages';
-import type { ContextBuilder } from '../context/context-builder';
+import type { ContextBuilder, ContextPrefetch } from '../context/context-builder';
 import type { SenderProfile, TurnContext } from '../context/types';
 import { AppError, asAppError } from '../errors/app-error';
 import { ClaimLostError, replyKeyOf, type ClaimedItem, type WorkOutcome } from '../intake/work-queue';
@@ -87,6 +87,7 @@ export class TurnRunner {
         return;
       }
       const opts = { defaultLevel: this.d.defaultUserLevel, now: this.now() };
+      const prefetch = this.prefetchContext(msg, item);
       const prelude = await this.d.store.open(msg, replyKey, opts);
       // A retry after a crash that happened after the reply went out: nothing more to do.
       if (prelude.alreadySent) return;
@@ -101,7 +102,7 @@ export class TurnRunner {
         };
         return await this.finish({ msg, item, prelude, turnId, started, log, replyKey }, { decision }, earlier);
       }
-      const framed = await this.decide(msg, item, prelude, log);
+      const framed = await this.decide(msg, item, prelude, log, prefetch);
       return await this.finish({ msg, item, prelude, turnId, started, log, replyKey }, framed);
     } catch (err) {
       const app = asAppError(err, 'DB_UNAVAILABLE');
@@ -134,8 +135,25 @@ export class TurnRunner {
     return found;
   }
 
+  /**
+   * The context read of a first attempt starts beside the turn's first statement, for the member the cached
+   * directory names ({@link ContextBuilder.prefetch}); the context uses it only if the actor that statement
+   * reads is that member. Retries (which may find their reply already sent) and a service without a model
+   * (which reads no context) do not start one. Never rejects.
+   */
+  private prefetchContext(msg: InboundMessage, item: ClaimedItem): Promise<ContextPrefetch | null> {
+    if (item.attempts !== 1 || !this.d.llmConfigured) return Promise.resolve(null);
+    return this.d.contextBuilder.prefetch(msg).catch(() => null);
+  }
+
   /** Everything between "message stored" and "reply ready": the turn's decision, its reply composed. */
-  private async decide(msg: InboundMessage, item: ClaimedItem, prelude: TurnPrelude, log: Logger): Promise<Framed> {
+  private async decide(
+    msg: InboundMessage,
+    item: ClaimedItem,
+    prelude: TurnPrelude,
+    log: Logger,
+    prefetch: Promise<ContextPrefetch | null>,
+  ): Promise<Framed> {
     const lang = detectLanguage(msg.answerText ?? msg.text);
     const { actor } = prelude;
     // Persona texts alone (no model, no stored data): said as they are.
@@ -145,7 +163,7 @@ export class TurnRunner {
     const session = await this.session(key, prelude, lang, log);
     if ('kind' in session) return { decision: session };
 
-    const ctx = await this.context(msg, actor, prelude);
+    const ctx = await this.context(msg, actor, prelude, await prefetch);
     const step = await this.d.confirmations.answer({ msg, session, ctx, item, actor });
     if (step.kind === 'decided') return { decision: this.d.replies.compose(step.decision, ctx.language) };
     if (step.modifying) ctx.sections.push(this.changeRequest(step.modifying));
@@ -229,10 +247,15 @@ export class TurnRunner {
     }
   }
 
-  private context(msg: InboundMessage, actor: Actor, prelude: TurnPrelude): Promise<TurnContext> {
+  private context(
+    msg: InboundMessage,
+    actor: Actor,
+    prelude: TurnPrelude,
+    prefetched: ContextPrefetch | null,
+  ): Promise<TurnContext> {
     const sender = senderProfile(msg, actor, prelude.profile);
     const room = { platform: msg.platform, roomId: msg.roomId, name: null, authority: actor.roomAuthority };
-    return this.d.contextBuilder.build({ msg, sender, room, audience: audienceOf(actor), now: this.now() });
+    return this.d.contextBuilder.build({ msg, sender, room, audience: audienceOf(actor), now: this.now(), prefetched });
   }
 
   /** The pending action the person asked to change, as context for the brain's new proposal. */

@@ -1,7 +1,8 @@
 import type { InboundMessage } from '../../src/adapters/types';
 import { loadPrompts } from '../../src/brain/prompts';
 import { loadConfig } from '../../src/config/env';
-import { sqlRunner } from '../../src/db/sql';
+import type { DirectoryCache } from '../../src/authorization/directory-cache';
+import { sqlRunner, type Sql } from '../../src/db/sql';
 import { Intake } from '../../src/intake/intake';
 import { WorkQueue, type ClaimedItem } from '../../src/intake/work-queue';
 import { silentLogger } from '../../src/observability/logger';
@@ -25,7 +26,16 @@ export interface TestPipeline extends Pipeline {
  * The pipeline exactly as the service composes it, on a real database with the sample organisation, a
  * scripted brain and a recording console sender — no HTTP server, no workers, no model.
  */
-export async function createTestPipeline(t: TestDatabase, env: Record<string, string> = {}): Promise<TestPipeline> {
+export async function createTestPipeline(
+  t: TestDatabase,
+  env: Record<string, string> = {},
+  opts: {
+    /** The organisation directory cache, as the service keeps one (absent: read per turn). */
+    directories?: DirectoryCache;
+    /** Wraps the raw SQL runner (e.g. to watch the statements a turn sends). */
+    wrapSql?: (sql: Sql) => Sql;
+  } = {},
+): Promise<TestPipeline> {
   await seedSample(t.db);
   const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATABASE_URL: t.url, ...env });
   const brain = new ScriptedBrain();
@@ -35,7 +45,8 @@ export async function createTestPipeline(t: TestDatabase, env: Record<string, st
   const pipeline = composePipeline({
     config,
     db: t.db,
-    sql: sqlRunner(t.db),
+    sql: opts.wrapSql ? opts.wrapSql(sqlRunner(t.db)) : sqlRunner(t.db),
+    directories: opts.directories,
     logger: silentLogger(),
     metrics: createMetrics(),
     prompts: loadPrompts('soul'),
