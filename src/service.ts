@@ -426,6 +426,8 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
       onDatabaseDown: (error) => alerts.databaseDown(error),
       onDatabaseUp: () => alerts.databaseUp(),
       onAbandoned: (count) => raise({ kind: 'work_abandoned', severity: 'warn', facts: { count } }),
+      claimNamed: (id, message, types) =>
+        runner.claimNamed(message as InboundMessage, (p, name) => queue.claimByIdCte(p, name, id, types)),
     });
   }
 

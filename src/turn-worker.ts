@@ -163,6 +163,8 @@ async function main(): Promise<void> {
     onDatabaseDown: (error) => post({ t: 'database', up: false, error }),
     onDatabaseUp: () => post({ t: 'database', up: true }),
     onAbandoned: (count) => raise({ kind: 'work_abandoned', severity: 'warn', facts: { count } }),
+    claimNamed: (id, message, types) =>
+      runner.claimNamed(message as InboundMessage, (p, name) => queue.claimByIdCte(p, name, id, types)),
   });
 
   let stopping = false;
@@ -171,7 +173,7 @@ async function main(): Promise<void> {
       case 'wake':
         names = m.names;
         chatworkBot = m.chatworkBotAccountId ?? chatworkBot;
-        pool?.wake(m.itemId ? { itemId: BigInt(m.itemId) } : undefined);
+        pool?.wake(m.itemId ? { itemId: BigInt(m.itemId), message: m.message } : undefined);
         return;
       case 'metrics':
         void metrics.registry.getMetricsAsJSON().then((json) => post({ t: 'metrics', id: m.id, json }));

@@ -71,8 +71,8 @@ export interface ContextBuilderOptions {
  * the sender's account to ({@link ContextBuilder.prefetch}). A guess, never an authority: see there.
  */
 export interface ContextPrefetch {
-  /** The message it was read for. */
-  msg: InboundMessage;
+  /** The statement's parameters (the message's and the member's the cached directory named). */
+  params: readonly unknown[];
   /** The member the cached directory named; the read's rows are that member's. */
   memberId: string;
   /** The combined statement's rows (history, summary, the SQL sources), as {@link ContextBuilder.build} reads them. */
@@ -160,7 +160,11 @@ export class ContextBuilder {
     // it is): a sender the first statement resolved otherwise gets the usual read, and the early one is dropped.
     const pre = input.prefetched;
     const early =
-      pre && audience === 'member' && pre.msg === msg && sender.memberId !== null && pre.memberId === sender.memberId
+      pre &&
+      audience === 'member' &&
+      sender.memberId !== null &&
+      pre.memberId === sender.memberId &&
+      sameParams(pre.params, standardParams(msg, sender))
         ? pre.rows
         : null;
     const membersP: Promise<readonly RoomMember[]> =
@@ -209,10 +213,11 @@ export class ContextBuilder {
     try {
       const memberId = memberOfAccount(await this.o.directory(msg.orgId), msg.platform, msg.senderAccountId);
       if (!memberId) return null;
-      const rows = this.sql<Record<string, unknown>>(this.memberStatement, standardParams(msg, { memberId }));
+      const params = standardParams(msg, { memberId });
+      const rows = this.sql<Record<string, unknown>>(this.memberStatement, params);
       // A dropped read must not surface as an unhandled rejection; build() still sees its failure.
       rows.catch(() => undefined);
-      return { msg, memberId, rows };
+      return { params, memberId, rows };
     } catch {
       return null;
     }
@@ -388,4 +393,9 @@ export function memberOfAccount(directory: Directory, platform: string, accountI
     accountIndexes.set(directory, index);
   }
   return index.get(`${platform}\u0000${accountId}`) ?? null;
+}
+
+/** Whether two statements' parameters are the same values (the early read is then the read the turn would make). */
+function sameParams(a: readonly unknown[], b: readonly unknown[]): boolean {
+  return a.length === b.length && a.every((v, i) => v === b[i]);
 }

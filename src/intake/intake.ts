@@ -30,7 +30,7 @@ export class Intake {
       dedupeKey: messageDedupeKey(msg),
     });
     if (res.duplicate) return { status: 'duplicate' };
-    this.onAccepted({ orderingKey, itemId: res.id });
+    this.onAccepted({ orderingKey, itemId: res.id, message: msg });
     return { status: 'accepted' };
   }
 }

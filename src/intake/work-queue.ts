@@ -38,7 +38,8 @@ export interface ClaimedItem {
 export type Enqueued = { id: bigint; duplicate: false } | { id: null; duplicate: true };
 
 /** A claimed row as the worker holds it. */
-function claimedItem(r: ClaimRow): ClaimedItem {
+/** A claimed row (the claim's RETURNING columns, or their JSON) as the item a handler runs. */
+export function claimedItem(r: ClaimRow): ClaimedItem {
   return {
     id: BigInt(r.id),
     type: r.type as WorkType,
@@ -56,7 +57,7 @@ const CLAIMED_COLUMNS =
   'id::text AS id, type, payload, "orderingKey", attempts, "maxAttempts", "claimedBy", "dedupeKey"';
 
 /** The kinds of work a claim may take: the caller's, or every kind. */
-function claimTypes(types?: WorkType[]): WorkType[] {
+function claimTypes(types?: readonly WorkType[]): readonly WorkType[] {
   return types && types.length > 0 ? types : ['user_request', 'work', 'notification'];
 }
 
@@ -153,7 +154,7 @@ export interface WorkQueueOptions {
   pool?: Pool;
 }
 
-interface ClaimRow {
+export interface ClaimRow {
   id: string;
   type: string;
   payload: unknown;
@@ -293,17 +294,27 @@ export class WorkQueue {
    * its conversation; null otherwise (another worker took it, or it waits behind an older item), and the caller
    * claims as usual. A cheap statement on the primary key, so the common path skips the ordered scan.
    */
-  async claimById(id: bigint, types?: WorkType[]): Promise<ClaimedItem | null> {
+  async claimById(id: bigint, types?: readonly WorkType[]): Promise<ClaimedItem | null> {
+    const p = new SqlParams();
     const rows = await this.sql<ClaimRow>(
-      `UPDATE work_items w SET state = 'running', "claimedBy" = $1,
-              "claimExpiresAt" = now() + ($2::int * interval '1 millisecond'),
-              attempts = attempts + 1, "updatedAt" = now()
-       WHERE w.id = $3::bigint AND w.state = 'queued' AND w."runAt" <= now() AND w.type = ANY($4::text[])
-         AND ${FIRST_IN_CONVERSATION}
-       RETURNING ${CLAIMED_COLUMNS}, ${NO_FLUSH_WAIT} AS no_flush`,
-      [this.newClaimToken(), this.opts.claimTtlMs, id.toString(), claimTypes(types)],
+      `WITH ${this.claimByIdCte(p, 'c', id, types)} SELECT c.*, ${NO_FLUSH_WAIT} AS no_flush FROM c`,
+      p.values,
     );
     return rows[0] ? claimedItem(rows[0]) : null;
+  }
+
+  /**
+   * CTE `name`: the claim by id ({@link claimById}) inside a caller's statement, RETURNING the claimed columns
+   * (no row when it could not claim). A turn claims the message a wake-up named in its own first statement, whose
+   * writes are made only for a row of this CTE.
+   */
+  claimByIdCte(p: SqlParams, name: string, id: bigint, types?: readonly WorkType[]): string {
+    return `${name} AS (UPDATE work_items w SET state = 'running', "claimedBy" = ${p.add(this.newClaimToken())},
+        "claimExpiresAt" = now() + (${p.add(this.opts.claimTtlMs)}::int * interval '1 millisecond'),
+        attempts = attempts + 1, "updatedAt" = now()
+      WHERE w.id = ${p.add(id.toString())}::bigint AND w.state = 'queued' AND w."runAt" <= now()
+        AND w.type = ANY(${p.add(claimTypes(types))}::text[]) AND ${FIRST_IN_CONVERSATION}
+      RETURNING ${CLAIMED_COLUMNS})`;
   }
 
   /** Marks an item done. False when the claim was lost (expired and taken by another worker). */

@@ -8,11 +8,22 @@ import type { ClaimedItem, WorkOutcome, WorkQueue, WorkType } from './work-queue
  */
 export type WorkHandler = (item: ClaimedItem) => Promise<WorkOutcome | void>;
 
-/** What a wake-up may say about the new item: its conversation (which worker) and its id (claimed directly). */
+/**
+ * What a wake-up may say about the new item: its conversation (which worker), its id (claimed directly) and,
+ * for a user request, the stored message itself (so the turn can claim it in its own first statement).
+ */
 export interface WakeHint {
   orderingKey?: string;
   itemId?: bigint;
+  message?: unknown;
 }
+
+/**
+ * Claims a user request a wake-up named, with the stored message the wake-up carried, in the handler's own first
+ * statement (one round trip instead of a claim and then that statement); null when it could not be claimed
+ * (another worker took it, or it waits behind an older item), and nothing was written.
+ */
+export type ClaimNamed = (itemId: bigint, message: unknown, types: readonly WorkType[]) => Promise<ClaimedItem | null>;
 
 export interface WorkerPoolOptions {
   queue: WorkQueue;
@@ -31,6 +42,8 @@ export interface WorkerPoolOptions {
   onDatabaseDown?: (error: string) => void;
   onDatabaseUp?: () => void;
   onAbandoned?: (count: number) => void;
+  /** The user-request handler's claim of a named message ({@link ClaimNamed}); absent: a plain claim by id. */
+  claimNamed?: ClaimNamed;
 }
 
 /**
@@ -44,7 +57,7 @@ export class WorkerPool {
   private running = false;
   private loops: Promise<void>[] = [];
   /** Idle loops, each woken with the id of the new item when the wake-up names one. */
-  private waiters: ((itemId?: bigint) => void)[] = [];
+  private waiters: ((itemId?: bigint, message?: unknown) => void)[] = [];
   /** Wake-ups that found no idle loop (every loop was busy or between claims): owed a claim each. */
   private missedWakes = 0;
   /**
@@ -97,7 +110,7 @@ export class WorkerPool {
    */
   wake(hint?: WakeHint): void {
     const waiter = this.waiters.shift();
-    if (waiter) waiter(hint?.itemId);
+    if (waiter) waiter(hint?.itemId, hint?.message);
     else this.missedWakes++;
   }
 
@@ -146,15 +159,22 @@ export class WorkerPool {
   private async loop(index: number): Promise<void> {
     const pollMs = this.opts.pollMs ?? 500;
     let named: bigint | undefined;
+    let message: unknown;
     while (this.running) {
       let item: ClaimedItem | null = null;
       const completionsBefore = this.completions;
       const polled = named === POLLED;
       if (polled) named = undefined;
       try {
-        // Woken for a named item: take it directly (a cheap statement); else, or if it is gone, claim as usual.
-        if (named !== undefined) item = await this.opts.queue.claimById(named, this.types);
+        // Woken for a named item: take it directly (a cheap statement, or the turn's own first statement when the
+        // wake-up carried the message); else, or if it is gone, claim as usual.
+        if (named !== undefined)
+          item =
+            message !== undefined && this.opts.claimNamed && this.types.includes('user_request')
+              ? await this.opts.claimNamed(named, message, this.types)
+              : await this.opts.queue.claimById(named, this.types);
         named = undefined;
+        message = undefined;
         item ??= await this.opts.queue.claim(this.types);
         // The poll found work nobody woke us for: more may be waiting (a backlog from another instance, retries
         // that came due together), so one more idle loop looks too, and so on while they find work.
@@ -196,7 +216,7 @@ export class WorkerPool {
           }
         }
         if (this.owed()) continue;
-        named = await this.idle();
+        ({ named, message } = await this.idle());
         continue;
       }
       await this.run(item, index);
@@ -208,7 +228,7 @@ export class WorkerPool {
         continue;
       }
       if (this.owed()) continue;
-      named = await this.idle();
+      ({ named, message } = await this.idle());
     }
   }
 
@@ -216,10 +236,10 @@ export class WorkerPool {
    * Waits for a wake-up: a new item (resolves with its id when the wake-up named one), or the pool's poll
    * ({@link POLLED}: also when a loop the poll woke found work).
    */
-  private idle(): Promise<bigint | undefined> {
-    if (!this.running) return Promise.resolve(undefined);
-    return new Promise<bigint | undefined>((resolve) => {
-      this.waiters.push(resolve);
+  private idle(): Promise<{ named?: bigint; message?: unknown }> {
+    if (!this.running) return Promise.resolve({});
+    return new Promise((resolve) => {
+      this.waiters.push((named, message) => resolve({ named, message }));
     });
   }
 

@@ -198,11 +198,15 @@ export interface Reservation {
   body: string;
 }
 
-/** CTE `name`: reserves the key (status `sending`) unless a row exists; RETURNING 1 when newly reserved. */
-export function reserveCte(p: SqlParams, name: string, r: Reservation): string {
+/**
+ * CTE `name`: reserves the key (status `sending`) unless a row exists; RETURNING 1 when newly reserved. With
+ * `onlyIf` (the name of another CTE of the statement, e.g. a claim) it reserves only when that CTE has a row.
+ */
+export function reserveCte(p: SqlParams, name: string, r: Reservation, onlyIf?: string): string {
+  const row = `gen_random_uuid(), ${p.add(r.dedupeKey)}::text, ${p.add(r.platform)}::text, ${p.add(r.roomId)}::text,
+            ${p.add(r.body)}::text, 'sending'`;
   return `${name} AS (INSERT INTO outbound_messages (id, "dedupeKey", platform, "roomId", body, status)
-    VALUES (gen_random_uuid(), ${p.add(r.dedupeKey)}, ${p.add(r.platform)}, ${p.add(r.roomId)}, ${p.add(r.body)},
-            'sending')
+    ${onlyIf ? `SELECT ${row} WHERE EXISTS (SELECT 1 FROM ${onlyIf})` : `VALUES (${row})`}
     ON CONFLICT ("dedupeKey") DO NOTHING RETURNING 1)`;
 }
 

@@ -7,7 +7,9 @@ import { personaMessage } from '../core/messages';
 import type { ContextBuilder, ContextPrefetch } from '../context/context-builder';
 import type { SenderProfile, TurnContext } from '../context/types';
 import { AppError, asAppError } from '../errors/app-error';
+import { messageDedupeKey } from '../intake/intake';
 import { ClaimLostError, replyKeyOf, type ClaimedItem, type WorkOutcome } from '../intake/work-queue';
+import type { SqlParams } from '../db/sql';
 import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
 import type { SelfCritic } from '../observability/self-critique';
@@ -62,7 +64,39 @@ interface Framed {
  * (nothing is silently lost).
  */
 export class TurnRunner {
+  /** Items claimed by their turn's first statement ({@link claimNamed}): what that statement read, for the turn. */
+  private readonly opened = new WeakMap<
+    ClaimedItem,
+    { prelude: TurnPrelude; prefetch: Promise<ContextPrefetch | null>; now: Date }
+  >();
+
   constructor(private readonly d: TurnRunnerDeps) {}
+
+  /**
+   * Claims the user request a wake-up named, with the stored message it carried, in the turn's first statement
+   * (the worker pool's `claimNamed`; issue 10: one round trip instead of the claim and then that statement).
+   * `claim` writes the claim's CTE (`WorkQueue.claimByIdCte`); the reply key and the message are written only if
+   * it took the item. The context read starts beside it, as on every first attempt. Null when the item could not
+   * be claimed (taken by another worker, or waiting behind an older item): nothing was written, and the pool
+   * claims as usual.
+   */
+  async claimNamed(msg: InboundMessage, claim: (p: SqlParams, name: string) => string): Promise<ClaimedItem | null> {
+    const now = this.now();
+    const prefetch = this.d.llmConfigured
+      ? this.d.contextBuilder.prefetch(msg).catch(() => null)
+      : Promise.resolve(null);
+    const replyKey = replyKeyOf({ dedupeKey: messageDedupeKey(msg) });
+    const opened = await this.d.store.claimAndOpen(
+      msg,
+      replyKey,
+      { defaultLevel: this.d.defaultUserLevel, now },
+      claim,
+    );
+    if (!opened) return null;
+    // Only the intake stores user requests, under this key; should one ever differ, the turn opens again under its own.
+    if (replyKeyOf(opened.item) === replyKey) this.opened.set(opened.item, { prelude: opened.prelude, prefetch, now });
+    return opened.item;
+  }
 
   private now(): Date {
     return this.d.now?.() ?? new Date();
@@ -86,9 +120,11 @@ export class TurnRunner {
         await this.answerFailure(msg, replyKey, abandoned, log, item);
         return;
       }
-      const opts = { defaultLevel: this.d.defaultUserLevel, now: this.now() };
-      const prefetch = this.prefetchContext(msg, item);
-      const prelude = await this.d.store.open(msg, replyKey, opts);
+      const early = this.opened.get(item);
+      this.opened.delete(item);
+      const opts = { defaultLevel: this.d.defaultUserLevel, now: early?.now ?? this.now() };
+      const prefetch = early?.prefetch ?? this.prefetchContext(msg, item);
+      const prelude = early?.prelude ?? (await this.d.store.open(msg, replyKey, opts));
       // A retry after a crash that happened after the reply went out: nothing more to do.
       if (prelude.alreadySent) return;
       const earlier = await this.earlierAnswer(msg, replyKey, prelude, log);

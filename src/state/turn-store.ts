@@ -3,9 +3,11 @@ import { actorFromRows, type Actor } from '../authorization';
 import type { BudgetVerdict, SenderBudget, UsageRow } from '../brain/sender-budget';
 import { NO_FLUSH_WAIT, SqlParams, type Sql } from '../db/sql';
 import {
+  claimedItem,
   completeCte,
   enqueueValuesCte,
   type ClaimedItem,
+  type ClaimRow,
   type EnqueueInput,
   type WorkOutcome,
 } from '../intake/work-queue';
@@ -96,6 +98,8 @@ interface PreludeRow extends PriorRow {
   q_status: string | null;
   q_sent: Date | null;
   budget_usage: UsageRow | null;
+  /** The work item the statement claimed (its claim CTE's row), when it had one. */
+  claimed: ClaimRow | null;
 }
 
 /**
@@ -119,17 +123,53 @@ export class TurnStore {
    * flush (NO_FLUSH_WAIT): both writes are redone by a retry, and the outbox's take before the post is synchronous.
    */
   async open(msg: InboundMessage, replyKey: string, opts: { defaultLevel: number; now: Date }): Promise<TurnPrelude> {
+    return (await this.first(msg, replyKey, opts, null)).prelude;
+  }
+
+  /**
+   * The first statement with the claim of the message's work item folded in (`claim` writes the claim's CTE, see
+   * `WorkQueue.claimByIdCte`): the reply key and the user message are written only when the claim took the item.
+   * Null when it did not (another worker took it, or it waits behind an older item): then nothing was written.
+   */
+  async claimAndOpen(
+    msg: InboundMessage,
+    replyKey: string,
+    opts: { defaultLevel: number; now: Date },
+    claim: (p: SqlParams, name: string) => string,
+  ): Promise<{ item: ClaimedItem; prelude: TurnPrelude } | null> {
+    const { prelude, claimed } = await this.first(msg, replyKey, opts, claim);
+    return claimed ? { item: claimedItem(claimed), prelude } : null;
+  }
+
+  private async first(
+    msg: InboundMessage,
+    replyKey: string,
+    opts: { defaultLevel: number; now: Date },
+    claim: ((p: SqlParams, name: string) => string) | null,
+  ): Promise<{ prelude: TurnPrelude; claimed: ClaimRow | null }> {
     const p = new SqlParams();
-    const reserve = reserveCte(p, 'r', { dedupeKey: replyKey, platform: msg.platform, roomId: msg.roomId, body: '' });
-    const stored = userMessageCte(p, 'm', {
-      orgId: msg.orgId,
-      platform: msg.platform,
-      roomId: msg.roomId,
-      accountId: msg.senderAccountId,
-      text: msg.text,
-      platformMessageId: msg.platformMessageId,
-      sentAt: new Date(msg.sentAt),
-    });
+    const claimCte = claim ? claim(p, 'c') : null;
+    const onlyIf = claimCte ? 'c' : undefined;
+    const reserve = reserveCte(
+      p,
+      'r',
+      { dedupeKey: replyKey, platform: msg.platform, roomId: msg.roomId, body: '' },
+      onlyIf,
+    );
+    const stored = userMessageCte(
+      p,
+      'm',
+      {
+        orgId: msg.orgId,
+        platform: msg.platform,
+        roomId: msg.roomId,
+        accountId: msg.senderAccountId,
+        text: msg.text,
+        platformMessageId: msg.platformMessageId,
+        sentAt: new Date(msg.sentAt),
+      },
+      onlyIf,
+    );
     const [key, platform, room, account] = [
       p.add(replyKey),
       p.add(msg.platform),
@@ -138,8 +178,9 @@ export class TurnStore {
     ];
     const usage = this.parts.budget?.usageColumn(p, msg) ?? 'NULL::json';
     const rows = await this.sql<PreludeRow>(
-      `WITH ${reserve}, ${stored}
+      `WITH ${claimCte ? `${claimCte}, ` : ''}${reserve}, ${stored}
        SELECT (SELECT count(*) FROM r)::int AS reserved, ${priorColumns('o')},
+              ${claimCte ? '(SELECT row_to_json(c) FROM c)' : 'NULL::json'} AS claimed,
               a."orgId" AS a_org, mb.id AS m_id, mb."orgId" AS m_org, mb.name AS m_name, mb.level AS m_level,
               mb."departmentId" AS m_dept, mb.active AS m_active, mb.title AS m_title, mb.preferences AS m_prefs,
               d.name AS d_name, rm."orgId" AS r_org, rm.authority AS r_authority,
@@ -162,7 +203,7 @@ export class TurnStore {
     );
     const row = rows[0]!;
     const budget = this.parts.budget?.verdict(row.budget_usage) ?? { ok: true };
-    return { ...prelude(row, msg, opts), budget };
+    return { prelude: { ...prelude(row, msg, opts), budget }, claimed: row.claimed };
   }
 
   /**

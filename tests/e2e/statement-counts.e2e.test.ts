@@ -16,12 +16,13 @@ import { chatworkEnv, startTestService, waitFor, type TestService } from '../hel
  * approved without reading the action again, and the executed action and its session are finished in one statement.
  * The question's pending action is stored by one database function instead of a seven-statement transaction:
  * 14 → 8; the 「はい」's first statement reads the live pending action and its question's delivery with the
- * session: 15 → 11.
+ * session: 15 → 11. A message a wake-up names (with the stored message) is claimed by its turn's first statement,
+ * and the context read starts beside that statement: 6 → 5, 9 → 8, 7 + 11 → 6 + 10.
  */
-const CONVERSATIONAL_MAX = 7;
-const ONE_TOOL_MAX = 10;
-const ASK_MAX = 9;
-const YES_MAX = 12;
+const CONVERSATIONAL_MAX = 6;
+const ONE_TOOL_MAX = 9;
+const ASK_MAX = 7;
+const YES_MAX = 11;
 /** A sampled turn's self-critique (its own work item): 4 statements until its completion joined its verdict's. */
 const CRITIQUE_MAX = 3;
 
@@ -89,6 +90,10 @@ describe('SQL statements per turn', () => {
     const { total, shapes } = await countTurn('こんにちは', 1);
     console.log(`conversational turn: ${total} statements ${JSON.stringify(shapes)}`);
     expect(total).toBeGreaterThan(0);
+    // The context is read once: the early read (beside the first statement) is the one used.
+    expect(shapes['SELECT conversation_messages']).toBe(1);
+    // The claim is part of the turn's first statement, not a statement of its own.
+    expect(shapes['UPDATE work_items'] ?? 0).toBe(0);
     expect(total).toBeLessThanOrEqual(CONVERSATIONAL_MAX);
   });
 
