@@ -173,7 +173,7 @@ async function main(): Promise<void> {
       case 'wake':
         names = m.names;
         chatworkBot = m.chatworkBotAccountId ?? chatworkBot;
-        pool?.wake(m.itemId ? { itemId: BigInt(m.itemId), message: m.message } : undefined);
+        pool?.wake(m.itemId ? { itemId: BigInt(m.itemId), orderingKey: m.orderingKey, message: m.message } : undefined);
         return;
       case 'metrics':
         void metrics.registry.getMetricsAsJSON().then((json) => post({ t: 'metrics', id: m.id, json }));

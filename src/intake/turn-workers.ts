@@ -62,7 +62,14 @@ export interface RelayedError {
 }
 
 export type ToWorker =
-  | { t: 'wake'; names: string[]; itemId?: string; message?: unknown; chatworkBotAccountId?: string }
+  | {
+      t: 'wake';
+      names: string[];
+      itemId?: string;
+      orderingKey?: string;
+      message?: unknown;
+      chatworkBotAccountId?: string;
+    }
   | { t: 'metrics'; id: number }
   | { t: 'stop'; graceMs: number }
   | { t: 'result'; id: number; ok: true; value: unknown }
@@ -174,6 +181,7 @@ export class TurnWorkers implements TurnPool {
       t: 'wake',
       names: [...this.opts.botNames()],
       itemId,
+      orderingKey: hint?.orderingKey,
       message: hint?.message,
       chatworkBotAccountId,
     } satisfies ToWorker);

@@ -61,6 +61,12 @@ export class WorkerPool {
   /** Wake-ups that found no idle loop (every loop was busy or between claims): owed a claim each. */
   private missedWakes = 0;
   /**
+   * What those wake-ups named, oldest first (at most {@link MAX_MISSED_NAMED}): a loop that owes a claim takes the
+   * oldest whose conversation has nothing running here, so under load a message is still claimed by its turn's
+   * first statement. An item claimed any other way is dropped from here.
+   */
+  private readonly missedNamed = new Map<bigint, WakeHint>();
+  /**
    * A claim found nothing while items were running: what it missed may be waiting behind one of them (one
    * conversation is processed in order), so the loop that finishes one claims again.
    */
@@ -110,17 +116,30 @@ export class WorkerPool {
    */
   wake(hint?: WakeHint): void {
     const waiter = this.waiters.shift();
-    if (waiter) waiter(hint?.itemId, hint?.message);
-    else this.missedWakes++;
+    if (waiter) return waiter(hint?.itemId, hint?.message);
+    this.missedWakes++;
+    if (hint?.itemId !== undefined && hint.message !== undefined && this.missedNamed.size < MAX_MISSED_NAMED)
+      this.missedNamed.set(hint.itemId, hint);
   }
 
-  /** Whether a loop should claim again now rather than wait (a wake it owes, or work behind a finished item). */
-  private owed(): boolean {
-    if (this.missedWakes > 0) {
-      this.missedWakes--;
-      return true;
+  /**
+   * Whether a loop should claim again now rather than wait (a wake it owes): null when it owes none; else the
+   * message to claim by name, if a missed wake-up named one whose conversation has nothing running here (one
+   * that has would wait behind it), or nothing named (the ordered claim).
+   */
+  private owed(): { named?: bigint; message?: unknown } | null {
+    if (this.missedWakes <= 0) return null;
+    this.missedWakes--;
+    if (this.missedNamed.size === 0) return {};
+    const running = new Set([...this.inFlight].map((i) => i.orderingKey));
+    let looked = 0;
+    for (const [id, hint] of this.missedNamed) {
+      if (++looked > 16) break;
+      if (hint.orderingKey !== undefined && running.has(hint.orderingKey)) continue;
+      this.missedNamed.delete(id);
+      return { named: id, message: hint.message };
     }
-    return false;
+    return {};
   }
 
   private wakeAll(): void {
@@ -215,7 +234,11 @@ export class WorkerPool {
             this.opts.onAbandoned?.(n);
           }
         }
-        if (this.owed()) continue;
+        const owedClaim = this.owed();
+        if (owedClaim) {
+          ({ named, message } = owedClaim);
+          continue;
+        }
         ({ named, message } = await this.idle());
         continue;
       }
@@ -227,7 +250,11 @@ export class WorkerPool {
         this.behindRunning = this.inFlight.size > 0;
         continue;
       }
-      if (this.owed()) continue;
+      const owedClaim = this.owed();
+      if (owedClaim) {
+        ({ named, message } = owedClaim);
+        continue;
+      }
       ({ named, message } = await this.idle());
     }
   }
@@ -244,6 +271,7 @@ export class WorkerPool {
   }
 
   private async run(item: ClaimedItem, worker: number): Promise<void> {
+    this.missedNamed.delete(item.id);
     const handler = this.opts.handlers[item.type];
     this.inFlight.add(item);
     // A slow turn (LLM retries) must not look like a crashed worker: keep the claim alive while it runs. A
@@ -284,6 +312,9 @@ export class WorkerPool {
     }
   }
 }
+
+/** Missed wake-ups whose message is kept for a claim by name (beyond it they are only counted). */
+const MAX_MISSED_NAMED = 2000;
 
 /** What the pool's poll wakes a loop with (item ids are positive): look, and pass it on if there is work. */
 const POLLED = -1n;

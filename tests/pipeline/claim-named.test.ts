@@ -158,6 +158,73 @@ describe('a named message claimed by its turn’s first statement', () => {
   });
 });
 
+describe('wake-ups that find every loop busy', () => {
+  let t: TestDatabase;
+  let p: TestPipeline;
+
+  beforeAll(async () => {
+    t = await createTestDatabase();
+    p = await createTestPipeline(t);
+  });
+  afterAll(() => t.close());
+
+  it('are claimed by name afterwards, oldest first, none by the ordered claim', async () => {
+    const named: bigint[] = [];
+    const ran: string[] = [];
+    let ordered = 0;
+    let release!: () => void;
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    const queue = p.queue;
+    const claim = queue.claim.bind(queue);
+    queue.claim = async (types) => {
+      const got = await claim(types);
+      if (got) ordered++;
+      return got;
+    };
+    const pool = new WorkerPool({
+      queue,
+      concurrency: 1,
+      pollMs: 60_000,
+      claimTtlMs: 60_000,
+      logger: silentLogger(),
+      describeError: () => ({ text: 'x', retryable: false }),
+      handlers: {
+        user_request: async (item) => {
+          const text = (item.payload as InboundMessage).text;
+          ran.push(text);
+          if (text === '一つ目') await held; // the only loop is busy while the next two arrive
+          p.brain.script(says('了解ウル。'));
+          return p.runner.handleUserRequest(item);
+        },
+      },
+      claimNamed: (id, message, types) => {
+        named.push(id);
+        return p.runner.claimNamed(message as InboundMessage, (q, name) => queue.claimByIdCte(q, name, id, types));
+      },
+    });
+    const intake = new Intake(queue, (h) => pool.wake(h));
+    pool.start();
+    await new Promise((r) => setTimeout(r, 200));
+    try {
+      await intake.accept(consoleMessage('一つ目', { senderAccountId: 'ito-yui', senderName: '伊藤結衣' }));
+      await waitUntil(() => ran.length === 1);
+      // Both arrive while the loop is busy: one from another sender, one from the same (behind the first).
+      await intake.accept(consoleMessage('二つ目', { senderAccountId: 'watanabe-sho', senderName: '渡辺翔' }));
+      await intake.accept(consoleMessage('三つ目', { senderAccountId: 'ito-yui', senderName: '伊藤結衣' }));
+      release();
+      await waitUntil(async () => (await t.db.workItem.count({ where: { state: 'done' } })) === 3);
+      expect(ran).toEqual(['一つ目', '二つ目', '三つ目']);
+      expect(named).toHaveLength(3);
+      expect(ordered).toBe(0);
+    } finally {
+      queue.claim = claim;
+      await pool.stop(2000);
+    }
+  });
+});
+
 async function waitUntil(ok: () => boolean | Promise<boolean>, ms = 5000): Promise<void> {
   const until = Date.now() + ms;
   while (!(await ok())) {
