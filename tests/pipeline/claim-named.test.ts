@@ -1,7 +1,7 @@
 import type { InboundMessage } from '../../src/adapters/types';
 import { Intake } from '../../src/intake/intake';
-import { replyKeyOf, type ClaimedItem } from '../../src/intake/work-queue';
-import { WorkerPool, type WakeHint } from '../../src/intake/worker-pool';
+import { replyKeyOf, type ClaimedItem, type WorkQueue } from '../../src/intake/work-queue';
+import { WorkerPool, type ClaimNamed, type WakeHint, type WorkHandler } from '../../src/intake/worker-pool';
 import { silentLogger } from '../../src/observability/logger';
 import type { Sql } from '../../src/db/sql';
 import { says } from '../fakes/fake-brain';
@@ -115,27 +115,20 @@ describe('a named message claimed by its turn’s first statement', () => {
   it('a pool woken with the message claims it this way, and claims as usual when that takes nothing', async () => {
     const ran: ClaimedItem[] = [];
     const named: bigint[] = [];
-    const pool = new WorkerPool({
-      queue: p.queue,
-      concurrency: 1,
-      pollMs: 60_000,
-      claimTtlMs: 60_000,
-      logger: silentLogger(),
-      describeError: () => ({ text: 'x', retryable: false }),
-      handlers: {
-        user_request: async (item) => {
-          ran.push(item);
-          p.brain.script(says('了解ウル。'));
-          return p.runner.handleUserRequest(item);
-        },
+    const pool = onePool(
+      p.queue,
+      async (item) => {
+        ran.push(item);
+        p.brain.script(says('了解ウル。'));
+        return p.runner.handleUserRequest(item);
       },
-      claimNamed: async (id, message, types) => {
+      async (id, message, types) => {
         named.push(id);
         // The first named claim finds nothing (as if another worker had it); the pool must still find the item.
         if (named.length === 1) return null;
         return p.runner.claimNamed(message as InboundMessage, (q, name) => p.queue.claimByIdCte(q, name, id, types));
       },
-    });
+    );
     const pooled = new Intake(p.queue, (h) => pool.wake(h));
     pool.start();
     // The loop's first look at the (empty) queue is over before anything is woken.
@@ -183,27 +176,20 @@ describe('wake-ups that find every loop busy', () => {
       if (got) ordered++;
       return got;
     };
-    const pool = new WorkerPool({
+    const pool = onePool(
       queue,
-      concurrency: 1,
-      pollMs: 60_000,
-      claimTtlMs: 60_000,
-      logger: silentLogger(),
-      describeError: () => ({ text: 'x', retryable: false }),
-      handlers: {
-        user_request: async (item) => {
-          const text = (item.payload as InboundMessage).text;
-          ran.push(text);
-          if (text === '一つ目') await held; // the only loop is busy while the next two arrive
-          p.brain.script(says('了解ウル。'));
-          return p.runner.handleUserRequest(item);
-        },
+      async (item) => {
+        const text = (item.payload as InboundMessage).text;
+        ran.push(text);
+        if (text === '一つ目') await held; // the only loop is busy while the next two arrive
+        p.brain.script(says('了解ウル。'));
+        return p.runner.handleUserRequest(item);
       },
-      claimNamed: (id, message, types) => {
+      (id, message, types) => {
         named.push(id);
         return p.runner.claimNamed(message as InboundMessage, (q, name) => queue.claimByIdCte(q, name, id, types));
       },
-    });
+    );
     const intake = new Intake(queue, (h) => pool.wake(h));
     pool.start();
     await new Promise((r) => setTimeout(r, 200));
@@ -224,6 +210,20 @@ describe('wake-ups that find every loop busy', () => {
     }
   });
 });
+
+/** One loop over `queue` running user requests with `handler`, claiming named messages with `claimNamed`. */
+function onePool(queue: WorkQueue, handler: WorkHandler, claimNamed: ClaimNamed): WorkerPool {
+  return new WorkerPool({
+    queue,
+    concurrency: 1,
+    pollMs: 60_000,
+    claimTtlMs: 60_000,
+    logger: silentLogger(),
+    describeError: () => ({ text: 'x', retryable: false }),
+    handlers: { user_request: handler },
+    claimNamed,
+  });
+}
 
 async function waitUntil(ok: () => boolean | Promise<boolean>, ms = 5000): Promise<void> {
   const until = Date.now() + ms;
