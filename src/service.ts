@@ -50,6 +50,7 @@ import {
   composeBrain,
   composePipeline,
   describeWorkError,
+  claimNamedBy,
   workItemHandlers,
   type CritiqueInput,
 } from './pipeline/compose';
@@ -426,8 +427,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
       onDatabaseDown: (error) => alerts.databaseDown(error),
       onDatabaseUp: () => alerts.databaseUp(),
       onAbandoned: (count) => raise({ kind: 'work_abandoned', severity: 'warn', facts: { count } }),
-      claimNamed: (id, message, types) =>
-        runner.claimNamed(message as InboundMessage, (p, name) => queue.claimByIdCte(p, name, id, types)),
+      claimNamed: claimNamedBy(runner, queue),
     });
   }
 

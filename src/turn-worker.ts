@@ -29,6 +29,7 @@ import {
   composeBrain,
   composePipeline,
   describeWorkError,
+  claimNamedBy,
   workItemHandlers,
   type CritiqueInput,
 } from './pipeline/compose';
@@ -163,8 +164,7 @@ async function main(): Promise<void> {
     onDatabaseDown: (error) => post({ t: 'database', up: false, error }),
     onDatabaseUp: () => post({ t: 'database', up: true }),
     onAbandoned: (count) => raise({ kind: 'work_abandoned', severity: 'warn', facts: { count } }),
-    claimNamed: (id, message, types) =>
-      runner.claimNamed(message as InboundMessage, (p, name) => queue.claimByIdCte(p, name, id, types)),
+    claimNamed: claimNamedBy(runner, queue),
   });
 
   let stopping = false;

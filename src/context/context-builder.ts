@@ -71,10 +71,8 @@ export interface ContextBuilderOptions {
  * the sender's account to ({@link ContextBuilder.prefetch}). A guess, never an authority: see there.
  */
 export interface ContextPrefetch {
-  /** The statement's parameters (the message's and the member's the cached directory named). */
+  /** The statement's parameters: the message's, and the member the cached directory named (the rows are theirs). */
   params: readonly unknown[];
-  /** The member the cached directory named; the read's rows are that member's. */
-  memberId: string;
   /** The combined statement's rows (history, summary, the SQL sources), as {@link ContextBuilder.build} reads them. */
   rows: Promise<Record<string, unknown>[]>;
 }
@@ -159,14 +157,7 @@ export class ContextBuilder {
     // An early read counts only for the member it was made for, and only for a member audience (whose statement
     // it is): a sender the first statement resolved otherwise gets the usual read, and the early one is dropped.
     const pre = input.prefetched;
-    const early =
-      pre &&
-      audience === 'member' &&
-      sender.memberId !== null &&
-      pre.memberId === sender.memberId &&
-      sameParams(pre.params, standardParams(msg, sender))
-        ? pre.rows
-        : null;
+    const early = pre && audience === 'member' && sameParams(pre.params, standardParams(msg, sender)) ? pre.rows : null;
     const membersP: Promise<readonly RoomMember[]> =
       audience === 'member' && this.o.roomMembers && !msg.isDirect
         ? soft('room_members', this.o.roomMembers(msg), [])
@@ -217,7 +208,7 @@ export class ContextBuilder {
       const rows = this.sql<Record<string, unknown>>(this.memberStatement, params);
       // A dropped read must not surface as an unhandled rejection; build() still sees its failure.
       rows.catch(() => undefined);
-      return { params, memberId, rows };
+      return { params, rows };
     } catch {
       return null;
     }

@@ -37,7 +37,6 @@ export interface ClaimedItem {
 /** What storing an item gave: its id, or `duplicate` when its dedupe key existed already. */
 export type Enqueued = { id: bigint; duplicate: false } | { id: null; duplicate: true };
 
-/** A claimed row as the worker holds it. */
 /** A claimed row (the claim's RETURNING columns, or their JSON) as the item a handler runs. */
 export function claimedItem(r: ClaimRow): ClaimedItem {
   return {

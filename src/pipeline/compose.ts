@@ -18,8 +18,8 @@ import { asAppError } from '../errors/app-error';
 import { defaultGuardianConfig, type GuardianConfig } from '../guardian';
 import { DirectoryCache } from '../authorization/directory-cache';
 import { OrgCache } from '../org/org-cache';
-import { type WorkerPoolOptions } from '../intake/worker-pool';
-import { ClaimLostError, type ClaimedItem } from '../intake/work-queue';
+import { type ClaimNamed, type WorkerPoolOptions } from '../intake/worker-pool';
+import { ClaimLostError, type ClaimedItem, type WorkQueue } from '../intake/work-queue';
 import { type Logger } from '../observability/logger';
 import { type Metrics } from '../observability/metrics';
 import { safeRedactText } from '../observability/redact';
@@ -326,6 +326,12 @@ export function workItemHandlers(p: {
       return p.critic?.handle(item);
     },
   };
+}
+
+/** The worker pool's claim of a named message: in the turn's first statement (the main thread's and each worker's). */
+export function claimNamedBy(runner: TurnRunner, queue: WorkQueue): ClaimNamed {
+  return (id, message, types) =>
+    runner.claimNamed(message as InboundMessage, (p, name) => queue.claimByIdCte(p, name, id, types));
 }
 
 /** What a failed work item records: the error's code and redacted message, and whether to try again. */

@@ -82,9 +82,7 @@ export class TurnRunner {
    */
   async claimNamed(msg: InboundMessage, claim: (p: SqlParams, name: string) => string): Promise<ClaimedItem | null> {
     const now = this.now();
-    const prefetch = this.d.llmConfigured
-      ? this.d.contextBuilder.prefetch(msg).catch(() => null)
-      : Promise.resolve(null);
+    const prefetch = this.prefetchContext(msg, true);
     const replyKey = replyKeyOf({ dedupeKey: messageDedupeKey(msg) });
     const opened = await this.d.store.claimAndOpen(
       msg,
@@ -123,7 +121,7 @@ export class TurnRunner {
       const early = this.opened.get(item);
       this.opened.delete(item);
       const opts = { defaultLevel: this.d.defaultUserLevel, now: early?.now ?? this.now() };
-      const prefetch = early?.prefetch ?? this.prefetchContext(msg, item);
+      const prefetch = early?.prefetch ?? this.prefetchContext(msg, item.attempts === 1);
       const prelude = early?.prelude ?? (await this.d.store.open(msg, replyKey, opts));
       // A retry after a crash that happened after the reply went out: nothing more to do.
       if (prelude.alreadySent) return;
@@ -177,8 +175,8 @@ export class TurnRunner {
    * reads is that member. Retries (which may find their reply already sent) and a service without a model
    * (which reads no context) do not start one. Never rejects.
    */
-  private prefetchContext(msg: InboundMessage, item: ClaimedItem): Promise<ContextPrefetch | null> {
-    if (item.attempts !== 1 || !this.d.llmConfigured) return Promise.resolve(null);
+  private prefetchContext(msg: InboundMessage, firstAttempt: boolean): Promise<ContextPrefetch | null> {
+    if (!firstAttempt || !this.d.llmConfigured) return Promise.resolve(null);
     return this.d.contextBuilder.prefetch(msg).catch(() => null);
   }
 
