@@ -31,13 +31,26 @@ export interface OutboxOptions {
   /** The pool under the Prisma client, for the claim check on the hot path. */
   pool?: Pool;
   sleep?: (ms: number) => Promise<void>;
+  /** A monotonic clock in ms (default `performance.now`): how long ago a take ahead was sent. */
+  monotonic?: () => number;
+}
+
+/**
+ * A take started before the reply is known ({@link Outbox.takeAhead}): settles with the monotonic time until which
+ * the claim is held for certain (the time the take was sent plus what the database said the claim had left), or
+ * null when it did not take the row (the claim lost or too short, or the statement failed). Never rejects.
+ */
+export interface TakeAhead {
+  readonly settled: Promise<number | null>;
 }
 
 /**
  * The single writer of `outbound_messages`. Sends bot messages through the adapters, at most once per key:
  * - a row is reserved before sending and marked `sent` after; a key already `sent` is never posted again;
  * - the row is taken by the worker that holds the work item's claim, in one statement that also checks the
- *   claim still has time to run, so a worker that lost its claim (missed heartbeat) posts nothing;
+ *   claim still has time to run, so a worker that lost its claim (missed heartbeat) posts nothing; a turn takes it
+ *   while its model thinks ({@link takeAhead}), and posts on that take only while the claim, as the take saw it,
+ *   still has that time left (a claim is taken over only once it has expired);
  * - a post that may have landed (timeout, 5xx) is marked `uncertain` and looked for among the room's messages
  *   — after a short wait, and again by the next attempt — before it is ever posted again; so is a row an
  *   earlier attempt took and never finished (a crash between posting and recording).
@@ -48,12 +61,14 @@ export class Outbox {
   private readonly marginMs: number;
   private readonly reconcileDelayMs: number;
   private readonly sleep: (ms: number) => Promise<void>;
+  private readonly monotonic: () => number;
 
   constructor(db: Db, opts: OutboxOptions = {}) {
     this.sql = sqlRunner(db, opts.pool);
     this.marginMs = opts.claimMarginMs ?? 10_000;
     this.reconcileDelayMs = opts.reconcileDelayMs ?? 2_000;
     this.sleep = opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
+    this.monotonic = opts.monotonic ?? (() => performance.now());
   }
 
   register(sender: ChatSender): void {
@@ -113,17 +128,18 @@ export class Outbox {
    * stays `uncertain`, for the next attempt to reconcile. With `markLater` the caller marks the row sent in
    * its own next statement ({@link markSentCte}; a turn's last statement): until then the row is `sending`
    * under this claim, which a retry treats as possibly posted and looks for before posting again.
-   * `postedAt`: when the post began (what {@link deliveryRecord} records as the message's `sentAt`).
+   * `postedAt`: when the post began (what {@link deliveryRecord} records as the message's `sentAt`). With `ahead`
+   * (a {@link takeAhead} for this key and claim) the row is not taken again while that take still holds.
    */
   async deliver(
     dedupeKey: string,
     reply: OutboundReply,
     claim?: WorkClaim,
-    opts: { markLater?: boolean } = {},
+    opts: { markLater?: boolean; ahead?: TakeAhead } = {},
   ): Promise<SendResult & { postedAt: Date }> {
     const sender = this.senders.get(reply.platform);
     if (!sender) throw new AppError('EXTERNAL_API_FAILED', `no sender for platform ${reply.platform}`);
-    await this.take(dedupeKey, claim);
+    if (!(await this.holds(claim, opts.ahead))) await this.take(dedupeKey, claim);
     const marked = { ...reply, idempotencyKey: dedupeKey };
     const postedAt = new Date();
     let res: SendResult;
@@ -164,21 +180,58 @@ export class Outbox {
   }
 
   /**
+   * Takes the row for a reply still being thought of (issue 10: the take's round trip and its commit's flush overlap
+   * the model request instead of delaying the post). The same statement as {@link deliver}'s own take, which it
+   * makes unnecessary while the claim it saw has the margin left. It is sent on the event loop's next turn, after
+   * what the caller sends in this one (a turn's model request: sent first, the take does not delay it; measured in
+   * the README). Taking early has one cost: a retry after a crash before the post looks for the reply in the room
+   * first, as after any take.
+   */
+  takeAhead(dedupeKey: string, claim: WorkClaim): TakeAhead {
+    const settled = new Promise<number | null>((resolve) =>
+      setImmediate(() => {
+        const sent = this.monotonic();
+        this.takeRow(dedupeKey, claim).then(
+          (leftMs) => resolve(leftMs === null ? null : sent + leftMs),
+          () => resolve(null),
+        );
+      }),
+    );
+    return { settled };
+  }
+
+  /** True when `ahead` took the row for `claim` and the claim, as that take saw it, still has the margin left. */
+  private async holds(claim: WorkClaim | undefined, ahead: TakeAhead | undefined): Promise<boolean> {
+    if (!claim || !ahead) return false;
+    const until = await ahead.settled;
+    return until !== null && !claim.claimLost && this.monotonic() + this.marginMs <= until;
+  }
+
+  /**
    * Takes the row for the worker holding `claim`, if that claim is still valid for at least the margin.
    * Throws (nothing posted) when the worker lost its claim.
    */
   private async take(dedupeKey: string, claim?: WorkClaim): Promise<void> {
     if (!claim) return;
     if (claim.claimLost) throw new ClaimLostError();
-    const rows = await this.sql(
-      `UPDATE outbound_messages SET "claimedBy" = $2
-       WHERE "dedupeKey" = $1 AND status <> 'sent'
-         AND EXISTS (SELECT 1 FROM work_items w WHERE w.id = $3::bigint AND w."claimedBy" = $2 AND w.state = 'running'
-                     AND w."claimExpiresAt" > now() + ($4::int * interval '1 millisecond'))
-       RETURNING 1`,
+    if ((await this.takeRow(dedupeKey, claim)) === null) throw new ClaimLostError();
+  }
+
+  /**
+   * The take's statement (a synchronous commit: the reservation and every earlier write of the turn are durable
+   * before anything is posted). Returns the ms the claim had left as the database saw it, or null (not taken).
+   */
+  private async takeRow(dedupeKey: string, claim: WorkClaim): Promise<number | null> {
+    const rows = await this.sql<{ left_ms: number }>(
+      `UPDATE outbound_messages o SET "claimedBy" = $2
+       FROM work_items w
+       WHERE o."dedupeKey" = $1 AND o.status <> 'sent'
+         AND w.id = $3::bigint AND w."claimedBy" = $2 AND w.state = 'running'
+         AND w."claimExpiresAt" > now() + ($4::int * interval '1 millisecond')
+       RETURNING (extract(epoch FROM w."claimExpiresAt" - now()) * 1000)::float8 AS left_ms`,
       [dedupeKey, claim.claimToken, claim.id.toString(), this.marginMs],
     );
-    if (rows.length !== 1) throw new ClaimLostError();
+    return rows.length === 1 ? rows[0]!.left_ms : null;
   }
 
   private async record(dedupeKey: string, status: 'failed' | 'uncertain', error: string): Promise<void> {

@@ -15,7 +15,7 @@ import type { Metrics } from '../observability/metrics';
 import type { SelfCritic } from '../observability/self-critique';
 import { turnAudit } from '../observability/turn-audit';
 import type { TurnRecorder } from '../observability/turn-recorder';
-import { deliveryRecord, mayHavePosted, type Delivered, type Outbox } from '../outbox/outbox';
+import { deliveryRecord, mayHavePosted, type Delivered, type Outbox, type TakeAhead } from '../outbox/outbox';
 import type { BrainStateManager } from '../state/brain-state-manager';
 import { clarificationStep } from '../state/clarification-budget';
 import type { SessionKey } from '../state/session-key';
@@ -54,6 +54,8 @@ interface Framed {
   decision: TurnDecision;
   /** 「さっきの確認は取り消したウル」 before the reply (an urgent request cancelled a pending action). */
   prefix?: string;
+  /** The outbox take made while the turn thought ({@link Outbox.takeAhead}): the post need not take again. */
+  ahead?: TakeAhead;
 }
 
 /**
@@ -189,17 +191,20 @@ export class TurnRunner {
     prefetch: Promise<ContextPrefetch | null>,
   ): Promise<Framed> {
     const lang = detectLanguage(msg.answerText ?? msg.text);
-    const { actor } = prelude;
     // Persona texts alone (no model, no stored data): said as they are.
     const early = this.withoutThinking(msg, prelude, lang);
     if (early) return { decision: early };
+    const { actor } = prelude;
     const key: SessionKey = { platform: msg.platform, roomId: msg.roomId, accountId: msg.senderAccountId };
     const session = await this.session(key, prelude, lang, log);
     if ('kind' in session) return { decision: session };
 
     const ctx = await this.context(msg, actor, prelude, await prefetch);
+    // The reply's outbox row is taken while the turn thinks (or runs the action a 「はい」 approved), so the post
+    // does not wait for that round trip; not in shadow mode, which posts nothing.
+    const ahead = this.d.shadowMode ? undefined : this.d.outbox.takeAhead(replyKeyOf(item), item);
     const step = await this.d.confirmations.answer({ msg, session, ctx, item, actor });
-    if (step.kind === 'decided') return { decision: this.d.replies.compose(step.decision, ctx.language) };
+    if (step.kind === 'decided') return { decision: this.d.replies.compose(step.decision, ctx.language), ahead };
     if (step.modifying) ctx.sections.push(this.changeRequest(step.modifying));
 
     const decision = await this.d.proposals.think({ ctx, actor, item, modifying: step.modifying });
@@ -207,7 +212,7 @@ export class TurnRunner {
     const asked = decision.kind === 'confirm' ? await this.d.confirmations.open(composed, ctx.language) : composed;
     const budgeted = await this.clarificationBudget(key, session, asked, ctx.language);
     await this.trackErrors(key, session, budgeted);
-    return { decision: budgeted, prefix: step.prefix };
+    return { decision: budgeted, prefix: step.prefix, ahead };
   }
 
   /**
@@ -368,7 +373,7 @@ export class TurnRunner {
       const reply = { ...replyTo(msg, text), title: decision.reply.title, options: decision.reply.options };
       if (delivered) sent = delivered;
       else {
-        const res = await this.d.outbox.deliver(t.replyKey, reply, item, { markLater: true });
+        const res = await this.d.outbox.deliver(t.replyKey, reply, item, { markLater: true, ahead: framed.ahead });
         sent = res;
         posted = deliveryRecord(t.replyKey, text, res, res.postedAt);
       }

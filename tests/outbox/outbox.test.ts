@@ -3,6 +3,7 @@ import type { ChatSender, FoundMessage, OutboundReply, SendResult } from '../../
 import { AppError } from '../../src/errors/app-error';
 import { WorkQueue, type ClaimedItem } from '../../src/intake/work-queue';
 import { Outbox } from '../../src/outbox/outbox';
+import { installStatementCounter } from '../../src/db/statement-counter';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
 
 /**
@@ -129,5 +130,71 @@ describe('Outbox: a message is posted at most once per key', () => {
     await outbox.send(`${key}:4`, reply('d'), held);
     expect(sender.attempts).toBe(1);
     expect((await row(`${key}:4`)).claimedBy).toBe(held.claimToken);
+  });
+});
+
+/**
+ * A turn takes its reply's row while the model thinks (issue 10), and the post relies on that take only while the
+ * claim, as the take saw it, still has the margin left (a claim is taken over only after it has expired).
+ */
+describe('Outbox: the take made ahead of the post', () => {
+  const counter = installStatementCounter();
+  /** The takes (and "sent" marks outside a turn's last statement): UPDATEs of outbox rows. */
+  const updates = () => counter.byShape()['UPDATE outbound_messages'] ?? 0;
+
+  async function aheadSetup() {
+    const s = setup();
+    let clock = 1_000;
+    const outbox = new Outbox(tdb.db, { claimMarginMs: 5_000, reconcileDelayMs: 1, monotonic: () => clock });
+    outbox.register(s.sender);
+    const item = await claimedItem();
+    await outbox.reserve(s.key, { platform: 'console', roomId: 'r1' });
+    return { ...s, outbox, item, advance: (ms: number) => (clock += ms) };
+  }
+
+  it('takes the row at once, and the post that follows does not take it again', async () => {
+    const { sender, outbox, reply, key, item } = await aheadSetup();
+    counter.reset();
+    const ahead = outbox.takeAhead(key, item);
+    // The claim is 60 s long and the clock has not moved: held until about 61 s on the outbox's clock.
+    expect(await ahead.settled).toBeGreaterThan(1_000 + 55_000);
+    expect((await row(key)).claimedBy).toBe(item.claimToken);
+    expect(updates()).toBe(1);
+
+    await outbox.deliver(key, reply('e'), item, { ahead, markLater: true });
+    expect(sender.landed).toHaveLength(1);
+    expect(updates()).toBe(1);
+  });
+
+  it('a take ahead whose claim may have run short by the post is made again', async () => {
+    const { sender, outbox, reply, key, item, advance } = await aheadSetup();
+    const ahead = outbox.takeAhead(key, item);
+    await ahead.settled;
+    // The model took 56 s: of the 60 s the take saw, less than the 5 s margin may be left.
+    advance(56_000);
+    counter.reset();
+    await outbox.deliver(key, reply('f'), item, { ahead, markLater: true });
+    // Taken again (the database still has the claim: no real time passed here), then posted.
+    expect(updates()).toBe(1);
+    expect(sender.landed).toHaveLength(1);
+  });
+
+  it('a claim lost while the model thought, or taken over before the take ahead, posts nothing', async () => {
+    const { sender, outbox, reply, key, item } = await aheadSetup();
+    const ahead = outbox.takeAhead(key, item);
+    await ahead.settled;
+    // A heartbeat found the claim gone while the model thought.
+    const lost = Object.assign(item, { claimLost: true });
+    await expect(outbox.deliver(key, reply('g'), lost, { ahead })).rejects.toMatchObject({ name: 'ClaimLostError' });
+
+    const second = await aheadSetup();
+    await tdb.db.$executeRaw`UPDATE work_items SET "claimedBy" = 'other-worker' WHERE id = ${second.item.id}`;
+    const late = second.outbox.takeAhead(second.key, second.item);
+    expect(await late.settled).toBeNull();
+    await expect(second.outbox.deliver(second.key, reply('g'), second.item, { ahead: late })).rejects.toMatchObject({
+      name: 'ClaimLostError',
+    });
+    expect(sender.attempts + second.sender.attempts).toBe(0);
+    expect((await row(second.key)).claimedBy).toBeNull();
   });
 });
