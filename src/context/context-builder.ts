@@ -75,6 +75,11 @@ export interface ContextPrefetch {
   params: readonly unknown[];
   /** The combined statement's rows (history, summary, the SQL sources), as {@link ContextBuilder.build} reads them. */
   rows: Promise<Record<string, unknown>[]>;
+  /**
+   * The room's members (names for the persons context; no authority), asked for at the same time: in a worker
+   * thread the list comes from the main thread's cache, a round trip between threads. Absent in a direct chat.
+   */
+  members?: Promise<readonly RoomMember[]>;
 }
 
 interface OrgInfo {
@@ -160,7 +165,7 @@ export class ContextBuilder {
     const early = pre && audience === 'member' && sameParams(pre.params, standardParams(msg, sender)) ? pre.rows : null;
     const membersP: Promise<readonly RoomMember[]> =
       audience === 'member' && this.o.roomMembers && !msg.isDirect
-        ? soft('room_members', this.o.roomMembers(msg), [])
+        ? soft('room_members', pre?.members ?? this.o.roomMembers(msg), [])
         : Promise.resolve([]);
     const [org, gathered] = await Promise.all([
       orgP,
@@ -193,22 +198,25 @@ export class ContextBuilder {
   /**
    * Starts the turn's combined context read (history, summary, the SQL sources) for the member the cached
    * directory maps the sender's account to, so it runs beside the turn's first statement instead of after it
-   * (issue 10: one round trip less before the model). Null when there is no cached directory, the message comes
-   * from a room the adapter found unlisted (a public audience reads no organisation data), or the account maps to
-   * no active member. The directory is only a guess here: {@link build} uses the rows only when the actor the
-   * first statement read from the database — the trust boundary — is that same member with a member audience;
+   * (issue 10: one round trip less before the model), and asks for the room's members at the same time. Null when
+   * there is no cached directory or the account maps to no active member. The directory is only a guess here:
+   * {@link build} uses the rows only when the actor the first statement read from the database — the trust
+   * boundary — is that same member with a member audience (a member has one in a listed member room, in a room the
+   * directory does not list and in a direct chat; a room the directory lists as public gives everyone a public one);
    * otherwise they are dropped unread. Never rejects; a failed read fails the build's use of it like its own read.
    */
   async prefetch(msg: InboundMessage): Promise<ContextPrefetch | null> {
-    if (!this.o.directory || msg.roomAuthority === 'public') return null;
+    if (!this.o.directory) return null;
     try {
       const memberId = memberOfAccount(await this.o.directory(msg.orgId), msg.platform, msg.senderAccountId);
       if (!memberId) return null;
       const params = standardParams(msg, { memberId });
       const rows = this.sql<Record<string, unknown>>(this.memberStatement, params);
+      const members = this.o.roomMembers && !msg.isDirect ? this.o.roomMembers(msg) : undefined;
       // A dropped read must not surface as an unhandled rejection; build() still sees its failure.
       rows.catch(() => undefined);
-      return { params, rows };
+      members?.catch(() => undefined);
+      return { params, rows, members };
     } catch {
       return null;
     }

@@ -2,6 +2,7 @@ import type { InboundMessage } from '../../src/adapters/types';
 import { loadPrompts } from '../../src/brain/prompts';
 import { loadConfig } from '../../src/config/env';
 import type { DirectoryCache } from '../../src/authorization/directory-cache';
+import type { RoomMember } from '../../src/context/types';
 import { sqlRunner, type Sql } from '../../src/db/sql';
 import { Intake } from '../../src/intake/intake';
 import { WorkQueue, type ClaimedItem } from '../../src/intake/work-queue';
@@ -34,6 +35,8 @@ export async function createTestPipeline(
     directories?: DirectoryCache;
     /** Wraps the raw SQL runner (e.g. to watch the statements a turn sends). */
     wrapSql?: (sql: Sql) => Sql;
+    /** The platform's member list of a message's room (ChatWork's, through the service's cache). */
+    roomMembers?: (msg: InboundMessage) => Promise<readonly RoomMember[]>;
   } = {},
 ): Promise<TestPipeline> {
   await seedSample(t.db);
@@ -47,6 +50,7 @@ export async function createTestPipeline(
     db: t.db,
     sql: opts.wrapSql ? opts.wrapSql(sqlRunner(t.db)) : sqlRunner(t.db),
     directories: opts.directories,
+    roomMembers: opts.roomMembers,
     logger: silentLogger(),
     metrics: createMetrics(),
     prompts: loadPrompts('soul'),

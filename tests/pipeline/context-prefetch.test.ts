@@ -1,6 +1,6 @@
 import { DirectoryCache } from '../../src/authorization/directory-cache';
 import { loadDirectory, type Directory } from '../../src/authorization/directory';
-import type { TurnContext } from '../../src/context/types';
+import type { RoomMember, TurnContext } from '../../src/context/types';
 import type { Sql } from '../../src/db/sql';
 import { says } from '../fakes/fake-brain';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
@@ -36,6 +36,13 @@ describe('the context read beside the turn’s first statement', () => {
   let distort: ((d: Directory) => Directory) | null = null;
   /** Context statements to fail (the database refusing the early read). */
   let failContext = 0;
+  /** When the room's member list was asked for (this process's clock). */
+  let membersAsked: number[] = [];
+  /** The room's members as the platform lists them: a guest the directory does not know. */
+  const roomMembers = async (): Promise<RoomMember[]> => {
+    membersAsked.push(performance.now());
+    return [{ accountId: 'guest-sasaki', name: '佐々木由美' }];
+  };
   const directories = new DirectoryCache(async (orgId) => {
     const d = await loadDirectory(t.db, orgId);
     return distort ? distort(d) : d;
@@ -61,7 +68,7 @@ describe('the context read beside the turn’s first statement', () => {
 
   beforeAll(async () => {
     t = await createTestDatabase();
-    p = await createTestPipeline(t, {}, { directories, wrapSql: watch });
+    p = await createTestPipeline(t, {}, { directories, wrapSql: watch, roomMembers });
     await t.db.task.createMany({
       data: [
         { orgId: 'acme', title: '田中の見積書', assigneeMemberId: 'tanaka-taro', createdByMemberId: 'tanaka-taro' },
@@ -80,6 +87,7 @@ describe('the context read beside the turn’s first statement', () => {
   afterAll(() => t.close());
   beforeEach(() => {
     sent = [];
+    membersAsked = [];
     distort = null;
     failContext = 0;
     directories.invalidate(null);
@@ -89,6 +97,7 @@ describe('the context read beside the turn’s first statement', () => {
     p.brain.script(says('了解ウル。'));
     const item = await p.take(consoleMessage(text, over));
     sent = [];
+    membersAsked = [];
     expect(await p.runner.handleUserRequest(item)).toEqual({ completed: true });
     expect(p.sender.sent.at(-1)!.text).toBe('了解ウル。');
     return lastContext();
@@ -108,6 +117,29 @@ describe('the context read beside the turn’s first statement', () => {
     expect(sectionText(ctx)).not.toContain('社長だけの買収案件');
     expect(ctx.history.map((h) => h.text)).toContain('こんにちは（準備）');
     expect(ctx.history.map((h) => h.text)).not.toContain('今日の予定は？');
+  });
+
+  it('a member in a room the directory does not list (as ChatWork marks it) has it read early too', async () => {
+    await turn('こんにちは（準備）', { roomId: 'console-unlisted', roomAuthority: 'public' });
+    const ctx = await turn('私のタスクは？', { roomId: 'console-unlisted', roomAuthority: 'public' });
+
+    // A member keeps a member audience in an unlisted room (only a room the directory lists as public makes it public).
+    expect(ctx.audience).toBe('member');
+    expect(sectionText(ctx)).toContain('田中の見積書');
+    const first = sent.find((s) => s.kind === 'first')!;
+    const reads = sent.filter((s) => s.kind === 'context');
+    expect(reads).toHaveLength(1);
+    expect(reads[0]!.start).toBeLessThan(first.end);
+  });
+
+  it('the room’s member list is asked for beside the first statement, once, and reaches the context', async () => {
+    await turn('こんにちは（準備）');
+    const ctx = await turn('佐々木由美さんに渡す資料はどれ？');
+
+    const first = sent.find((s) => s.kind === 'first')!;
+    expect(membersAsked).toHaveLength(1);
+    expect(membersAsked[0]!).toBeLessThan(first.end);
+    expect(sectionText(ctx)).toContain('「佐々木由美」さん（このルームのメンバー、ディレクトリ未登録）');
   });
 
   it('a cache naming someone else is not trusted: the person the database names gets their own context', async () => {
