@@ -62,6 +62,12 @@ describe('the context read beside the turn’s first statement', () => {
         s.end = performance.now();
       }
     };
+  /** The turn's first statement and its only context read (a turn that read its context twice fails here). */
+  const oneRead = (): { first: Sent; read: Sent } => {
+    const reads = sent.filter((s) => s.kind === 'context');
+    expect(reads).toHaveLength(1);
+    return { first: sent.find((s) => s.kind === 'first')!, read: reads[0]! };
+  };
   /** The context the model was given for the last turn, as text (sections and their lines). */
   const lastContext = (): TurnContext => p.brain.asked.at(-1)!.ctx;
   const sectionText = (ctx: TurnContext) => ctx.sections.map((s) => [s.title, ...s.lines].join('\n')).join('\n');
@@ -107,10 +113,8 @@ describe('the context read beside the turn’s first statement', () => {
     await turn('こんにちは（準備）'); // the directory is cached, as after any earlier turn
     const ctx = await turn('今日の予定は？');
 
-    const first = sent.find((s) => s.kind === 'first')!;
-    const reads = sent.filter((s) => s.kind === 'context');
-    expect(reads).toHaveLength(1);
-    expect(reads[0]!.start).toBeLessThan(first.end);
+    const { first, read } = oneRead();
+    expect(read.start).toBeLessThan(first.end);
     expect(ctx.sender.memberId).toBe('tanaka-taro');
     expect(ctx.audience).toBe('member');
     expect(sectionText(ctx)).toContain('田中の見積書');
@@ -126,10 +130,8 @@ describe('the context read beside the turn’s first statement', () => {
     // A member keeps a member audience in an unlisted room (only a room the directory lists as public makes it public).
     expect(ctx.audience).toBe('member');
     expect(sectionText(ctx)).toContain('田中の見積書');
-    const first = sent.find((s) => s.kind === 'first')!;
-    const reads = sent.filter((s) => s.kind === 'context');
-    expect(reads).toHaveLength(1);
-    expect(reads[0]!.start).toBeLessThan(first.end);
+    const { first, read } = oneRead();
+    expect(read.start).toBeLessThan(first.end);
   });
 
   it('the room’s member list is asked for beside the first statement, once, and reaches the context', async () => {
@@ -183,10 +185,8 @@ describe('the context read beside the turn’s first statement', () => {
 
     expect(ctx.sender.memberId).toBe('tanaka-taro');
     expect(sectionText(ctx)).toContain('田中の見積書');
-    const first = sent.find((s) => s.kind === 'first')!;
-    const reads = sent.filter((s) => s.kind === 'context');
-    expect(reads).toHaveLength(1);
-    expect(reads[0]!.start).toBeGreaterThanOrEqual(first.end);
+    const { first, read } = oneRead();
+    expect(read.start).toBeGreaterThanOrEqual(first.end);
   });
 
   it('an early read the database refuses degrades like the usual one: each part is read on its own', async () => {
