@@ -12,6 +12,9 @@ export interface FakeChatworkPost {
   sendTime: number;
 }
 
+/** ChatWork's per-room posting limit (PLATFORMS.md A5): messages and tasks together, 10 per 10 s. */
+export const ROOM_POST_LIMIT = { max: 10, windowMs: 10_000 };
+
 /** Options of {@link startFakeChatwork}. */
 export interface FakeChatworkOptions {
   /** The bot's account id (`GET /me`, and the author of every posted message). Default 9999. */
@@ -24,11 +27,30 @@ export interface FakeChatworkOptions {
  * A loopback ChatWork API (benchmarks and process tests): answers at once, timestamps every post, and lists
  * a room's messages (`GET /rooms/{id}/messages?force=1`) from what was posted, as the bot's own account.
  */
-export async function startFakeChatwork(
-  opts: FakeChatworkOptions = {},
-): Promise<{ url: string; posts: FakeChatworkPost[]; tasks: number; close(): Promise<void> }> {
+export async function startFakeChatwork(opts: FakeChatworkOptions = {}): Promise<{
+  url: string;
+  posts: FakeChatworkPost[];
+  tasks: number;
+  /** When each room's posting requests (messages and tasks) arrived (`performance.now()`). */
+  roomPosts: Map<string, number[]>;
+  /**
+   * Posting requests that arrived when their room had had {@link ROOM_POST_LIMIT} in the window already, less
+   * 50 ms of slack for the network (real ChatWork answers them 429; the client must pace itself).
+   */
+  overLimit: number;
+  close(): Promise<void>;
+}> {
   const posts: FakeChatworkPost[] = [];
-  const state = { tasks: 0 };
+  const state = { tasks: 0, overLimit: 0 };
+  const roomPosts = new Map<string, number[]>();
+  const posted = (room: string) => {
+    const now = performance.now();
+    const list = roomPosts.get(room) ?? [];
+    const since = now - (ROOM_POST_LIMIT.windowMs - 50);
+    if (list.filter((t) => t > since).length >= ROOM_POST_LIMIT.max) state.overLimit++;
+    list.push(now);
+    roomPosts.set(room, list);
+  };
   const bot = opts.botAccountId ?? 9999;
   const app = express();
   app.use(express.urlencoded({ extended: false }));
@@ -39,6 +61,7 @@ export async function startFakeChatwork(
     headers(res).json({ account_id: bot, name: 'Hisho' });
   });
   app.post('/v2/rooms/:room/messages', (req, res) => {
+    posted(req.params.room);
     const post = {
       roomId: req.params.room,
       at: performance.now(),
@@ -68,7 +91,8 @@ export async function startFakeChatwork(
   app.get('/v2/rooms/:room/members', (_req, res) => {
     headers(res).json([{ account_id: bot, role: 'member', name: 'Hisho', chatwork_id: '', avatar_image_url: '' }]);
   });
-  app.post('/v2/rooms/:room/tasks', (_req, res) => {
+  app.post('/v2/rooms/:room/tasks', (req, res) => {
+    posted(req.params.room);
     state.tasks++;
     headers(res).json({ task_ids: [id++] });
   });
@@ -81,6 +105,10 @@ export async function startFakeChatwork(
     posts,
     get tasks() {
       return state.tasks;
+    },
+    roomPosts,
+    get overLimit() {
+      return state.overLimit;
     },
     close: () =>
       new Promise((r) => {

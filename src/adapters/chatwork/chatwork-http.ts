@@ -91,7 +91,11 @@ export class ChatworkHttp {
     for (let attempt = 0; ; attempt++) {
       const canRetry = attempt < maxRetries;
       await this.budget.reserve();
-      if (roomLimited !== undefined) await this.rooms.acquire(roomLimited);
+      if (roomLimited !== undefined) {
+        // ChatWork's per-room posting limit (A5): a room that had its 10 posts in 10 s waits here, as it must.
+        const pacedMs = await this.rooms.acquire(roomLimited);
+        if (pacedMs > 0) log.info({ method, path, pacedMs }, 'chatwork.room_paced');
+      }
 
       let res: HttpAnswer;
       try {

@@ -22,12 +22,20 @@ export class KeyedWindowLimiter {
     private readonly timer: Timer,
   ) {}
 
-  /** Resolves when a request for `key` may be sent; the slot is taken at that moment. */
-  acquire(key: string): Promise<void> {
+  /**
+   * Resolves when a request for `key` may be sent; the slot is taken at that moment. Resolves with how long the
+   * caller was held back by the window (ms, counted from the call, its turn in the queue included): 0 when its
+   * slot was free when its turn came.
+   */
+  acquire(key: string): Promise<number> {
+    const asked = this.timer.now();
     const prev = this.tails.get(key) ?? Promise.resolve();
-    const next = prev.then(() => this.takeSlot(key));
+    const next = prev.then(() => this.takeSlot(key)).then((slept) => (slept ? this.timer.now() - asked : 0));
     // The chain must survive a rejected sleep; the caller still sees its own rejection.
-    const tail = next.catch(() => undefined);
+    const tail = next.then(
+      () => undefined,
+      () => undefined,
+    );
     this.tails.set(key, tail);
     void tail.then(() => {
       if (this.tails.get(key) === tail) this.tails.delete(key);
@@ -35,14 +43,15 @@ export class KeyedWindowLimiter {
     return next;
   }
 
-  private async takeSlot(key: string): Promise<void> {
-    for (;;) {
+  /** Takes a slot for `key`, sleeping until one is free; whether it had to sleep. */
+  private async takeSlot(key: string): Promise<boolean> {
+    for (let slept = false; ; slept = true) {
       const now = this.timer.now();
       const recent = (this.stamps.get(key) ?? []).filter((t) => t > now - this.windowMs);
       if (recent.length < this.max) {
         recent.push(now);
         this.stamps.set(key, recent);
-        return;
+        return slept;
       }
       this.stamps.set(key, recent);
       const oldest = recent[0] ?? now;

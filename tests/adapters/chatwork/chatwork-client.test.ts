@@ -3,6 +3,7 @@ import { ChatworkClient } from '../../../src/adapters/chatwork/chatwork-client';
 import { AppError } from '../../../src/errors/app-error';
 import { silentLogger } from '../../../src/observability/logger';
 import { fakeTimer } from './fake-timer';
+import { captureLogger } from '../../helpers/logs';
 
 /** A network error as node:http reports it (an Error with a `code`; nock 14 needs an Error to emit it). */
 const netError = (code: string, message: string) => Object.assign(new Error(message), { code });
@@ -175,6 +176,16 @@ describe('ChatworkClient retries and rate limits', () => {
     expect(timer.state.sleeps).toEqual([10_000]);
     await client.postMessage('43', 'y');
     expect(timer.state.sleeps).toHaveLength(1);
+  });
+
+  it('logs a post the room limit held back, with the wait (an operator sees why a reply came late)', async () => {
+    const { logger, lines } = captureLogger('info');
+    const { client, api } = setup({ logger });
+    api.post('/v2/rooms/42/messages').times(11).reply(200, { message_id: '1' });
+    await Promise.all(Array.from({ length: 11 }, () => client.postMessage('42', 'x')));
+    const paced = lines.filter((l) => l.msg === 'chatwork.room_paced');
+    expect(paced).toEqual([expect.objectContaining({ path: '/rooms/42/messages', pacedMs: 10_000 })]);
+    expect(JSON.stringify(lines)).not.toContain(TOKEN);
   });
 
   it('retries a 500 with backoff, then succeeds', async () => {

@@ -14,6 +14,13 @@ describe('KeyedWindowLimiter', () => {
     expect(order.filter((o) => o.startsWith('a'))).toEqual(['a1@0', 'a2@0', 'a3@1000', 'a4@1000', 'a5@2000']);
     expect(order).toContain('b1@0');
   });
+
+  it('says how long each caller waited for its slot', async () => {
+    const timer = fakeTimer(0);
+    const limiter = new KeyedWindowLimiter(2, 1000, timer);
+    const waits = await Promise.all(['a', 'a', 'a', 'b'].map((k) => limiter.acquire(k)));
+    expect(waits).toEqual([0, 0, 1000, 0]);
+  });
 });
 
 describe('GlobalRateBudget', () => {
