@@ -1,5 +1,4 @@
-import type { Server } from 'node:http';
-import express from 'express';
+import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 
 /** One message the bot posted to the fake ChatWork API. */
 export interface FakeChatworkPost {
@@ -23,9 +22,13 @@ export interface FakeChatworkOptions {
   onPost?: (post: FakeChatworkPost) => 'answer' | 'hold';
 }
 
+/** The routes of the API the service calls, under `/v2`. */
+const ROUTE = /^\/v2\/(?:(me)|rooms\/(\d+)\/(messages|members|tasks))(?:\?(.*))?$/;
+
 /**
  * A loopback ChatWork API (benchmarks and process tests): answers at once, timestamps every post, and lists
  * a room's messages (`GET /rooms/{id}/messages?force=1`) from what was posted, as the bot's own account.
+ * Plain node:http: in the benchmark it shares the machine with the service, so it does as little as it can.
  */
 export async function startFakeChatwork(opts: FakeChatworkOptions = {}): Promise<{
   url: string;
@@ -43,6 +46,8 @@ export async function startFakeChatwork(opts: FakeChatworkOptions = {}): Promise
   const posts: FakeChatworkPost[] = [];
   const state = { tasks: 0, overLimit: 0 };
   const roomPosts = new Map<string, number[]>();
+  const bot = opts.botAccountId ?? 9999;
+  let id = 1;
   const posted = (room: string) => {
     const now = performance.now();
     const list = roomPosts.get(room) ?? [];
@@ -51,54 +56,67 @@ export async function startFakeChatwork(opts: FakeChatworkOptions = {}): Promise
     list.push(now);
     roomPosts.set(room, list);
   };
-  const bot = opts.botAccountId ?? 9999;
-  const app = express();
-  app.use(express.urlencoded({ extended: false }));
-  let id = 1;
-  const headers = (res: express.Response) =>
-    res.set({ 'x-ratelimit-remaining': '299', 'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + 300) });
-  app.get('/v2/me', (_req, res) => {
-    headers(res).json({ account_id: bot, name: 'Hisho' });
+  const send = (res: ServerResponse, status: number, json?: unknown) => {
+    const body = json === undefined ? '' : JSON.stringify(json);
+    res.writeHead(status, {
+      'x-ratelimit-remaining': '299',
+      'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + 300),
+      ...(json === undefined ? {} : { 'content-type': 'application/json; charset=utf-8' }),
+      'content-length': Buffer.byteLength(body),
+    });
+    res.end(body);
+  };
+  const handle = (req: IncomingMessage, res: ServerResponse, raw: string) => {
+    const m = ROUTE.exec(req.url ?? '');
+    const method = req.method ?? 'GET';
+    if (!m) return send(res, 404, { errors: ['Not found'] });
+    const [, me, room, what] = m;
+    if (me && method === 'GET') return send(res, 200, { account_id: bot, name: 'Hisho' });
+    if (what === 'messages' && method === 'POST') {
+      posted(room!);
+      const post = {
+        roomId: room!,
+        at: performance.now(),
+        body: new URLSearchParams(raw).get('body') ?? '',
+        messageId: String(id++),
+        sendTime: Math.floor(Date.now() / 1000),
+      };
+      posts.push(post);
+      if (opts.onPost?.(post) === 'hold') return;
+      return send(res, 200, { message_id: post.messageId });
+    }
+    if (what === 'messages' && method === 'GET') {
+      const list = posts
+        .filter((p) => p.roomId === room)
+        .slice(-100)
+        .map((p) => ({
+          message_id: p.messageId,
+          account: { account_id: bot, name: 'Hisho', avatar_image_url: '' },
+          body: p.body,
+          send_time: p.sendTime,
+          update_time: 0,
+        }));
+      return list.length === 0 ? send(res, 204) : send(res, 200, list);
+    }
+    // Room members (read for the persons context, once per room per TTL): the bot alone.
+    if (what === 'members' && method === 'GET')
+      return send(res, 200, [
+        { account_id: bot, role: 'member', name: 'Hisho', chatwork_id: '', avatar_image_url: '' },
+      ]);
+    if (what === 'tasks' && method === 'POST') {
+      posted(room!);
+      state.tasks++;
+      return send(res, 200, { task_ids: [id++] });
+    }
+    send(res, 404, { errors: ['Not found'] });
+  };
+  const server: Server = http.createServer((req, res) => {
+    let raw = '';
+    req.setEncoding('utf8');
+    req.on('data', (chunk: string) => (raw += chunk));
+    req.on('end', () => handle(req, res, raw));
   });
-  app.post('/v2/rooms/:room/messages', (req, res) => {
-    posted(req.params.room);
-    const post = {
-      roomId: req.params.room,
-      at: performance.now(),
-      body: String(req.body.body ?? ''),
-      messageId: String(id++),
-      sendTime: Math.floor(Date.now() / 1000),
-    };
-    posts.push(post);
-    if (opts.onPost?.(post) === 'hold') return;
-    headers(res).json({ message_id: post.messageId });
-  });
-  app.get('/v2/rooms/:room/messages', (req, res) => {
-    const list = posts
-      .filter((p) => p.roomId === req.params.room)
-      .slice(-100)
-      .map((p) => ({
-        message_id: p.messageId,
-        account: { account_id: bot, name: 'Hisho', avatar_image_url: '' },
-        body: p.body,
-        send_time: p.sendTime,
-        update_time: 0,
-      }));
-    if (list.length === 0) return void headers(res).status(204).end();
-    headers(res).json(list);
-  });
-  // Room members (read for the persons context, once per room per TTL): the bot alone.
-  app.get('/v2/rooms/:room/members', (_req, res) => {
-    headers(res).json([{ account_id: bot, role: 'member', name: 'Hisho', chatwork_id: '', avatar_image_url: '' }]);
-  });
-  app.post('/v2/rooms/:room/tasks', (req, res) => {
-    posted(req.params.room);
-    state.tasks++;
-    headers(res).json({ task_ids: [id++] });
-  });
-  const server: Server = await new Promise((r) => {
-    const s = app.listen(0, '127.0.0.1', () => r(s));
-  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const port = (server.address() as { port: number }).port;
   return {
     url: `http://127.0.0.1:${port}/v2`,
