@@ -34,8 +34,8 @@ export async function startFakeChatwork(opts: FakeChatworkOptions = {}): Promise
   url: string;
   posts: FakeChatworkPost[];
   tasks: number;
-  /** When each room's posting requests (messages and tasks) arrived (`performance.now()`). */
-  roomPosts: Map<string, number[]>;
+  /** When a room's posting requests (messages and tasks) of the last `windowMs` arrived (`performance.now()`). */
+  recentPosts(room: string, windowMs: number): number[];
   /**
    * Posting requests that arrived when their room had had {@link ROOM_POST_LIMIT} in the window already, less
    * 50 ms of slack for the network (real ChatWork answers them 429; the client must pace itself).
@@ -48,12 +48,14 @@ export async function startFakeChatwork(opts: FakeChatworkOptions = {}): Promise
   const roomPosts = new Map<string, number[]>();
   const bot = opts.botAccountId ?? 9999;
   let id = 1;
+  const recentPosts = (room: string, windowMs: number) => {
+    const since = performance.now() - windowMs;
+    return (roomPosts.get(room) ?? []).filter((t) => t > since);
+  };
   const posted = (room: string) => {
-    const now = performance.now();
+    if (recentPosts(room, ROOM_POST_LIMIT.windowMs - 50).length >= ROOM_POST_LIMIT.max) state.overLimit++;
     const list = roomPosts.get(room) ?? [];
-    const since = now - (ROOM_POST_LIMIT.windowMs - 50);
-    if (list.filter((t) => t > since).length >= ROOM_POST_LIMIT.max) state.overLimit++;
-    list.push(now);
+    list.push(performance.now());
     roomPosts.set(room, list);
   };
   const send = (res: ServerResponse, status: number, json?: unknown) => {
@@ -124,7 +126,7 @@ export async function startFakeChatwork(opts: FakeChatworkOptions = {}): Promise
     get tasks() {
       return state.tasks;
     },
-    roomPosts,
+    recentPosts,
     get overLimit() {
       return state.overLimit;
     },

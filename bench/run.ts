@@ -368,11 +368,10 @@ async function main(): Promise<void> {
   const held = { messages: 0, ms: 0 };
   const roomWithin = async (room: number, posts: number) => {
     const windowMs = ROOM_POST_LIMIT.windowMs + 100;
-    const now = performance.now();
-    const recent = (cw.roomPosts.get(String(room)) ?? []).filter((t) => t > now - windowMs);
+    const recent = cw.recentPosts(String(room), windowMs);
     const excess = recent.length + posts - ROOM_POST_LIMIT.max;
     if (excess <= 0) return;
-    const waitMs = recent[excess - 1]! + windowMs - now;
+    const waitMs = recent[excess - 1]! + windowMs - performance.now();
     held.messages++;
     held.ms += waitMs;
     await sleep(waitMs);
