@@ -200,6 +200,20 @@ export class Outbox {
     return { settled };
   }
 
+  /**
+   * The take another statement made (a turn's first statement, {@link takenWithColumns}), as a {@link TakeAhead}:
+   * `sentAt` is {@link clock} read before that statement was sent, `leftMs` the ms its claim had left as the
+   * database saw it (null: not taken there; the post takes as usual).
+   */
+  takenAt(sentAt: number, leftMs: number | null): TakeAhead | undefined {
+    return leftMs === null ? undefined : { settled: Promise.resolve(sentAt + leftMs) };
+  }
+
+  /** The outbox's monotonic clock (ms), for {@link takenAt}. */
+  clock(): number {
+    return this.monotonic();
+  }
+
   /** True when `ahead` took the row for `claim` and the claim, as that take saw it, still has the margin left. */
   private async holds(claim: WorkClaim | undefined, ahead: TakeAhead | undefined): Promise<boolean> {
     if (!claim || !ahead) return false;
@@ -254,13 +268,45 @@ export interface Reservation {
 /**
  * CTE `name`: reserves the key (status `sending`) unless a row exists; RETURNING 1 when newly reserved. With
  * `onlyIf` (the name of another CTE of the statement, e.g. a claim) it reserves only when that CTE has a row.
+ * With `takenBy` (the name of a CTE with the `"claimedBy"` of the claim the caller holds, or no row) the new row
+ * is taken for that claim as it is reserved: see {@link takenWithColumns}.
  */
-export function reserveCte(p: SqlParams, name: string, r: Reservation, onlyIf?: string): string {
+export function reserveCte(p: SqlParams, name: string, r: Reservation, onlyIf?: string, takenBy?: string): string {
   const row = `gen_random_uuid(), ${p.add(r.dedupeKey)}::text, ${p.add(r.platform)}::text, ${p.add(r.roomId)}::text,
-            ${p.add(r.body)}::text, 'sending'`;
-  return `${name} AS (INSERT INTO outbound_messages (id, "dedupeKey", platform, "roomId", body, status)
+            ${p.add(r.body)}::text, 'sending'${takenBy ? `, (SELECT "claimedBy" FROM ${takenBy})` : ''}`;
+  return `${name} AS (INSERT INTO outbound_messages (id, "dedupeKey", platform, "roomId", body, status${
+    takenBy ? ', "claimedBy"' : ''
+  })
     ${onlyIf ? `SELECT ${row} WHERE EXISTS (SELECT 1 FROM ${onlyIf})` : `VALUES (${row})`}
     ON CONFLICT ("dedupeKey") DO NOTHING RETURNING 1)`;
+}
+
+/**
+ * CTE `name`: the claim `claim` as the database holds it now (its `"claimedBy"` and `"claimExpiresAt"`), or no
+ * row when it was lost; for {@link reserveCte}'s `takenBy` in a statement after the claim's own.
+ */
+export function heldClaimCte(p: SqlParams, name: string, claim: WorkClaim): string {
+  return `${name} AS (SELECT "claimedBy", "claimExpiresAt" FROM work_items
+    WHERE id = ${p.add(claim.id.toString())}::bigint AND "claimedBy" = ${p.add(claim.claimToken)}::text
+      AND state = 'running')`;
+}
+
+/**
+ * The select-list expressions of a statement that reserved the reply's row in CTE `reserved` and took it for the
+ * claim of CTE `claim` (`reserveCte`'s `takenBy`; the claim's CTE returns `"claimExpiresAt"`):
+ * - `taken_left_ms`: the ms the claim had left as the database saw it, or null when the row was not taken here
+ *   (it existed already: a retry, whose post takes it as usual; or the claim was lost);
+ * - the commit: when the row was taken, it waits for the flush as the server is configured (the take is what a
+ *   post relies on, and it makes every earlier write of the turn durable, as the take's own statement does);
+ *   otherwise it does not (`NO_FLUSH_WAIT`: the statement's writes are redone by a retry).
+ * The turn hands `taken_left_ms` to {@link Outbox.takenAt}: one statement fewer per reply (issue 10).
+ */
+export function takenWithColumns(reserved: string, claim: string): string {
+  const taken = `EXISTS (SELECT 1 FROM ${reserved}) AND EXISTS (SELECT 1 FROM ${claim})`;
+  return `(SELECT (extract(epoch FROM k."claimExpiresAt" - now()) * 1000)::float8 FROM ${claim} k
+             WHERE EXISTS (SELECT 1 FROM ${reserved})) AS taken_left_ms,
+          set_config('synchronous_commit',
+            CASE WHEN ${taken} THEN current_setting('synchronous_commit') ELSE 'off' END, true) AS flush`;
 }
 
 /** What a delivered message's row records. */

@@ -69,7 +69,7 @@ export class TurnRunner {
   /** Items claimed by their turn's first statement ({@link claimNamed}): what that statement read, for the turn. */
   private readonly opened = new WeakMap<
     ClaimedItem,
-    { prelude: TurnPrelude; prefetch: Promise<ContextPrefetch | null>; now: Date }
+    { prelude: TurnPrelude; prefetch: Promise<ContextPrefetch | null>; now: Date; sentAt: number }
   >();
 
   constructor(private readonly d: TurnRunnerDeps) {}
@@ -86,15 +86,17 @@ export class TurnRunner {
     const now = this.now();
     const prefetch = this.prefetchContext(msg, true);
     const replyKey = replyKeyOf({ dedupeKey: messageDedupeKey(msg) });
+    const sentAt = this.d.outbox.clock();
     const opened = await this.d.store.claimAndOpen(
       msg,
       replyKey,
-      { defaultLevel: this.d.defaultUserLevel, now },
+      { defaultLevel: this.d.defaultUserLevel, now, take: !this.d.shadowMode },
       claim,
     );
     if (!opened) return null;
     // Only the intake stores user requests, under this key; should one ever differ, the turn opens again under its own.
-    if (replyKeyOf(opened.item) === replyKey) this.opened.set(opened.item, { prelude: opened.prelude, prefetch, now });
+    if (replyKeyOf(opened.item) === replyKey)
+      this.opened.set(opened.item, { prelude: opened.prelude, prefetch, now, sentAt });
     return opened.item;
   }
 
@@ -122,9 +124,14 @@ export class TurnRunner {
       }
       const early = this.opened.get(item);
       this.opened.delete(item);
-      const opts = { defaultLevel: this.d.defaultUserLevel, now: early?.now ?? this.now() };
+      // The first statement takes the reply's outbox row for this claim as it reserves it (not in shadow mode,
+      // which posts nothing): the post needs no take of its own while that claim has the margin left.
+      const take = this.d.shadowMode ? undefined : item;
+      const opts = { defaultLevel: this.d.defaultUserLevel, now: early?.now ?? this.now(), take };
       const prefetch = early?.prefetch ?? this.prefetchContext(msg, item.attempts === 1);
+      const sentAt = early?.sentAt ?? this.d.outbox.clock();
       const prelude = early?.prelude ?? (await this.d.store.open(msg, replyKey, opts));
+      const taken = this.d.outbox.takenAt(sentAt, prelude.takenLeftMs);
       // A retry after a crash that happened after the reply went out: nothing more to do.
       if (prelude.alreadySent) return;
       const earlier = await this.earlierAnswer(msg, replyKey, prelude, log);
@@ -136,10 +143,10 @@ export class TurnRunner {
           calls: [],
           reply: { text: earlier.text ?? '' },
         };
-        return await this.finish({ msg, item, prelude, turnId, started, log, replyKey }, { decision }, earlier);
+        return await this.finish({ msg, item, prelude, turnId, started, log, replyKey, taken }, { decision }, earlier);
       }
-      const framed = await this.decide(msg, item, prelude, log, prefetch);
-      return await this.finish({ msg, item, prelude, turnId, started, log, replyKey }, framed);
+      const framed = await this.decide(msg, item, prelude, log, prefetch, taken);
+      return await this.finish({ msg, item, prelude, turnId, started, log, replyKey, taken }, framed);
     } catch (err) {
       const app = asAppError(err, 'DB_UNAVAILABLE');
       const lastAttempt = item.attempts >= item.maxAttempts;
@@ -189,6 +196,7 @@ export class TurnRunner {
     prelude: TurnPrelude,
     log: Logger,
     prefetch: Promise<ContextPrefetch | null>,
+    taken: TakeAhead | undefined,
   ): Promise<Framed> {
     const lang = detectLanguage(msg.answerText ?? msg.text);
     // Persona texts alone (no model, no stored data): said as they are.
@@ -200,9 +208,10 @@ export class TurnRunner {
     if ('kind' in session) return { decision: session };
 
     const ctx = await this.context(msg, actor, prelude, await prefetch);
-    // The reply's outbox row is taken while the turn thinks (or runs the action a 「はい」 approved), so the post
-    // does not wait for that round trip; not in shadow mode, which posts nothing.
-    const ahead = this.d.shadowMode ? undefined : this.d.outbox.takeAhead(replyKeyOf(item), item);
+    // The reply's outbox row, unless the first statement took it, is taken while the turn thinks (or runs the
+    // action a 「はい」 approved), so the post does not wait for that round trip; not in shadow mode, which posts
+    // nothing.
+    const ahead = this.d.shadowMode ? undefined : (taken ?? this.d.outbox.takeAhead(replyKeyOf(item), item));
     const step = await this.d.confirmations.answer({ msg, session, ctx, item, actor });
     if (step.kind === 'decided') return { decision: this.d.replies.compose(step.decision, ctx.language), ahead };
     if (step.modifying) ctx.sections.push(this.changeRequest(step.modifying));
@@ -359,6 +368,8 @@ export class TurnRunner {
       started: number;
       log: Logger;
       replyKey: string;
+      /** The take of the turn's first statement, if it took the reply's row. */
+      taken?: TakeAhead;
     },
     framed: Framed,
     delivered?: FoundMessage,
@@ -373,7 +384,8 @@ export class TurnRunner {
       const reply = { ...replyTo(msg, text), title: decision.reply.title, options: decision.reply.options };
       if (delivered) sent = delivered;
       else {
-        const res = await this.d.outbox.deliver(t.replyKey, reply, item, { markLater: true, ahead: framed.ahead });
+        const ahead = framed.ahead ?? t.taken;
+        const res = await this.d.outbox.deliver(t.replyKey, reply, item, { markLater: true, ahead });
         sent = res;
         posted = deliveryRecord(t.replyKey, text, res, res.postedAt);
       }

@@ -16,8 +16,11 @@ import {
   markSentCte,
   priorColumns,
   priorPost,
+  heldClaimCte,
   reserveCte,
+  takenWithColumns,
   type Delivered,
+  type WorkClaim,
   type PriorPost,
   type PriorRow,
 } from '../outbox/outbox';
@@ -43,6 +46,11 @@ export interface TurnPrelude {
   quickSession: SessionView | null;
   /** Whether the sender is within their per-sender budgets (issue 8), read in the same statement. */
   budget: BudgetVerdict;
+  /**
+   * The statement reserved the reply's outbox row and took it for the turn's claim (the `take` option), which had
+   * this many ms left as the database saw it; null when it did not (see `takenWithColumns` in the outbox).
+   */
+  takenLeftMs: number | null;
 }
 
 /** What the last statement of a turn writes. */
@@ -98,6 +106,8 @@ interface PreludeRow extends PriorRow {
   q_status: string | null;
   q_sent: Date | null;
   budget_usage: UsageRow | null;
+  /** The ms the turn's claim had left when the statement took the reply's row with it (null: not taken). */
+  taken_left_ms: number | null;
   /** The work item the statement claimed (its claim CTE's row), when it had one. */
   claimed: ClaimRow | null;
 }
@@ -119,10 +129,17 @@ export class TurnStore {
 
   /**
    * One statement: reserve the reply key, store the user message (idempotent), and read the sender,
-   * the room, the session row and the sender's use of their budgets. It commits without waiting for the
-   * flush (NO_FLUSH_WAIT): both writes are redone by a retry, and the outbox's take before the post is synchronous.
+   * the room, the session row and the sender's use of their budgets. With `take` (the turn's claim) the reply's row
+   * is taken for that claim as it is reserved, and then the commit waits for the flush: the post relies on it as on
+   * the outbox's take (`takenLeftMs`). Otherwise (a retry finds the row reserved; no `take`) it commits without
+   * waiting for the flush (NO_FLUSH_WAIT): both writes are redone by a retry, and the outbox's take before the post
+   * is synchronous.
    */
-  async open(msg: InboundMessage, replyKey: string, opts: { defaultLevel: number; now: Date }): Promise<TurnPrelude> {
+  async open(
+    msg: InboundMessage,
+    replyKey: string,
+    opts: { defaultLevel: number; now: Date; take?: WorkClaim },
+  ): Promise<TurnPrelude> {
     return (await this.first(msg, replyKey, opts, null)).prelude;
   }
 
@@ -130,11 +147,12 @@ export class TurnStore {
    * The first statement with the claim of the message's work item folded in (`claim` writes the claim's CTE, see
    * `WorkQueue.claimByIdCte`): the reply key and the user message are written only when the claim took the item.
    * Null when it did not (another worker took it, or it waits behind an older item): then nothing was written.
+   * `take`: take the reply's row for this claim as it is reserved (see {@link open}).
    */
   async claimAndOpen(
     msg: InboundMessage,
     replyKey: string,
-    opts: { defaultLevel: number; now: Date },
+    opts: { defaultLevel: number; now: Date; take?: boolean },
     claim: (p: SqlParams, name: string) => string,
   ): Promise<{ item: ClaimedItem; prelude: TurnPrelude } | null> {
     const { prelude, claimed } = await this.first(msg, replyKey, opts, claim);
@@ -144,17 +162,22 @@ export class TurnStore {
   private async first(
     msg: InboundMessage,
     replyKey: string,
-    opts: { defaultLevel: number; now: Date },
+    opts: { defaultLevel: number; now: Date; take?: WorkClaim | boolean },
     claim: ((p: SqlParams, name: string) => string) | null,
   ): Promise<{ prelude: TurnPrelude; claimed: ClaimRow | null }> {
     const p = new SqlParams();
     const claimCte = claim ? claim(p, 'c') : null;
     const onlyIf = claimCte ? 'c' : undefined;
+    // The reply's row is taken for the turn's claim as it is reserved (the claim of this statement, or the held
+    // claim the caller names), so the post needs no take of its own.
+    const held = typeof opts.take === 'object' ? heldClaimCte(p, 'k', opts.take) : null;
+    const takenBy = held ? 'k' : opts.take === true && claimCte ? 'c' : undefined;
     const reserve = reserveCte(
       p,
       'r',
       { dedupeKey: replyKey, platform: msg.platform, roomId: msg.roomId, body: '' },
       onlyIf,
+      takenBy,
     );
     const stored = userMessageCte(
       p,
@@ -178,7 +201,7 @@ export class TurnStore {
     ];
     const usage = this.parts.budget?.usageColumn(p, msg) ?? 'NULL::json';
     const rows = await this.sql<PreludeRow>(
-      `WITH ${claimCte ? `${claimCte}, ` : ''}${reserve}, ${stored}
+      `WITH ${claimCte ? `${claimCte}, ` : ''}${held ? `${held}, ` : ''}${reserve}, ${stored}
        SELECT (SELECT count(*) FROM r)::int AS reserved, ${priorColumns('o')},
               ${claimCte ? '(SELECT row_to_json(c) FROM c)' : 'NULL::json'} AS claimed,
               a."orgId" AS a_org, mb.id AS m_id, mb."orgId" AS m_org, mb.name AS m_name, mb.level AS m_level,
@@ -188,7 +211,8 @@ export class TurnStore {
               s."expiresAt" AS s_expires, s."clarificationRounds" AS s_rounds, s."errorCount" AS s_errors,
               s."lastIntent" AS s_intent, s."lastTool" AS s_tool, s."lastError" AS s_error,
               row_to_json(pa) AS p_row, q.status AS q_status, q."sentAt" AS q_sent,
-              ${usage} AS budget_usage, ${NO_FLUSH_WAIT} AS no_flush
+              ${usage} AS budget_usage,
+              ${takenBy ? takenWithColumns('r', takenBy) : `NULL::float8 AS taken_left_ms, ${NO_FLUSH_WAIT} AS flush`}
        FROM (SELECT 1) one
        LEFT JOIN outbound_messages o ON o."dedupeKey" = ${key}
        LEFT JOIN platform_accounts a ON a.platform = ${platform} AND a."accountId" = ${account}
@@ -203,7 +227,8 @@ export class TurnStore {
     );
     const row = rows[0]!;
     const budget = this.parts.budget?.verdict(row.budget_usage) ?? { ok: true };
-    return { prelude: { ...prelude(row, msg, opts), budget }, claimed: row.claimed };
+    const takenLeftMs = takenBy ? row.taken_left_ms : null;
+    return { prelude: { ...prelude(row, msg, opts), budget, takenLeftMs }, claimed: row.claimed };
   }
 
   /**
@@ -271,7 +296,7 @@ function prelude(
   r: PreludeRow,
   msg: InboundMessage,
   opts: { defaultLevel: number; now: Date },
-): Omit<TurnPrelude, 'budget'> {
+): Omit<TurnPrelude, 'budget' | 'takenLeftMs'> {
   const account =
     r.a_org && r.m_id
       ? {

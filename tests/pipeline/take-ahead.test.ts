@@ -1,21 +1,34 @@
+import type { InboundMessage } from '../../src/adapters/types';
 import type { BrainDecision, DecideInput } from '../../src/brain/brain';
+import type { Sql } from '../../src/db/sql';
 import { installStatementCounter } from '../../src/db/statement-counter';
-import { replyKeyOf, type ClaimedItem } from '../../src/intake/work-queue';
+import { ClaimLostError, replyKeyOf, type ClaimedItem } from '../../src/intake/work-queue';
 import { proposes, says } from '../fakes/fake-brain';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
 import { consoleMessage, createTestPipeline, type TestPipeline } from '../helpers/pipeline';
 
 /**
- * The reply's outbox row is taken while the turn thinks (issue 10): the take's round trip and the flush of its
- * commit overlap the model request, and the post follows the model's answer without another statement. The take
- * is sent after the model request, which it must not delay.
+ * The post needs no statement of its own to take the reply's outbox row (issue 10). The turn's first statement
+ * takes it for the turn's claim as it reserves it, and then its commit waits for the flush (the post relies on
+ * it). A row that already existed (a retry) is taken while the turn thinks: that take's round trip and flush overlap
+ * the model request, and is sent after it.
  */
-describe('the outbox take made while the turn thinks', () => {
+describe('the outbox take made before the post', () => {
   let t: TestDatabase;
   let p: TestPipeline;
   const counter = installStatementCounter();
   /** Outbox row updates: the take (a turn's "sent" mark is part of its last statement, a WITH). */
   const takes = () => counter.byShape()['UPDATE outbound_messages'] ?? 0;
+  /** The commit setting each turn's first statement chose (its `flush` column): 'on' waits for the flush. */
+  let flushes: string[] = [];
+  const watch =
+    (sql: Sql): Sql =>
+    async <T>(text: string, params?: unknown[]) => {
+      const rows = await sql<T>(text, params);
+      const first = rows[0] as { flush?: string; taken_left_ms?: unknown } | undefined;
+      if (first && 'taken_left_ms' in first) flushes.push(String(first.flush));
+      return rows;
+    };
   /** Whether the reply's row was taken for `item` while the brain thought (looked at from inside `decide`). */
   let takenWhileThinking: boolean[] = [];
   /** Takes sent when the model request went out. */
@@ -24,7 +37,7 @@ describe('the outbox take made while the turn thinks', () => {
 
   beforeAll(async () => {
     t = await createTestDatabase();
-    p = await createTestPipeline(t);
+    p = await createTestPipeline(t, {}, { wrapSql: watch });
     const decide = p.brain.decide.bind(p.brain);
     p.brain.decide = async (input: DecideInput): Promise<BrainDecision> => {
       takesAtRequest.push(takes());
@@ -36,6 +49,7 @@ describe('the outbox take made while the turn thinks', () => {
   beforeEach(() => {
     takenWhileThinking = [];
     takesAtRequest = [];
+    flushes = [];
     counter.reset();
   });
 
@@ -49,14 +63,14 @@ describe('the outbox take made while the turn thinks', () => {
     }
   }
 
-  it('a conversational turn: taken before the model answers, posted without taking again', async () => {
+  it('a conversational turn: taken by its first statement, whose commit waits for the flush; no take', async () => {
     p.brain.script(says('おはようウル！'));
     current = await p.take(consoleMessage('おはよう'));
     counter.reset();
     expect(await p.runner.handleUserRequest(current)).toEqual({ completed: true });
-    expect(takesAtRequest).toEqual([0]);
     expect(takenWhileThinking).toEqual([true]);
-    expect(takes()).toBe(1);
+    expect(flushes).toEqual(['on']);
+    expect(takes()).toBe(0);
     expect(p.sender.sent.at(-1)!.text).toBe('おはようウル！');
     expect(await t.db.outboundMessage.findUnique({ where: { dedupeKey: replyKeyOf(current) } })).toMatchObject({
       status: 'sent',
@@ -73,10 +87,46 @@ describe('the outbox take made while the turn thinks', () => {
     const posted = p.sender.sent.length;
     counter.reset();
     await p.runner.handleUserRequest(current);
-    expect(takesAtRequest[0]).toBe(0);
     expect(takenWhileThinking[0]).toBe(true);
-    expect(takes()).toBe(1);
+    expect(flushes).toEqual(['on']);
+    expect(takes()).toBe(0);
     expect(p.sender.sent).toHaveLength(posted + 1);
     expect(await t.db.task.count({ where: { title: '議事録の清書' } })).toBe(1);
+  });
+
+  it('a row an earlier attempt reserved: taken while the turn thinks, after the model request; posted', async () => {
+    const msg: InboundMessage = consoleMessage('こんばんは');
+    current = await p.take(msg);
+    // An earlier attempt reserved the reply and stopped before anything took it (nothing can have been posted).
+    await t.db.outboundMessage.create({
+      data: { dedupeKey: replyKeyOf(current), platform: 'console', roomId: msg.roomId, body: '', status: 'sending' },
+    });
+    p.brain.script(says('こんばんはウル！'));
+    counter.reset();
+    expect(await p.runner.handleUserRequest(current)).toEqual({ completed: true });
+    expect(flushes).toEqual(['off']);
+    expect(takesAtRequest).toEqual([0]);
+    expect(takenWhileThinking).toEqual([true]);
+    expect(takes()).toBe(1);
+    expect(p.sender.sent.at(-1)!.text).toBe('こんばんはウル！');
+    expect(await t.db.outboundMessage.findUnique({ where: { dedupeKey: replyKeyOf(current) } })).toMatchObject({
+      status: 'sent',
+      claimedBy: current.claimToken,
+    });
+  });
+
+  it('a claim lost before the first statement: the row is reserved untaken and nothing is posted', async () => {
+    current = await p.take(consoleMessage('おやすみ'));
+    await t.db.workItem.update({ where: { id: current.id }, data: { claimedBy: 'another-worker' } });
+    p.brain.script(says('おやすみウル！'));
+    const posted = p.sender.sent.length;
+    await expect(p.runner.handleUserRequest(current)).rejects.toBeInstanceOf(ClaimLostError);
+    expect(takenWhileThinking).toEqual([false]);
+    expect(flushes).toEqual(['off']);
+    expect(p.sender.sent).toHaveLength(posted);
+    expect(await t.db.outboundMessage.findUnique({ where: { dedupeKey: replyKeyOf(current) } })).toMatchObject({
+      status: 'sending',
+      claimedBy: null,
+    });
   });
 });
