@@ -4,7 +4,7 @@
 // (its loop delay during a burst: p99 34 ms, max 66 ms, on a slow moment of the 2-core machine). ChatWork's sender
 // and Anthropic's API are other machines; the service's acknowledgement is what is timed. The thread shares the
 // machine's cores with everything else, as before.
-import http from 'node:http';
+import net from 'node:net';
 import path from 'node:path';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 
@@ -30,36 +30,50 @@ interface Request {
   plan: SendPlan;
 }
 
-// One connection per delivery, as a webhook sender makes them.
-const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
-
-/** Posts a delivery; resolves with the acknowledgement time (ms) once the 200 arrives. */
+/**
+ * Posts a delivery on a connection of its own, as a webhook sender makes them (`Connection: close`); resolves with
+ * the acknowledgement time (ms) once the whole 200 answer has arrived. Written on a plain socket: node's HTTP client
+ * took about twice the CPU per request (0.22–0.31 vs 0.13–0.14 ms, measured on this machine against a bare node
+ * server), and this thread shares the machine's cores with the service it times.
+ */
 export function deliver(port: number, d: Delivery): Promise<number> {
+  const body = Buffer.from(d.raw, 'utf8');
+  const head =
+    `POST /webhooks/chatwork HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\n` +
+    `Content-Length: ${body.length}\r\nX-ChatWorkWebhookSignature: ${d.sig}\r\nConnection: close\r\n\r\n`;
+  const request = Buffer.concat([Buffer.from(head, 'latin1'), body]);
   const t0 = performance.now();
   return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        host: '127.0.0.1',
-        port,
-        path: '/webhooks/chatwork',
-        method: 'POST',
-        agent,
-        headers: {
-          'content-type': 'application/json',
-          'content-length': Buffer.byteLength(d.raw),
-          'x-chatworkwebhooksignature': d.sig,
-        },
-      },
-      (res) => {
-        res.resume();
-        res.on('end', () =>
-          res.statusCode === 200 ? resolve(performance.now() - t0) : reject(new Error(`webhook ${res.statusCode}`)),
-        );
-      },
-    );
-    req.on('error', reject);
-    req.end(d.raw);
+    const socket = net.connect(port, '127.0.0.1');
+    socket.setNoDelay(true);
+    let received: Buffer = Buffer.alloc(0);
+    let settled = false;
+    const settle = (err: Error | null) => {
+      if (settled) return;
+      settled = true;
+      socket.destroy();
+      if (err) reject(err);
+      else resolve(performance.now() - t0);
+    };
+    socket.on('connect', () => socket.write(request));
+    socket.on('data', (chunk: Buffer) => {
+      received = received.length === 0 ? chunk : Buffer.concat([received, chunk]);
+      const answer = completeAnswer(received);
+      if (answer) settle(answer.status === 200 ? null : new Error(`webhook ${answer.status}`));
+    });
+    socket.on('error', (err) => settle(err));
+    socket.on('close', () => settle(new Error('the connection closed before the whole answer arrived')));
   });
+}
+
+/** The status of a complete HTTP/1.1 answer in `bytes` (head and `Content-Length` body), or null while incomplete. */
+export function completeAnswer(bytes: Buffer): { status: number } | null {
+  const end = bytes.indexOf('\r\n\r\n');
+  if (end < 0) return null;
+  const head = bytes.toString('latin1', 0, end);
+  const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(head)?.[1] ?? NaN);
+  const length = Number(/\r\ncontent-length:\s*(\d+)/i.exec(head)?.[1] ?? 0);
+  return bytes.length >= end + 4 + length ? { status } : null;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
