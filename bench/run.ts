@@ -39,6 +39,8 @@ const SIZES = {
   warmup: Math.max(WARM_ROOMS, size('BENCH_WARMUP', 50, 20)),
   conversational: size('BENCH_TURNS', 300, 30),
   coldRooms: size('BENCH_NEW_ROOM_TURNS', 100, 10),
+  quietTurns: size('BENCH_QUIET_TURNS', 3, 1),
+  quietMs: size('BENCH_QUIET_MS', 11_000, 11_000),
   oneTool: size('BENCH_TOOL_TURNS', 200, 15),
   confirmations: size('BENCH_CONFIRMATIONS', 100, 10),
   steadyRate: size('BENCH_STEADY_RATE', 100, 100),
@@ -431,6 +433,25 @@ async function main(): Promise<void> {
     conv.p50 <= 10 && conv.p99 <= 30 && conv.answered === SIZES.conversational,
   );
   console.log(`  where a conversational turn's time goes (p50): ${conv.parts}`);
+  // A chat's messages usually come seconds or minutes apart: each of these follows a quiet spell longer than pg's
+  // default idle-connection timeout (10 s) and node's keep-alive timeout of the fakes (5 s).
+  const quietLat: number[] = [];
+  let quietParts = '';
+  for (let i = 0; i < SIZES.quietTurns; i++) {
+    await sleep(SIZES.quietMs);
+    const one = await sequential(1, 1004, HELLO);
+    if (one.answered === 1) quietLat.push(one.p50);
+    quietParts += `${i > 0 ? '; ' : ''}${one.parts.replace(/ ms$/, '')}`;
+  }
+  if (SIZES.quietTurns > 0) {
+    const quiet = { ...stat(quietLat), answered: quietLat.length };
+    results.conversationalAfterQuiet = { ...quiet, quietMs: SIZES.quietMs };
+    fig(
+      `conversational turn after ${SIZES.quietMs / 1000} s of quiet (n=${quiet.n}/${SIZES.quietTurns} answered)`,
+      `p50 ${f(quiet.p50)} ms, max ${f(quiet.max)} ms`,
+    );
+    console.log(`  each (ms): ${quietParts}`);
+  }
   const coldTurns = await sequential(SIZES.coldRooms, 1004, HELLO, newRoom);
   results.conversationalNewRoom = coldTurns;
   fig(
