@@ -160,12 +160,16 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   // every import, which every instance hears (below). Discord guilds → organisation: a small map, cleared with it.
   const roomIndex = new RoomIndex(() => loadAllRooms(sql));
   await roomIndex.warm();
+  const stopRoomRefresh = roomIndex.startRefreshing();
   const guildOrg = new Map<string, { orgId: string | null; at: number }>();
-  // The directory and knowledge presence per organisation; cleared on every import (and the room lookup with them).
+  // The directory, knowledge presence and organisation per organisation; cleared on every import (and the room lookup
+  // with them), and read again in the background before their bound for a missed notification.
   const {
     directories,
     knowledgePresence,
+    orgInfo,
     changes: directoryChanges,
+    stopRefreshing,
   } = await startOrgCaches({
     db,
     sql,
@@ -274,6 +278,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     roomMembers,
     directories,
     knowledgePresence,
+    orgInfo,
     now: o.now,
   });
   const buttonAnswer = createButtonAnswers({ states, intake, logger, now: o.now });
@@ -538,6 +543,8 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
       monitor.stop();
       await maintenance?.stop();
       await pool!.stop(7000);
+      stopRefreshing();
+      stopRoomRefresh();
       await directoryChanges.stop();
       if (sqlStatements)
         logger.info({ total: sqlStatements.total, byShape: sqlStatements.byShape() }, 'SQL statements');

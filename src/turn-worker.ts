@@ -119,7 +119,9 @@ async function main(): Promise<void> {
   const {
     directories,
     knowledgePresence,
+    orgInfo,
     changes: directoryChanges,
+    stopRefreshing,
   } = await startOrgCaches({ db, sql, databaseUrl: d.databaseUrl, logger });
 
   let pool: WorkerPool | null = null;
@@ -152,6 +154,7 @@ async function main(): Promise<void> {
       msg.platform === 'chatwork' && d.chatwork ? call<RoomMember[]>({ op: 'roomMembers', roomId: msg.roomId }) : [],
     directories,
     knowledgePresence,
+    orgInfo,
   });
   pool = new WorkerPool({
     queue,
@@ -191,6 +194,7 @@ async function main(): Promise<void> {
         stopping = true;
         void (async () => {
           await pool!.stop(m.graceMs);
+          stopRefreshing();
           await directoryChanges.stop();
           await db.$disconnect().catch(() => undefined);
           await pgPool.end().catch(() => undefined);

@@ -48,8 +48,16 @@ export interface ContextBuilderOptions {
   logger: Logger;
   defaultTimezone: string;
   historyLimit?: number;
-  /** Organisation data (name, values, policies) is reused for this long: it forms the cached prefix. */
+  /**
+   * Organisation data (name, values, policies) is reused for this long when there is no `orgInfo`: it forms the
+   * cached prefix.
+   */
   orgCacheMs?: number;
+  /**
+   * The organisation and its policies from the service's per-organisation cache, which an import's notification
+   * clears (`src/org/org-caches.ts`); absent → read here and kept for `orgCacheMs`.
+   */
+  orgInfo?: (orgId: string) => Promise<OrgInfo | null>;
   sources?: ContextSource[];
   /** Raw SQL for sources that read in one statement (defaults to running through Prisma). */
   sql?: Sql;
@@ -82,10 +90,23 @@ export interface ContextPrefetch {
   members?: Promise<readonly RoomMember[]>;
 }
 
-interface OrgInfo {
+/** The organisation as a turn's context shows it: its name, time zone and values, and its policies. */
+export interface OrgInfo {
   org: TurnContext['org'];
   policies: TurnContext['policies'];
-  loadedAt: number;
+}
+
+/** Reads an organisation and its policies (null when there is no such organisation). */
+export async function loadOrgInfo(db: Db, orgId: string): Promise<OrgInfo | null> {
+  const [org, policies] = await Promise.all([
+    db.organization.findUnique({ where: { id: orgId } }),
+    db.policy.findMany({ where: { orgId }, orderBy: [{ priority: 'desc' }, { id: 'asc' }] }),
+  ]);
+  if (!org) return null;
+  return {
+    org: { id: org.id, name: org.name, timezone: org.timezone, values: org.values },
+    policies: policies.map((p) => ({ id: p.id, title: p.title, content: p.content, rule: p.rule ?? undefined })),
+  };
 }
 
 /** One formatter per time zone, built once (a new Intl.DateTimeFormat per turn cost ICU time: issue 10). */
@@ -117,7 +138,7 @@ export function formatNow(now: Date, timezone: string): string {
  * fails the turn; every other source here degrades to "unknown" and is named in `degraded`.
  */
 export class ContextBuilder {
-  private readonly orgCache = new Map<string, OrgInfo>();
+  private readonly orgCache = new Map<string, OrgInfo & { loadedAt: number }>();
   private readonly sql: Sql;
 
   /** The combined statements of a member audience (every source) and of a public one (none), built once. */
@@ -222,20 +243,21 @@ export class ContextBuilder {
     }
   }
 
+  /**
+   * The organisation and its policies: from the per-organisation cache an import's notification clears (`orgInfo`,
+   * the service's), else read and kept here for `orgCacheMs`. Either way the last one seen lends the next turn its
+   * time zone at once.
+   */
   private async orgInfo(orgId: string): Promise<OrgInfo | null> {
+    if (this.o.orgInfo) {
+      const info = await this.o.orgInfo(orgId);
+      if (info) this.orgCache.set(orgId, { ...info, loadedAt: Date.now() });
+      return info;
+    }
     const hit = this.orgCache.get(orgId);
     if (hit && Date.now() - hit.loadedAt < (this.o.orgCacheMs ?? 30000)) return hit;
-    const [org, policies] = await Promise.all([
-      this.o.db.organization.findUnique({ where: { id: orgId } }),
-      this.o.db.policy.findMany({ where: { orgId }, orderBy: [{ priority: 'desc' }, { id: 'asc' }] }),
-    ]);
-    if (!org) return null;
-    const info: OrgInfo = {
-      org: { id: org.id, name: org.name, timezone: org.timezone, values: org.values },
-      policies: policies.map((p) => ({ id: p.id, title: p.title, content: p.content, rule: p.rule ?? undefined })),
-      loadedAt: Date.now(),
-    };
-    this.orgCache.set(orgId, info);
+    const info = await loadOrgInfo(this.o.db, orgId);
+    if (info) this.orgCache.set(orgId, { ...info, loadedAt: Date.now() });
     return info;
   }
 

@@ -1,4 +1,5 @@
 import type { Sql } from '../db/sql';
+import { refreshEvery } from './org-cache';
 
 /** A directory room: the organisation it belongs to and who may speak with authority there. */
 export interface IndexedRoom {
@@ -49,6 +50,28 @@ export class RoomIndex {
     await this.rooms().catch(() => undefined);
   }
 
+  /**
+   * Reads the rooms again when the index is older than half of `maxAgeMs`, in the background (on a timer,
+   * {@link startRefreshing}), so that no webhook waits for the bound's reload; kept unless the index was invalidated
+   * meanwhile. A failed read drops the index: the next lookup reads it, and fails closed if that fails too.
+   */
+  async refresh(): Promise<void> {
+    const c = this.current;
+    if (!c || this.clock() - c.at < this.maxAgeMs / 2) return;
+    const at = this.clock();
+    try {
+      const rooms = indexRooms(await this.load());
+      if (this.current === c) this.current = { at, rooms: Promise.resolve(rooms) };
+    } catch {
+      if (this.current === c) this.current = null;
+    }
+  }
+
+  /** Calls {@link refresh} every quarter of `maxAgeMs` (a timer that keeps no process alive); returns its stop. */
+  startRefreshing(): () => void {
+    return refreshEvery(() => this.refresh(), this.maxAgeMs / 4);
+  }
+
   /** Forgets every room (an import changed the directory, or a notification may have been missed). */
   invalidate(): void {
     this.current = null;
@@ -57,22 +80,20 @@ export class RoomIndex {
   private rooms(): Promise<Map<string, IndexedRoom>> {
     const c = this.current;
     if (c && this.clock() - c.at < this.maxAgeMs) return c.rooms;
-    const entry = {
-      at: this.clock(),
-      rooms: this.load().then(
-        (rows) =>
-          new Map(
-            rows.map((r) => [
-              roomKey(r.platform, r.externalId),
-              { orgId: r.orgId, authority: r.authority === 'member' ? 'member' : 'public' } as const,
-            ]),
-          ),
-      ),
-    };
+    const entry = { at: this.clock(), rooms: this.load().then(indexRooms) };
     this.current = entry;
     entry.rooms.catch(() => {
       if (this.current === entry) this.current = null;
     });
     return entry.rooms;
   }
+}
+
+function indexRooms(rows: RoomRow[]): Map<string, IndexedRoom> {
+  return new Map(
+    rows.map((r) => [
+      roomKey(r.platform, r.externalId),
+      { orgId: r.orgId, authority: r.authority === 'member' ? 'member' : 'public' } as const,
+    ]),
+  );
 }

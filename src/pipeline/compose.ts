@@ -10,7 +10,7 @@ import { SenderBudget } from '../brain/sender-budget';
 import { AnthropicLlmClient, type LlmClient } from '../brain/llm-client';
 import type { ChatworkTasksApi } from '../tools/types';
 import { type PromptSet } from '../brain/prompts';
-import { ContextBuilder } from '../context/context-builder';
+import { ContextBuilder, type OrgInfo } from '../context/context-builder';
 import { TURN_CONTEXT_SOURCES } from '../context/sources';
 import { type Db } from '../db/prisma';
 import { type Sql } from '../db/sql';
@@ -76,6 +76,8 @@ export interface PipelineInput {
   directories?: DirectoryCache;
   /** Whether an organisation has knowledge documents, cached (invalidated on import); searched when absent. */
   knowledgePresence?: OrgCache<boolean>;
+  /** The organisation and its policies, cached (invalidated on import); read by the context builders when absent. */
+  orgInfo?: OrgCache<OrgInfo | null>;
   now?: () => Date;
 }
 
@@ -125,6 +127,7 @@ export function composePipeline(p: PipelineInput): Pipeline {
     autoApprove: [...config.AUTO_APPROVE_TOOLS],
     shadowRules: [...config.GUARDIAN_SHADOW_RULES],
   };
+  const orgInfo = p.orgInfo ? (orgId: string) => p.orgInfo!.get(orgId) : undefined;
   const contextBuilder = new ContextBuilder({
     db,
     logger,
@@ -135,6 +138,7 @@ export function composePipeline(p: PipelineInput): Pipeline {
     departments: p.directories ? async (orgId) => (await p.directories!.get(orgId)).departments : undefined,
     directory,
     hasKnowledge: p.knowledgePresence ? (orgId) => p.knowledgePresence!.get(orgId) : undefined,
+    orgInfo,
   });
   const recorder = new TurnRecorder(db, metrics, sql);
   const conversations = new ConversationLog(db, sql);
@@ -235,7 +239,14 @@ export function composePipeline(p: PipelineInput): Pipeline {
   });
 
   // Proactive notices: facts are given explicitly and scoped to the reader, so their builder has no sources.
-  const noticeContext = new ContextBuilder({ db, logger, defaultTimezone: config.BOT_TIMEZONE, sources: [], sql });
+  const noticeContext = new ContextBuilder({
+    db,
+    logger,
+    defaultTimezone: config.BOT_TIMEZONE,
+    sources: [],
+    sql,
+    orgInfo,
+  });
   const delivery = new NoticeDelivery({
     brain,
     contextBuilder: noticeContext,

@@ -108,6 +108,34 @@ describe('directory cache across two instances on one database', () => {
     expect(lastContext()).toContain('山田新（id: yamada-arata、');
   });
 
+  it("the organisation's values and policies an import in instance a changed reach b's next prompt", async () => {
+    expect(await askForTask('佐藤花子')).toBeDefined();
+    expect(lastContext()).toContain('お客様の成功を第一に。');
+    const sample = await fs.readFile(SAMPLE_DIRECTORY, 'utf8');
+    const changed = sample
+      .replace('お客様の成功を第一に。', '安全第一、品質第二。')
+      .replace(
+        /\npolicies:\n/,
+        `\npolicies:\n  - id: quiet-fridays\n    title: 金曜は会議なし\n    content: 金曜日には会議を入れない。\n    priority: 50\n`,
+      );
+    expect(changed).not.toBe(sample);
+    const file = path.join(dir, 'org-values.yaml');
+    await fs.writeFile(file, changed);
+    await importDirectoryFile(a.db, file);
+
+    // b, not restarted and well within any cache's age bound, puts the imported values and policy in the prompt.
+    await waitFor(
+      async () => {
+        await askForTask('佐藤花子');
+        return lastContext().includes('安全第一、品質第二。');
+      },
+      5000,
+      'b sees the imported values',
+    );
+    expect(lastContext()).toContain('金曜日には会議を入れない。');
+    expect(lastContext()).not.toContain('お客様の成功を第一に。');
+  });
+
   it('a room added by an import in instance a is a member room for instance b at once', async () => {
     const inRoom6060 = async (marker: string) => {
       llm.script(replyCall('了解ウル。ほかにもあれば言ってほしいウル。'));

@@ -95,4 +95,46 @@ describe('RoomIndex: the intake room lookup without a statement per webhook', ()
     await index.get('chatwork', '5001');
     expect(calls.n).toBe(2);
   });
+
+  it('reads the rooms again in the background at half its bound, so no lookup waits for that read', async () => {
+    let now = 1_000_000;
+    const { calls, load } = counted();
+    const index = new RoomIndex(load, 60_000, () => now);
+    await index.get('chatwork', '5001');
+    now += 20_000;
+    await index.refresh();
+    expect(calls.n).toBe(1);
+    now += 15_000;
+    await index.refresh();
+    expect(calls.n).toBe(2);
+    now += 30_000; // 65 s after the first read, 30 s after the refresh's
+    expect((await index.get('chatwork', '5001'))?.orgId).toBe('acme');
+    expect(calls.n).toBe(2);
+  });
+
+  it('a refresh that fails drops the index (the next lookup reads, fails closed); an invalidation wins', async () => {
+    let now = 1_000_000;
+    let fail = false;
+    const { calls, load } = counted();
+    const index = new RoomIndex(
+      () => (fail ? Promise.reject(new Error('connection refused')) : load()),
+      60_000,
+      () => now,
+    );
+    await index.get('chatwork', '5001');
+    now += 31_000;
+    fail = true;
+    await index.refresh();
+    await expect(index.get('chatwork', '5001')).rejects.toThrow('connection refused');
+    fail = false;
+    await index.get('chatwork', '5001');
+    const before = calls.n;
+    now += 31_000;
+    const refreshing = index.refresh();
+    index.invalidate();
+    await refreshing;
+    await index.get('chatwork', '5001');
+    // The refresh's read was dropped: the lookup after the invalidation read again.
+    expect(calls.n).toBe(before + 2);
+  });
 });
