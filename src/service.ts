@@ -406,6 +406,8 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
           .filter((x) => x.platform !== 'chatwork')
           .map((x) => ({ platform: x.platform, findPosted: Boolean(x.findPosted) })),
         chatwork: chatworkClient !== null,
+        // With two or more threads posting, a room's limit is kept by this thread's limiter for all of them.
+        sharedRoomPacing: workers > 1,
         botNames: [...botNames()],
         chatworkBotAccountId: chatworkIdentity?.accountId,
         workerPollMs: o.workerPollMs,
@@ -413,6 +415,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
       }),
       senders,
       roomMembers: (roomId) => roomMembersCache.forRoom(roomId),
+      paceRoom: chatworkClient ? (roomId) => chatworkClient!.paceRoom(roomId) : undefined,
       botNames,
       chatworkBotAccountId: () => chatworkIdentity?.accountId,
       logger,

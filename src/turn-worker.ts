@@ -106,11 +106,15 @@ async function main(): Promise<void> {
     };
     outbox.register(sender);
   }
-  // ChatWork: this thread's own client (its rate limits see this worker's posts; wake-ups of one room come here).
+  // ChatWork: this thread's own client (wake-ups of one room come here). With two or more worker threads, each post
+  // waits for its room's turn in the main thread's limiter, which sees every thread's posts.
   let chatworkBot = d.chatworkBotAccountId;
   let chatwork: ChatworkTasksApi | null = null;
   if (d.chatwork) {
-    const client = chatworkClientFrom(config, logger);
+    const pacing = d.sharedRoomPacing
+      ? { roomPacer: (roomId: string) => call<number>({ op: 'paceRoom', roomId }) }
+      : {};
+    const client = chatworkClientFrom(config, logger, pacing);
     chatwork = client;
     outbox.register(new ChatworkSender({ client, logger, botAccountId: () => chatworkBot }));
   }

@@ -36,6 +36,11 @@ export interface TurnWorkerData {
    * client of its own (from `config`), so a reply's HTTP request costs the intake thread nothing.
    */
   chatwork: boolean;
+  /**
+   * Two or more worker threads: the worker's ChatWork client waits for each post's room turn in the main thread's
+   * limiter (`paceRoom`), so the threads together keep a room under ChatWork's limit.
+   */
+  sharedRoomPacing?: boolean;
   botNames: string[];
   /** The bot's ChatWork account id when already known (`GET /me`); later wake-ups carry it once it is. */
   chatworkBotAccountId?: string;
@@ -49,7 +54,8 @@ export type RelayedAlert = { kind: string; severity: string; facts: Record<strin
 export type RelayCall =
   | { op: 'send'; platform: Platform; reply: OutboundReply }
   | { op: 'findPosted'; platform: Platform; reply: OutboundReply; since: Date }
-  | { op: 'roomMembers'; roomId: string };
+  | { op: 'roomMembers'; roomId: string }
+  | { op: 'paceRoom'; roomId: string };
 
 /** An error as it crosses threads: an AppError keeps what the outbox and the work queue decide on. */
 export interface RelayedError {
@@ -113,6 +119,8 @@ export interface TurnWorkersOptions {
   senders: ReadonlyMap<Platform, ChatSender>;
   /** ChatWork room members not in the directory (the main thread's client and cache). */
   roomMembers: (roomId: string) => Promise<readonly RoomMember[]>;
+  /** A room's turn under the main thread's ChatWork posting limiter, for workers with `sharedRoomPacing`. */
+  paceRoom?: (roomId: string) => Promise<number>;
   botNames: () => readonly string[];
   /** The bot's ChatWork account id once known: the workers' ChatWork senders recognise their own posts by it. */
   chatworkBotAccountId?: () => string | undefined;
@@ -292,6 +300,9 @@ export class TurnWorkers implements TurnPool {
       }
       case 'roomMembers':
         return this.opts.roomMembers(c.roomId);
+      case 'paceRoom':
+        // Without the main thread's ChatWork client there is nothing to pace against: the post goes at once.
+        return this.opts.paceRoom ? this.opts.paceRoom(c.roomId) : 0;
     }
   }
 }

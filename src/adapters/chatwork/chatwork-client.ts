@@ -73,12 +73,14 @@ export interface ChatworkClientConfig {
 export function chatworkClientFrom(
   config: ChatworkClientConfig,
   logger: ChatworkClientOptions['logger'],
+  pacing: Pick<ChatworkClientOptions, 'roomPacer'> = {},
 ): ChatworkClient {
   return new ChatworkClient({
     apiToken: config.CHATWORK_API_TOKEN!,
     baseUrl: config.CHATWORK_API_BASE_URL,
     logger,
     timeoutMs: config.CHATWORK_TIMEOUT_MS,
+    ...pacing,
   });
 }
 
@@ -93,6 +95,14 @@ export class ChatworkClient implements ChatworkTasksApi {
 
   constructor(options: ChatworkClientOptions) {
     this.http = new ChatworkHttp(options);
+  }
+
+  /**
+   * Waits for the room's turn under this client's per-room posting limiter (ms waited): the pacer the worker threads
+   * share when there are two or more (`ChatworkClientOptions.roomPacer`).
+   */
+  paceRoom(roomId: string): Promise<number> {
+    return this.http.paceRoom(roomId);
   }
 
   /** `GET /me`: the bot's own account. */
