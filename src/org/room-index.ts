@@ -1,5 +1,5 @@
 import type { Sql } from '../db/sql';
-import { refreshEvery } from './org-cache';
+import { OrgCache } from './org-cache';
 
 /** A directory room: the organisation it belongs to and who may speak with authority there. */
 export interface IndexedRoom {
@@ -32,13 +32,12 @@ export function loadAllRooms(sql: Sql): Promise<RoomRow[]> {
  * sent again). `maxAgeMs` only bounds a notification that was missed.
  */
 export class RoomIndex {
-  private current: { at: number; rooms: Promise<Map<string, IndexedRoom>> } | null = null;
+  /** The index under one key: the expiry, the dropped failure and the background refresh of an {@link OrgCache}. */
+  private readonly cache: OrgCache<Map<string, IndexedRoom>>;
 
-  constructor(
-    private readonly load: () => Promise<RoomRow[]>,
-    private readonly maxAgeMs = 60_000,
-    private readonly clock: () => number = Date.now,
-  ) {}
+  constructor(load: () => Promise<RoomRow[]>, maxAgeMs = 60_000, clock: () => number = Date.now) {
+    this.cache = new OrgCache(() => load().then(indexRooms), maxAgeMs, clock);
+  }
 
   /** The room's organisation and authority, or null when it is not in the directory. */
   async get(platform: string, externalId: string): Promise<IndexedRoom | null> {
@@ -55,39 +54,27 @@ export class RoomIndex {
    * {@link startRefreshing}), so that no webhook waits for the bound's reload; kept unless the index was invalidated
    * meanwhile. A failed read drops the index: the next lookup reads it, and fails closed if that fails too.
    */
-  async refresh(): Promise<void> {
-    const c = this.current;
-    if (!c || this.clock() - c.at < this.maxAgeMs / 2) return;
-    const at = this.clock();
-    try {
-      const rooms = indexRooms(await this.load());
-      if (this.current === c) this.current = { at, rooms: Promise.resolve(rooms) };
-    } catch {
-      if (this.current === c) this.current = null;
-    }
+  refresh(): Promise<void> {
+    return this.cache.refresh();
   }
 
   /** Calls {@link refresh} every quarter of `maxAgeMs` (a timer that keeps no process alive); returns its stop. */
   startRefreshing(): () => void {
-    return refreshEvery(() => this.refresh(), this.maxAgeMs / 4);
+    return this.cache.startRefreshing();
   }
 
   /** Forgets every room (an import changed the directory, or a notification may have been missed). */
   invalidate(): void {
-    this.current = null;
+    this.cache.invalidate(null);
   }
 
   private rooms(): Promise<Map<string, IndexedRoom>> {
-    const c = this.current;
-    if (c && this.clock() - c.at < this.maxAgeMs) return c.rooms;
-    const entry = { at: this.clock(), rooms: this.load().then(indexRooms) };
-    this.current = entry;
-    entry.rooms.catch(() => {
-      if (this.current === entry) this.current = null;
-    });
-    return entry.rooms;
+    return this.cache.get(ALL_ROOMS);
   }
 }
+
+/** The one key the index is kept under (rooms of every organisation, in one read). */
+const ALL_ROOMS = '*';
 
 function indexRooms(rows: RoomRow[]): Map<string, IndexedRoom> {
   return new Map(
