@@ -25,5 +25,5 @@ COPY --from=build /app/package.json ./
 USER node
 EXPOSE 3000
 HEALTHCHECK --interval=30s --timeout=3s CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
-# The memory settings of `npm start` (scripts/start-command.js).
-CMD ["node", "--max-semi-space-size=2", "--liftoff-only", "--heap-growing-percent=50", "dist/src/main.js"]
+# The memory and garbage-collector settings of `npm start` (scripts/start-command.js).
+CMD ["node", "--max-semi-space-size=2", "--liftoff-only", "--heap-growing-percent=50", "--single-threaded-gc", "dist/src/main.js"]

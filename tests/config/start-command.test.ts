@@ -12,5 +12,6 @@ describe('the start command', () => {
     expect(START.NODE_FLAGS).toContain('--max-semi-space-size=2');
     expect(START.NODE_FLAGS).toContain('--liftoff-only');
     expect(START.NODE_FLAGS).toContain('--heap-growing-percent=50');
+    expect(START.NODE_FLAGS).toContain('--single-threaded-gc');
   });
 });
