@@ -75,6 +75,29 @@ describe('WorkQueue', () => {
     expect(await q.claim()).toBeNull();
   });
 
+  it('grouped intake: payloads stored exactly (quotes, backslashes, emoji, nesting), run time kept', async () => {
+    const q = queue();
+    const runAt = new Date(Date.now() + 3_600_000);
+    const payloads = [
+      { text: '「はい」 "quoted" \\ back\\slash \n newline 👍', mentions: ['1', '2'], nested: { a: [1, null, true] } },
+      { text: '[To:1]Hishoさん\n田中さんに頼んで', empty: '', zero: 0 },
+      { text: 'plain' },
+    ];
+    const inputs = payloads.map((payload, i) => item({ payload, ...(i === 2 ? { runAt, maxAttempts: 7 } : {}) }));
+    const results = await Promise.all(inputs.map((i) => q.enqueueGrouped(i)));
+    const rows = await t.db.workItem.findMany({
+      where: { id: { in: results.map((r) => r.id!) } },
+      orderBy: { id: 'asc' },
+    });
+    expect(rows.map((r) => r.payload)).toEqual(payloads);
+    expect(rows[2]!.runAt.getTime()).toBe(runAt.getTime());
+    expect(rows[2]!.maxAttempts).toBe(7);
+    expect(rows[0]!.maxAttempts).toBe(3);
+    // Stored now by the database's clock: claimable at once.
+    expect(rows[0]!.runAt.getTime()).toBeLessThanOrEqual(Date.now() + 1_000);
+    expect((await q.claim())?.id).toBe(results[0]!.id);
+  });
+
   it('grouped intake: one item the database refuses fails alone; the rest of its group is stored', async () => {
     const q = queue();
     const good = Array.from({ length: 5 }, () => item());

@@ -1,4 +1,13 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
+
+/** The HMAC key of the last token seen: one service has one webhook token, decoded once instead of per delivery. */
+let lastKey: { token: string; key: KeyObject } | undefined;
+
+function hmacKey(webhookToken: string): KeyObject {
+  if (lastKey?.token !== webhookToken)
+    lastKey = { token: webhookToken, key: createSecretKey(Buffer.from(webhookToken, 'base64')) };
+  return lastKey.key;
+}
 
 /**
  * Computes the ChatWork webhook signature of a request body (R-A2): HMAC-SHA256 keyed with the
@@ -9,7 +18,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
  * @returns The base64 digest ChatWork sends in `x-chatworkwebhooksignature`.
  */
 export function chatworkSignature(rawBody: Buffer | string, webhookToken: string): string {
-  return createHmac('sha256', Buffer.from(webhookToken, 'base64')).update(rawBody).digest('base64');
+  return createHmac('sha256', hmacKey(webhookToken)).update(rawBody).digest('base64');
 }
 
 /**

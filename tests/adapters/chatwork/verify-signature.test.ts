@@ -20,6 +20,18 @@ describe('chatworkSignature', () => {
 });
 
 describe('verifyChatworkSignature', () => {
+  it('a token rotated in and out again: each signature verifies with its own token only', () => {
+    const other = Buffer.from('another-webhook-token-of-32-bytes').toString('base64');
+    const otherSig = chatworkSignature(BODY, other);
+    expect(otherSig).not.toBe(SIGNATURE);
+    for (let round = 0; round < 2; round += 1) {
+      expect(verifyChatworkSignature(BODY, TOKEN, SIGNATURE)).toBe(true);
+      expect(verifyChatworkSignature(BODY, other, SIGNATURE)).toBe(false);
+      expect(verifyChatworkSignature(BODY, other, otherSig)).toBe(true);
+      expect(verifyChatworkSignature(BODY, TOKEN, otherSig)).toBe(false);
+    }
+  });
+
   it('accepts the right signature', () => {
     expect(verifyChatworkSignature(Buffer.from(BODY), TOKEN, SIGNATURE)).toBe(true);
   });
