@@ -341,6 +341,8 @@ async function main(): Promise<void> {
     ...(process.env.WORKERS ? { WORKERS: process.env.WORKERS } : {}),
     // How far below the main thread the worker threads run (default: the service's own, 10).
     ...(process.env.WORKER_NICE ? { WORKER_NICE: process.env.WORKER_NICE } : {}),
+    // Webhooks in flight from which turns wait to claim (default: the service's own, 16; 0 turns it off).
+    ...(process.env.INTAKE_YIELD_AT ? { INTAKE_YIELD_AT: process.env.INTAKE_YIELD_AT } : {}),
     // E.g. `--require` of a profiler (flags that NODE_OPTIONS refuses go in BENCH_NODE_FLAGS).
     ...(process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {}),
   });

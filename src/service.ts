@@ -23,6 +23,7 @@ import { applyMigrations } from './db/migrate';
 import { createDatabase, type Db } from './db/prisma';
 import { sqlRunner } from './db/sql';
 import { statementCounterFromEnv, type StatementCounter } from './db/statement-counter';
+import { IntakePressure } from './intake/intake-pressure';
 import { Intake } from './intake/intake';
 import { WorkerPool } from './intake/worker-pool';
 import { TurnWorkers, type TurnPool } from './intake/turn-workers';
@@ -189,6 +190,8 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   });
   let pool: TurnPool | null = null;
   const intake = new Intake(queue, (hint) => pool?.wake(hint));
+  // Webhooks being answered, shared with the worker threads: while a burst keeps many in flight, turns wait to claim.
+  const intakePressure = new IntakePressure(config.INTAKE_YIELD_AT);
 
   const prompts = loadPrompts(config.PERSONA);
   // Adapters register their senders here (outbox + admin alerts' direct path); `platforms` fills as they start.
@@ -318,6 +321,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
       logger,
       // Count webhook answers by status (401/400/413/503 show up here, not in turn records).
       onAnswered: (status) => metrics.webhookAcks.inc({ platform: 'chatwork', status: String(status) }),
+      pressure: intakePressure,
     });
     fastRoutes.push({ method: 'POST', path: CHATWORK_WEBHOOK_PATH, handle: webhook });
     // Other spellings of the path (a trailing slash, another case) reach the same handler through express.
@@ -412,6 +416,11 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
         chatworkBotAccountId: chatworkIdentity?.accountId,
         workerPollMs: o.workerPollMs,
         outboxReconcileDelayMs: o.outboxReconcileDelayMs,
+        intakePressure: {
+          buffer: intakePressure.buffer,
+          yieldAt: intakePressure.yieldAt,
+          maxHoldMs: config.INTAKE_YIELD_MAX_MS,
+        },
       }),
       senders,
       roomMembers: (roomId) => roomMembersCache.forRoom(roomId),
@@ -436,6 +445,9 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
       onDatabaseUp: () => alerts.databaseUp(),
       onAbandoned: (count) => raise({ kind: 'work_abandoned', severity: 'warn', facts: { count } }),
       claimNamed: claimNamedBy(runner, queue),
+      ...(intakePressure.yieldAt > 0
+        ? { holdWhile: () => intakePressure.high(), maxHoldMs: config.INTAKE_YIELD_MAX_MS }
+        : {}),
     });
   }
 

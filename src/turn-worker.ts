@@ -39,6 +39,7 @@ import type { RoomMember } from './context/types';
 import type { ChatworkTasksApi } from './tools/types';
 import { startOrgCaches } from './org/org-caches';
 import { chatworkClientFrom, ChatworkSender } from './adapters/chatwork';
+import { IntakePressure } from './intake/intake-pressure';
 
 /**
  * Lowers this thread's CPU priority by `by` (WORKER_NICE), so the main thread's intake comes first when turns
@@ -51,6 +52,13 @@ function lowerPriority(by: number, logger: Logger): void {
   } catch (err) {
     logger.warn({ err: (err as Error).message }, 'worker.priority_unchanged');
   }
+}
+
+/** The pool's hold while the main thread answers a burst of webhooks (see `IntakePressure`). */
+function holdForIntake(p: TurnWorkerData['intakePressure']): { holdWhile?: () => boolean; maxHoldMs?: number } {
+  if (!p || p.yieldAt === 0) return {};
+  const pressure = new IntakePressure(p.yieldAt, p.buffer);
+  return { holdWhile: () => pressure.high(), maxHoldMs: p.maxHoldMs };
 }
 
 async function main(): Promise<void> {
@@ -172,6 +180,7 @@ async function main(): Promise<void> {
     onDatabaseUp: () => post({ t: 'database', up: true }),
     onAbandoned: (count) => raise({ kind: 'work_abandoned', severity: 'warn', facts: { count } }),
     claimNamed: claimNamedBy(runner, queue),
+    ...holdForIntake(d.intakePressure),
   });
 
   let stopping = false;

@@ -125,6 +125,12 @@ export const ZEnv = z.object({
    * webhook arriving while turns keep the cores busy is taken in and acknowledged at once, the turns wait.
    */
   WORKER_NICE: z.coerce.number().int().min(0).max(19).default(10),
+  /**
+   * Webhooks in flight from which the worker pools claim no new item (at most INTAKE_YIELD_MAX_MS at a time), so a
+   * burst's acknowledgements get the cores and the database first; 0 turns it off.
+   */
+  INTAKE_YIELD_AT: z.coerce.number().int().min(0).default(16),
+  INTAKE_YIELD_MAX_MS: z.coerce.number().int().min(1).max(5000).default(200),
   WORK_CLAIM_TTL_MS: z.coerce.number().int().min(1000).default(120000),
   WORK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(3),
   // [[PROACTIVE NOTICES]]

@@ -46,6 +46,8 @@ export interface TurnWorkerData {
   chatworkBotAccountId?: string;
   workerPollMs?: number;
   outboxReconcileDelayMs?: number;
+  /** The main thread's count of webhooks in flight (`IntakePressure`): the worker's pool holds claims while high. */
+  intakePressure?: { buffer: SharedArrayBuffer; yieldAt: number; maxHoldMs: number };
 }
 
 /** An admin alert a worker raises (the main thread stores it; same shape as `AdminAlerts.raise`). */

@@ -195,3 +195,72 @@ describe('WorkerPool: polling', () => {
     expect(most).toBeGreaterThanOrEqual(3);
   });
 });
+
+describe('WorkerPool: turns wait while the intake answers a burst (holdWhile)', () => {
+  const queue = () => new WorkQueue(tdb.db, { instanceId: 'hold-test', claimTtlMs: 60_000, defaultMaxAttempts: 3 });
+
+  it('claims nothing while the intake is busy; the stored item runs as soon as it is not', async () => {
+    const q = queue();
+    let busy = true;
+    const ran: number[] = [];
+    const pool = new WorkerPool({
+      queue: q,
+      concurrency: 2,
+      pollMs: 20,
+      claimTtlMs: 60_000,
+      logger: silentLogger(),
+      describeError: () => ({ text: 'x', retryable: false }),
+      handlers: {
+        work: async () => {
+          ran.push(Date.now());
+        },
+      },
+      holdWhile: () => busy,
+      maxHoldMs: 5_000,
+    });
+    pool.start();
+    const stored = await q.enqueue({ type: 'work', payload: {}, orderingKey: 'hold', dedupeKey: 'hold-1' });
+    pool.wake({ itemId: stored.id!, orderingKey: 'hold' });
+    await new Promise((r) => setTimeout(r, 150));
+    expect(ran).toHaveLength(0);
+    const calmAt = Date.now();
+    busy = false;
+    const until = Date.now() + 2_000;
+    while (ran.length === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 5));
+    await pool.stop(1000);
+    expect(ran).toHaveLength(1);
+    expect(ran[0]! - calmAt).toBeLessThan(100);
+    const row = await tdb.db.workItem.findUniqueOrThrow({ where: { dedupeKey: 'hold-1' } });
+    expect(row.state).toBe('done');
+  });
+
+  it('never holds longer than maxHoldMs at a time: an intake that stays busy does not starve the turns', async () => {
+    const q = queue();
+    let ranAt = 0;
+    const pool = new WorkerPool({
+      queue: q,
+      concurrency: 1,
+      pollMs: 20,
+      claimTtlMs: 60_000,
+      logger: silentLogger(),
+      describeError: () => ({ text: 'x', retryable: false }),
+      handlers: {
+        work: async () => {
+          ranAt = Date.now();
+        },
+      },
+      holdWhile: () => true,
+      maxHoldMs: 100,
+    });
+    const stored = await q.enqueue({ type: 'work', payload: {}, orderingKey: 'hold', dedupeKey: 'hold-2' });
+    const start = Date.now();
+    pool.start();
+    pool.wake({ itemId: stored.id!, orderingKey: 'hold' });
+    const until = Date.now() + 2_000;
+    while (ranAt === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 5));
+    await pool.stop(1000);
+    expect(ranAt).toBeGreaterThan(0);
+    expect(ranAt - start).toBeGreaterThanOrEqual(90);
+    expect(ranAt - start).toBeLessThan(1_000);
+  });
+});

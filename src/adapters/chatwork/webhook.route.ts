@@ -31,6 +31,8 @@ export interface ChatworkWebhookDeps {
   logger: Logger;
   /** Called with the status of every answer (the service counts them by status). */
   onAnswered?: (status: number) => void;
+  /** Counts the webhooks being answered (from arrival to the connection's close), for `IntakePressure`. */
+  pressure?: { enter(): void; leave(): void };
 }
 
 /** Longest wait for `GET /me` while answering a webhook. */
@@ -197,7 +199,13 @@ export function createChatworkWebhookHandler(deps: ChatworkWebhookDeps): Request
     res: ServerResponse,
     next: (err?: unknown) => void,
   ) => void;
+  const pressure = deps.pressure;
+  const left = pressure ? () => pressure.leave() : undefined;
   return (req, res) => {
+    if (pressure) {
+      pressure.enter();
+      res.once('close', left!);
+    }
     try {
       readRaw(req, res, (err) => {
         if (err) return onReadError(err as { type?: unknown; status?: unknown }, res);
