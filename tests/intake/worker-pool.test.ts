@@ -14,7 +14,7 @@ afterAll(async () => {
 /** A pool over `queue` with a test's loops, poll, claim lifetime and handlers; failures are final, logs silent. */
 function testPool(
   queue: WorkQueue,
-  o: Pick<WorkerPoolOptions, 'concurrency' | 'pollMs' | 'claimTtlMs' | 'handlers'>,
+  o: Pick<WorkerPoolOptions, 'concurrency' | 'pollMs' | 'claimTtlMs' | 'handlers' | 'holdWhile' | 'maxHoldMs'>,
 ): WorkerPool {
   return new WorkerPool({
     ...o,
@@ -203,13 +203,10 @@ describe('WorkerPool: turns wait while the intake answers a burst (holdWhile)', 
     const q = queue();
     let busy = true;
     const ran: number[] = [];
-    const pool = new WorkerPool({
-      queue: q,
+    const pool = testPool(q, {
       concurrency: 2,
       pollMs: 20,
       claimTtlMs: 60_000,
-      logger: silentLogger(),
-      describeError: () => ({ text: 'x', retryable: false }),
       handlers: {
         work: async () => {
           ran.push(Date.now());
@@ -237,13 +234,10 @@ describe('WorkerPool: turns wait while the intake answers a burst (holdWhile)', 
   it('never holds longer than maxHoldMs at a time: an intake that stays busy does not starve the turns', async () => {
     const q = queue();
     let ranAt = 0;
-    const pool = new WorkerPool({
-      queue: q,
+    const pool = testPool(q, {
       concurrency: 1,
       pollMs: 20,
       claimTtlMs: 60_000,
-      logger: silentLogger(),
-      describeError: () => ({ text: 'x', retryable: false }),
       handlers: {
         work: async () => {
           ranAt = Date.now();
