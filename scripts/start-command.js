@@ -12,7 +12,7 @@
 // memory of every thread mapped); and the garbage collector without helper threads (V8's helpers are shared by
 // every thread of the process and run at the main thread's priority, so a worker thread's collections, done there,
 // escaped its lower priority and took CPU from the intake; with the flag each thread collects its own heap at its own
-// priority: the service's CPU per message against the bench's −4.5 %, throughput +10 %, steady-load ack p99 lower,
+// priority: the service's CPU per message against the bench's −4.4 %, throughput +12 %, steady-load ack p99 lower,
 // RSS peak ≈ 8 MB higher; eight runs against eight, README "A tenth sitting").
 const NODE_FLAGS = ['--max-semi-space-size=2', '--liftoff-only', '--heap-growing-percent=50', '--single-threaded-gc'];
 const ENV = { MALLOC_ARENA_MAX: '2' };
