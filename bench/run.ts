@@ -734,7 +734,9 @@ async function main(): Promise<void> {
   await new Promise((r) => svc.child.once('exit', r));
   await cw.close();
   await llm.close();
-  await admin.query(`DROP DATABASE "${dbName}" WITH (FORCE)`);
+  // BENCH_KEEP_DB=1 keeps the run's database for a look at its rows and plans (its name is printed).
+  if (process.env.BENCH_KEEP_DB === '1') console.log(`database kept: ${dbName}`);
+  else await admin.query(`DROP DATABASE "${dbName}" WITH (FORCE)`);
   await admin.end();
   if (embeddedStop) await embeddedStop();
 }

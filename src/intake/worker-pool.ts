@@ -188,7 +188,11 @@ export class WorkerPool {
     let named: bigint | undefined;
     let message: unknown;
     while (this.running) {
-      if (this.opts.holdWhile?.()) await this.hold();
+      if (this.opts.holdWhile?.()) {
+        await this.hold();
+        // Stopped while holding: claim nothing more (the held items stay queued for the next start).
+        if (!this.running) break;
+      }
       let item: ClaimedItem | null = null;
       const completionsBefore = this.completions;
       const polled = named === POLLED;

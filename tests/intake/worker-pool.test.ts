@@ -258,3 +258,31 @@ describe('WorkerPool: turns wait while the intake answers a burst (holdWhile)', 
     expect(ranAt - start).toBeLessThan(1_000);
   });
 });
+
+describe('WorkerPool: stopping while the loops hold back', () => {
+  it('a pool stopped while holding claims nothing more: the held item stays queued for the next start', async () => {
+    const q = new WorkQueue(tdb.db, { instanceId: 'hold-stop', claimTtlMs: 60_000, defaultMaxAttempts: 3 });
+    let ran = 0;
+    const pool = testPool(q, {
+      concurrency: 2,
+      pollMs: 20,
+      claimTtlMs: 60_000,
+      handlers: {
+        work: async () => {
+          ran += 1;
+        },
+      },
+      holdWhile: () => true,
+      maxHoldMs: 5_000,
+    });
+    const stored = await q.enqueue({ type: 'work', payload: {}, orderingKey: 'hold', dedupeKey: 'hold-stop-1' });
+    pool.start();
+    pool.wake({ itemId: stored.id!, orderingKey: 'hold' });
+    await new Promise((r) => setTimeout(r, 50));
+    await pool.stop(1000);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(ran).toBe(0);
+    const row = await tdb.db.workItem.findUniqueOrThrow({ where: { dedupeKey: 'hold-stop-1' } });
+    expect([row.state, row.claimedBy]).toEqual(['queued', null]);
+  });
+});
