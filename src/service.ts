@@ -191,7 +191,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   let pool: TurnPool | null = null;
   const intake = new Intake(queue, (hint) => pool?.wake(hint));
   // Webhooks being answered, shared with the worker threads: while a burst keeps many in flight, turns wait to claim.
-  const intakePressure = new IntakePressure(config.INTAKE_YIELD_AT);
+  const intakePressure = new IntakePressure(config.INTAKE_YIELD_AT, config.INTAKE_YIELD_MAX_MS);
 
   const prompts = loadPrompts(config.PERSONA);
   // Adapters register their senders here (outbox + admin alerts' direct path); `platforms` fills as they start.
@@ -416,11 +416,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
         chatworkBotAccountId: chatworkIdentity?.accountId,
         workerPollMs: o.workerPollMs,
         outboxReconcileDelayMs: o.outboxReconcileDelayMs,
-        intakePressure: {
-          buffer: intakePressure.buffer,
-          yieldAt: intakePressure.yieldAt,
-          maxHoldMs: config.INTAKE_YIELD_MAX_MS,
-        },
+        intakePressure: intakePressure.shared(),
       }),
       senders,
       roomMembers: (roomId) => roomMembersCache.forRoom(roomId),
@@ -445,9 +441,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
       onDatabaseUp: () => alerts.databaseUp(),
       onAbandoned: (count) => raise({ kind: 'work_abandoned', severity: 'warn', facts: { count } }),
       claimNamed: claimNamedBy(runner, queue),
-      ...(intakePressure.yieldAt > 0
-        ? { holdWhile: () => intakePressure.high(), maxHoldMs: config.INTAKE_YIELD_MAX_MS }
-        : {}),
+      ...intakePressure.holdOptions(),
     });
   }
 

@@ -54,13 +54,6 @@ function lowerPriority(by: number, logger: Logger): void {
   }
 }
 
-/** The pool's hold while the main thread answers a burst of webhooks (see `IntakePressure`). */
-function holdForIntake(p: TurnWorkerData['intakePressure']): { holdWhile?: () => boolean; maxHoldMs?: number } {
-  if (!p || p.yieldAt === 0) return {};
-  const pressure = new IntakePressure(p.yieldAt, p.buffer);
-  return { holdWhile: () => pressure.high(), maxHoldMs: p.maxHoldMs };
-}
-
 async function main(): Promise<void> {
   const port = parentPort!;
   const d = workerData as TurnWorkerData;
@@ -180,7 +173,8 @@ async function main(): Promise<void> {
     onDatabaseUp: () => post({ t: 'database', up: true }),
     onAbandoned: (count) => raise({ kind: 'work_abandoned', severity: 'warn', facts: { count } }),
     claimNamed: claimNamedBy(runner, queue),
-    ...holdForIntake(d.intakePressure),
+    // Holds back while the main thread answers a burst of webhooks (its shared count).
+    ...(d.intakePressure ? IntakePressure.from(d.intakePressure).holdOptions() : {}),
   });
 
   let stopping = false;

@@ -6,6 +6,7 @@ import { AppError, type ErrorCode } from '../errors/app-error';
 import type { Logger } from '../observability/logger';
 import type { RoomMember } from '../context/types';
 import type { WakeHint } from './worker-pool';
+import type { SharedIntakePressure } from './intake-pressure';
 
 /** What the composition root drives: the in-process {@link import('./worker-pool').WorkerPool} or worker threads. */
 export interface TurnPool {
@@ -47,7 +48,7 @@ export interface TurnWorkerData {
   workerPollMs?: number;
   outboxReconcileDelayMs?: number;
   /** The main thread's count of webhooks in flight (`IntakePressure`): the worker's pool holds claims while high. */
-  intakePressure?: { buffer: SharedArrayBuffer; yieldAt: number; maxHoldMs: number };
+  intakePressure?: SharedIntakePressure;
 }
 
 /** An admin alert a worker raises (the main thread stores it; same shape as `AdminAlerts.raise`). */

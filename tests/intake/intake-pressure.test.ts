@@ -4,7 +4,7 @@ import { IntakePressure } from '../../src/intake/intake-pressure';
 describe('IntakePressure', () => {
   it('is high from yieldAt webhooks in flight, and never when yieldAt is 0', () => {
     const p = new IntakePressure(3);
-    const off = new IntakePressure(0, p.buffer);
+    const off = new IntakePressure(0, 200, p.buffer);
     p.enter();
     p.enter();
     expect(p.high()).toBe(false);
