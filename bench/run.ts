@@ -343,6 +343,7 @@ async function main(): Promise<void> {
     ...(process.env.WORKER_NICE ? { WORKER_NICE: process.env.WORKER_NICE } : {}),
     // Webhooks in flight from which turns wait to claim (default: the service's own, 16; 0 turns it off).
     ...(process.env.INTAKE_YIELD_AT ? { INTAKE_YIELD_AT: process.env.INTAKE_YIELD_AT } : {}),
+    ...(process.env.INTAKE_YIELD_BUSY ? { INTAKE_YIELD_BUSY: process.env.INTAKE_YIELD_BUSY } : {}),
     // E.g. `--require` of a profiler (flags that NODE_OPTIONS refuses go in BENCH_NODE_FLAGS).
     ...(process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {}),
   });
@@ -581,6 +582,8 @@ async function main(): Promise<void> {
   const answeredPosts = (await Promise.all(burstReplies)).filter((p): p is FakeChatworkPost => !!p);
   const lastAnswer = answeredPosts.length ? Math.max(...answeredPosts.map((p) => p.at)) : performance.now();
   const burstAck = stat(burstSent.acks);
+  if (process.env.BENCH_ACK_DUMP)
+    fs.writeFileSync(process.env.BENCH_ACK_DUMP, JSON.stringify({ acks: burstSent.acks, sentAt: burstSent.sentAt }));
   const burstLag = loopDelay(mainLag);
   const throughput = answeredPosts.length / ((lastAnswer - burstStart) / 1000);
   const burstCpu1 = cpuSnapshot(svc.child.pid!);

@@ -20,6 +20,8 @@ export type SendPlan = { kind: 'paced'; ratePerS: number } | { kind: 'closed'; c
 /** Acknowledgement times (ms), in the deliveries' order; NaN where the delivery failed. */
 export interface SendResult {
   acks: number[];
+  /** When each delivery was sent (ms after the first), in the deliveries' order. */
+  sentAt: number[];
   errors: string[];
 }
 
@@ -81,12 +83,16 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Sends every delivery as the plan says; each acknowledgement is timed from its request to its 200. */
 async function send(port: number, items: Delivery[], plan: SendPlan): Promise<SendResult> {
   const acks: number[] = new Array<number>(items.length).fill(NaN);
+  const sentAt: number[] = new Array<number>(items.length).fill(NaN);
   const errors: string[] = [];
-  const one = (i: number) =>
+  const t0 = performance.now();
+  const one = (i: number) => (
+    (sentAt[i] = performance.now() - t0),
     deliver(port, items[i]!).then(
       (ms) => void (acks[i] = ms),
       (err: Error) => void errors.push(err.message),
-    );
+    )
+  );
   if (plan.kind === 'closed') {
     let next = 0;
     await Promise.all(
@@ -104,7 +110,7 @@ async function send(port: number, items: Delivery[], plan: SendPlan): Promise<Se
     }
     await Promise.all(sends);
   }
-  return { acks, errors };
+  return { acks, sentAt, errors };
 }
 
 /** The sender thread, seen from the bench's main thread. */

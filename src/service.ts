@@ -191,7 +191,12 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   let pool: TurnPool | null = null;
   const intake = new Intake(queue, (hint) => pool?.wake(hint));
   // Webhooks being answered, shared with the worker threads: while a burst keeps many in flight, turns wait to claim.
-  const intakePressure = new IntakePressure(config.INTAKE_YIELD_AT, config.INTAKE_YIELD_MAX_MS);
+  const intakePressure = new IntakePressure(
+    config.INTAKE_YIELD_AT,
+    config.INTAKE_YIELD_MAX_MS,
+    undefined,
+    config.INTAKE_YIELD_BUSY,
+  );
 
   const prompts = loadPrompts(config.PERSONA);
   // Adapters register their senders here (outbox + admin alerts' direct path); `platforms` fills as they start.
@@ -333,6 +338,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     const gateway = new DiscordGateway({
       token: config.DISCORD_BOT_TOKEN!,
       intake,
+      pressure: intakePressure,
       logger,
       defaultOrgId,
       client: o.discordClient,

@@ -130,6 +130,11 @@ export const ZEnv = z.object({
    * burst's acknowledgements get the cores and the database first; 0 turns it off.
    */
   INTAKE_YIELD_AT: z.coerce.number().int().min(0).default(16),
+  /**
+   * The intake thread's event-loop utilisation (0–1), read as webhooks arrive, from which the worker pools also hold
+   * back: a saturated intake thread has few webhooks in flight (the rest wait in the kernel); 0 = the count only.
+   */
+  INTAKE_YIELD_BUSY: z.coerce.number().min(0).max(1).default(0.7),
   INTAKE_YIELD_MAX_MS: z.coerce.number().int().min(1).max(5000).default(200),
   WORK_CLAIM_TTL_MS: z.coerce.number().int().min(1000).default(120000),
   WORK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(3),
