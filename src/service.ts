@@ -190,7 +190,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   });
   let pool: TurnPool | null = null;
   const intake = new Intake(queue, (hint) => pool?.wake(hint));
-  // Webhooks being answered, shared with the worker threads: while a burst keeps many in flight, turns wait to claim.
+  // Shared with the worker threads: while a burst keeps many webhooks in flight, or the intake thread busy, turns wait.
   const intakePressure = new IntakePressure(
     config.INTAKE_YIELD_AT,
     config.INTAKE_YIELD_MAX_MS,

@@ -26,10 +26,10 @@ const BURST_ARRIVALS = 4;
  * every {@link LOAD_WINDOW_MS}; it counts when {@link BURST_ARRIVALS} or more arrived since the last reading). The
  * second matters most in a burst: a saturated intake thread has few webhooks in flight — the rest wait in the
  * kernel's accept queue and socket buffers, where no counter sees them — so in a measured burst the counter stayed
- * under 16 most of the time while the acknowledgements waited 40–80 ms. While
- * either sign holds, the worker pools hold back new claims for a moment (`WorkerPool`'s `holdWhile`), so the
- * intake's inserts and answers get the cores and the database first; turns already running go on, and nothing is
- * lost (every held item is stored and claimed a few milliseconds later).
+ * under 16 most of the time while the acknowledgements waited 40–80 ms. While either sign holds, the worker pools
+ * hold back new claims for a moment (`WorkerPool`'s `holdWhile`), so the intake's inserts and answers get the cores
+ * and the database first; turns already running go on, and nothing is lost (every held item is stored and claimed a
+ * few milliseconds later).
  */
 export class IntakePressure {
   private readonly count: Int32Array;
