@@ -173,7 +173,7 @@ async function main(): Promise<void> {
     onDatabaseUp: () => post({ t: 'database', up: true }),
     onAbandoned: (count) => raise({ kind: 'work_abandoned', severity: 'warn', facts: { count } }),
     claimNamed: claimNamedBy(runner, queue),
-    // Holds back while the main thread answers a burst of webhooks (its shared count).
+    // Holds back while the main thread answers a burst of webhooks (its shared count and load).
     ...(d.intakePressure ? IntakePressure.from(d.intakePressure).holdOptions() : {}),
   });
 

@@ -47,7 +47,7 @@ export interface TurnWorkerData {
   chatworkBotAccountId?: string;
   workerPollMs?: number;
   outboxReconcileDelayMs?: number;
-  /** The main thread's count of webhooks in flight (`IntakePressure`): the worker's pool holds claims while high. */
+  /** The main thread's intake pressure (webhooks in flight, its load): the worker's pool holds claims while high. */
   intakePressure?: SharedIntakePressure;
 }
 

@@ -45,7 +45,7 @@ export interface WorkerPoolOptions {
   /** The user-request handler's claim of a named message ({@link ClaimNamed}); absent: a plain claim by id. */
   claimNamed?: ClaimNamed;
   /**
-   * While this says so (the intake is answering a burst of webhooks: `IntakePressure`), a loop waits before its next
+   * While this says so (the intake is swamped by a burst of webhooks: `IntakePressure`), a loop waits before its next
    * claim, for at most `maxHoldMs` at a time; items already running go on.
    */
   holdWhile?: () => boolean;

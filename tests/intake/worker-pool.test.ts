@@ -24,6 +24,24 @@ function testPool(
   });
 }
 
+/** A pool whose loops hold back while `holdWhile` says so (at most `maxHoldMs`); `onRun` is called per item run. */
+function holdingPool(
+  queue: WorkQueue,
+  o: Pick<WorkerPoolOptions, 'concurrency' | 'holdWhile' | 'maxHoldMs'> & { onRun: () => void },
+): WorkerPool {
+  const { onRun, ...rest } = o;
+  return testPool(queue, {
+    ...rest,
+    pollMs: 20,
+    claimTtlMs: 60_000,
+    handlers: {
+      work: async () => {
+        onRun();
+      },
+    },
+  });
+}
+
 describe('WorkerPool: a worker that lost its claim is told to stop', () => {
   it('a heartbeat that finds the item taken over marks it claimLost while the handler still runs', async () => {
     const queue = new WorkQueue(tdb.db, { instanceId: 'pool-test', claimTtlMs: 300, defaultMaxAttempts: 3 });
@@ -203,15 +221,9 @@ describe('WorkerPool: turns wait while the intake answers a burst (holdWhile)', 
     const q = queue();
     let busy = true;
     const ran: number[] = [];
-    const pool = testPool(q, {
+    const pool = holdingPool(q, {
       concurrency: 2,
-      pollMs: 20,
-      claimTtlMs: 60_000,
-      handlers: {
-        work: async () => {
-          ran.push(Date.now());
-        },
-      },
+      onRun: () => ran.push(Date.now()),
       holdWhile: () => busy,
       maxHoldMs: 5_000,
     });
@@ -234,14 +246,10 @@ describe('WorkerPool: turns wait while the intake answers a burst (holdWhile)', 
   it('never holds longer than maxHoldMs at a time: an intake that stays busy does not starve the turns', async () => {
     const q = queue();
     let ranAt = 0;
-    const pool = testPool(q, {
+    const pool = holdingPool(q, {
       concurrency: 1,
-      pollMs: 20,
-      claimTtlMs: 60_000,
-      handlers: {
-        work: async () => {
-          ranAt = Date.now();
-        },
+      onRun: () => {
+        ranAt = Date.now();
       },
       holdWhile: () => true,
       maxHoldMs: 100,
@@ -263,14 +271,10 @@ describe('WorkerPool: stopping while the loops hold back', () => {
   it('a pool stopped while holding claims nothing more: the held item stays queued for the next start', async () => {
     const q = new WorkQueue(tdb.db, { instanceId: 'hold-stop', claimTtlMs: 60_000, defaultMaxAttempts: 3 });
     let ran = 0;
-    const pool = testPool(q, {
+    const pool = holdingPool(q, {
       concurrency: 2,
-      pollMs: 20,
-      claimTtlMs: 60_000,
-      handlers: {
-        work: async () => {
-          ran += 1;
-        },
+      onRun: () => {
+        ran += 1;
       },
       holdWhile: () => true,
       maxHoldMs: 5_000,
