@@ -1,7 +1,7 @@
 // `npm run proof`: the service (as `npm start` runs it) on fresh databases of its own embedded PostgreSQL,
 // with a fake ChatWork API and a fake model, put through crashes, a database restart and garbage input.
 // Prints one table; exits 1 when a target (nothing lost, nothing doubled, no crash, no 5xx without an
-// error id, nothing stored or executed that should not be) is missed. Sizes: PROOF_* (see README).
+// error id, nothing stored or executed that should not be) is missed. Sizes: PROOF_* (see docs/performance.md).
 import os from 'node:os';
 import { dbRestart } from './db-restart';
 import { fuzzSection } from './fuzz';
@@ -125,7 +125,7 @@ async function sectionD(w: ProofWorld, f: Findings, log: Log): Promise<void> {
     `fresh database (migrations + sample directory) ${s1(r.firstStartMs)}; ` +
       `restart (SIGTERM, start) ×${r.restartMs.length}`,
     `**p50 ${s1(median(r.restartMs))}, max ${s1(Math.max(...r.restartMs))}**`,
-    'a single instance refuses webhooks for this long on every deploy: run two (README)',
+    'a single instance refuses webhooks for this long on every deploy: run two (docs/operations.md)',
   ]);
 }
 
