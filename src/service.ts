@@ -379,8 +379,8 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     );
   }
 
-  // Turns and the other work items run here, in claim loops over the durable work queue. The intake only stores
-  // and wakes (`Intake`): every claim, heartbeat and retry goes through the queue, not through this process.
+  // Turns and the other work items run in this process, in claim loops over the durable work queue. The intake only
+  // stores a message and wakes a loop (`Intake`); claims, heartbeats and retries are the queue's.
   pool = new WorkerPool({
     queue,
     concurrency: config.WORKER_CONCURRENCY,
