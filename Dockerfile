@@ -16,7 +16,7 @@ COPY config ./config
 RUN npm run build && npm prune --omit=dev
 
 FROM node:22-bookworm-slim
-ENV NODE_ENV=production PORT=3000 MALLOC_ARENA_MAX=2
+ENV NODE_ENV=production PORT=3000
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
@@ -25,5 +25,4 @@ COPY --from=build /app/package.json ./
 USER node
 EXPOSE 3000
 HEALTHCHECK --interval=30s --timeout=3s CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
-# The memory and garbage-collector settings of `npm start` (scripts/start-command.js).
-CMD ["node", "--max-semi-space-size=2", "--liftoff-only", "--heap-growing-percent=50", "--single-threaded-gc", "dist/src/main.js"]
+CMD ["node", "dist/src/main.js"]

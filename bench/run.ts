@@ -200,8 +200,8 @@ function statCpuMs(file: string): number {
 interface CpuSnapshot {
   /** The service process, every thread. */
   service: number;
-  /** Its main (intake) thread alone. */
-  intake: number;
+  /** Its main thread alone (JavaScript: intake and turns; the rest is V8's and libuv's helper threads). */
+  mainThread: number;
   /** Every PostgreSQL process on the machine (the bench's database is the only busy one). */
   database: number;
   /** This process: the load, the fake model and the fake ChatWork API. */
@@ -221,7 +221,7 @@ function cpuSnapshot(servicePid: number): CpuSnapshot {
   const own = process.cpuUsage();
   return {
     service: statCpuMs(`/proc/${servicePid}/stat`),
-    intake: statCpuMs(`/proc/${servicePid}/task/${servicePid}/stat`),
+    mainThread: statCpuMs(`/proc/${servicePid}/task/${servicePid}/stat`),
     database,
     bench: (own.user + own.system) / 1000,
   };
@@ -229,14 +229,12 @@ function cpuSnapshot(servicePid: number): CpuSnapshot {
 
 function startServiceProcess(env: Record<string, string>): Promise<{ child: ChildProcess; port: number; ms: number }> {
   const t0 = performance.now();
-  // Exactly as `npm start` runs it: the same node flags and environment (scripts/start-command.js, CommonJS).
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const start = require('../scripts/start-command') as { NODE_FLAGS: string[]; ENV: Record<string, string> };
-  // E.g. BENCH_NODE_FLAGS='--cpu-prof --cpu-prof-dir=/tmp/prof': a CPU profile of every thread of the service.
+  // Exactly as `npm start` runs it (`node scripts/start.js`), with BENCH_NODE_FLAGS added, e.g.
+  // '--cpu-prof --cpu-prof-dir=/tmp/prof' for a CPU profile of the service.
   const extra = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...start.NODE_FLAGS, ...extra, path.join(root, 'scripts', 'start.js')], {
+  const child = spawn(process.execPath, [...extra, path.join(root, 'scripts', 'start.js')], {
     cwd: root,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...start.ENV, ...env },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -335,15 +333,8 @@ async function main(): Promise<void> {
     SENDER_TURNS_PER_DAY: '0',
     SENDER_DAILY_COST_LIMIT_USD: '0',
     ...(process.env.BENCH_WORKERS ? { WORKER_CONCURRENCY: process.env.BENCH_WORKERS } : {}),
-    // The service's database pool per thread (default: the service's own, 10).
+    // The service's database pool (default: the service's own, 10).
     ...(process.env.BENCH_POOL_MAX ? { DATABASE_POOL_MAX: process.env.BENCH_POOL_MAX } : {}),
-    // The service's worker threads (default: the service's own default, 1).
-    ...(process.env.WORKERS ? { WORKERS: process.env.WORKERS } : {}),
-    // How far below the main thread the worker threads run (default: the service's own, 10).
-    ...(process.env.WORKER_NICE ? { WORKER_NICE: process.env.WORKER_NICE } : {}),
-    // Webhooks in flight from which turns wait to claim (default: the service's own, 16; 0 turns it off).
-    ...(process.env.INTAKE_YIELD_AT ? { INTAKE_YIELD_AT: process.env.INTAKE_YIELD_AT } : {}),
-    ...(process.env.INTAKE_YIELD_BUSY ? { INTAKE_YIELD_BUSY: process.env.INTAKE_YIELD_BUSY } : {}),
     // E.g. `--require` of a profiler (flags that NODE_OPTIONS refuses go in BENCH_NODE_FLAGS).
     ...(process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {}),
   });
@@ -610,7 +601,7 @@ async function main(): Promise<void> {
   const perMessage = (k: keyof CpuSnapshot) => (burstCpu1[k] - burstCpu0[k]) / Math.max(1, answeredPosts.length);
   const cpu = {
     serviceMs: perMessage('service'),
-    intakeMs: perMessage('intake'),
+    mainThreadMs: perMessage('mainThread'),
     databaseMs: perMessage('database'),
     benchMs: perMessage('bench'),
     busyCores:
@@ -618,8 +609,9 @@ async function main(): Promise<void> {
   };
   results.burst = { ...(results.burst as object), cpuPerMessage: cpu };
   console.log(
-    `  CPU per message answered in the burst: service ${f(cpu.serviceMs)} ms (its intake thread ${f(cpu.intakeMs)}),` +
-      ` PostgreSQL ${f(cpu.databaseMs)} ms, this bench (load, fake model, fake ChatWork) ${f(cpu.benchMs)} ms;` +
+    `  CPU per message answered in the burst: service ${f(cpu.serviceMs)} ms` +
+      ` (its main thread ${f(cpu.mainThreadMs)}), PostgreSQL ${f(cpu.databaseMs)} ms,` +
+      ` this bench (load, fake model, fake ChatWork) ${f(cpu.benchMs)} ms;` +
       ` ${f(cpu.busyCores)} of ${os.cpus().length} cores busy`,
   );
   fig(

@@ -1,11 +1,12 @@
-import { ConfigError, environment, loadConfig } from './config/env';
+import { ConfigError, environment, loadConfig, retiredVariables } from './config/env';
 import { startService } from './service';
 
 /** `npm start`: validate the environment, start the service, stop cleanly on SIGTERM/SIGINT (≤ 10 s). */
 async function main(): Promise<void> {
+  const env = environment();
   let config;
   try {
-    config = loadConfig(environment());
+    config = loadConfig(env);
   } catch (err) {
     if (err instanceof ConfigError) {
       console.error(err.message);
@@ -14,6 +15,11 @@ async function main(): Promise<void> {
     throw err;
   }
   const service = await startService(config);
+  for (const variable of retiredVariables(env))
+    service.logger.warn(
+      { variable },
+      `${variable} is no longer used (turns run in the service's own process): ignored`,
+    );
   const url = `http://localhost:${service.port}`;
   console.log(`Hisho is listening on ${url} (console: ${url}/console), started in ${service.startupMs} ms`);
   const shutdown = (signal: string) => {

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import path from 'node:path';
 import type { Router } from 'express';
-import { AggregatorRegistry, type MetricObjectWithValues, type MetricValue } from 'prom-client';
 import {
   CHATWORK_WEBHOOK_PATH,
   ChatworkClient,
@@ -23,10 +22,8 @@ import { applyMigrations } from './db/migrate';
 import { createDatabase, type Db } from './db/prisma';
 import { sqlRunner } from './db/sql';
 import { statementCounterFromEnv, type StatementCounter } from './db/statement-counter';
-import { IntakePressure } from './intake/intake-pressure';
 import { Intake } from './intake/intake';
 import { WorkerPool } from './intake/worker-pool';
-import { TurnWorkers, type TurnPool } from './intake/turn-workers';
 import { WorkQueue } from './intake/work-queue';
 import { createLogger, type Logger } from './observability/logger';
 import { createMetrics, type Metrics } from './observability/metrics';
@@ -91,10 +88,8 @@ export interface Service {
   logger: Logger;
   metrics: Metrics;
   queue: WorkQueue;
-  /** The turn workers: this thread's pool (WORKERS=0) or the worker threads. */
-  pool: TurnPool;
-  /** Worker threads running turns (0: turns run in this thread). */
-  workers: number;
+  /** The turns' claim loops over the work queue, in this process. */
+  pool: WorkerPool;
   intake: Intake;
   server: Server;
   port: number;
@@ -135,15 +130,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   }
   const migrations = await applyMigrations(databaseUrl);
   if (migrations.applied.length > 0) logger.info({ applied: migrations.applied }, 'migrations applied');
-  // WORKERS ≥ 1: turns run in worker threads and this thread only takes intake (issue 10). A model given
-  // in-process (tests, the benchmark) cannot cross threads: those turns stay in this thread. The connection
-  // budget DATABASE_POOL_MAX is shared: half for this thread (intake, schedulers), half across the workers.
-  const workerCount = config.WORKERS ?? (config.NODE_ENV === 'test' ? 0 : 1);
-  const workers = workerCount > 0 && !o.llm && !o.now ? workerCount : 0;
-  const half = Math.max(2, Math.ceil(config.DATABASE_POOL_MAX / 2));
-  const mainPoolMax = workers > 0 ? half : config.DATABASE_POOL_MAX;
-  const workerPoolMax = workers > 0 ? Math.max(2, Math.ceil(half / workers)) : 0;
-  const { db, pool: pgPool } = createDatabase({ url: databaseUrl, poolMax: mainPoolMax });
+  const { db, pool: pgPool } = createDatabase({ url: databaseUrl, poolMax: config.DATABASE_POOL_MAX });
   const sql = sqlRunner(db, pgPool);
   metrics.databaseUp.set(1);
 
@@ -188,15 +175,8 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     defaultMaxAttempts: config.WORK_MAX_ATTEMPTS,
     pool: pgPool,
   });
-  let pool: TurnPool | null = null;
+  let pool: WorkerPool | null = null;
   const intake = new Intake(queue, (hint) => pool?.wake(hint));
-  // Shared with the worker threads: while a burst keeps many webhooks in flight, or the intake thread busy, turns wait.
-  const intakePressure = new IntakePressure(
-    config.INTAKE_YIELD_AT,
-    config.INTAKE_YIELD_MAX_MS,
-    undefined,
-    config.INTAKE_YIELD_BUSY,
-  );
 
   const prompts = loadPrompts(config.PERSONA);
   // Adapters register their senders here (outbox + admin alerts' direct path); `platforms` fills as they start.
@@ -326,7 +306,6 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
       logger,
       // Count webhook answers by status (401/400/413/503 show up here, not in turn records).
       onAnswered: (status) => metrics.webhookAcks.inc({ platform: 'chatwork', status: String(status) }),
-      pressure: intakePressure,
     });
     fastRoutes.push({ method: 'POST', path: CHATWORK_WEBHOOK_PATH, handle: webhook });
     // Other spellings of the path (a trailing slash, another case) reach the same handler through express.
@@ -338,7 +317,6 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     const gateway = new DiscordGateway({
       token: config.DISCORD_BOT_TOKEN!,
       intake,
-      pressure: intakePressure,
       logger,
       defaultOrgId,
       client: o.discordClient,
@@ -401,55 +379,21 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     );
   }
 
-  let turnWorkers: TurnWorkers | null = null;
-  if (workers > 0) {
-    pool = turnWorkers = new TurnWorkers({
-      count: workers,
-      data: (index) => ({
-        index,
-        config,
-        databaseUrl,
-        poolMax: workerPoolMax,
-        instanceId: `${instanceId}-w${index}`,
-        // ChatWork posts go out from the worker's own client; Discord and the console stay relayed here.
-        platforms: [...senders.values()]
-          .filter((x) => x.platform !== 'chatwork')
-          .map((x) => ({ platform: x.platform, findPosted: Boolean(x.findPosted) })),
-        chatwork: chatworkClient !== null,
-        // With two or more threads posting, a room's limit is kept by this thread's limiter for all of them.
-        sharedRoomPacing: workers > 1,
-        botNames: [...botNames()],
-        chatworkBotAccountId: chatworkIdentity?.accountId,
-        workerPollMs: o.workerPollMs,
-        outboxReconcileDelayMs: o.outboxReconcileDelayMs,
-        intakePressure: intakePressure.shared(),
-      }),
-      senders,
-      roomMembers: (roomId) => roomMembersCache.forRoom(roomId),
-      paceRoom: chatworkClient ? (roomId) => chatworkClient!.paceRoom(roomId) : undefined,
-      botNames,
-      chatworkBotAccountId: () => chatworkIdentity?.accountId,
-      logger,
-      onAlert: (a) => raise(a as Parameters<AdminAlerts['raise']>[0]),
-      onDatabaseDown: (error) => alerts.databaseDown(error),
-      onDatabaseUp: () => alerts.databaseUp(),
-    });
-  } else {
-    pool = new WorkerPool({
-      queue,
-      concurrency: config.WORKER_CONCURRENCY,
-      logger,
-      pollMs: o.workerPollMs,
-      claimTtlMs: config.WORK_CLAIM_TTL_MS,
-      handlers: workItemHandlers({ runner, notices, critic, summaries, work }),
-      describeError: describeWorkError,
-      onDatabaseDown: (error) => alerts.databaseDown(error),
-      onDatabaseUp: () => alerts.databaseUp(),
-      onAbandoned: (count) => raise({ kind: 'work_abandoned', severity: 'warn', facts: { count } }),
-      claimNamed: claimNamedBy(runner, queue),
-      ...intakePressure.holdOptions(),
-    });
-  }
+  // Turns and the other work items run in this process, in claim loops over the durable work queue. The intake only
+  // stores a message and wakes a loop (`Intake`); claims, heartbeats and retries are the queue's.
+  pool = new WorkerPool({
+    queue,
+    concurrency: config.WORKER_CONCURRENCY,
+    logger,
+    pollMs: o.workerPollMs,
+    claimTtlMs: config.WORK_CLAIM_TTL_MS,
+    handlers: workItemHandlers({ runner, notices, critic, summaries, work }),
+    describeError: describeWorkError,
+    onDatabaseDown: (error) => alerts.databaseDown(error),
+    onDatabaseUp: () => alerts.databaseUp(),
+    onAbandoned: (count) => raise({ kind: 'work_abandoned', severity: 'warn', facts: { count } }),
+    claimNamed: claimNamedBy(runner, queue),
+  });
 
   const app = createApp({
     logger,
@@ -459,12 +403,6 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
       await db.$queryRaw`SELECT 1`;
       return true;
     },
-    scrape: turnWorkers
-      ? async () => {
-          const parts = [await metrics.registry.getMetricsAsJSON(), ...(await turnWorkers.metrics())];
-          return AggregatorRegistry.aggregate(parts as MetricObjectWithValues<MetricValue<string>>[][]).metrics();
-        }
-      : undefined,
     beforeScrape: async () => {
       const depth = await queue.depth();
       metrics.queueDepth.set({ state: 'queued' }, depth.queued ?? 0);
@@ -543,7 +481,6 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
       console: consoleOn,
       llm: llm !== null,
       embedded: embedded !== null,
-      workers,
     },
     'Hisho is up',
   );
@@ -575,7 +512,6 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     metrics,
     queue,
     pool,
-    workers,
     intake,
     server,
     port,

@@ -113,29 +113,8 @@ export const ZEnv = z.object({
   WORK_CONFIRM_POLL_SECONDS: z.coerce.number().int().min(1).max(3600).default(10),
   DEFAULT_USER_LEVEL: z.coerce.number().int().min(1).max(6).default(1),
   // [[WORKERS]]
-  /**
-   * Worker threads that run turns; the main thread only takes webhooks, gateway events and console requests
-   * (and runs the schedulers). 0 = everything in one thread (small installs). Unset: 1, or 0 under
-   * NODE_ENV=test (tests compose the service in their own process).
-   */
-  WORKERS: z.coerce.number().int().min(0).max(16).optional(),
+  /** Work items (turns, notices, background work) this process runs at once. */
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(8),
-  /**
-   * How far below the main thread's CPU priority the worker threads run (Linux niceness, per thread; 0–19): a
-   * webhook arriving while turns keep the cores busy is taken in and acknowledged at once, the turns wait.
-   */
-  WORKER_NICE: z.coerce.number().int().min(0).max(19).default(10),
-  /**
-   * Webhooks in flight from which the worker pools claim no new item (at most INTAKE_YIELD_MAX_MS at a time), so a
-   * burst's acknowledgements get the cores and the database first; 0 turns it off.
-   */
-  INTAKE_YIELD_AT: z.coerce.number().int().min(0).default(16),
-  /**
-   * The intake thread's event-loop utilisation (0–1), read as webhooks arrive, from which the worker pools also hold
-   * back: a saturated intake thread has few webhooks in flight (the rest wait in the kernel); 0 = the count only.
-   */
-  INTAKE_YIELD_BUSY: z.coerce.number().min(0).max(1).default(0.7),
-  INTAKE_YIELD_MAX_MS: z.coerce.number().int().min(1).max(5000).default(200),
   WORK_CLAIM_TTL_MS: z.coerce.number().int().min(1000).default(120000),
   WORK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(3),
   // [[PROACTIVE NOTICES]]
@@ -179,6 +158,17 @@ export const ZEnv = z.object({
 });
 
 export type Env = z.output<typeof ZEnv>;
+
+/**
+ * Variables earlier versions read (worker threads and their tuning) and this one ignores: the service still starts
+ * when one is set, and says so once ({@link retiredVariables}).
+ */
+const RETIRED = ['WORKERS', 'WORKER_NICE', 'INTAKE_YIELD_AT', 'INTAKE_YIELD_BUSY', 'INTAKE_YIELD_MAX_MS'] as const;
+
+/** The retired variables set in an environment (empty strings count as unset), for a warning at start. */
+export function retiredVariables(source: Record<string, string | undefined> = process.env): string[] {
+  return RETIRED.filter((key) => (source[key] ?? '').trim() !== '');
+}
 
 /** Thrown for a bad environment; `message` names every bad variable and never includes its value. */
 export class ConfigError extends Error {

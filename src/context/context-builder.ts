@@ -84,8 +84,8 @@ export interface ContextPrefetch {
   /** The combined statement's rows (history, summary, the SQL sources), as {@link ContextBuilder.build} reads them. */
   rows: Promise<Record<string, unknown>[]>;
   /**
-   * The room's members (names for the persons context; no authority), asked for at the same time: in a worker
-   * thread the list comes from the main thread's cache, a round trip between threads. Absent in a direct chat.
+   * The room's members (names for the persons context; no authority), asked for at the same time (a ChatWork
+   * request when the cache has none for the room). Absent in a direct chat.
    */
   members?: Promise<readonly RoomMember[]>;
 }

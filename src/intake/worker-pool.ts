@@ -44,12 +44,6 @@ export interface WorkerPoolOptions {
   onAbandoned?: (count: number) => void;
   /** The user-request handler's claim of a named message ({@link ClaimNamed}); absent: a plain claim by id. */
   claimNamed?: ClaimNamed;
-  /**
-   * While this says so (the intake is swamped by a burst of webhooks: `IntakePressure`), a loop waits before its next
-   * claim, for at most `maxHoldMs` at a time; items already running go on.
-   */
-  holdWhile?: () => boolean;
-  maxHoldMs?: number;
 }
 
 /**
@@ -90,8 +84,6 @@ export class WorkerPool {
   private lastSweepAt = 0;
   private databaseDown = false;
   private pollTimer: NodeJS.Timeout | null = null;
-  /** The wait of the loops holding back while the intake is busy ({@link hold}). */
-  private holding: Promise<void> | null = null;
 
   constructor(private readonly opts: WorkerPoolOptions) {
     this.types = Object.keys(opts.handlers) as WorkType[];
@@ -188,11 +180,6 @@ export class WorkerPool {
     let named: bigint | undefined;
     let message: unknown;
     while (this.running) {
-      if (this.opts.holdWhile?.()) {
-        await this.hold();
-        // Stopped while holding: claim nothing more (the held items stay queued for the next start).
-        if (!this.running) break;
-      }
       let item: ClaimedItem | null = null;
       const completionsBefore = this.completions;
       const polled = named === POLLED;
@@ -270,19 +257,6 @@ export class WorkerPool {
       }
       ({ named, message } = await this.idle());
     }
-  }
-
-  /**
-   * Waits while `holdWhile` says so, at most `maxHoldMs` (checked every 2 ms). Loops that hold together share one
-   * wait (one timer for the pool, not one per loop).
-   */
-  private hold(): Promise<void> {
-    this.holding ??= (async () => {
-      const until = Date.now() + (this.opts.maxHoldMs ?? 200);
-      while (this.running && this.opts.holdWhile?.() && Date.now() < until) await sleep(2);
-      this.holding = null;
-    })();
-    return this.holding;
   }
 
   /**

@@ -23,9 +23,8 @@ export interface OrgCaches {
 }
 
 /**
- * The per-organisation caches of one thread (the main thread and each worker thread have their own), cleared
- * when any instance or `npm run org:import` / `knowledge:import` notifies a change; `onChange` clears the
- * caller's own (the webhook's room lookup).
+ * The per-organisation caches of one process, cleared when any instance or `npm run org:import` /
+ * `knowledge:import` notifies a change; `onChange` clears the caller's own (the webhook's room lookup).
  */
 export async function startOrgCaches(o: {
   db: Db;

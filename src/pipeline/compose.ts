@@ -1,7 +1,6 @@
 /**
- * The turn pipeline, composed from its stages (context, brain, Guardian, Gate, executor, outbox, recorder): shared
- * by the two composition roots, the service (`src/service.ts`, main thread) and each worker thread
- * (`src/turn-worker.ts`), which loads only this and not the HTTP server, adapters or admin pages.
+ * The turn pipeline, composed from its stages (context, brain, Guardian, Gate, executor, outbox, recorder) for the
+ * service (`src/service.ts`); it loads no HTTP server, adapters or admin pages.
  */
 import type { Env } from '../config/env';
 import { Brain } from '../brain/brain';
@@ -319,7 +318,7 @@ export function composePipeline(p: PipelineInput): Pipeline {
   };
 }
 
-/** The worker pool's handlers by work item type (the main thread's and each worker thread's). */
+/** The worker pool's handlers by work item type. */
 export function workItemHandlers(p: {
   runner: TurnRunner;
   notices: NoticeRunner;
@@ -339,7 +338,7 @@ export function workItemHandlers(p: {
   };
 }
 
-/** The worker pool's claim of a named message: in the turn's first statement (the main thread's and each worker's). */
+/** The worker pool's claim of a named message: in the turn's first statement. */
 export function claimNamedBy(runner: TurnRunner, queue: WorkQueue): ClaimNamed {
   return (id, message, types) =>
     runner.claimNamed(message as InboundMessage, (p, name) => queue.claimByIdCte(p, name, id, types));
@@ -352,7 +351,7 @@ export function describeWorkError(err: unknown): { text: string; retryable: bool
   return { text: safeRedactText(`${app.code}: ${app.message}`) ?? app.code, retryable };
 }
 
-/** The model client (null without a key), the cost guard and the brain (the main thread's and each worker's). */
+/** The model client (null without a key), the cost guard and the brain. */
 export function composeBrain(
   config: Readonly<Env>,
   d: {

@@ -13,8 +13,6 @@ export interface AppDeps {
   ready: () => Promise<boolean>;
   /** Called on each /metrics scrape to refresh gauges. */
   beforeScrape?: () => Promise<void>;
-  /** The exposition text (default: this registry's; with worker threads, theirs merged in). */
-  scrape?: () => Promise<string>;
 }
 
 /** The HTTP surface (SPEC §4): health, readiness, metrics, and the adapters' routers. */
@@ -32,8 +30,7 @@ export function createApp(deps: AppDeps): Express {
   });
   app.get('/metrics', async (_req, res) => {
     await deps.beforeScrape?.().catch(() => undefined);
-    const text = deps.scrape ? await deps.scrape() : await deps.metrics.registry.metrics();
-    res.type(deps.metrics.registry.contentType).send(text);
+    res.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
   });
   for (const r of deps.routers) app.use(r);
   app.get('/', (_req, res) => {
@@ -61,7 +58,7 @@ export interface FastRoute {
 
 /**
  * The server's request listener: a fast route when the method and the path match exactly (express's routing,
- * request decoration and body parser cost the intake thread ≈ 0.2 ms of CPU per webhook), the app otherwise.
+ * request decoration and body parser cost ≈ 0.2 ms of CPU per webhook), the app otherwise.
  */
 export function requestListener(app: Express, fast: readonly FastRoute[]): RequestListener {
   if (fast.length === 0) return app;

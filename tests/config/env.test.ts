@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig } from '../../src/config/env';
+import { ConfigError, loadConfig, retiredVariables } from '../../src/config/env';
 
 describe('loadConfig', () => {
   it('applies the documented defaults when nothing is configured', () => {
@@ -45,6 +45,14 @@ describe('loadConfig', () => {
 
   it('treats empty strings as unset', () => {
     expect(loadConfig({ ANTHROPIC_API_KEY: '  ' }).ANTHROPIC_API_KEY).toBeUndefined();
+  });
+
+  it('accepts the variables of the removed worker threads, and names those set as retired', () => {
+    const old = { WORKERS: '2', WORKER_NICE: '10', INTAKE_YIELD_AT: '16', INTAKE_YIELD_BUSY: '', PORT: '3001' };
+    expect(loadConfig(old).PORT).toBe(3001);
+    expect('WORKERS' in loadConfig(old)).toBe(false);
+    expect(retiredVariables(old)).toEqual(['WORKERS', 'WORKER_NICE', 'INTAKE_YIELD_AT']);
+    expect(retiredVariables({ PORT: '3001', WORKER_CONCURRENCY: '4' })).toEqual([]);
   });
 });
 

@@ -3,7 +3,6 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { START } from '../helpers/process';
 
 const root = path.resolve(__dirname, '..', '..');
 const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
@@ -38,10 +37,10 @@ function privateClone(): string {
     expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
     let dataDir: string | undefined;
     try {
-      const child = spawn(process.execPath, [...START.NODE_FLAGS, 'scripts/start.js'], {
+      const child = spawn(process.execPath, ['scripts/start.js'], {
         cwd: path.join(dir, 'hisho'),
         stdio: ['ignore', 'pipe', 'pipe'],
-        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', LOG_LEVEL: 'info', ...START.ENV },
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', LOG_LEVEL: 'info' },
       });
       let out = '';
       child.stdout.on('data', (d) => {

@@ -12,17 +12,10 @@ export interface ServiceProcess {
   ready: Promise<number>;
 }
 
-/** `npm start`'s node flags and environment (scripts/start-command.js). */
-export const START = require('../../scripts/start-command') as {
-  NODE_FLAGS: string[];
-  ENV: Record<string, string>;
-  startScript: string;
-};
-
 export function runService(env: Record<string, string>, readyMs = 60000): ServiceProcess {
-  const child = spawn(process.execPath, [...START.NODE_FLAGS, 'scripts/start.js'], {
+  const child = spawn(process.execPath, ['scripts/start.js'], {
     cwd: root,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn', ...START.ENV, ...env },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

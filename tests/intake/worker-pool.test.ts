@@ -14,31 +14,13 @@ afterAll(async () => {
 /** A pool over `queue` with a test's loops, poll, claim lifetime and handlers; failures are final, logs silent. */
 function testPool(
   queue: WorkQueue,
-  o: Pick<WorkerPoolOptions, 'concurrency' | 'pollMs' | 'claimTtlMs' | 'handlers' | 'holdWhile' | 'maxHoldMs'>,
+  o: Pick<WorkerPoolOptions, 'concurrency' | 'pollMs' | 'claimTtlMs' | 'handlers'>,
 ): WorkerPool {
   return new WorkerPool({
     ...o,
     queue,
     logger: silentLogger(),
     describeError: () => ({ text: 'x', retryable: false }),
-  });
-}
-
-/** A pool whose loops hold back while `holdWhile` says so (at most `maxHoldMs`); `onRun` is called per item run. */
-function holdingPool(
-  queue: WorkQueue,
-  o: Pick<WorkerPoolOptions, 'concurrency' | 'holdWhile' | 'maxHoldMs'> & { onRun: () => void },
-): WorkerPool {
-  const { onRun, ...rest } = o;
-  return testPool(queue, {
-    ...rest,
-    pollMs: 20,
-    claimTtlMs: 60_000,
-    handlers: {
-      work: async () => {
-        onRun();
-      },
-    },
   });
 }
 
@@ -211,82 +193,5 @@ describe('WorkerPool: polling', () => {
     expect(done).toHaveLength(12);
     // Found by one poll, then the loops that found work woke the others.
     expect(most).toBeGreaterThanOrEqual(3);
-  });
-});
-
-describe('WorkerPool: turns wait while the intake answers a burst (holdWhile)', () => {
-  const queue = () => new WorkQueue(tdb.db, { instanceId: 'hold-test', claimTtlMs: 60_000, defaultMaxAttempts: 3 });
-
-  it('claims nothing while the intake is busy; the stored item runs as soon as it is not', async () => {
-    const q = queue();
-    let busy = true;
-    const ran: number[] = [];
-    const pool = holdingPool(q, {
-      concurrency: 2,
-      onRun: () => ran.push(Date.now()),
-      holdWhile: () => busy,
-      maxHoldMs: 5_000,
-    });
-    pool.start();
-    const stored = await q.enqueue({ type: 'work', payload: {}, orderingKey: 'hold', dedupeKey: 'hold-1' });
-    pool.wake({ itemId: stored.id!, orderingKey: 'hold' });
-    await new Promise((r) => setTimeout(r, 150));
-    expect(ran).toHaveLength(0);
-    const calmAt = Date.now();
-    busy = false;
-    const until = Date.now() + 2_000;
-    while (ran.length === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 5));
-    await pool.stop(1000);
-    expect(ran).toHaveLength(1);
-    expect(ran[0]! - calmAt).toBeLessThan(100);
-    const row = await tdb.db.workItem.findUniqueOrThrow({ where: { dedupeKey: 'hold-1' } });
-    expect(row.state).toBe('done');
-  });
-
-  it('never holds longer than maxHoldMs at a time: an intake that stays busy does not starve the turns', async () => {
-    const q = queue();
-    let ranAt = 0;
-    const pool = holdingPool(q, {
-      concurrency: 1,
-      onRun: () => {
-        ranAt = Date.now();
-      },
-      holdWhile: () => true,
-      maxHoldMs: 100,
-    });
-    const stored = await q.enqueue({ type: 'work', payload: {}, orderingKey: 'hold', dedupeKey: 'hold-2' });
-    const start = Date.now();
-    pool.start();
-    pool.wake({ itemId: stored.id!, orderingKey: 'hold' });
-    const until = Date.now() + 2_000;
-    while (ranAt === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 5));
-    await pool.stop(1000);
-    expect(ranAt).toBeGreaterThan(0);
-    expect(ranAt - start).toBeGreaterThanOrEqual(90);
-    expect(ranAt - start).toBeLessThan(1_000);
-  });
-});
-
-describe('WorkerPool: stopping while the loops hold back', () => {
-  it('a pool stopped while holding claims nothing more: the held item stays queued for the next start', async () => {
-    const q = new WorkQueue(tdb.db, { instanceId: 'hold-stop', claimTtlMs: 60_000, defaultMaxAttempts: 3 });
-    let ran = 0;
-    const pool = holdingPool(q, {
-      concurrency: 2,
-      onRun: () => {
-        ran += 1;
-      },
-      holdWhile: () => true,
-      maxHoldMs: 5_000,
-    });
-    const stored = await q.enqueue({ type: 'work', payload: {}, orderingKey: 'hold', dedupeKey: 'hold-stop-1' });
-    pool.start();
-    pool.wake({ itemId: stored.id!, orderingKey: 'hold' });
-    await new Promise((r) => setTimeout(r, 50));
-    await pool.stop(1000);
-    await new Promise((r) => setTimeout(r, 50));
-    expect(ran).toBe(0);
-    const row = await tdb.db.workItem.findUniqueOrThrow({ where: { dedupeKey: 'hold-stop-1' } });
-    expect([row.state, row.claimedBy]).toEqual(['queued', null]);
   });
 });

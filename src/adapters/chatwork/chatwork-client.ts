@@ -66,21 +66,16 @@ export interface ChatworkClientConfig {
   CHATWORK_TIMEOUT_MS: number;
 }
 
-/**
- * The service's ChatWork client: the main thread's (webhook identity, room members) and each worker thread's (its
- * posts and task calls) are built the same way. Call only when `CHATWORK_API_TOKEN` is set.
- */
+/** The service's ChatWork client, from its configuration. Call only when `CHATWORK_API_TOKEN` is set. */
 export function chatworkClientFrom(
   config: ChatworkClientConfig,
   logger: ChatworkClientOptions['logger'],
-  pacing: Pick<ChatworkClientOptions, 'roomPacer'> = {},
 ): ChatworkClient {
   return new ChatworkClient({
     apiToken: config.CHATWORK_API_TOKEN!,
     baseUrl: config.CHATWORK_API_BASE_URL,
     logger,
     timeoutMs: config.CHATWORK_TIMEOUT_MS,
-    ...pacing,
   });
 }
 
@@ -95,14 +90,6 @@ export class ChatworkClient implements ChatworkTasksApi {
 
   constructor(options: ChatworkClientOptions) {
     this.http = new ChatworkHttp(options);
-  }
-
-  /**
-   * Waits for the room's turn under this client's per-room posting limiter (ms waited): the pacer the worker threads
-   * share when there are two or more (`ChatworkClientOptions.roomPacer`).
-   */
-  paceRoom(roomId: string): Promise<number> {
-    return this.http.paceRoom(roomId);
   }
 
   /** `GET /me`: the bot's own account. */

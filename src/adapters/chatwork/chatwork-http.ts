@@ -19,12 +19,6 @@ export interface ChatworkClientOptions {
   timeoutMs?: number;
   /** Per-room posting limit (messages + tasks). Default 10 per 10 000 ms. */
   roomPostLimit?: { max: number; windowMs: number };
-  /**
-   * Waits until a room may take another post and resolves with the ms it waited: a pacer shared by the clients of
-   * a process's threads (with two or more worker threads, each has a client, and a room's limit is ChatWork's, not
-   * a thread's). Default: this client's own limiter (`roomPostLimit`).
-   */
-  roomPacer?: (roomId: string) => Promise<number>;
   /** Clock in epoch ms (tests). */
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
@@ -73,11 +67,6 @@ export class ChatworkHttp {
     this.rooms = new KeyedWindowLimiter(room.max, room.windowMs, this.timer);
   }
 
-  /** Waits for the room's turn under this client's own per-room limiter; resolves with the ms waited. */
-  paceRoom(roomId: string): Promise<number> {
-    return this.rooms.acquire(roomId);
-  }
-
   /**
    * Sends one API call with retries. A call that is not idempotent (a POST creating a message or a task)
    * is retried only when it surely did not arrive — connection refused, host unresolvable, or 429 — never
@@ -104,7 +93,7 @@ export class ChatworkHttp {
       await this.budget.reserve();
       if (roomLimited !== undefined) {
         // ChatWork's per-room posting limit (A5): a room that had its 10 posts in 10 s waits here, as it must.
-        const pacedMs = await (this.opts.roomPacer ? this.opts.roomPacer(roomLimited) : this.paceRoom(roomLimited));
+        const pacedMs = await this.rooms.acquire(roomLimited);
         if (pacedMs > 0) log.info({ method, path, pacedMs }, 'chatwork.room_paced');
       }
 

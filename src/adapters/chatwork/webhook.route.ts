@@ -31,8 +31,6 @@ export interface ChatworkWebhookDeps {
   logger: Logger;
   /** Called with the status of every answer (the service counts them by status). */
   onAnswered?: (status: number) => void;
-  /** Counts the webhooks being answered (from arrival to the connection's close), for `IntakePressure`. */
-  pressure?: { enter(): void; leave(): void };
 }
 
 /** Longest wait for `GET /me` while answering a webhook. */
@@ -79,7 +77,7 @@ function ignoreReason(hook: Exclude<ChatworkWebhook, { type: 'unknown' }>, botId
  * has stored the message; bodies stay tiny (ChatWork treats > 2,048 bytes as an error).
  *
  * A plain Node handler (no express on the way: the service routes this path to it first, which saves the
- * intake thread ≈ 0.2 ms of CPU per webhook); {@link chatworkWebhookRouter} mounts the same handler in an
+ * service ≈ 0.2 ms of CPU per webhook); {@link chatworkWebhookRouter} mounts the same handler in an
  * express app.
  */
 export function createChatworkWebhookHandler(deps: ChatworkWebhookDeps): RequestListener {
@@ -199,13 +197,7 @@ export function createChatworkWebhookHandler(deps: ChatworkWebhookDeps): Request
     res: ServerResponse,
     next: (err?: unknown) => void,
   ) => void;
-  const pressure = deps.pressure;
-  const left = pressure ? () => pressure.leave() : undefined;
   return (req, res) => {
-    if (pressure) {
-      pressure.enter();
-      res.once('close', left!);
-    }
     try {
       readRaw(req, res, (err) => {
         if (err) return onReadError(err as { type?: unknown; status?: unknown }, res);

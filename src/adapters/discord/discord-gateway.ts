@@ -65,11 +65,6 @@ export interface DiscordGatewayOptions {
   logger: Logger;
   /** Injectable for tests; by default a client with the intents below is created. */
   client?: Client;
-  /**
-   * Counts the gateway's messages being taken in (from the event to the intake's answer), for `IntakePressure`:
-   * turns wait while the intake thread is swamped, whichever platform swamps it.
-   */
-  pressure?: { enter(): void; leave(): void };
   /** Treat reply pings to the bot (without `<@bot>`) as addressing it. Default false. */
   acceptReplyPings?: boolean;
   /** Also request the privileged MessageContent intent (not needed for mention/DM-only use). Default false. */
@@ -198,7 +193,6 @@ export class DiscordGateway {
    */
   async handleMessage(message: GatewayMessage): Promise<void> {
     const ids = { messageId: message.id, roomId: message.channelId };
-    this.opts.pressure?.enter();
     try {
       const botUserId = this.client.user?.id;
       if (!botUserId) {
@@ -222,8 +216,6 @@ export class DiscordGateway {
       );
     } catch (err) {
       this.log.error({ ...ids, error: summarizeError(err) }, 'discord message handling failed');
-    } finally {
-      this.opts.pressure?.leave();
     }
   }
 

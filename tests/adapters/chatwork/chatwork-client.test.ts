@@ -188,34 +188,6 @@ describe('ChatworkClient retries and rate limits', () => {
     expect(JSON.stringify(lines)).not.toContain(TOKEN);
   });
 
-  it('two clients sharing one pacer (two worker threads) keep a room at 10 posts per 10 s together', async () => {
-    // The main thread's client is the pacer; each worker thread's client asks it before every post to a room.
-    const { client: main, timer } = setup();
-    const waits: number[] = [];
-    const roomPacer = async (roomId: string) => {
-      const ms = await main.paceRoom(roomId);
-      waits.push(ms);
-      return ms;
-    };
-    const a = setup({ roomPacer, now: timer.now, sleep: timer.sleep });
-    const b = setup({ roomPacer, now: timer.now, sleep: timer.sleep });
-    a.api.post('/v2/rooms/42/messages').times(11).reply(200, { message_id: '1' });
-    await Promise.all(
-      Array.from({ length: 11 }, (_, i) => (i % 2 === 0 ? a.client : b.client).postMessage('42', `x${i}`)),
-    );
-    // Six and five posts: alone, each client's own limiter would have let all of them go at once (below).
-    expect(waits.sort((x, y) => x - y)).toEqual([...Array<number>(10).fill(0), 10_000]);
-    expect(timer.state.sleeps).toEqual([10_000]);
-
-    const alone = setup();
-    const c = setup({ now: alone.timer.now, sleep: alone.timer.sleep });
-    alone.api.post('/v2/rooms/42/messages').times(11).reply(200, { message_id: '1' });
-    await Promise.all(
-      Array.from({ length: 11 }, (_, i) => (i % 2 === 0 ? alone.client : c.client).postMessage('42', `y${i}`)),
-    );
-    expect(alone.timer.state.sleeps).toEqual([]);
-  });
-
   it('retries a 500 with backoff, then succeeds', async () => {
     const { client, api, timer } = setup();
     api.get('/v2/me').reply(500).get('/v2/me').reply(503).get('/v2/me').reply(200, { account_id: 1, name: 'x' });

@@ -10,7 +10,6 @@ import {
   type DiscordGatewayOptions,
 } from '../../../src/adapters/discord/discord-gateway';
 import type { InboundMessage } from '../../../src/adapters/types';
-import { IntakePressure } from '../../../src/intake/intake-pressure';
 import { ALICE_ID, BOT, BOT_ID, CHANNEL_ID, GUILD_ID, fakeMessage } from './fakes';
 
 /** A logger whose JSON lines are kept for assertions. */
@@ -114,36 +113,6 @@ describe('DiscordGateway', () => {
       expect(resolveRoom).toHaveBeenCalledWith(CHANNEL_ID, GUILD_ID);
       expect(log.text()).toContain('discord message taken in');
       expect(log.text()).not.toContain('秘密');
-    });
-
-    it('counts a message in flight for IntakePressure until the intake has stored it, also when it fails', async () => {
-      const pressure = new IntakePressure(2, 200, undefined, 0);
-      let store!: () => void;
-      const stored = new Promise<void>((r) => {
-        store = r;
-      });
-      let fail = false;
-      await gateway.stop();
-      gateway = makeGateway({
-        pressure,
-        intake: {
-          accept: async () => {
-            await stored;
-            if (fail) throw new Error('database down');
-            return { status: 'accepted' };
-          },
-        },
-      });
-      const content = `<@${BOT_ID}> 資料をお願い`;
-      const first = gateway.handleMessage(fakeMessage({ content, mentioned: [BOT] }));
-      const second = gateway.handleMessage(fakeMessage({ id: '700000000000000077', content, mentioned: [BOT] }));
-      await flush();
-      expect([pressure.inFlight, pressure.high()]).toEqual([2, true]);
-      fail = true;
-      store();
-      await Promise.all([first, second]);
-      expect([pressure.inFlight, pressure.high()]).toEqual([0, false]);
-      expect(log.text()).toContain('discord message handling failed');
     });
 
     it('does not look up the room for messages not addressed to the bot', async () => {
