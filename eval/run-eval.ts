@@ -1,6 +1,6 @@
 /**
  * `npm run eval`: checks the evaluation set offline (registry, zod schemas, Guardian and Gate verdicts,
- * each case's request built by the production code), then — only when ANTHROPIC_API_KEY is set and every
+ * each case's request built by the service's own functions, see world.ts), then — only when ANTHROPIC_API_KEY is set and every
  * check passed — asks the model case by case (concurrency-limited) and reports how it did.
  */
 import { createHash } from 'node:crypto';
@@ -103,7 +103,7 @@ export async function runEval(o: EvalOptions): Promise<EvalOutcome> {
     o.log(
       `offline checks passed: ${cases.length} cases (${checked.proposals} expected proposals validated by the ` +
         "registry's schemas and decided by the real Guardian and AuthorizationGate; every request built by the " +
-        `production ContextBuilder — cacheable prefix ${checked.prefixShare.toFixed(1)}% of request characters ` +
+        `service's own code — cacheable prefix ${checked.prefixShare.toFixed(1)}% of request characters ` +
         'on average).',
     );
     if (!online) {
