@@ -1,7 +1,7 @@
 /**
  * `npm run eval`: checks the evaluation set offline (registry, zod schemas, Guardian and Gate verdicts,
- * each case's request built by the service's own functions, see world.ts), then — only when ANTHROPIC_API_KEY is set and every
- * check passed — asks the model case by case (concurrency-limited) and reports how it did.
+ * each case's request built by the service's own functions, see world.ts), then — only when ANTHROPIC_API_KEY
+ * is set and every check passed — asks the model case by case (concurrency-limited) and reports how it did.
  */
 import { createHash } from 'node:crypto';
 import path from 'node:path';
