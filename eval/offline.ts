@@ -128,7 +128,7 @@ export function decide(
 export function situationProblems(c: EvalCase, p: PreparedCase, registry: ToolRegistry): string[] {
   const problems: string[] = [];
   const at = (label: string) => `${c.file} case ${c.id} (${label})`;
-  const offered = new Set(p.tools.map((t) => t.name));
+  const offered = new Set(p.input.tools.map((t) => t.name));
   for (const e of expectedProposals(c)) {
     const overall = e.confidence;
     const v = decide(

@@ -1,17 +1,17 @@
 /**
  * `npm run eval`: checks the evaluation set offline (registry, zod schemas, Guardian and Gate verdicts,
- * each case's request built by the production code), then — only when ANTHROPIC_API_KEY is set and every
- * check passed — asks the model case by case (concurrency-limited) and reports how it did.
+ * each case's request built by the service's own functions, see world.ts), then — only when ANTHROPIC_API_KEY
+ * is set and every check passed — asks the model case by case (concurrency-limited) and reports how it did.
  */
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { Brain, BrainFailure } from '../src/brain/brain';
+import { Brain, BrainFailure, decisionRequest } from '../src/brain/brain';
 import { AnthropicLlmClient } from '../src/brain/llm-client';
 import { costUsd } from '../src/brain/pricing';
 import { anthropicTool } from '../src/brain/tool-definitions';
 import type { TokenUsage } from '../src/core/llm-usage';
+import { personaNames } from '../src/core/messages';
 import { loadPrompts, type PromptSet } from '../src/brain/prompts';
-import { buildRequest } from '../src/brain/request';
 import { ConfigError, loadConfig, type Env } from '../src/config/env';
 import { asAppError } from '../src/errors/app-error';
 import { MEMBER_ROLES } from '../src/authorization/person-scope';
@@ -25,7 +25,7 @@ import { CaseFileError, loadCases, type EvalCase } from './cases';
 import { decide, situationProblems, structuralProblems } from './offline';
 import { buildReport, formatReport, saveReport, type CaseResult, type RunReport } from './report';
 import { scoreCase, type Observed, type ObservedProposal, type PersonReading } from './score';
-import { EVAL_ORG, openWorld, type PreparedCase, type Slot } from './world';
+import { BOT_NAME, EVAL_ORG, openWorld, type PreparedCase, type Slot } from './world';
 
 const NAMED_PERSON_ROLES: ReadonlySet<string> = new Set(MEMBER_ROLES);
 
@@ -85,13 +85,16 @@ export async function runEval(o: EvalOptions): Promise<EvalOutcome> {
 
   const online = Boolean(config.ANTHROPIC_API_KEY) && !o.offline;
   const concurrency = Math.max(1, Math.min(o.concurrency ?? Number(o.env.EVAL_CONCURRENCY ?? 4), 16));
+  const prompts = loadPrompts(config.PERSONA);
   const world = await openWorld({
     databaseUrl: config.DATABASE_URL,
     slots: Math.min(concurrency, cases.length),
     registry,
+    defaultUserLevel: config.DEFAULT_USER_LEVEL,
+    // The names the service strips from a ChatWork message: the persona's and the bot's display name.
+    botNames: [...personaNames(prompts), BOT_NAME],
   });
   try {
-    const prompts = loadPrompts(config.PERSONA);
     const checked = await checkSituations(cases, world.slots, registry, prompts, config);
     if (checked.problems.length > 0) {
       const headline = `The expected verdicts or situations of ${checked.failing} case(s) do not hold.`;
@@ -100,7 +103,7 @@ export async function runEval(o: EvalOptions): Promise<EvalOutcome> {
     o.log(
       `offline checks passed: ${cases.length} cases (${checked.proposals} expected proposals validated by the ` +
         "registry's schemas and decided by the real Guardian and AuthorizationGate; every request built by the " +
-        `production ContextBuilder — cacheable prefix ${checked.prefixShare.toFixed(1)}% of request characters ` +
+        `service's own code — cacheable prefix ${checked.prefixShare.toFixed(1)}% of request characters ` +
         'on average).',
     );
     if (!online) {
@@ -162,13 +165,7 @@ async function checkSituations(
         share: 0,
       };
     }
-    const req = buildRequest({
-      prompts,
-      ctx: p.ctx,
-      tools: p.tools,
-      model: config.ANTHROPIC_MODEL,
-      maxTokens: config.LLM_MAX_TOKENS,
-    });
+    const req = decisionRequest(prompts, p.input, config.ANTHROPIC_MODEL, config.LLM_MAX_TOKENS);
     // The cacheable prefix is the tools and the whole (stable) system block; everything else is in the messages.
     const prefix = JSON.stringify(req.tools).length + req.system.reduce((n, b) => n + b.text.length, 0);
     const total = prefix + JSON.stringify(req.messages).length;
@@ -220,7 +217,7 @@ async function askModel(
     let calls = 0;
     let retries: string[] = [];
     try {
-      const d = await brain.decide({ ctx: p.ctx, tools: p.tools });
+      const d = await brain.decide(p.input);
       ({ usage, calls, retries } = sumCalls(d.calls, d.retries));
       observed = await observe(d.output, p, registry);
     } catch (err) {

@@ -1,14 +1,18 @@
 /**
  * The evaluation world: a throwaway PostgreSQL database per worker slot, holding the evaluation
  * directory, into which each case's situation (history, tasks, goals, memories) is written before its
- * request is built by the production code — turn prelude, ContextBuilder, tool filter, request builder.
+ * request is built by the service's own functions — the ChatWork webhook's message (`chatworkInbound`) or
+ * the Discord adapter's (`toInbound`), the turn prelude, the turn's context (`turnContext`), the brain's
+ * input (`brainInput`) and request (`decisionRequest`). tests/eval/service-parity.test.ts holds the eval's
+ * requests to the service's, byte for byte.
  */
 import { createHash } from 'node:crypto';
-import { parseMentions, stripChatworkMarkup } from '../src/adapters/chatwork/markup';
+import { parseChatworkWebhook } from '../src/adapters/chatwork/webhook.schema';
+import { chatworkInbound } from '../src/adapters/chatwork/webhook.route';
 import { toInbound } from '../src/adapters/discord/to-inbound';
 import type { InboundMessage } from '../src/adapters/types';
-import { audienceOf, loadDirectory, withReferencedTasks, type Actor, type Directory } from '../src/authorization';
-import type { ToolSpec } from '../src/brain/tool-definitions';
+import { loadDirectory, withReferencedTasks, type Actor, type Directory } from '../src/authorization';
+import type { DecideInput } from '../src/brain/brain';
 import { ContextBuilder } from '../src/context/context-builder';
 import { TURN_CONTEXT_SOURCES } from '../src/context/sources';
 import type { TurnContext } from '../src/context/types';
@@ -18,8 +22,8 @@ import { SqlParams, sqlRunner, type Sql } from '../src/db/sql';
 import type { GuardianPolicy } from '../src/guardian';
 import { silentLogger } from '../src/observability/logger';
 import { importDirectoryFile } from '../src/org/import-directory';
-import { offeredTools } from '../src/pipeline/proposal-stage';
-import { senderProfile } from '../src/pipeline/turn-runner';
+import { brainInput } from '../src/pipeline/proposal-stage';
+import { turnContext } from '../src/pipeline/turn-runner';
 import { botMessageCte, userMessageCte } from '../src/state/conversation-log';
 import { TurnStore } from '../src/state/turn-store';
 import type { ToolRegistry } from '../src/tools/registry';
@@ -38,8 +42,8 @@ export interface PreparedCase {
   msg: InboundMessage;
   actor: Actor;
   ctx: TurnContext;
-  /** Capability tools offered to this sender (as the proposal stage gives them to the brain). */
-  tools: ToolSpec[];
+  /** What the brain is given for the first decision (context, tools offered and restricted), as in the service. */
+  input: Required<Pick<DecideInput, 'ctx' | 'tools' | 'restricted'>>;
   directory: Directory;
   /** The organisation's policies with machine rules (Guardian priority 4). */
   policies: GuardianPolicy[];
@@ -67,7 +71,15 @@ export function seededId(caseId: string, ref: string): string {
 }
 
 /** Opens `slots` databases cloned from one template that holds the migrated schema and the directory. */
-export async function openWorld(opts: { databaseUrl?: string; slots: number; registry: ToolRegistry }): Promise<World> {
+export async function openWorld(opts: {
+  databaseUrl?: string;
+  slots: number;
+  registry: ToolRegistry;
+  /** The level of a sender the directory gives none (the service's DEFAULT_USER_LEVEL). */
+  defaultUserLevel: number;
+  /** Names people address the bot by (the persona's and the ChatWork display name), as the webhook strips them. */
+  botNames: readonly string[];
+}): Promise<World> {
   const server = await scratchServer({ databaseUrl: opts.databaseUrl, prefix: 'hisho-eval' });
   const stamp = `hisho_eval_${Date.now().toString(36)}_${process.pid}`;
   const opened: { db: Db; end: () => Promise<void> }[] = [];
@@ -89,7 +101,7 @@ export async function openWorld(opts: { databaseUrl?: string; slots: number; reg
           await pool.end();
         },
       });
-      slots.push(new DbSlot(db, sqlRunner(db, pool), opts.registry));
+      slots.push(new DbSlot(db, sqlRunner(db, pool), opts));
     }
     return { slots, close: () => closeAll(opened, server) };
   } catch (err) {
@@ -133,7 +145,7 @@ class DbSlot implements Slot {
   constructor(
     private readonly db: Db,
     private readonly sql: Sql,
-    private readonly registry: ToolRegistry,
+    private readonly o: { registry: ToolRegistry; defaultUserLevel: number; botNames: readonly string[] },
   ) {
     this.store = new TurnStore(sql);
     this.builder = new ContextBuilder({
@@ -151,27 +163,23 @@ class DbSlot implements Slot {
     const [platform, roomId] = splitRoom(c.room);
     const room = await this.db.room.findUnique({ where: { platform_externalId: { platform, externalId: roomId } } });
     const who = await this.sender(c, platform);
-    const msg = inbound(c, {
+    const from = {
       platform,
       roomId,
       accountId: who.accountId,
       name: who.name,
-      now,
       roomKnown: room !== null,
       authority: room?.authority,
-    });
-    const taskIds = await this.seed(c, msg, who.memberId, now);
-    const prelude = await this.store.open(msg, `reply:eval:${c.id}`, { defaultLevel: 1, now });
+      botNames: this.o.botNames,
+    };
+    const msg = inbound(c, c.message, { ...from, now });
+    // Earlier messages of the person are stored as the service stores them: the text its adapter made.
+    const earlier = (text: string, sentAt: Date) => inbound(c, text, { ...from, now: sentAt }).text;
+    const taskIds = await this.seed(c, msg, who.memberId, now, earlier);
+    const prelude = await this.store.open(msg, `reply:eval:${c.id}`, { defaultLevel: this.o.defaultUserLevel, now });
     const actor = prelude.actor;
-    const sender = senderProfile(msg, actor, prelude.profile);
-    const ctx = await this.builder.build({
-      msg,
-      sender,
-      room: { platform, roomId, name: null, authority: actor.roomAuthority },
-      audience: audienceOf(actor),
-      now,
-    });
-    const tools = offeredTools(actor, this.registry);
+    const ctx = await turnContext(this.builder, { msg, actor, profile: prelude.profile, now });
+    const input = brainInput(ctx, actor, this.o.registry);
     const policies = ctx.policies
       .filter((p) => p.rule !== undefined && p.rule !== null)
       .map((p) => ({ id: p.id, title: p.title, rule: p.rule as GuardianPolicy['rule'] }));
@@ -182,7 +190,7 @@ class DbSlot implements Slot {
       msg,
       actor,
       ctx,
-      tools,
+      input,
       // The owners of the case's tasks join the directory, as the proposal stage adds those a call names.
       directory: await withReferencedTasks(
         this.db,
@@ -223,6 +231,7 @@ class DbSlot implements Slot {
     msg: InboundMessage,
     senderId: string | null,
     now: Date,
+    earlier: (text: string, sentAt: Date) => string,
   ): Promise<Record<string, string>> {
     const base = { orgId: EVAL_ORG, platform: msg.platform, roomId: msg.roomId, accountId: msg.senderAccountId };
     // The history goes in through the conversation log's fragments, as production stores it.
@@ -232,7 +241,7 @@ class DbSlot implements Slot {
       return 'user' in h
         ? userMessageCte(p, `h${i}`, {
             ...base,
-            text: inboundText(c, msg.platform, h.user),
+            text: earlier(h.user, sentAt),
             platformMessageId: `eval-h${i}`,
             sentAt,
           })
@@ -290,14 +299,12 @@ class DbSlot implements Slot {
   }
 }
 
-/** A ChatWork body as the TO button writes it: `[To:bot]Hishoさん` (no さん in English) and a line break. */
-function chatworkBody(c: EvalCase, text: string): string {
-  return `[To:${BOT_ACCOUNT}]${BOT_NAME}${c.lang === 'ja' ? 'さん' : ''}\n${text}`;
-}
-
-/** The text the adapter stores for an earlier message of the person (history as production keeps it). */
-function inboundText(c: EvalCase, platform: string, text: string): string {
-  return platform === 'chatwork' ? stripChatworkMarkup(chatworkBody(c, text)) : text;
+/**
+ * A ChatWork body as the TO button writes it, whatever language the person then types (PLATFORMS.md):
+ * `[To:bot]Hishoさん` and a line break.
+ */
+function chatworkBody(text: string): string {
+  return `[To:${BOT_ACCOUNT}]${BOT_NAME}さん\n${text}`;
 }
 
 function splitRoom(room: string): ['chatwork' | 'discord', string] {
@@ -306,11 +313,13 @@ function splitRoom(room: string): ['chatwork' | 'discord', string] {
 }
 
 /**
- * The message as the platform delivers it and the adapter turns it into an InboundMessage: on ChatWork
- * the TO button's `[To:bot]Hishoさん` line (no さん in English), on Discord a leading `<@bot>` mention.
+ * The message as the platform delivers it, turned into an InboundMessage by the adapter's own code: on ChatWork
+ * a `mention_to_me` delivery whose body starts with the TO button's `[To:bot]Hishoさん` line, read by the
+ * webhook's schema and `chatworkInbound`; on Discord a leading `<@bot>` mention, read by `toInbound`.
  */
 function inbound(
   c: EvalCase,
+  text: string,
   o: {
     platform: 'chatwork' | 'discord';
     roomId: string;
@@ -319,6 +328,7 @@ function inbound(
     now: Date;
     roomKnown: boolean;
     authority?: string;
+    botNames: readonly string[];
   },
 ): InboundMessage {
   const platformMessageId = `eval-${createHash('sha1').update(c.id).digest('hex').slice(0, 12)}`;
@@ -326,7 +336,7 @@ function inbound(
     const m = toInbound(
       {
         id: platformMessageId,
-        content: `<@${BOT_DISCORD_ID}> ${c.message}`,
+        content: `<@${BOT_DISCORD_ID}> ${text}`,
         channelId: o.roomId,
         guildId: '1',
         createdTimestamp: o.now.getTime(),
@@ -342,18 +352,22 @@ function inbound(
     if (!m) throw new CaseSetupError(c.id, 'the Discord adapter would ignore this message');
     return m;
   }
-  const raw = chatworkBody(c, c.message);
-  return {
-    platform: 'chatwork',
-    orgId: EVAL_ORG,
-    roomId: o.roomId,
-    senderAccountId: o.accountId,
-    text: stripChatworkMarkup(raw),
-    rawText: raw,
-    mentions: parseMentions(raw),
-    platformMessageId,
-    sentAt: o.now.toISOString(),
-    // The ChatWork adapter treats a room missing from the directory as public (R-A5).
-    ...(o.roomKnown ? {} : { roomAuthority: 'public' as const }),
-  };
+  const sent = Math.floor(o.now.getTime() / 1000);
+  const delivery = parseChatworkWebhook({
+    webhook_setting_id: 'eval',
+    webhook_event_type: 'mention_to_me',
+    webhook_event_time: sent,
+    webhook_event: {
+      from_account_id: Number(o.accountId),
+      to_account_id: Number(BOT_ACCOUNT),
+      message_id: platformMessageId,
+      room_id: Number(o.roomId),
+      body: chatworkBody(text),
+      send_time: sent,
+      update_time: 0,
+    },
+  });
+  if (!delivery.success || delivery.data.type === 'unknown')
+    throw new CaseSetupError(c.id, `ChatWork would not deliver this message (${JSON.stringify(delivery)})`);
+  return chatworkInbound(delivery.data, { orgId: EVAL_ORG, roomListed: o.roomKnown, botNames: o.botNames });
 }

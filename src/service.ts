@@ -16,7 +16,7 @@ import { createConsoleRouter } from './adapters/console/console.route';
 import type { Env } from './config/env';
 import { type LlmClient } from './brain/llm-client';
 import { loadPrompts } from './brain/prompts';
-import { personaMessage } from './core/messages';
+import { personaMessage, personaNames } from './core/messages';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded-postgres';
 import { applyMigrations } from './db/migrate';
 import { createDatabase, type Db } from './db/prisma';
@@ -220,8 +220,8 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   });
   // Names people address the bot by: the persona's, and the ChatWork display name once GET /me answered.
   let chatworkIdentity: ChatworkBotIdentity | null = null;
-  const personaNames = personaMessage(prompts, 'bot.names', 'ja').split(',');
-  const botNames = () => (chatworkIdentity?.name ? [...personaNames, chatworkIdentity.name] : personaNames);
+  const names = personaNames(prompts);
+  const botNames = () => (chatworkIdentity?.name ? [...names, chatworkIdentity.name] : names);
   const critique: CritiqueInput | undefined = llm
     ? {
         reviewer: new Reviewer({ llm, models: costGuard }),

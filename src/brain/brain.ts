@@ -1,7 +1,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { AppError } from '../errors/app-error';
 import type { TurnContext } from '../context/types';
-import type { LlmClient, LlmResponse } from './llm-client';
+import type { LlmClient, LlmRequest, LlmResponse } from './llm-client';
 import { parseModelOutput } from './output';
 import { costUsd } from './pricing';
 import { type PromptSet } from './prompts';
@@ -77,15 +77,7 @@ export class Brain {
     let maxTokensRetryUsed = false;
 
     for (;;) {
-      const req = buildRequest({
-        prompts: this.opts.prompts,
-        ctx: input.ctx,
-        tools: input.tools,
-        restricted: input.restricted,
-        model,
-        maxTokens,
-        continuation,
-      });
+      const req = decisionRequest(this.opts.prompts, { ...input, continuation }, model, maxTokens);
       let res: LlmResponse;
       try {
         res = await this.opts.llm.create(req);
@@ -137,6 +129,27 @@ export class Brain {
       continuation = [...continuation, ...guidanceTurns(this.opts.prompts, res.content, parsed.problem, parsed.detail)];
     }
   }
+}
+
+/**
+ * The Messages API request of one decision, from the brain's input: the one place it is built, for the service
+ * and for the evaluation set (`eval/`), so the evaluation measures what the service sends.
+ */
+export function decisionRequest(
+  prompts: PromptSet,
+  input: Pick<DecideInput, 'ctx' | 'tools' | 'restricted' | 'continuation'>,
+  model: string,
+  maxTokens: number,
+): LlmRequest {
+  return buildRequest({
+    prompts,
+    ctx: input.ctx,
+    tools: input.tools,
+    restricted: input.restricted,
+    model,
+    maxTokens,
+    continuation: input.continuation,
+  });
 }
 
 /** Appends the bad answer and a correction, keeping tool_use/tool_result pairing valid. */

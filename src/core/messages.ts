@@ -70,6 +70,11 @@ export function fill(template: string, vars: Record<string, string | number | un
   return template.replace(/\{\{(\w+)\}\}/g, (_, k: string) => String(vars[k] ?? ''));
 }
 
+/** The names people address the bot by in the persona (「Hisho」, 「秘書」 …), for stripping the addressee. */
+export function personaNames(p: PersonaMessages): string[] {
+  return personaMessage(p, 'bot.names', 'ja').split(',');
+}
+
 /** A persona message by key and language (falls back to Japanese, then to the INTERNAL error message). */
 export function personaMessage(
   p: PersonaMessages,

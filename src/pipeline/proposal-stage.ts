@@ -102,7 +102,7 @@ export class ProposalStage {
 
   /** Names of offered capabilities above this sender's level (the context says so; the Gate refuses them). */
   restrictedFor(actor: Actor): string[] {
-    return toolsAboveActor(actor, this.d.registry.all()).map((t) => t.name);
+    return restrictedTools(actor, this.d.registry);
   }
 
   /** Asks the brain, then runs what it proposes (a brain failure is a persona error reply). */
@@ -110,7 +110,7 @@ export class ProposalStage {
     const { ctx, actor } = input;
     let decision: BrainDecision;
     try {
-      decision = await this.d.brain.decide({ ctx, tools: this.toolsFor(actor), restricted: this.restrictedFor(actor) });
+      decision = await this.d.brain.decide(brainInput(ctx, actor, this.d.registry));
     } catch (err) {
       return this.brainFailure(err, ctx);
     }
@@ -161,9 +161,7 @@ export class ProposalStage {
       continuation = nextStep(continuation, current, results);
       try {
         current = await this.d.brain.decide({
-          ctx,
-          tools: this.toolsFor(actor),
-          restricted: this.restrictedFor(actor),
+          ...brainInput(ctx, actor, this.d.registry),
           continuation,
           purpose: `step_${step + 1}`,
         });
@@ -510,6 +508,23 @@ export class ProposalStage {
  */
 export function offeredTools(actor: Actor, registry: Pick<ToolRegistry, 'all'>): ToolSpec[] {
   return offeredToolsForActor(actor, registry.all());
+}
+
+/** Names of offered capabilities above this sender's level (the context says so; the Gate refuses them). */
+export function restrictedTools(actor: Actor, registry: Pick<ToolRegistry, 'all'>): string[] {
+  return toolsAboveActor(actor, registry.all()).map((t) => t.name);
+}
+
+/**
+ * What the brain is given for a turn's decision: the context, the capabilities offered to this sender and those
+ * they may not use. The one place it is put together, for the service and the evaluation set (`eval/`).
+ */
+export function brainInput(
+  ctx: TurnContext,
+  actor: Actor,
+  registry: Pick<ToolRegistry, 'all'>,
+): { ctx: TurnContext; tools: ToolSpec[]; restricted: string[] } {
+  return { ctx, tools: offeredTools(actor, registry), restricted: restrictedTools(actor, registry) };
 }
 
 export function execTrail(exec: ExecutionResult): CallExecution {

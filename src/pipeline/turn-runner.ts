@@ -301,9 +301,7 @@ export class TurnRunner {
     prelude: TurnPrelude,
     prefetched: ContextPrefetch | null,
   ): Promise<TurnContext> {
-    const sender = senderProfile(msg, actor, prelude.profile);
-    const room = { platform: msg.platform, roomId: msg.roomId, name: null, authority: actor.roomAuthority };
-    return this.d.contextBuilder.build({ msg, sender, room, audience: audienceOf(actor), now: this.now(), prefetched });
+    return turnContext(this.d.contextBuilder, { msg, actor, profile: prelude.profile, now: this.now(), prefetched });
   }
 
   /** The pending action the person asked to change, as context for the brain's new proposal. */
@@ -488,6 +486,26 @@ function replyTo(msg: InboundMessage, text: string): OutboundReply {
       accountName: msg.senderName,
     },
   };
+}
+
+/**
+ * A turn's context for the brain: the sender as the brain sees them, the room, the audience the actor's room and
+ * level give. The one place it is put together, for the service and the evaluation set (`eval/`).
+ */
+export function turnContext(
+  builder: Pick<ContextBuilder, 'build'>,
+  t: {
+    msg: InboundMessage;
+    actor: Actor;
+    profile: TurnPrelude['profile'];
+    now: Date;
+    prefetched?: ContextPrefetch | null;
+  },
+): Promise<TurnContext> {
+  const { msg, actor } = t;
+  const sender = senderProfile(msg, actor, t.profile);
+  const room = { platform: msg.platform, roomId: msg.roomId, name: null, authority: actor.roomAuthority };
+  return builder.build({ msg, sender, room, audience: audienceOf(actor), now: t.now, prefetched: t.prefetched });
 }
 
 /** The sender as the brain sees them: directory facts for members, the platform's name otherwise. */

@@ -23,6 +23,8 @@ export interface FakeAnthropicServer {
   /** TCP connections opened to it so far (a keep-alive client opens one for calls in a row). */
   readonly connections: number;
   readonly requests: MessagesRequest[];
+  /** The bodies of `requests` exactly as they arrived (the bytes, decoded as UTF-8). */
+  readonly bodies: string[];
   close(): Promise<void>;
 }
 
@@ -126,6 +128,7 @@ export async function startFakeAnthropicServer(
   o: FakeAnthropicServerOptions = {},
 ): Promise<FakeAnthropicServer> {
   const requests: MessagesRequest[] = [];
+  const bodies: string[] = [];
   let count = 0;
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -142,7 +145,8 @@ export async function startFakeAnthropicServer(
             { type: 'error', error: { type: 'authentication_error', message: 'missing key' } },
             { 'x-should-retry': 'false' },
           );
-        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as MessagesRequest;
+        const raw = Buffer.concat(chunks).toString('utf8');
+        const body = JSON.parse(raw) as MessagesRequest;
         if (['temperature', 'top_p', 'top_k'].some((k) => k in body)) {
           return json(
             res,
@@ -155,7 +159,10 @@ export async function startFakeAnthropicServer(
           );
         }
         const n = ++count;
-        if (o.record !== false) requests.push(body);
+        if (o.record !== false) {
+          requests.push(body);
+          bodies.push(raw);
+        }
         const answer = await respond(body, n);
         const delay = o.delayMs?.() ?? 0;
         if (delay > 0) await new Promise((r) => setTimeout(r, delay));
@@ -220,6 +227,7 @@ export async function startFakeAnthropicServer(
       return connections;
     },
     requests,
+    bodies,
     close: () =>
       new Promise((r) => {
         server.closeAllConnections();

@@ -72,6 +72,33 @@ function ignoreReason(hook: Exclude<ChatworkWebhook, { type: 'unknown' }>, botId
 }
 
 /**
+ * The message a delivery carries, as the pipeline reads it: the text without markup, the answer without the
+ * addressee (`[To:9999]Hishoさん`; `botNames` are the names people address the bot by), the mentions. The one
+ * place it is made, for the webhook and the evaluation set (`eval/`).
+ */
+export function chatworkInbound(
+  hook: Exclude<ChatworkWebhook, { type: 'unknown' }>,
+  o: { orgId: string; roomListed: boolean; botNames: readonly string[] },
+): InboundMessage {
+  const ev = hook.event;
+  return {
+    platform: 'chatwork',
+    orgId: o.orgId,
+    roomId: String(ev.room_id),
+    senderAccountId: String(hook.type === 'mention_to_me' ? hook.event.from_account_id : hook.event.account_id),
+    text: stripChatworkMarkup(ev.body),
+    rawText: ev.body,
+    answerText: chatworkAnswerText(ev.body, o.botNames),
+    mentions: parseMentions(ev.body),
+    replyTo: parseReplyTo(ev.body)?.messageId,
+    platformMessageId: ev.message_id,
+    sentAt: new Date(ev.send_time * 1000).toISOString(),
+    // A room that is not in the directory (a guest room, an outside contact's DM) is public (R-A5).
+    ...(o.roomListed ? {} : { roomAuthority: 'public' as const }),
+  };
+}
+
+/**
  * `POST /webhooks/chatwork` (R-A2). Order: raw body → signature on the raw bytes → JSON → schema →
  * filters → durable intake → 200. ChatWork never retries, so 200 is answered only after the intake
  * has stored the message; bodies stay tiny (ChatWork treats > 2,048 bytes as an error).
@@ -140,26 +167,11 @@ export function createChatworkWebhookHandler(deps: ChatworkWebhookDeps): Request
     const reason = ignoreReason(hook, deps.getBotAccountId());
     if (reason) return ignore(msgIds, reason, reason === 'bot_account_unknown' ? 'warn' : 'info');
 
-    const ev = hook.event;
     try {
       const roomOrg = await deps.resolveOrgId(msgIds.roomId);
       const orgId = roomOrg ?? deps.defaultOrgId();
       if (!orgId) return ignore(msgIds, 'no_organisation', 'warn');
-      const msg: InboundMessage = {
-        platform: 'chatwork',
-        orgId,
-        roomId: msgIds.roomId,
-        senderAccountId: String(hook.type === 'mention_to_me' ? hook.event.from_account_id : hook.event.account_id),
-        text: stripChatworkMarkup(ev.body),
-        rawText: ev.body,
-        answerText: chatworkAnswerText(ev.body, deps.getBotNames?.() ?? []),
-        mentions: parseMentions(ev.body),
-        replyTo: parseReplyTo(ev.body)?.messageId,
-        platformMessageId: ev.message_id,
-        sentAt: new Date(ev.send_time * 1000).toISOString(),
-        // A room that is not in the directory (a guest room, an outside contact's DM) is public (R-A5).
-        ...(roomOrg ? {} : { roomAuthority: 'public' as const }),
-      };
+      const msg = chatworkInbound(hook, { orgId, roomListed: roomOrg !== null, botNames: deps.getBotNames?.() ?? [] });
       const { status } = await deps.intake.accept(msg);
       log.info({ ...msgIds, orgId, status }, 'chatwork.webhook.accepted');
       ok(res);
