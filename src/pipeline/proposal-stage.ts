@@ -43,6 +43,7 @@ import {
   type ConfirmReason,
   type Decided,
   type DecisionFacts,
+  type ModelDraft,
   type ProposalTrail,
   type TurnDecision,
 } from './turn-decision';
@@ -140,7 +141,10 @@ export class ProposalStage {
     let current = input.decision;
     for (let step = 1; ; step++) {
       const out = current.output;
-      if (out.type !== 'tool_call') return this.answer(ctx, out, this.base(r), summary(r.trail) ?? undefined);
+      if (out.type !== 'tool_call') {
+        const draft = { continuation, content: current.assistantContent };
+        return this.answer(ctx, out, this.base(r), summary(r.trail) ?? undefined, draft);
+      }
       if (step > this.d.stepBudget) {
         return {
           ...this.base(r),
@@ -347,13 +351,15 @@ export class ProposalStage {
   /**
    * The brain's words (a text or a question) as the turn's reply, after the constitution check on its
    * reasoning. `decided`: what the turn already is (a tool turn's summary, a confirmed action's report),
-   * which wins over the plain reply labels; without it the answer is a `reply` or a `clarify`.
+   * which wins over the plain reply labels; without it the answer is a `reply` or a `clarify`. `draft`: the
+   * turn's steps and the model's answer as sent (the reply's claims check may ask it to write again).
    */
   answer(
     ctx: TurnContext,
     output: Exclude<BrainOutput, { type: 'tool_call' }>,
     facts: DecisionFacts,
     decided?: Decided,
+    draft: ModelDraft = { continuation: [], content: null },
   ): TurnDecision {
     const meta = checkBrainOutputMeta(output.reasoning, output.confidence, this.d.guardianConfig);
     if (meta.action === 'BLOCK') {
@@ -370,7 +376,9 @@ export class ProposalStage {
       };
     }
     const clarify = output.type === 'clarification_needed';
-    const reply = clarify ? { text: output.question, options: numberedOptions(output.options) } : { text: output.text };
+    const reply = clarify
+      ? { text: output.question, options: numberedOptions(output.options), written: draft }
+      : { text: output.text, written: draft };
     if (decided) return { ...facts, ...decided, reply } as TurnDecision;
     return {
       ...facts,
