@@ -22,6 +22,7 @@ import type { Db } from '../db/prisma';
 import { asAppError } from '../errors/app-error';
 import {
   checkBrainOutputMeta,
+  checkReplyClaims,
   evaluateProposal,
   type GuardianConfig,
   type GuardianPolicy,
@@ -310,8 +311,15 @@ export class ProposalStage {
       c.reason === 'guardian' ? verdict.reasonCode : c.reason === 'gate' ? auth.reasonCode : 'S_CHANGE_RECONFIRM';
     const confirmationType = c.reason === 'guardian' ? (verdict.confirmationType ?? 'single') : 'single';
     const tool = this.d.registry.meta(c.proposal.toolName);
+    // The model's summary of a call that has not run may not say it was done (issue 29): asked without it.
+    const claimed = checkReplyClaims(c.proposal.summary ?? '', new Set());
+    const claimCheck =
+      claimed.action === 'ALLOW'
+        ? null
+        : { reasonCode: claimed.reasonCode, claims: claimed.claims.map((x) => x.text), corrected: 'dropped' };
+    if (claimCheck) this.d.metrics.replyClaimCorrections.inc({ decision: 'CONFIRM', outcome: 'dropped' });
     const question = confirmationQuestion(this.d.prompts, {
-      proposal: c.proposal,
+      proposal: claimCheck ? { ...c.proposal, summary: undefined } : c.proposal,
       tool,
       effect: c.effect,
       lang: ctx.language,
@@ -343,7 +351,12 @@ export class ProposalStage {
       guardian: { action: verdict.action, reasonCode: verdict.reasonCode },
       auth: { result: auth.result, reasonCode: auth.reasonCode },
       reply: { text: question.text, title: question.title },
-      notes: { dropped: c.dropped, confirmationType, ...(r.modifying ? { modifies: r.modifying.id } : {}) },
+      notes: {
+        dropped: c.dropped,
+        confirmationType,
+        ...(r.modifying ? { modifies: r.modifying.id } : {}),
+        ...(claimCheck ? { claimCheck } : {}),
+      },
       ask: { by: c.reason, confirmationType, pending },
     };
   }
