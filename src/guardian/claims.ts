@@ -79,11 +79,11 @@ export const CLAIM_PATTERNS: Readonly<Record<ClaimKind, readonly RegExp[]>> = {
     ...en('scheduled|set|created|set\\s+up', 'reminder'),
     /\bI(?:'ll|\s+will)\s+remind\b/gi,
   ],
+  // Not 「止めた」「停止しました」: the bot says so itself when a rule stopped a call (「ルールで止めたので」).
   cancel: [
-    suru('取り消', 'キャンセル', '中止', '停止', '削除', '解除'),
+    suru('取り消', 'キャンセル', '中止', '削除', '解除'),
     verb('取り消し', '取り消し'),
     verb('取りやめ', '取りやめ'),
-    verb('止め', '止め'),
     ...en('cancell?ed|stopped|deleted|removed|called\\s+off'),
   ],
   remember: [
