@@ -43,6 +43,7 @@ export const announce = defineTool({
     messageId: z.string().optional(),
   }),
   effects: ['chatwork.post'],
+  effectKind: 'send_message',
   risk: 'high',
   requiresConfirmation: false,
   requiredLevel: 2,

@@ -74,6 +74,7 @@ export const startGoalSetting = defineTool({
   }),
   output: z.object({ goal: goalView, alreadyCreated: z.boolean(), nextQuestions: z.array(z.string()) }),
   effects: ['db.goal_create'],
+  effectKind: 'create_goal',
   risk: 'none',
   requiredLevel: 1,
   paramRoles: { target_date: 'date' },
@@ -131,6 +132,7 @@ export const reportGoalProgress = defineTool({
   }),
   output: z.object({ goal: goalView }),
   effects: ['db.goal_update'],
+  effectKind: 'update',
   risk: 'none',
   requiredLevel: 1,
   paramRoles: { note: 'text' },
@@ -240,6 +242,7 @@ export const breakGoalIntoTasks = defineTool({
     tasks: z.array(z.object({ id: z.string(), title: z.string(), due: z.string().nullable() })),
   }),
   effects: ['db.task_create'],
+  effectKind: 'create_task',
   risk: 'none',
   requiredLevel: 1,
   describe: async (input, ctx) => {

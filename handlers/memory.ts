@@ -84,6 +84,7 @@ export const saveMemory = defineTool({
     alreadySaved: z.boolean(),
   }),
   effects: ['db.memory_create'],
+  effectKind: 'remember',
   risk: 'none',
   requiredLevel: 1,
   // About someone else: asked first; an organisation fact: level 3+ or asked first (the gate's table).
@@ -236,6 +237,7 @@ export const deleteMemory = defineTool({
   }),
   output: z.object({ deleted: z.number().int(), notDeleted: z.number().int(), notDeletedIds: z.array(z.string()) }),
   effects: ['db.memory_delete'],
+  effectKind: 'forget',
   risk: 'high',
   requiredLevel: 1,
   paramRoles: { memory_ids: 'deletion' },

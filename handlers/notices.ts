@@ -41,6 +41,7 @@ export const setNoticePreference = defineTool({
     'stop the morning digest',
   ],
   effects: ['db.notice_preference'],
+  effectKind: 'update',
   risk: 'none',
   requiredLevel: 1,
   input: z.object({

@@ -27,6 +27,7 @@ export const startWork = defineTool({
     'Optional limits: steps, USD, minutes.',
   triggerExamples: ['来週の定例の準備をしておいて', '新人研修の資料を下書きして担当を割り振っておいて'],
   effects: ['db.work_create'],
+  effectKind: 'start',
   risk: 'none',
   requiredLevel: 2,
   paramRoles: { goal: 'text' },
@@ -178,6 +179,7 @@ export const cancelWork = defineTool({
     'unfinished). Only the requester or an executive may.',
   triggerExamples: ['定例の準備はもうやめて', 'さっき頼んだ作業キャンセルして'],
   effects: ['db.work_update'],
+  effectKind: 'cancel',
   risk: 'none',
   requiredLevel: 1,
   input: z.object({
@@ -232,6 +234,7 @@ export const saveArtifact = defineTool({
     'the report). Full text in `body`, not in replies.',
   triggerExamples: ['定例のアジェンダを下書きとして保存して', '議事録の要約を保存しておいて'],
   effects: ['db.artifact_write'],
+  effectKind: 'save',
   risk: 'none',
   requiredLevel: 2,
   paramRoles: { title: 'text', body: 'text' },

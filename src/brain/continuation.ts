@@ -75,3 +75,27 @@ export function confirmedActionContinuation(a: ConfirmedAction): Continuation {
     { role: 'user', content: [resultBlock(a.result), { type: 'text', text: a.note }] },
   ];
 }
+
+/**
+ * The continuation that asks the model to write an answer again: the turn so far, the answer as the model
+ * gave it (`content`; or, when only its text is known, that text), then the note — as the result of its
+ * `reply` call, so tool_use / tool_result pairing stays valid.
+ */
+export function rejectedAnswerContinuation(
+  before: Continuation,
+  answer: { content: readonly Anthropic.Messages.ContentBlock[] | null; text: string },
+  note: string,
+): Continuation {
+  const uses = (answer.content ?? []).filter((b): b is Anthropic.Messages.ToolUseBlock => b.type === 'tool_use');
+  if (!answer.content || uses.length === 0) {
+    return [...before, { role: 'assistant', content: answer.text }, { role: 'user', content: note }];
+  }
+  return [
+    ...before,
+    { role: 'assistant', content: answer.content as Anthropic.Messages.ContentBlockParam[] },
+    {
+      role: 'user',
+      content: uses.map((u) => ({ type: 'tool_result' as const, tool_use_id: u.id, is_error: true, content: note })),
+    },
+  ];
+}

@@ -7,6 +7,23 @@
 export type PersonRole =
   'target_user' | 'assignee' | 'reminder_target' | 'memory_subject' | 'task' | 'recipients' | 'person';
 
+/**
+ * What a successful call of a tool lets the reply say happened (「登録しました」「送りました」…): the
+ * Guardian's claim table (guardian/claims.ts) has the phrases of each kind. Every tool with effects declares one.
+ */
+export type EffectKind =
+  | 'create_task'
+  | 'create_goal'
+  | 'complete'
+  | 'remind'
+  | 'cancel'
+  | 'remember'
+  | 'forget'
+  | 'send_message'
+  | 'update'
+  | 'start'
+  | 'save';
+
 /** How dangerous a capability is (Guardian priority 3). */
 export type Risk = 'none' | 'medium' | 'high' | 'critical';
 
@@ -18,6 +35,8 @@ export interface ToolMeta {
   name: string;
   /** Effects such as `db.task_create`, `chatwork.post`; empty = read-only. */
   effects: readonly string[];
+  /** What a successful call lets the reply claim was done; required when `effects` is not empty. */
+  effectKind?: EffectKind;
   risk: Risk;
   /** Minimum sender level 1..6 (default 2). */
   requiredLevel: number;

@@ -15,6 +15,8 @@ export { evaluateProposal, proposalRules } from './evaluate-proposal';
 export type { EvaluateProposalInput, GuardianTurnContext } from './evaluate-proposal';
 export { checkBrainOutputMeta, checkReplyText, neutraliseMentions } from './check-reply';
 export type { ReplyCheckResult } from './check-reply';
+export { CLAIM_PATTERNS, checkReplyClaims } from './claims';
+export type { ClaimCheckResult, ClaimKind, UnsupportedClaim } from './claims';
 export { resolveDate } from './resolve-date';
 export type { ResolvedDate } from './resolve-date';
 export { normaliseParameters } from './normalise-params';

@@ -103,6 +103,10 @@ export const REASON_CODES = {
     action: 'MODIFY',
     description: 'Mass or raw mention markup in the reply was neutralised.',
   },
+  G_REPLY_UNSUPPORTED_CLAIM: {
+    action: 'MODIFY',
+    description: 'The reply said something was done that no call executed in this turn: it was written again.',
+  },
 } as const satisfies Record<string, ReasonCodeInfo>;
 
 /** A Guardian reason code. */

@@ -13,6 +13,11 @@ export interface Metrics {
   queueDepth: Gauge<'state'>;
   webhookAcks: Counter<'platform' | 'status'>;
   constitutionViolations: Counter<'reason_code'>;
+  /**
+   * Replies that said something was done which did not run in their turn, written again (issue 29), by the
+   * turn's decision and how they were corrected (rewritten by the model, or the persona's fallback text).
+   */
+  replyClaimCorrections: Counter<'decision' | 'outcome'>;
   /** Turns refused by a per-sender budget, by limit (minute, day, cost). */
   senderBudgetRefusals: Counter<'limit'>;
   /** Messages from senders not in the directory (DMs, unlisted rooms), answered without the model. */
@@ -91,6 +96,12 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Metrics 
       name: 'hisho_constitution_violations_total',
       help: 'Constitution violations detected',
       labelNames: ['reason_code'],
+      registers: r,
+    }),
+    replyClaimCorrections: new Counter({
+      name: 'hisho_reply_claim_corrections_total',
+      help: 'Replies that claimed an action the turn did not execute, written again (G_REPLY_UNSUPPORTED_CLAIM)',
+      labelNames: ['decision', 'outcome'],
       registers: r,
     }),
     senderBudgetRefusals: new Counter({

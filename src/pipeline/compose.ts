@@ -216,7 +216,7 @@ export function composePipeline(p: PipelineInput): Pipeline {
           every: config.SUMMARY_EVERY_MESSAGES,
         })
       : null;
-  const replies = new ReplyComposer({ prompts, guardianConfig });
+  const replies = new ReplyComposer({ prompts, guardianConfig, brain, tools: registry, metrics, logger });
   const runner = new TurnRunner({
     store: new TurnStore(sql, { budget: senderBudget, summaries: conversationSummaries ?? undefined }),
     contextBuilder,

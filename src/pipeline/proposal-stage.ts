@@ -22,6 +22,7 @@ import type { Db } from '../db/prisma';
 import { asAppError } from '../errors/app-error';
 import {
   checkBrainOutputMeta,
+  checkReplyClaims,
   evaluateProposal,
   type GuardianConfig,
   type GuardianPolicy,
@@ -43,6 +44,7 @@ import {
   type ConfirmReason,
   type Decided,
   type DecisionFacts,
+  type ModelDraft,
   type ProposalTrail,
   type TurnDecision,
 } from './turn-decision';
@@ -140,7 +142,10 @@ export class ProposalStage {
     let current = input.decision;
     for (let step = 1; ; step++) {
       const out = current.output;
-      if (out.type !== 'tool_call') return this.answer(ctx, out, this.base(r), summary(r.trail) ?? undefined);
+      if (out.type !== 'tool_call') {
+        const draft = { continuation, content: current.assistantContent };
+        return this.answer(ctx, out, this.base(r), summary(r.trail) ?? undefined, draft);
+      }
       if (step > this.d.stepBudget) {
         return {
           ...this.base(r),
@@ -304,8 +309,15 @@ export class ProposalStage {
       c.reason === 'guardian' ? verdict.reasonCode : c.reason === 'gate' ? auth.reasonCode : 'S_CHANGE_RECONFIRM';
     const confirmationType = c.reason === 'guardian' ? (verdict.confirmationType ?? 'single') : 'single';
     const tool = this.d.registry.meta(c.proposal.toolName);
+    // The model's summary of a call that has not run may not say it was done (issue 29): asked without it.
+    const claimed = checkReplyClaims(c.proposal.summary ?? '', new Set());
+    const claimCheck =
+      claimed.action === 'ALLOW'
+        ? null
+        : { reasonCode: claimed.reasonCode, claims: claimed.claims.map((x) => x.text), corrected: 'dropped' };
+    if (claimCheck) this.d.metrics.replyClaimCorrections.inc({ decision: 'CONFIRM', outcome: 'dropped' });
     const question = confirmationQuestion(this.d.prompts, {
-      proposal: c.proposal,
+      proposal: claimCheck ? { ...c.proposal, summary: undefined } : c.proposal,
       tool,
       effect: c.effect,
       lang: ctx.language,
@@ -337,7 +349,12 @@ export class ProposalStage {
       guardian: { action: verdict.action, reasonCode: verdict.reasonCode },
       auth: { result: auth.result, reasonCode: auth.reasonCode },
       reply: { text: question.text, title: question.title },
-      notes: { dropped: c.dropped, confirmationType, ...(r.modifying ? { modifies: r.modifying.id } : {}) },
+      notes: {
+        dropped: c.dropped,
+        confirmationType,
+        ...(r.modifying ? { modifies: r.modifying.id } : {}),
+        ...(claimCheck ? { claimCheck } : {}),
+      },
       ask: { by: c.reason, confirmationType, pending },
     };
   }
@@ -345,13 +362,15 @@ export class ProposalStage {
   /**
    * The brain's words (a text or a question) as the turn's reply, after the constitution check on its
    * reasoning. `decided`: what the turn already is (a tool turn's summary, a confirmed action's report),
-   * which wins over the plain reply labels; without it the answer is a `reply` or a `clarify`.
+   * which wins over the plain reply labels; without it the answer is a `reply` or a `clarify`. `draft`: the
+   * turn's steps and the model's answer as sent (the reply's claims check may ask it to write again).
    */
   answer(
     ctx: TurnContext,
     output: Exclude<BrainOutput, { type: 'tool_call' }>,
     facts: DecisionFacts,
     decided?: Decided,
+    draft: ModelDraft = { continuation: [], content: null },
   ): TurnDecision {
     const meta = checkBrainOutputMeta(output.reasoning, output.confidence, this.d.guardianConfig);
     if (meta.action === 'BLOCK') {
@@ -368,7 +387,9 @@ export class ProposalStage {
       };
     }
     const clarify = output.type === 'clarification_needed';
-    const reply = clarify ? { text: output.question, options: numberedOptions(output.options) } : { text: output.text };
+    const reply = clarify
+      ? { text: output.question, options: numberedOptions(output.options), written: draft }
+      : { text: output.text, written: draft };
     if (decided) return { ...facts, ...decided, reply } as TurnDecision;
     return {
       ...facts,

@@ -1,5 +1,7 @@
 import type { ReplyOption } from '../adapters/types';
 import type { AuthDecision, AuthReasonCode } from '../authorization';
+import type { BrainDecision } from '../brain/brain';
+import type { Continuation } from '../brain/continuation';
 import type { SenderBudgetCode } from '../brain/sender-budget';
 import type { LlmCallRecord } from '../core/llm-usage';
 import type { BrainOutput, Confidence, Reasoning } from '../core/proposal';
@@ -50,6 +52,14 @@ export interface ReplyDraft {
   options?: ReplyOption[];
   /** A heading (confirmation questions on Discord and the console). */
   title?: string;
+  /** Set when the model wrote `text`: how to ask it to write it again (the reply's claims check, reply.ts). */
+  written?: ModelDraft;
+}
+
+/** A reply the model wrote: the turn's steps before it and its answer as sent (null: only its text is known). */
+export interface ModelDraft {
+  continuation: Continuation;
+  content: BrainDecision['assistantContent'] | null;
 }
 
 /** The Guardian's verdict as recorded (for a turn with proposals: the strictest of them). */

@@ -213,10 +213,14 @@ export class TurnRunner {
     // nothing.
     const ahead = this.d.shadowMode ? undefined : (taken ?? this.d.outbox.takeAhead(replyKeyOf(item), item));
     const step = await this.d.confirmations.answer({ msg, session, ctx, item, actor });
-    if (step.kind === 'decided') return { decision: this.d.replies.compose(step.decision, ctx.language), ahead };
+    if (step.kind === 'decided') {
+      const reported = await this.d.replies.honest(step.decision, ctx);
+      return { decision: this.d.replies.compose(reported, ctx.language), ahead };
+    }
     if (step.modifying) ctx.sections.push(this.changeRequest(step.modifying));
 
-    const decision = await this.d.proposals.think({ ctx, actor, item, modifying: step.modifying });
+    const thought = await this.d.proposals.think({ ctx, actor, item, modifying: step.modifying });
+    const decision = await this.d.replies.honest(thought, ctx);
     const composed = this.d.replies.compose(decision, ctx.language);
     const asked = decision.kind === 'confirm' ? await this.d.confirmations.open(composed, ctx.language) : composed;
     const budgeted = await this.clarificationBudget(key, session, asked, ctx.language);

@@ -20,6 +20,8 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodType>(
     throw new Error(`tool ${def.name}: requiredLevel must be 0..6`);
   const schema = z.toJSONSchema(def.input, { target: 'draft-2020-12' }) as { type?: string };
   if (schema.type !== 'object') throw new Error(`tool ${def.name}: input schema must be an object`);
+  if (def.effects.length > 0 && !def.effectKind)
+    throw new Error(`tool ${def.name}: a tool with effects declares its effectKind (what a reply may say it did)`);
   if (def.triggerExamples.length === 0) throw new Error(`tool ${def.name}: give at least one trigger example`);
   return {
     ...def,

@@ -1,9 +1,10 @@
 import { DEFAULT_CONFIDENTIAL_WORDS, REASON_CODES, defaultGuardianConfig, severityOf } from '../../src/guardian';
-import { REPLY_CASES, SCENARIOS } from './scenarios';
+import { CLAIM_CASES, REPLY_CASES, SCENARIOS } from './scenarios';
 
 describe('reason codes (R-G1)', () => {
   it('every reason code is exercised by the decision tables', () => {
-    const covered = new Set([...SCENARIOS.map((s) => s.code), ...REPLY_CASES.map((c) => c[3])]);
+    const claimCodes = CLAIM_CASES.map((c) => (c[2].length > 0 ? 'G_REPLY_UNSUPPORTED_CLAIM' : 'G_REPLY_OK'));
+    const covered = new Set([...SCENARIOS.map((s) => s.code), ...REPLY_CASES.map((c) => c[3]), ...claimCodes]);
     expect(Object.keys(REASON_CODES).filter((c) => !covered.has(c))).toEqual([]);
     expect([...covered].filter((c) => !(c in REASON_CODES))).toEqual([]);
   });

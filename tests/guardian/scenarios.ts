@@ -3,6 +3,7 @@
  * Used by evaluate-proposal.test.ts and the reason-code coverage test.
  */
 import type { GuardianAction } from '../../src/guardian';
+import type { EffectKind } from '../../src/core/tool-meta';
 import { members, policy, type Case } from './fixtures';
 
 export interface Scenario {
@@ -474,4 +475,47 @@ export const REPLY_CASES: [string, string, 'ALLOW' | 'BLOCK' | 'MODIFY', string,
   ['<@123>', '<@123456789012345678> さん', 'MODIFY', 'G_REPLY_MARKUP_NEUTRALISED', `<@${ZWSP}123456789012345678> さん`],
   ['<@&role>', '<@&987> の皆さん', 'MODIFY', 'G_REPLY_MARKUP_NEUTRALISED', `<@${ZWSP}&987> の皆さん`],
   ['security beats markup', '[toall] 年収一覧', 'BLOCK', 'G_CONFIDENTIAL', null],
+];
+
+/** Claims check (issue 29): [reply, kinds that ran in the turn, the claims nothing supports]. */
+export const CLAIM_CASES: [string, EffectKind[], string[]][] = [
+  // Claims with nothing run: every kind, Japanese and English.
+  ['田中太郎さんに『議事録の清書』のタスクを登録しました！', [], ['登録しました']],
+  ['タスクを作成しました。', [], ['作成しました']],
+  ['『週報』のタスクを作っておいたウル！', [], ['作っておいた']],
+  ['皆さんに送りました', [], ['送りました']],
+  ['田中さんに伝えておきました', [], ['伝えておきました']],
+  ['通知を設定しました', [], ['設定しました']],
+  ['タスクを完了にしました', [], ['完了にしました']],
+  ['覚えたウル！', [], ['覚えた']],
+  ['明日9時にリマインドします', [], ['リマインドします']],
+  ['リマインダーを取り消したウル', [], ['取り消した']],
+  ['対応しました🐺', [], ['対応しました']],
+  ["I've created the task for Tanaka.", [], ["I've created"]],
+  ['I sent the announcement to everyone.', [], ['I sent']],
+  ['The reminder has been scheduled for 9:00.', [], ['reminder has been scheduled']],
+  ["Done! I'll remind you tomorrow.", [], ['Done', "I'll remind"]],
+  ['I have set up the task and reminded Tanaka.', [], ['I have set up']],
+  ['Task registered.', [], ['Task registered']],
+  // Not claims: offers, questions, conditions, negations, descriptions.
+  ['登録しますか？', [], []],
+  ['登録しましたか？', [], []],
+  ['登録できませんでした', [], []],
+  ['登録していません', [], []],
+  ['まだ登録していないウル。上長に相談してほしいウル', [], []],
+  ['登録しましたら、お知らせください', [], []],
+  ['田中さんが登録したタスクは3件です', [], []],
+  ['リマインドしますか？', [], []],
+  ['Shall I set up a reminder?', [], []],
+  ["I couldn't create the task: your level does not allow it.", [], []],
+  ['I have not created anything yet.', [], []],
+  ['Would you like me to send it?', [], []],
+  // Supported by what ran; a claim of another kind still is not.
+  ['田中太郎さんに『議事録の清書』のタスクを登録しました！', ['create_task'], []],
+  ["I've created the task for Tanaka.", ['create_task'], []],
+  ['覚えたウル！', ['remember'], []],
+  ['リマインダーを登録しました', ['remind'], []],
+  ['対応しました', ['complete'], []],
+  ['タスクを登録して、田中さんにも伝えました', ['create_task'], ['伝えました']],
+  ['タスクを登録しました', ['send_message'], ['登録しました']],
 ];

@@ -11,6 +11,7 @@ const echo = defineTool({
   description: 'echo',
   triggerExamples: ['echo'],
   effects: ['test.echo'],
+  effectKind: 'save',
   risk: 'none',
   input: z.object({ v: z.string() }),
   output: z.object({ v: z.string() }),

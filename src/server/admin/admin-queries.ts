@@ -263,7 +263,8 @@ export async function lastRuns(
 
 /**
  * Constitution audits (seed 003 §4.8.1–4.8.2): turns whose reasoning is short (< 50 characters), claims
- * permissions, or asserts execution; a tool executed without a Guardian verdict or without an
+ * permissions, or asserts execution (in its reasoning, or a reply claiming an action the turn did not run,
+ * corrected before it was sent: `notes.claimCheck`); a tool executed without a Guardian verdict or without an
  * AuthorizationGate result (a layer skipped); and blocked constitution violations.
  */
 export async function constitutionAudits(
@@ -274,7 +275,8 @@ export async function constitutionAudits(
   const rows = await sql<Record<string, unknown>>(
     `WITH t AS (
        SELECT id, "createdAt", decision, "reasonCode", "guardianAction", "authResult", proposals, "memberId", "roomId",
-              coalesce(reasoning::text, '') AS r, length(coalesce(reasoning->>'intent_understanding', '')) AS r_len
+              coalesce(reasoning::text, '') AS r, length(coalesce(reasoning->>'intent_understanding', '')) AS r_len,
+              "contextSummary"->'notes' ? 'claimCheck' AS claimed
        FROM turn_records
        WHERE "createdAt" >= $1::timestamptz AT TIME ZONE 'UTC' AND kind = 'user_request' AND model IS NOT NULL),
      runs AS (SELECT t.id, bool_or(coalesce(p->'guardian'->>'action', '') = '') AS no_guardian,
@@ -284,7 +286,7 @@ export async function constitutionAudits(
        SELECT id, "createdAt", decision, "reasonCode", "memberId", "roomId", array_remove(ARRAY[
          CASE WHEN r_len < 50 THEN 'short_reasoning' END,
          CASE WHEN r ~ '(権限がある|アクセスできる|見せてよい|許可されている)' THEN 'permission_claim' END,
-         CASE WHEN r ~ '(実行します|実行する)' THEN 'asserts_execution' END,
+         CASE WHEN r ~ '(実行します|実行する)' OR claimed THEN 'asserts_execution' END,
          CASE WHEN "reasonCode" LIKE 'G_CONSTITUTION%'
            OR proposals::text LIKE '%G_CONSTITUTION%' THEN 'violation_blocked' END,
          CASE WHEN runs.no_guardian THEN 'guardian_skipped' END,
