@@ -289,7 +289,14 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     orgInfo,
     now: o.now,
   });
-  const buttonAnswer = createButtonAnswers({ states, intake, logger, now: o.now });
+  const buttonAnswer = createButtonAnswers({
+    states,
+    intake,
+    prompts,
+    logger,
+    timezone: config.BOT_TIMEZONE,
+    now: o.now,
+  });
 
   // Adapters.
   const routers: Router[] = [];

@@ -40,6 +40,7 @@ describe('confirmation buttons on Discord → the confirmation flow (real state,
           return { status: 'accepted' };
         },
       },
+      prompts,
       logger: silentLogger(),
       now: () => clock,
     });

@@ -6,8 +6,8 @@
  * Button acknowledgement design: for a well-formed key the very first thing done with the interaction
  * is `deferUpdate()` — before `onButton` or any other I/O — so the 3-second rule holds however slow
  * `onButton` is. The outcome is then delivered within the 15-minute token window: an ephemeral
- * `followUp` note for not_yours/expired/invalid/errors, and the buttons removed (`editReply`) once a
- * click is accepted or found expired. A malformed key is answered at once with an ephemeral `reply`.
+ * `followUp` note for not_yours/decided/expired/invalid/errors, and the buttons removed (`editReply`) once a
+ * click is accepted or found decided. A malformed key is answered at once with an ephemeral `reply`.
  * If the acknowledgement itself fails (the interaction already timed out), the click is dropped: the
  * user saw "interaction failed" and can click again or answer by text.
  *
@@ -34,9 +34,10 @@ import { isAddressedToBot, toInbound, type DiscordMessageLike, type DiscordRoomC
 
 /** Result of handing a button click to the core. */
 export interface ButtonOutcome {
-  status: 'accepted' | 'not_yours' | 'expired' | 'invalid';
+  /** `decided`: the confirmation was already decided (the note says how: done, cancelled…). */
+  status: 'accepted' | 'decided' | 'not_yours' | 'expired' | 'invalid';
   /** Note shown (ephemerally) to the clicker; defaults per status. */
-  noteJa?: string;
+  note?: string;
 }
 
 /** A confirmation-button click, as the core sees it. */
@@ -100,6 +101,7 @@ export const UNUSABLE_BUTTON_NOTE = 'このボタンは使えません';
 /** Default ephemeral notes per non-accepted outcome. */
 export const DEFAULT_BUTTON_NOTES: Record<Exclude<ButtonOutcome['status'], 'accepted'>, string> = {
   not_yours: 'この確認は依頼した方だけが操作できます。',
+  decided: 'この確認はもう答えが出ています。',
   expired: 'この確認は期限切れです。もう一度お願いしてください。',
   invalid: 'この操作は受け付けられませんでした。',
 };
@@ -260,12 +262,12 @@ export class DiscordGateway {
       return;
     }
     this.log.info({ ...ids, status: outcome.status }, 'discord button click');
-    if (outcome.status === 'accepted' || outcome.status === 'expired') {
+    if (outcome.status === 'accepted' || outcome.status === 'expired' || outcome.status === 'decided') {
       // The choice is made (or can no longer be): remove the buttons from the confirmation message.
       await this.bestEffort(() => interaction.editReply({ components: [] }), ids, 'editReply');
     }
     if (outcome.status !== 'accepted') {
-      const note = outcome.noteJa?.trim() || DEFAULT_BUTTON_NOTES[outcome.status];
+      const note = outcome.note?.trim() || DEFAULT_BUTTON_NOTES[outcome.status];
       await this.bestEffort(
         () => interaction.followUp({ content: note, flags: MessageFlags.Ephemeral }),
         ids,
