@@ -187,7 +187,10 @@ export class DiscordGateway {
   /** A {@link DiscordSender} posting through this client (channels.fetch → send, replying by reference). */
   sender(): DiscordSender {
     return new DiscordSender(
-      { sendToChannel: (channelId, payload) => this.sendToChannel(channelId, payload) },
+      {
+        sendToChannel: (channelId, payload) => this.sendToChannel(channelId, payload),
+        editMessage: (channelId, messageId, content) => this.editMessage(channelId, messageId, content),
+      },
       this.log,
     );
   }
@@ -317,6 +320,14 @@ export class DiscordGateway {
     }
     const orgId = this.opts.defaultOrgId();
     return orgId ? { orgId, authority: 'member' } : null;
+  }
+
+  /** Rewrites a message of ours and removes its components (REST: PATCH /channels/{c}/messages/{m}). */
+  private async editMessage(channelId: string, messageId: string, content: (current: string) => string) {
+    const channel = await this.client.channels.fetch(channelId);
+    if (!channel || !channel.isTextBased()) throw new Error(`discord channel ${channelId} is not text-based`);
+    const message = await channel.messages.fetch(messageId);
+    await message.edit({ content: content(message.content), components: [] });
   }
 
   private async sendToChannel(channelId: string, payload: DiscordSendPayload): Promise<{ id: string }> {
