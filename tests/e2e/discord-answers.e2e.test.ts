@@ -105,7 +105,7 @@ describe('Discord: mentions and buttons answering a confirmation', () => {
   const settle = () => new Promise((r) => setTimeout(r, 500));
   const buttons = (i: number) => sent[i]!.components.flatMap((r) => r.components);
 
-  it('`<@bot> はい` approves; a double click on the first 承認 asks the second question once (the other click is told privately); one announcement', async () => {
+  it('`<@bot> はい` approves; a double click on the first 承認 asks once more; one announcement', async () => {
     llm.script(toolCall('announce', { recipients: ['田中太郎', '鈴木健二'], message: '明日は在宅勤務の日です' }));
     say(`<@${BOT_ID}> 田中さんと鈴木さんに明日は在宅勤務の日と伝えて`);
     await waitFor(() => sent.length === 1, 8000, 'question');
