@@ -30,6 +30,7 @@ import { createMetrics, type Metrics } from './observability/metrics';
 import { formatImportSummary, importDirectoryFile } from './org/import-directory';
 import { Outbox } from './outbox/outbox';
 import { createButtonAnswers } from './pipeline/button-answers';
+import { QuestionCloser } from './pipeline/question-closer';
 import { enqueueDueReminders } from './scheduler/reminders';
 import { createApp, requestListener, type FastRoute } from './server/app';
 import { scheduleMaintenance } from './scheduler/maintenance';
@@ -71,6 +72,11 @@ export interface ServiceOverrides {
   /** A discord.js client to use instead of a new one (tests drive it by emitting gateway events). */
   discordClient?: import('discord.js').Client;
   workerPollMs?: number;
+  /**
+   * How often decided confirmations' questions are looked for and closed (default 1 s; `workerPollMs` when
+   * only that is given, so tests that silence idle loops silence this one too).
+   */
+  questionCloseMs?: number;
   instanceId?: string;
   /** How often due reminders are turned into notifications (default 15 s). */
   reminderSweepMs?: number;
@@ -269,7 +275,14 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     orgInfo,
     now: o.now,
   });
-  const buttonAnswer = createButtonAnswers({ states, intake, logger, now: o.now });
+  const buttonAnswer = createButtonAnswers({
+    states,
+    intake,
+    prompts,
+    logger,
+    timezone: config.BOT_TIMEZONE,
+    now: o.now,
+  });
 
   // Adapters.
   const routers: Router[] = [];
@@ -369,6 +382,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
         db,
         intake,
         sender,
+        buttons: buttonAnswer,
         defaultOrgId,
         allowRemote: config.CONSOLE_ALLOW_REMOTE,
         allowedHosts: config.CONSOLE_ALLOWED_HOSTS,
@@ -442,6 +456,16 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
       })
     : null;
   await scheduler?.start();
+  // Buttons follow the state: decided confirmations' questions lose their buttons (Discord edit, console).
+  const questionCloser = new QuestionCloser({
+    db,
+    prompts,
+    senders,
+    logger,
+    now: o.now,
+    intervalMs: o.questionCloseMs ?? o.workerPollMs ?? 1000,
+  });
+  questionCloser.start();
   await alerts.start();
   const monitor = new AlertMonitor({
     sql,
@@ -492,6 +516,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
       server.closeAllConnections?.();
       clearInterval(sweep);
       await scheduler?.stop();
+      await questionCloser.stop();
       monitor.stop();
       await maintenance?.stop();
       await pool!.stop(7000);

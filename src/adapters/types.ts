@@ -107,4 +107,20 @@ export interface ChatSender {
    * are posted again in that case.
    */
   findPosted?(reply: OutboundReply, since: Date): Promise<FoundMessage | null>;
+  /**
+   * A confirmation was decided: its question's buttons go (Discord: the message is edited, its components
+   * removed, `note` added; console: open pages are told). Platforms without buttons have none.
+   */
+  closeQuestion?(q: ClosedQuestion): Promise<void>;
+}
+
+/** A posted question whose confirmation was decided. */
+export interface ClosedQuestion {
+  roomId: string;
+  /** The platform's id of the message that carries the buttons (null when unknown). */
+  platformMessageId: string | null;
+  /** The options it was posted with (their text line goes with the buttons). */
+  options: readonly ReplyOption[];
+  /** What happened (「✅ 実行済み」…), written where the buttons were. */
+  note: string;
 }

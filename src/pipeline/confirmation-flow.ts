@@ -16,7 +16,14 @@ import type { SessionKey } from '../state/session-key';
 import type { NoDecision, PendingActionView, SessionView } from '../state/types';
 import type { ToolExecutor } from '../tools/executor';
 import type { ToolRegistry } from '../tools/registry';
-import { confirmationOptions, pendingEffect, reminderText, secondQuestionText } from './confirmation-text';
+import {
+  answerState,
+  confirmationOptions,
+  decidedAnswerText,
+  pendingEffect,
+  reminderText,
+  secondQuestionText,
+} from './confirmation-text';
 import { toolResult, type ProposalStage } from './proposal-stage';
 import type { ToolContexts } from './tool-services';
 import {
@@ -105,16 +112,17 @@ export class ConfirmationFlow {
     const pending = session.pending;
     const stale = msg.answerTo !== undefined && (!pending || pending.id !== msg.answerTo);
 
-    if (!pending && !stale && answer === 'approve') {
-      const recent = await this.recentlyApproved(msg);
+    if (stale) return this.lateClick(ctx, msg.answerTo!, msg.answerRound);
+    if (!pending && (answer === 'approve' || answer === 'deny')) {
+      const recent = await this.recentlyDecided(msg);
       if (recent) {
         // A 「はい」 again (a duplicate, or this turn retried after a crash): report instead of asking the model.
-        if (recent.status === 'approved') return this.execute(input, recent);
-        return this.decided('ignored', 'S_ALREADY_DECIDED', 'SYSTEM', this.say('confirm.already', lang));
+        if (recent.status === 'approved' && answer === 'approve') return this.execute(input, recent);
+        if (recent.status !== 'approved') return this.alreadyDecided(ctx, recent);
       }
     }
-    if (!pending || stale) {
-      if ((session.expiredPending || stale) && (answer === 'approve' || answer === 'deny')) {
+    if (!pending) {
+      if (session.expiredPending && (answer === 'approve' || answer === 'deny')) {
         return this.decided('expired', 'S_PENDING_EXPIRED', 'SYSTEM', this.say('confirm.expired', lang));
       }
       return { kind: 'continue' };
@@ -127,6 +135,7 @@ export class ConfirmationFlow {
       const r = await this.d.states.deny({ pendingId: pending.id, key });
       if (r.outcome === 'denied')
         return this.decided('cancelled', 'S_USER_DENIED', 'USER', this.say('confirm.cancelled', lang));
+      if (r.outcome === 'already_decided' && r.action) return this.alreadyDecided(ctx, r.action);
       return this.noDecision(lang, r.outcome);
     }
     if (answer === 'modify') {
@@ -200,18 +209,53 @@ export class ConfirmationFlow {
     });
     if (r.outcome === 'needs_second')
       return this.secondQuestion(input.ctx, r.action ?? pending, 'S_SECOND_CONFIRMATION');
+    if (r.outcome === 'already_decided' && r.action) return this.alreadyDecided(input.ctx, r.action);
     if (r.outcome !== 'approved') return this.noDecision(input.ctx.language, r.outcome);
     return this.execute(input, pending);
   }
 
-  /** The session's action approved or executed in the last two minutes (duplicate or retried answers). */
-  private async recentlyApproved(msg: InboundMessage): Promise<PendingActionView | null> {
+  /**
+   * A button's answer whose confirmation was decided before its turn (by a text answer queued ahead of it, or
+   * anything else): the room already has that outcome, so nothing is posted (a contradicting second message is
+   * worse than none); the truth is recorded with the turn and the question shows it (QuestionCloser). An
+   * expired one gets the expiry note as before.
+   */
+  private async lateClick(ctx: TurnContext, pendingId: string, round?: number): Promise<ConfirmationStep> {
+    const action = await this.d.states.findPendingById(pendingId);
+    const state = action ? answerState(action, new Date(), round) : 'expired';
+    if (!action || state === 'expired' || state === 'open') {
+      return this.decided('expired', 'S_PENDING_EXPIRED', 'SYSTEM', this.say('confirm.expired', ctx.language));
+    }
+    const text = decidedAnswerText(this.d.prompts, action, state, ctx.language, ctx.org.timezone);
+    const decision = this.decision('ignored', 'S_ALREADY_DECIDED', 'SYSTEM', text);
+    return { kind: 'decided', decision: { ...decision, silent: true } };
+  }
+
+  /** 「もう実行済みです: …」, 「取り消し済みです」…: an answer to a confirmation that is already decided. */
+  private alreadyDecided(ctx: TurnContext, action: PendingActionView): ConfirmationStep {
+    const state = answerState(action, new Date());
+    if (state === 'open')
+      return this.decided('ignored', 'S_ALREADY_DECIDED', 'SYSTEM', this.say('confirm.already', ctx.language));
+    const text = decidedAnswerText(this.d.prompts, action, state, ctx.language, ctx.org.timezone);
+    return this.decided(
+      state === 'expired' ? 'expired' : 'ignored',
+      state === 'expired' ? 'S_PENDING_EXPIRED' : 'S_ALREADY_DECIDED',
+      'SYSTEM',
+      text,
+    );
+  }
+
+  /**
+   * The session's action decided in the last two minutes (a duplicate or retried answer, or a 「はい」 after a
+   * button): approved → run it (exactly once); otherwise the answer is told how it was decided.
+   */
+  private async recentlyDecided(msg: InboundMessage): Promise<PendingActionView | null> {
     const row = await this.d.db.pendingAction.findFirst({
       where: {
         platform: msg.platform,
         roomId: msg.roomId,
         accountId: msg.senderAccountId,
-        status: { in: ['approved', 'executed'] },
+        status: { in: ['approved', 'executed', 'cancelled', 'failed'] },
         decidedAt: { gte: new Date(Date.now() - 120_000) },
       },
       orderBy: { decidedAt: 'desc' },

@@ -131,3 +131,92 @@ export function secondQuestionText(p: PromptSet, pending: PendingActionView, lan
   const summary = renderEffect(pendingEffect(pending, lang));
   return personaMessage(p, 'confirm.second', lang, { summary, note });
 }
+
+/** Where a confirmation stands for an answer that arrives now (a click or a 「はい」). */
+export type AnswerState = 'open' | 'in_progress' | 'next_round' | 'executed' | 'cancelled' | 'expired' | 'failed';
+
+/**
+ * Where `action` stands for an answer to its round `round` (a button names it; a text answer answers the
+ * current round): still open, or decided — and how. The one reading of a pending action's status that
+ * every late answer and every closed question uses.
+ */
+export function answerState(
+  action: Pick<PendingActionView, 'status' | 'expiresAt' | 'confirmationsGiven'>,
+  now: Date,
+  round?: number,
+): AnswerState {
+  switch (action.status) {
+    case 'executed':
+    case 'cancelled':
+    case 'expired':
+    case 'failed':
+      return action.status;
+    case 'approved':
+      return 'in_progress';
+    case 'pending':
+      if (action.expiresAt.getTime() <= now.getTime()) return 'expired';
+      return round !== undefined && round < action.confirmationsGiven ? 'next_round' : 'open';
+  }
+}
+
+/**
+ * The truth told to an answer that came after its confirmation was decided: 「もう実行済みです: …」 with
+ * when and what it made, 「取り消し済みです」, the expiry note, … — never "expired, ask again" for an action
+ * that ran (which would invite a duplicate).
+ */
+export function decidedAnswerText(
+  p: PromptSet,
+  action: PendingActionView,
+  state: Exclude<AnswerState, 'open'>,
+  lang: Language,
+  timezone = 'Asia/Tokyo',
+): string {
+  switch (state) {
+    case 'executed': {
+      const at = action.executedAt ?? action.decidedAt;
+      const when = at
+        ? new Intl.DateTimeFormat(lang === 'en' ? 'en-GB' : 'ja-JP', {
+            timeZone: timezone,
+            hour: '2-digit',
+            minute: '2-digit',
+          }).format(at)
+        : '';
+      const made = resultTitle(action.result);
+      const result = made ? (lang === 'en' ? `: "${made}"` : `、『${made}』`) : '';
+      const summary = pendingEffect(action, lang).summary;
+      return personaMessage(p, 'confirm.done_already', lang, {
+        summary,
+        when: lang === 'en' ? `at ${when}` : when,
+        result,
+      });
+    }
+    case 'cancelled':
+      return personaMessage(p, 'confirm.cancelled_already', lang);
+    case 'expired':
+      return personaMessage(p, 'confirm.expired', lang);
+    case 'failed':
+      return personaMessage(p, 'confirm.failed_already', lang);
+    case 'next_round':
+      return personaMessage(p, 'confirm.answer_next', lang);
+    case 'in_progress':
+      return personaMessage(p, 'confirm.already', lang);
+  }
+}
+
+/** The line a decided question gets where its buttons were (「✅ 実行済み」…); null while it is open. */
+export function closedQuestionNote(p: PromptSet, state: AnswerState, lang: Language): string | null {
+  if (state === 'open' || state === 'in_progress') return null;
+  const key = state === 'next_round' ? 'confirm.closed_next' : (`confirm.closed_${state}` as const);
+  return personaMessage(p, key, lang);
+}
+
+/** The title of what an executed action made (a task's, a reminder's text…), when its result names one. */
+function resultTitle(result: unknown): string | null {
+  if (!result || typeof result !== 'object') return null;
+  const r = result as Record<string, unknown>;
+  for (const k of ['title', 'text', 'message']) {
+    const v = r[k];
+    if (typeof v === 'string' && v.trim()) return v.trim().slice(0, 80);
+  }
+  return null;
+}

@@ -58,7 +58,7 @@ describe('confirmation sessions (end to end, ChatWork)', () => {
 
     // A second 「はい」 (or the same turn retried) is answered without asking the model, and runs nothing.
     const again = await say(1003, 'はい', 3);
-    expect(again).toMatch(/もう受け付けている/);
+    expect(again).toMatch(/もう実行済みウル: .*議事録の作成/);
     expect(llm.requests).toHaveLength(2);
     expect(await tasks('議事録の作成')).toBe(1);
   });

@@ -29,6 +29,11 @@ describe('local console (a real adapter through the same pipeline)', () => {
       headers: { 'content-type': 'application/json', origin: svc.url },
       body: JSON.stringify(body),
     });
+  const page = async (room: string) =>
+    (await (await fetch(`${svc.url}/console/api/messages?room=${room}&after=0`)).json()) as {
+      messages: (ConsoleMessage & { closed?: string | null })[];
+      closed: { id: string; note: string | null }[];
+    };
   const messages = async (room: string): Promise<ConsoleMessage[]> =>
     (
       (await (await fetch(`${svc.url}/console/api/messages?room=${room}&after=0`)).json()) as {
@@ -85,18 +90,71 @@ describe('local console (a real adapter through the same pipeline)', () => {
     );
     await waitFor(async () => (await messages('c-confirm')).length === 4, 8000, 'report');
     expect(await svc.db.task.count({ where: { title: '出張の手配' } })).toBe(1);
-    // The same button again: stale → expiry note, nothing more runs.
-    await send({ memberId: 'suzuki-kenji', text: yes.answer, key: yes.key, roomId: 'c-confirm' });
-    const after = await waitFor(
+    // The question now shows it was done, its buttons disabled.
+    const closed = await waitFor(
       async () => {
-        const m = await messages('c-confirm');
-        return m.length === 6 ? m : null;
+        const r = await page('c-confirm');
+        return r.closed.find((c) => c.id === q.id) ?? null;
       },
       8000,
-      'stale note',
+      'question closed',
     );
-    expect(after[5]!.text).toMatch(/期限が切れ/);
+    expect(closed.note).toMatch(/実行済み/);
+    // The same button again (a page that had not caught up): the truth, to this clicker only; nothing more runs.
+    const again = await send({ memberId: 'suzuki-kenji', text: yes.answer, key: yes.key, roomId: 'c-confirm' });
+    expect(again.status).toBe(200);
+    expect(((await again.json()) as { note: string }).note).toMatch(/もう実行済みウル: .*出張の手配/);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await messages('c-confirm')).toHaveLength(4);
     expect(await svc.db.task.count({ where: { title: '出張の手配' } })).toBe(1);
+  });
+
+  it('a text answer closes the buttons; a click after it, or on a cancelled one, is told privately', async () => {
+    llm.script(toolCall('create_task', { assignee: '田中花子', title: '会議室の予約' }, { overall: 0.6 }));
+    await send({ memberId: 'suzuki-kenji', text: '田中花子さんに会議室の予約をお願い', roomId: 'c-text' });
+    const q = await waitFor(
+      async () => (await messages('c-text')).find((m) => m.role === 'assistant'),
+      8000,
+      'question',
+    );
+    llm.script(replyCall('田中花子さんに会議室の予約をお願いしたウル！'));
+    await send({ memberId: 'suzuki-kenji', text: 'はい', roomId: 'c-text' });
+    await waitFor(async () => (await messages('c-text')).length === 4, 8000, 'report');
+    const closed = await waitFor(
+      async () => {
+        const r = await page('c-text');
+        return r.closed.find((c) => c.id === q.id) ?? null;
+      },
+      8000,
+      'question closed',
+    );
+    expect(closed.note).toMatch(/実行済み/);
+    // The page reading the history afresh draws the question with its buttons closed.
+    expect((await page('c-text')).messages.find((m) => m.id === q.id)).toMatchObject({
+      closed: expect.stringMatching(/実行済み/),
+      options: q.options,
+    });
+    const yes = q.options!.find((o) => o.answer === '1')!;
+    const click = await send({ memberId: 'suzuki-kenji', text: '1', key: yes.key, roomId: 'c-text' });
+    expect(((await click.json()) as { note: string }).note).toMatch(/もう実行済みウル/);
+    expect(await svc.db.task.count({ where: { title: '会議室の予約' } })).toBe(1);
+
+    // Cancelled by text, then clicked.
+    llm.script(toolCall('create_task', { assignee: '田中花子', title: '名刺の発注' }, { overall: 0.6 }));
+    await send({ memberId: 'suzuki-kenji', text: '田中花子さんに名刺の発注をお願い', roomId: 'c-text' });
+    const q2 = await waitFor(
+      async () => (await messages('c-text')).filter((m) => m.role === 'assistant')[2],
+      8000,
+      'second question',
+    );
+    await send({ memberId: 'suzuki-kenji', text: 'いいえ', roomId: 'c-text' });
+    await waitFor(async () => (await messages('c-text')).length === 8, 8000, 'cancelled');
+    const yes2 = q2.options!.find((o) => o.answer === '1')!;
+    const late = await send({ memberId: 'suzuki-kenji', text: '1', key: yes2.key, roomId: 'c-text' });
+    expect(((await late.json()) as { note: string }).note).toMatch(/取り消し済み/);
+    expect(await svc.db.task.count({ where: { title: '名刺の発注' } })).toBe(0);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await messages('c-text')).toHaveLength(8);
   });
 
   it('rejects bad input clearly', async () => {

@@ -40,6 +40,7 @@ describe('confirmation buttons on Discord → the confirmation flow (real state,
           return { status: 'accepted' };
         },
       },
+      prompts,
       logger: silentLogger(),
       now: () => clock,
     });
@@ -132,7 +133,7 @@ describe('confirmation buttons on Discord → the confirmation flow (real state,
     clock = new Date(clock.getTime() + 11 * 60_000);
     const late = click(confirmationOptions(prompts, 'ja', p.id)[1]!.key!, ASKER);
     await gateway.handleButton(late.interaction as never);
-    expect(JSON.stringify(late.notes)).toContain('期限切れ');
+    expect(JSON.stringify(late.notes)).toContain('確認の期限が切れていた');
     const forged = click('h1:ffffffffffffffffffffffffffffffff_a', ASKER);
     await gateway.handleButton(forged.interaction as never);
     const garbage = click('approve-everything', ASKER);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ChatSender, OutboundReply, SendResult } from '../types';
+import type { ChatSender, ClosedQuestion, OutboundReply, SendResult } from '../types';
 
 /**
  * The console's outbound half. The pipeline stores every bot message in the conversation history,
@@ -10,11 +10,20 @@ export class ConsoleSender implements ChatSender {
   private listeners: (() => void)[] = [];
 
   async send(_reply: OutboundReply): Promise<SendResult> {
+    this.wake();
+    return { platformMessageId: `console-${randomUUID()}` };
+  }
+
+  /** The question's history row was closed already (the page reads it): open pages re-read now. */
+  async closeQuestion(_q: ClosedQuestion): Promise<void> {
+    this.wake();
+  }
+
+  private wake(): void {
     const l = this.listeners;
     this.listeners = [];
     // Let the pipeline write the history row first; pollers re-read right after.
     setTimeout(() => l.forEach((fn) => fn()), 20);
-    return { platformMessageId: `console-${randomUUID()}` };
   }
 
   /** Resolves on the next bot message or after `ms`. */

@@ -8,7 +8,6 @@ import type { Logger } from '../../observability/logger';
 import type { AdminAuth } from '../../server/admin-auth';
 import { requestGuard } from '../../server/request-guard';
 import type { InboundMessage } from '../types';
-import { parseButtonKey } from '../../state/answer-parser';
 import type { ConsoleSender } from './console-sender';
 
 export const CONSOLE_ROOM = 'console-general';
@@ -17,6 +16,15 @@ export interface ConsoleDeps {
   db: Db;
   intake: { accept(msg: InboundMessage): Promise<{ status: 'accepted' | 'duplicate' }> };
   sender: ConsoleSender;
+  /** A confirmation button's click: checked and answered like a Discord click (the note is the clicker's only). */
+  buttons: (click: {
+    platform: 'console';
+    roomId: string;
+    accountId: string;
+    senderName?: string;
+    key: string;
+    clickId: string;
+  }) => Promise<{ status: string; note?: string }>;
   defaultOrgId: () => string | undefined;
   /** Shown on the page when the brain cannot think yet (e.g. no ANTHROPIC_API_KEY). */
   setupNotice: () => string | null;
@@ -121,11 +129,19 @@ export function createConsoleRouter(deps: ConsoleDeps): Router {
       platformMessageId: id,
       sentAt: new Date().toISOString(),
     };
-    const answered = parsed.data.key ? parseButtonKey(parsed.data.key) : null;
-    if (parsed.data.key && !answered) return void res.status(400).json({ error: 'unknown button' });
-    if (answered) {
-      msg.answerTo = answered.pendingId;
-      if (answered.round !== undefined) msg.answerRound = answered.round;
+    if (parsed.data.key !== undefined) {
+      // A button: its answer is the button's, whatever the text; a decided confirmation is told to this page only.
+      const outcome = await deps.buttons({
+        platform: 'console',
+        roomId: parsed.data.roomId,
+        accountId,
+        senderName: member.name,
+        key: parsed.data.key,
+        clickId: id,
+      });
+      if (outcome.status === 'invalid') return void res.status(400).json({ error: 'unknown button' });
+      if (outcome.status !== 'accepted') return void res.status(200).json({ id: null, note: outcome.note ?? null });
+      return void res.status(202).json({ id });
     }
     await deps.intake.accept(msg);
     res.status(202).json({ id });
@@ -151,19 +167,34 @@ export function createConsoleRouter(deps: ConsoleDeps): Router {
       include: { member: { select: { name: true } } },
     });
     const nameOf = new Map(accounts.map((a) => [a.accountId, a.member.name]));
+    // Questions decided since the page drew them: their buttons are disabled and say what happened.
+    const closed = await deps.db.$queryRaw<{ id: bigint; note: string | null }[]>`
+      SELECT id, options ->> 'note' AS note FROM conversation_messages
+      WHERE platform = 'console' AND "roomId" = ${roomId} AND role = 'assistant' AND options ? 'closed'
+      ORDER BY id DESC LIMIT 50`;
     res.json({
+      closed: closed.map((c) => ({ id: c.id.toString(), note: c.note })),
       messages: rows.map((r) => ({
         id: r.id.toString(),
         role: r.role,
         accountId: r.accountId,
         name: r.role === 'user' ? (nameOf.get(r.accountId) ?? '（不明なメンバー）') : null,
         text: r.text,
-        options: r.options ?? null,
+        ...optionsOf(r.options),
         at: r.sentAt.toISOString(),
       })),
     });
   });
   return r;
+}
+
+/** A history row's options as the page reads them: the choices, and once decided, what happened. */
+function optionsOf(stored: unknown): { options: unknown; closed?: string | null } {
+  if (stored && typeof stored === 'object' && !Array.isArray(stored) && 'closed' in stored) {
+    const c = stored as { note?: unknown; choices?: unknown };
+    return { options: c.choices ?? null, closed: typeof c.note === 'string' ? c.note : null };
+  }
+  return { options: stored ?? null };
 }
 
 /**

@@ -6,8 +6,8 @@
  * Button acknowledgement design: for a well-formed key the very first thing done with the interaction
  * is `deferUpdate()` — before `onButton` or any other I/O — so the 3-second rule holds however slow
  * `onButton` is. The outcome is then delivered within the 15-minute token window: an ephemeral
- * `followUp` note for not_yours/expired/invalid/errors, and the buttons removed (`editReply`) once a
- * click is accepted or found expired. A malformed key is answered at once with an ephemeral `reply`.
+ * `followUp` note for not_yours/decided/expired/invalid/errors, and the buttons removed (`editReply`) once a
+ * click is accepted or found decided. A malformed key is answered at once with an ephemeral `reply`.
  * If the acknowledgement itself fails (the interaction already timed out), the click is dropped: the
  * user saw "interaction failed" and can click again or answer by text.
  *
@@ -34,9 +34,10 @@ import { isAddressedToBot, toInbound, type DiscordMessageLike, type DiscordRoomC
 
 /** Result of handing a button click to the core. */
 export interface ButtonOutcome {
-  status: 'accepted' | 'not_yours' | 'expired' | 'invalid';
+  /** `decided`: the confirmation was already decided (the note says how: done, cancelled…). */
+  status: 'accepted' | 'decided' | 'not_yours' | 'expired' | 'invalid';
   /** Note shown (ephemerally) to the clicker; defaults per status. */
-  noteJa?: string;
+  note?: string;
 }
 
 /** A confirmation-button click, as the core sees it. */
@@ -95,6 +96,7 @@ export const UNUSABLE_BUTTON_NOTE = 'このボタンは使えません';
 /** Default ephemeral notes per non-accepted outcome. */
 export const DEFAULT_BUTTON_NOTES: Record<Exclude<ButtonOutcome['status'], 'accepted'>, string> = {
   not_yours: 'この確認は依頼した方だけが操作できます。',
+  decided: 'この確認はもう答えが出ています。',
   expired: 'この確認は期限切れです。もう一度お願いしてください。',
   invalid: 'この操作は受け付けられませんでした。',
 };
@@ -180,7 +182,10 @@ export class DiscordGateway {
   /** A {@link DiscordSender} posting through this client (channels.fetch → send, replying by reference). */
   sender(): DiscordSender {
     return new DiscordSender(
-      { sendToChannel: (channelId, payload) => this.sendToChannel(channelId, payload) },
+      {
+        sendToChannel: (channelId, payload) => this.sendToChannel(channelId, payload),
+        editMessage: (channelId, messageId, content) => this.editMessage(channelId, messageId, content),
+      },
       this.log,
     );
   }
@@ -252,12 +257,12 @@ export class DiscordGateway {
       return;
     }
     this.log.info({ ...ids, status: outcome.status }, 'discord button click');
-    if (outcome.status === 'accepted' || outcome.status === 'expired') {
+    if (outcome.status === 'accepted' || outcome.status === 'expired' || outcome.status === 'decided') {
       // The choice is made (or can no longer be): remove the buttons from the confirmation message.
       await this.bestEffort(() => interaction.editReply({ components: [] }), ids, 'editReply');
     }
     if (outcome.status !== 'accepted') {
-      const note = outcome.noteJa?.trim() || DEFAULT_BUTTON_NOTES[outcome.status];
+      const note = outcome.note?.trim() || DEFAULT_BUTTON_NOTES[outcome.status];
       await this.bestEffort(
         () => interaction.followUp({ content: note, flags: MessageFlags.Ephemeral }),
         ids,
@@ -307,6 +312,14 @@ export class DiscordGateway {
     }
     const orgId = this.opts.defaultOrgId();
     return orgId ? { orgId, authority: 'member' } : null;
+  }
+
+  /** Rewrites a message of ours and removes its components (REST: PATCH /channels/{c}/messages/{m}). */
+  private async editMessage(channelId: string, messageId: string, content: (current: string) => string) {
+    const channel = await this.client.channels.fetch(channelId);
+    if (!channel || !channel.isTextBased()) throw new Error(`discord channel ${channelId} is not text-based`);
+    const message = await channel.messages.fetch(messageId);
+    await message.edit({ content: content(message.content), components: [] });
   }
 
   private async sendToChannel(channelId: string, payload: DiscordSendPayload): Promise<{ id: string }> {

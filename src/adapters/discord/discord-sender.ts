@@ -6,9 +6,9 @@ import { createHash } from 'node:crypto';
 import { ActionRowBuilder, ButtonBuilder, ButtonStyle } from 'discord.js';
 import { AppError } from '../../errors/app-error';
 import type { Logger } from '../../observability/logger';
-import type { ChatSender, OutboundReply, ReplyOption, SendResult } from '../types';
+import type { ChatSender, ClosedQuestion, OutboundReply, ReplyOption, SendResult } from '../types';
 import { summarizeError } from './error-summary';
-import { splitDiscordMessage } from './split-message';
+import { DISCORD_MESSAGE_LIMIT, splitDiscordMessage } from './split-message';
 
 /** What one `channel.send` carries (the subset of discord.js `MessageCreateOptions` we use). */
 export interface DiscordSendPayload {
@@ -33,6 +33,8 @@ export function discordNonce(idempotencyKey: string, index: number): string {
 /** The one channel operation the sender needs; injectable so tests need no network. */
 export interface DiscordChannelPort {
   sendToChannel(channelId: string, payload: DiscordSendPayload): Promise<{ id: string }>;
+  /** Edits a message: its content rewritten from the current one, its components removed. */
+  editMessage?(channelId: string, messageId: string, content: (current: string) => string): Promise<void>;
 }
 
 /** Custom ids our buttons carry and the gateway accepts (anything else is forged or stale). */
@@ -146,5 +148,20 @@ export class DiscordSender implements ChatSender {
       'discord reply sent',
     );
     return { platformMessageId: lastId };
+  }
+
+  /**
+   * A decided confirmation: its question loses its buttons and its options line, and says what happened.
+   *
+   * @throws whatever the edit throws (the caller logs it; the buttons then answer with the truth when clicked).
+   */
+  async closeQuestion(q: ClosedQuestion): Promise<void> {
+    if (!q.platformMessageId || !this.port.editMessage) return;
+    const optionsLine = q.options.length > 0 ? formatOptionsText(q.options) : null;
+    await this.port.editMessage(q.roomId, q.platformMessageId, (current) => {
+      const body = optionsLine && current.endsWith(optionsLine) ? current.slice(0, -optionsLine.length) : current;
+      const note = `**${q.note}**`;
+      return `${body.trimEnd().slice(0, DISCORD_MESSAGE_LIMIT - note.length - 2)}\n\n${note}`;
+    });
   }
 }

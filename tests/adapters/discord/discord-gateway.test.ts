@@ -301,7 +301,7 @@ describe('DiscordGateway', () => {
       ]);
     });
 
-    it('uses the default expired note, removes stale buttons, and prefers a given noteJa', async () => {
+    it('uses the default expired note, removes stale buttons, and prefers a given note', async () => {
       onButton.mockResolvedValueOnce({ status: 'expired' });
       const first = fakeButton('h1:old');
       await gateway.handleButton(first.interaction);
@@ -310,7 +310,7 @@ describe('DiscordGateway', () => {
         { content: 'この確認は期限切れです。もう一度お願いしてください。', flags: MessageFlags.Ephemeral },
       ]);
 
-      onButton.mockResolvedValueOnce({ status: 'invalid', noteJa: 'この操作はできません。' });
+      onButton.mockResolvedValueOnce({ status: 'invalid', note: 'この操作はできません。' });
       const second = fakeButton('h1:bad');
       await gateway.handleButton(second.interaction);
       expect(second.calls).toEqual(['deferUpdate', 'followUp']);
