@@ -43,6 +43,7 @@ export const MESSAGE_KEYS = [
   'notice.reminder_task',
   'reply.blocked_confidential',
   'reply.degraded_db',
+  'reply.maybe_undelivered',
   'reply.sender_budget_day',
   'reply.sender_budget_minute',
   'reply.stranger',
