@@ -36,7 +36,7 @@ import { createApp, requestListener, type FastRoute } from './server/app';
 import { scheduleMaintenance } from './scheduler/maintenance';
 import { NoticeScheduler } from './scheduler/notices/notice-scheduler';
 import { PLATFORMS } from './org/directory.schema';
-import { AdminAlerts } from './observability/alerts';
+import { AdminAlerts, gaveUpAlert } from './observability/alerts';
 import { AlertMonitor } from './observability/alert-monitor';
 import type { ChatSender, InboundMessage, Platform } from './adapters/types';
 import { Reviewer } from './brain/critique';
@@ -180,6 +180,11 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     claimTtlMs: config.WORK_CLAIM_TTL_MS,
     defaultMaxAttempts: config.WORK_MAX_ATTEMPTS,
     pool: pgPool,
+    // An item that gave up is alerted, and a worker woken for its apology (SPEC §5: never silent).
+    onGaveUp: (g) => {
+      raise(gaveUpAlert(g));
+      if (g.apology) pool?.wake();
+    },
   });
   let pool: WorkerPool | null = null;
   const intake = new Intake(queue, (hint) => pool?.wake(hint));
@@ -405,7 +410,6 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     describeError: describeWorkError,
     onDatabaseDown: (error) => alerts.databaseDown(error),
     onDatabaseUp: () => alerts.databaseUp(),
-    onAbandoned: (count) => raise({ kind: 'work_abandoned', severity: 'warn', facts: { count } }),
     claimNamed: claimNamedBy(runner, queue),
   });
 

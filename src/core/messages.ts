@@ -52,6 +52,7 @@ export const MESSAGE_KEYS = [
   'notice.reminder_task',
   'reply.blocked_confidential',
   'reply.degraded_db',
+  'reply.maybe_undelivered',
   'reply.not_done',
   'reply.not_done_blocked',
   'reply.not_done_denied',

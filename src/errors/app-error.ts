@@ -101,12 +101,12 @@ export class AppError extends Error {
   constructor(
     code: ErrorCode,
     message: string,
-    opts: { cause?: unknown; retryAfterMs?: number; uncertain?: boolean; retryable?: boolean } = {},
+    opts: { cause?: unknown; retryAfterMs?: number; uncertain?: boolean; retryable?: boolean; errorId?: string } = {},
   ) {
     super(message);
     this.name = 'AppError';
     this.code = code;
-    this.errorId = newErrorId();
+    this.errorId = opts.errorId ?? newErrorId();
     this.retryAfterMs = opts.retryAfterMs;
     this.uncertain = opts.uncertain === true;
     this.retryable = opts.retryable !== false;
@@ -116,6 +116,14 @@ export class AppError extends Error {
   get category(): ErrorCategory {
     return ERROR_CODES[this.code].category;
   }
+}
+
+/**
+ * The error a work item gives up with (its last attempt failed): the same code and error id as `err` (what the
+ * logs and the person's apology name), never retried.
+ */
+export function givingUp(err: AppError): AppError {
+  return new AppError(err.code, err.message, { cause: err, retryable: false, errorId: err.errorId });
 }
 
 /** Wraps anything thrown into an AppError at a pipeline boundary. */

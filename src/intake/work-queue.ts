@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
 import type { Db } from '../db/prisma';
 import { NO_FLUSH_WAIT, SqlParams, sqlRunner, type Sql } from '../db/sql';
+import { newErrorId } from '../errors/app-error';
 
 /** Kinds of work (R-Q1). */
 export type WorkType = 'user_request' | 'work' | 'notification';
@@ -143,6 +144,44 @@ export class ClaimLostError extends Error {
   }
 }
 
+/**
+ * An item that gave up (SPEC §5: failed, listed, alerted, never silent): it ended `failed` with `errorId`; when
+ * `apology` a notification to tell the person was enqueued in the same statement ({@link APOLOGY_KIND}).
+ */
+export interface GaveUp {
+  id: bigint;
+  type: WorkType;
+  dedupeKey: string;
+  errorId: string;
+  apology: boolean;
+}
+
+/** The notification kind that tells a person their request gave up (`src/pipeline/apology.ts`). */
+export const APOLOGY_KIND = 'apology';
+
+/**
+ * The error text of a failed attempt as the worker pool records it (`describeWorkError`): `[E-…] CODE: message`.
+ * Its error id (the one the logs name) and code, when it has them.
+ */
+export function failureOf(text: string): { errorId: string | null; code: string | null } {
+  const m = /^\[(E-[A-Z0-9]{7})\] ([A-Z_]+):/.exec(text);
+  return { errorId: m?.[1] ?? null, code: m?.[2] ?? null };
+}
+
+/**
+ * CTE `name`: the apology for the items of CTE `failed` (columns of work_items, just failed) that a person waits
+ * on — user requests; background work reports its own end, a notice or an apology that fails is not followed by
+ * another message (no loop). One per item (its dedupe key); in its conversation's order.
+ */
+function apologyCte(name: string, failed: string, code: string): string {
+  return enqueueSelectCte(
+    name,
+    `SELECT 'notification', jsonb_build_object('kind', '${APOLOGY_KIND}', 'errorId', f."errorId", 'code', ${code},
+       'failedKey', f."dedupeKey", 'message', f.payload), f."orderingKey", 'apology:' || f."dedupeKey", 3
+     FROM ${failed} f WHERE f.type = 'user_request'`,
+  );
+}
+
 export interface WorkQueueOptions {
   instanceId: string;
   claimTtlMs: number;
@@ -151,6 +190,8 @@ export interface WorkQueueOptions {
   retryDelayMs?: (attempt: number) => number;
   /** The pool under the Prisma client, for the hot-path statements. */
   pool?: Pool;
+  /** An item gave up ({@link GaveUp}): the service raises the `work_abandoned` alert and wakes a worker. */
+  onGaveUp?: (g: GaveUp) => void;
 }
 
 export interface ClaimRow {
@@ -335,22 +376,38 @@ export class WorkQueue {
   }
 
   /**
-   * Records a failed attempt: the item runs again after a backoff while attempts remain, otherwise it is
-   * marked failed with the (already redacted) error. Returns the resulting state.
+   * Records a failed attempt: the item runs again after a backoff while attempts remain, otherwise it gives up:
+   * marked failed with the (already redacted) error and its error id, and the person's apology enqueued in the same
+   * statement ({@link apologyCte}). Returns the resulting state.
    */
   async fail(item: ClaimedItem, error: string, opts: { retryable: boolean }): Promise<'queued' | 'failed' | 'lost'> {
     const finalFailure = !opts.retryable || item.attempts >= item.maxAttempts;
+    if (finalFailure) return this.giveUp(item, error);
     const delay = this.opts.retryDelayMs?.(item.attempts) ?? Math.min(30000, 500 * 2 ** item.attempts);
-    const set = finalFailure
-      ? `state = 'failed', "finishedAt" = now()`
-      : `state = 'queued', "runAt" = now() + ($4::int * interval '1 millisecond')`;
     const rows = await this.sql(
-      `UPDATE work_items SET ${set}, "lastError" = $3, "updatedAt" = now(), "claimExpiresAt" = NULL
+      `UPDATE work_items SET state = 'queued', "runAt" = now() + ($4::int * interval '1 millisecond'),
+              "lastError" = $3, "updatedAt" = now(), "claimExpiresAt" = NULL
        WHERE ${HELD} RETURNING 1`,
-      [item.id.toString(), item.claimToken, error, ...(finalFailure ? [] : [delay])],
+      [item.id.toString(), item.claimToken, error, delay],
+    );
+    return rows.length === 1 ? 'queued' : 'lost';
+  }
+
+  private async giveUp(item: ClaimedItem, error: string): Promise<'failed' | 'lost'> {
+    const failure = failureOf(error);
+    const errorId = failure.errorId ?? newErrorId();
+    const rows = await this.sql<{ apologies: number }>(
+      `WITH f AS (UPDATE work_items SET state = 'failed', "finishedAt" = now(), "lastError" = $3, "errorId" = $4,
+                    "updatedAt" = now(), "claimExpiresAt" = NULL
+                  WHERE ${HELD} RETURNING *),
+       ${apologyCte('a', 'f', '$5::text')}
+       SELECT (SELECT count(*) FROM a)::int AS apologies FROM f`,
+      [item.id.toString(), item.claimToken, error, errorId, failure.code ?? 'INTERNAL'],
     );
     if (rows.length !== 1) return 'lost';
-    return finalFailure ? 'failed' : 'queued';
+    const { id, type, dedupeKey } = item;
+    this.opts.onGaveUp?.({ id, type, dedupeKey, errorId, apology: rows[0]!.apologies > 0 });
+    return 'failed';
   }
 
   /** Gives an unfinished item back (graceful shutdown): the attempt does not count. */
@@ -364,15 +421,20 @@ export class WorkQueue {
   }
 
   /**
-   * Items whose worker died on every allowed attempt (and once more, for the failure reply) are failed,
-   * so a message that crashes the process cannot loop or block its conversation forever.
+   * Items whose worker died on every allowed attempt (and once more, for the failure reply) give up (as in
+   * {@link fail}), so a message that crashes the process cannot loop or block its conversation forever.
    */
   async failAbandoned(): Promise<number> {
-    const rows = await this.sql(
-      `UPDATE work_items SET state = 'failed', "lastError" = 'abandoned: the worker stopped on every attempt',
-              "finishedAt" = now(), "updatedAt" = now()
-       WHERE state = 'running' AND "claimExpiresAt" < now() AND attempts > "maxAttempts" RETURNING 1`,
+    const rows = await this.sql<{ id: string; type: WorkType; dedupeKey: string; errorId: string; apology: boolean }>(
+      `WITH f AS (UPDATE work_items
+                  SET state = 'failed', "lastError" = 'abandoned: the worker stopped on every attempt',
+                    "errorId" = 'E-' || upper(substr(md5(random()::text || id::text), 1, 7)),
+                    "finishedAt" = now(), "updatedAt" = now()
+                  WHERE state = 'running' AND "claimExpiresAt" < now() AND attempts > "maxAttempts" RETURNING *),
+       ${apologyCte('a', 'f', "'INTERNAL'")}
+       SELECT f.id::text AS id, f.type, f."dedupeKey", f."errorId", f.type = 'user_request' AS apology FROM f`,
     );
+    for (const r of rows) this.opts.onGaveUp?.({ ...r, id: BigInt(r.id) });
     return rows.length;
   }
 

@@ -3,7 +3,7 @@ import type { PromptSet } from '../brain/prompts';
 import { personaMessage } from '../core/messages';
 import type { Db } from '../db/prisma';
 import type { Sql } from '../db/sql';
-import { enqueueSelectCte, type ClaimedItem } from '../intake/work-queue';
+import { enqueueSelectCte, type ClaimedItem, type GaveUp, type WorkType } from '../intake/work-queue';
 import type { NoticeDelivery } from '../pipeline/notice-delivery';
 import type { Logger } from './logger';
 import type { Metrics } from './metrics';
@@ -74,7 +74,7 @@ export function alertLines(kind: AlertKind, f: Record<string, string | number>, 
     tool_error_rate: 'ツール実行のエラー率がしきい値を超えています',
     confirmation_rate: '確認モードの発生率がしきい値を超えています',
     block_rate: 'ブロックの発生率がしきい値を超えています',
-    work_abandoned: '処理を繰り返し中断した依頼を失敗として終了しました',
+    work_abandoned: '処理をあきらめて失敗として終了した依頼があります',
     self_critique_concern: '自己批判（self-critique）が判断に懸念を示しました',
   };
   const lines = [
@@ -92,9 +92,36 @@ export function alertLines(kind: AlertKind, f: Record<string, string | number>, 
     line('発生時刻', f.since),
     line('停止時間（分）', f.downMinutes),
     line('エラー', f.error),
+    line('処理', f.work),
+    line('エラーID', f.errorId),
+    line('利用者への連絡', f.told),
     `同じ種類のアラートは${windowMinutes}分に1回だけ送ります。詳細は /admin で確認できます。`,
   ];
   return lines.filter((l): l is string => l !== null);
+}
+
+/** What each kind of work item is, for people (admin alerts and /admin). */
+export const WORK_TYPE_LABELS: Record<WorkType, string> = {
+  user_request: '会話への返答',
+  notification: '通知',
+  work: 'バックグラウンド処理',
+};
+
+/**
+ * The `work_abandoned` alert of an item that gave up (SPEC §5): what it was, its error id, and whether the person is
+ * being told. Every one is raised: the first of a window is sent, the others counted on it; /admin lists them all.
+ */
+export function gaveUpAlert(g: GaveUp): AlertInput {
+  return {
+    kind: 'work_abandoned',
+    severity: 'warn',
+    facts: {
+      count: 1,
+      work: WORK_TYPE_LABELS[g.type],
+      errorId: g.errorId,
+      told: g.apology ? 'お詫びとエラーIDを送ります' : 'なし（/admin の失敗一覧を確認してください）',
+    },
+  };
 }
 
 /**

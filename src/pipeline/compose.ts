@@ -18,7 +18,7 @@ import { defaultGuardianConfig, type GuardianConfig } from '../guardian';
 import { DirectoryCache } from '../authorization/directory-cache';
 import { OrgCache } from '../org/org-cache';
 import { type ClaimNamed, type WorkerPoolOptions } from '../intake/worker-pool';
-import { ClaimLostError, type ClaimedItem, type WorkQueue } from '../intake/work-queue';
+import { APOLOGY_KIND, ClaimLostError, type ClaimedItem, type WorkQueue } from '../intake/work-queue';
 import { type Logger } from '../observability/logger';
 import { type Metrics } from '../observability/metrics';
 import { safeRedactText } from '../observability/redact';
@@ -37,6 +37,7 @@ import { ToolExecutor } from '../tools/executor';
 import { ToolRegistry } from '../tools/registry';
 import { handlers } from '../../handlers';
 import { NoticeDelivery } from './notice-delivery';
+import { Apologies } from './apology';
 import { ScheduledNoticeHandler } from '../scheduler/notices/notice-handler';
 import { AdminAlertNotices, AdminAlerts } from '../observability/alerts';
 import type { InboundMessage } from '../adapters/types';
@@ -284,6 +285,7 @@ export function composePipeline(p: PipelineInput): Pipeline {
   const reporter = new WorkReporter({ db, store: workStore, delivery, prompts });
   const scheduled = new ScheduledNoticeHandler({ db, delivery, prompts, logger, metrics, now });
   const alertNotices = new AdminAlertNotices({ db, prompts, delivery, windowMs: config.ALERT_WINDOW_MINUTES * 60_000 });
+  const apologies = new Apologies({ db, outbox, prompts, recorder, logger, shadowMode });
   const notices = new NoticeRunner({
     db,
     brain,
@@ -301,6 +303,7 @@ export function composePipeline(p: PipelineInput): Pipeline {
       schedule: (item) => scheduled.handle(item),
       admin_alert: (item) => alertNotices.handle(item),
       work_report: (item) => reporter.handle(item),
+      [APOLOGY_KIND]: (item) => apologies.handle(item),
     },
   });
   return {
@@ -344,11 +347,15 @@ export function claimNamedBy(runner: TurnRunner, queue: WorkQueue): ClaimNamed {
     runner.claimNamed(message as InboundMessage, (p, name) => queue.claimByIdCte(p, name, id, types));
 }
 
-/** What a failed work item records: the error's code and redacted message, and whether to try again. */
+/**
+ * What a failed work item records: the error's id, code and redacted message (`[E-…] CODE: message`, read back by
+ * `failureOf` when the item gives up), and whether to try again.
+ */
 export function describeWorkError(err: unknown): { text: string; retryable: boolean } {
   const app = asAppError(err);
   const retryable = err instanceof ClaimLostError ? err.retryable : app.retryable;
-  return { text: safeRedactText(`${app.code}: ${app.message}`) ?? app.code, retryable };
+  const text = `[${app.errorId}] ${safeRedactText(`${app.code}: ${app.message}`) ?? app.code}`;
+  return { text, retryable };
 }
 
 /** The model client (null without a key), the cost guard and the brain. */

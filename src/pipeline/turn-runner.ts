@@ -6,7 +6,7 @@ import { detectLanguage, type Language } from '../core/language';
 import { personaMessage } from '../core/messages';
 import type { ContextBuilder, ContextPrefetch } from '../context/context-builder';
 import type { SenderProfile, TurnContext } from '../context/types';
-import { AppError, asAppError } from '../errors/app-error';
+import { AppError, asAppError, givingUp } from '../errors/app-error';
 import { messageDedupeKey } from '../intake/intake';
 import { ClaimLostError, replyKeyOf, type ClaimedItem, type WorkOutcome } from '../intake/work-queue';
 import type { SqlParams } from '../db/sql';
@@ -115,13 +115,11 @@ export class TurnRunner {
       platform: msg.platform,
       roomId: msg.roomId,
     });
+    if (item.attempts > item.maxAttempts) {
+      // Every allowed attempt died mid-turn (a crash, not an error): give up without thinking again.
+      throw await this.giveUp(msg, new AppError('INTERNAL', 'turn abandoned after repeated worker crashes'), log);
+    }
     try {
-      if (item.attempts > item.maxAttempts) {
-        // Every allowed attempt died mid-turn (a crash, not an error): only tell the person, do not think again.
-        const abandoned = new AppError('INTERNAL', 'turn abandoned after repeated worker crashes');
-        await this.answerFailure(msg, replyKey, abandoned, log, item);
-        return;
-      }
       const early = this.opened.get(item);
       this.opened.delete(item);
       // The first statement takes the reply's outbox row for this claim as it reserves it (not in shadow mode,
@@ -156,9 +154,9 @@ export class TurnRunner {
       );
       this.d.metrics.errors.inc({ code: app.code });
       if (err instanceof ClaimLostError) throw err;
-      // Retried by the work queue; the last attempt still answers the person.
+      // Retried by the work queue; after the last attempt the item gives up, and the person is told.
       if (!lastAttempt) throw app;
-      await this.answerFailure(msg, replyKey, app, log, item);
+      throw await this.giveUp(msg, app, log);
     }
   }
 
@@ -437,21 +435,16 @@ export class TurnRunner {
     });
   }
 
-  /** Last-attempt failure: tell the user (best effort), so a message is never silently dropped. */
-  private async answerFailure(
-    msg: InboundMessage,
-    replyKey: string,
-    app: AppError,
-    log: Logger,
-    item: ClaimedItem,
-  ): Promise<void> {
+  /**
+   * The turn gives up (its last attempt failed, or every attempt crashed): records the error turn and returns the
+   * error to end the item with — never retried, so the work queue marks it failed with this error id, enqueues the
+   * person's apology (`src/pipeline/apology.ts`: it looks at what reached the room first, so nothing is said twice)
+   * and the service raises the `work_abandoned` alert (SPEC §5: never silent).
+   */
+  private async giveUp(msg: InboundMessage, app: AppError, log: Logger): Promise<AppError> {
+    log.error({ errorId: app.errorId, code: app.code }, 'turn gave up: the person is told, the item ends failed');
     const lang = detectLanguage(msg.answerText ?? msg.text);
     const text = personaMessage(this.d.prompts, `error.${app.code}`, lang, { errorId: app.errorId });
-    try {
-      await this.d.outbox.send(replyKey, replyTo(msg, text), item);
-    } catch (err) {
-      log.error({ errorId: app.errorId, err: asAppError(err).message }, 'could not deliver the failure reply');
-    }
     const decision: TurnDecision = {
       kind: 'error',
       reasonCode: app.code,
@@ -474,11 +467,12 @@ export class TurnRunner {
       shadow: false,
     };
     await this.d.recorder.record(turnAudit(decision, facts)).catch(() => undefined);
+    return givingUp(app);
   }
 }
 
 /** The answer to `msg`: threaded to it, mentioning the asker. */
-function replyTo(msg: InboundMessage, text: string): OutboundReply {
+export function replyTo(msg: InboundMessage, text: string): OutboundReply {
   return {
     platform: msg.platform,
     roomId: msg.roomId,

@@ -190,7 +190,7 @@ describe('abandoned work', () => {
     await svc.close();
   });
 
-  it('a message whose worker died on every attempt gets one failure reply, and the conversation moves on', async () => {
+  it('a message whose worker died on every attempt gives up: failed, one failure reply, then the next', async () => {
     cw.install();
     await svc.pool.stop(1000);
     const d = mentionDelivery({ from: 1004, room: 6900, body: '[To:9999] 落ちる質問' });
@@ -203,12 +203,14 @@ describe('abandoned work', () => {
     svc.pool.start();
     await waitFor(() => cw.posts.length === 1, 8000, 'failure reply');
     expect(cw.posts[0]!.body).toMatch(/E-[A-Z0-9]{7}/);
+    // It gave up (SPEC §5): failed, with the error id the reply names.
     const item = await waitFor(
-      () => svc.db.workItem.findFirst({ where: { dedupeKey: `msg:chatwork:6900:${d.messageId}`, state: 'done' } }),
+      () => svc.db.workItem.findFirst({ where: { dedupeKey: `msg:chatwork:6900:${d.messageId}`, state: 'failed' } }),
       5000,
-      'item done',
+      'item failed',
     );
     expect(item.attempts).toBe(3);
+    expect(cw.posts[0]!.body).toContain(item.errorId!);
     expect(await svc.queue.failAbandoned()).toBe(0);
   });
 });

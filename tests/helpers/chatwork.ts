@@ -114,6 +114,8 @@ export class FakeChatwork {
   readonly faults: PostFault[] = [];
   /** Message list reads (reconciliation). */
   reads = 0;
+  /** When set, every message list read answers this status (the room cannot be read: reconciliation fails). */
+  readStatus: number | null = null;
   /**
    * What `GET /rooms/{id}/members` answers, by room (as ChatWork sends it); a number is an error status.
    * Rooms not listed answer the bot alone.
@@ -127,6 +129,7 @@ export class FakeChatwork {
     this.tasks.length = 0;
     this.faults.length = 0;
     this.reads = 0;
+    this.readStatus = null;
     this.members.clear();
     this.memberReads.clear();
     const self = this;
@@ -164,6 +167,7 @@ export class FakeChatwork {
       .query(true)
       .reply(function (uri) {
         self.reads++;
+        if (self.readStatus !== null) return [self.readStatus, { errors: ['scripted failure'] }, limits()];
         const roomId = uri.split('/')[3]!.split('?')[0]!;
         const list = self.posts
           .filter((p) => p.roomId === roomId)

@@ -1,6 +1,6 @@
 import { SqlParams, sqlRunner } from '../../src/db/sql';
 import { installStatementCounter } from '../../src/db/statement-counter';
-import { completeCte, WorkQueue, type EnqueueInput } from '../../src/intake/work-queue';
+import { completeCte, WorkQueue, type EnqueueInput, type GaveUp } from '../../src/intake/work-queue';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
 
 /** The durable work queue on real PostgreSQL: dedupe, per-conversation order, claims, retries. */
@@ -176,6 +176,51 @@ describe('WorkQueue', () => {
     await q.enqueue(item());
     const other = (await q.claim())!;
     expect(await q.fail(other, 'bad input', { retryable: false })).toBe('failed');
+  });
+
+  it('an item that gives up keeps its error id, tells the service, enqueues the apology of a request', async () => {
+    const gaveUp: GaveUp[] = [];
+    const q = new WorkQueue(t.db, {
+      instanceId: 'a',
+      claimTtlMs: 60_000,
+      defaultMaxAttempts: 1,
+      onGaveUp: (g) => gaveUp.push(g),
+    });
+    await q.enqueue(item({ payload: { roomId: '7' } }));
+    const turn = (await q.claim())!;
+    expect(await q.fail(turn, '[E-ABC1234] EXTERNAL_API_FAILED: POST failed', { retryable: true })).toBe('failed');
+    expect(await t.db.workItem.findUniqueOrThrow({ where: { id: turn.id } })).toMatchObject({
+      state: 'failed',
+      errorId: 'E-ABC1234',
+    });
+    const apology = await t.db.workItem.findUniqueOrThrow({ where: { dedupeKey: `apology:${turn.dedupeKey}` } });
+    expect(apology).toMatchObject({ type: 'notification', state: 'queued', orderingKey: turn.orderingKey });
+    expect(apology.payload).toMatchObject({ kind: 'apology', errorId: 'E-ABC1234', code: 'EXTERNAL_API_FAILED' });
+    expect(gaveUp).toEqual([
+      { id: turn.id, type: 'user_request', dedupeKey: turn.dedupeKey, errorId: 'E-ABC1234', apology: true },
+    ]);
+
+    // The apology gives up in turn (an error without an id gets one): no apology for the apology.
+    const sorry = (await q.claim())!;
+    expect(sorry.dedupeKey).toBe(`apology:${turn.dedupeKey}`);
+    expect(await q.fail(sorry, 'no id here', { retryable: false })).toBe('failed');
+    expect(gaveUp[1]).toMatchObject({ type: 'notification', apology: false, errorId: expect.stringMatching(/^E-/) });
+    expect(await t.db.workItem.count()).toBe(2);
+
+    // Abandoned by crashing workers: the same.
+    await q.enqueue(item());
+    const crashed = (await q.claim())!;
+    await t.db.workItem.update({
+      where: { id: crashed.id },
+      data: { attempts: 2, claimExpiresAt: new Date(Date.now() - 1000) },
+    });
+    expect(await q.failAbandoned()).toBe(1);
+    expect(gaveUp[2]).toMatchObject({
+      id: crashed.id,
+      apology: true,
+      errorId: expect.stringMatching(/^E-[A-Z0-9]{7}$/),
+    });
+    expect(await t.db.workItem.count({ where: { dedupeKey: `apology:${crashed.dedupeKey}` } })).toBe(1);
   });
 
   it("a crashed worker's claim expires, another worker takes the item, the first cannot finish it", async () => {

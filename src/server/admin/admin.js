@@ -335,6 +335,25 @@
     $('alert-rows').innerHTML = rowsOr(html, 5, 'アラートはありません。');
   }
 
+  async function failed() {
+    const { failed: rows } = await api('failed');
+    const html = rows
+      .map((f) =>
+        tr([
+          esc(when(f.failedAt)),
+          `<code>${esc(f.errorId || '—')}</code>`,
+          esc(f.what),
+          esc(f.cause),
+          esc(f.room || '—'),
+          num(f.attempts),
+          esc(when(f.createdAt)),
+          f.told === '未送信' ? `<span class="pill ERROR">${esc(f.told)}</span>` : esc(f.told),
+        ]),
+      )
+      .join('');
+    $('failed-rows').innerHTML = rowsOr(html, 8, '失敗した処理はありません。');
+  }
+
   function showError(err) {
     if (err && err.message === 'login') return;
     const s = document.querySelector('section.active');
@@ -348,7 +367,7 @@
       .querySelectorAll('#nav a')
       .forEach((a) => a.classList.toggle('active', a.getAttribute('href') === `#${page}`));
     const inspect = () => turn(arg && decodeURIComponent(arg));
-    const pages = { overview, audit, turn: inspect, pending, schedules, constitution, alerts };
+    const pages = { overview, audit, turn: inspect, pending, schedules, constitution, alerts, failed };
     if (pages[page]) pages[page]().catch(showError);
   }
   window.addEventListener('hashchange', route);

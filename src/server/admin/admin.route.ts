@@ -10,6 +10,7 @@ import { safeNext, type AdminAuth } from '../admin-auth';
 import { requestGuard } from '../request-guard';
 import { auditLog, constitutionAudits, lastRuns, overview, pendingConfirmations, turnDetail } from './admin-queries';
 import { readArtifact } from '../../work/artifacts';
+import { failedWork } from './failed-work';
 
 export interface AdminDeps {
   db: Db;
@@ -158,6 +159,9 @@ export function createAdminRouter(deps: AdminDeps): Router {
   api.get('/alerts', async (_req, res) => {
     const rows = await deps.db.adminAlert.findMany({ orderBy: { createdAt: 'desc' }, take: 100 });
     res.json({ alerts: rows.map((a) => ({ ...a, id: a.id.toString() })) });
+  });
+  api.get('/failed', async (_req, res) => {
+    res.json({ failed: await failedWork(deps.sql) });
   });
   // Read-only view of an artifact made by background work (the completion report links here, R-W2).
   api.get('/artifacts/:id', async (req, res) => {
