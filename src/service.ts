@@ -337,6 +337,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     const { DiscordGateway } = await import('./adapters/discord');
     const gateway = new DiscordGateway({
       token: config.DISCORD_BOT_TOKEN!,
+      apiBaseUrl: config.DISCORD_API_BASE_URL,
       intake,
       pressure: intakePressure,
       logger,

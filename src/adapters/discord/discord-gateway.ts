@@ -51,6 +51,8 @@ export interface ButtonClick {
 export interface DiscordGatewayOptions {
   /** Bot token (used only by {@link DiscordGateway.start}). */
   token: string;
+  /** Discord's REST base without the version (`DISCORD_API_BASE_URL`); default discord.js's https://discord.com/api. */
+  apiBaseUrl?: string;
   intake: { accept(msg: InboundMessage): Promise<{ status: 'accepted' | 'duplicate' }> };
   /** The room directory's entry for a channel, or null when the channel is not listed. */
   resolveRoom: (channelId: string, guildId: string | null) => Promise<DiscordRoomContext | null>;
@@ -152,7 +154,7 @@ export class DiscordGateway {
         intents: gatewayIntents(opts.messageContentIntent === true),
         partials: [Partials.Channel],
         // discord.js REST queues and retries on rate limits; retries covers 5xx and timeouts.
-        rest: { retries: 3 },
+        rest: { retries: 3, ...(opts.apiBaseUrl ? { api: opts.apiBaseUrl } : {}) },
         // Defence in depth: the sender sets this per message too.
         allowedMentions: { parse: [], repliedUser: true },
         failIfNotExists: false,
