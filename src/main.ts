@@ -15,7 +15,10 @@ async function main(): Promise<void> {
   }
   const service = await startService(config);
   const url = `http://localhost:${service.port}`;
-  console.log(`Hisho is listening on ${url} (console: ${url}/console), started in ${service.startupMs} ms`);
+  const on = service.adapters.status().map((a) => a.platform);
+  const consoleUrl = on.includes('console') ? ` (console: ${url}/console)` : '';
+  const adapters = on.join(', ') || 'none';
+  console.log(`Hisho is listening on ${url}${consoleUrl}, adapters: ${adapters}, started in ${service.startupMs} ms`);
   const shutdown = (signal: string) => {
     service.logger.info({ signal }, 'shutting down');
     const force = setTimeout(() => {

@@ -38,6 +38,9 @@ describe('Discord through the real discord.js client', () => {
     await waitFor(() => discord.posted.length > before, 10000, 'confirmation question');
     const question = discord.posted.at(-1)!;
     expect(question.components.length).toBeGreaterThan(0);
+    // The person answers after reading it: once the post is recorded as delivered (earlier answers are reminded).
+    const delivered = { platformMessageId: question.id, status: 'sent' };
+    await waitFor(() => svc.db.outboundMessage.findFirst({ where: delivered }), 5000, 'question delivered');
     return question;
   }
 
@@ -70,9 +73,11 @@ describe('Discord through the real discord.js client', () => {
     const question = await askQuestion('議事録の清書');
     llm.script(replyCall('登録したウル！🐺'));
     discord.say({ author: YAMADA, content: 'はい', replyTo: question.id });
-    await waitFor(() => svc.db.task.count({ where: { title: '議事録の清書' } }), 10000, 'task created');
-    expect(await svc.db.pendingAction.findFirst({ where: { roomId: FAKE_CHANNEL_ID }, orderBy: { createdAt: 'desc' } }))
-      .toMatchObject({ status: 'executed' });
+    await waitFor(() => discord.lastPostContaining('登録したウル'), 10000, 'report');
+    expect(await svc.db.task.count({ where: { title: '議事録の清書' } })).toBe(1);
+    expect(
+      await svc.db.pendingAction.findFirst({ where: { roomId: FAKE_CHANNEL_ID }, orderBy: { createdAt: 'desc' } }),
+    ).toMatchObject({ status: 'executed' });
   });
 
   it('the reply gesture with the ping turned off answers too (the bot is not in `mentions`)', async () => {
@@ -87,11 +92,12 @@ describe('Discord through the real discord.js client', () => {
   it('a button click (INTERACTION_CREATE) reaches the service and gets its interaction response', async () => {
     const question = await askQuestion('資料の印刷');
     const approve = question.components.flatMap((r) => r.components).find((b) => b.label === '承認')!;
-    llm.script(replyCall('登録したウル！🐺'));
+    llm.script(replyCall('印刷の件、登録したウル！🐺'));
     const click = discord.click({ user: YAMADA, messageId: question.id, customId: approve.custom_id! });
     await waitFor(() => svc.db.task.count({ where: { title: '資料の印刷' } }), 10000, 'task created by the click');
     const response = discord.interactionResponses.find((r) => r.interactionId === click.interactionId);
     // Acknowledged (deferred update 6, or an update of the message 7) within Discord's window.
     expect([6, 7]).toContain(response?.type);
+    await waitFor(() => discord.lastPostContaining('印刷の件、登録したウル'), 10000, 'report');
   });
 });

@@ -72,7 +72,7 @@ describe('Discord outage at start-up', () => {
     expect(discord.posted.at(-1)!.content).toContain('Discordも戻ったウル');
   }
 
-  it('every REST call answering 503: healthy without Discord, marked down, alerted, up once Discord recovers', async () => {
+  it('REST answering 503: healthy without Discord, marked down, alerted, up once Discord recovers', async () => {
     discord.set({ restStatus: 503 });
     svc = await start(discord.token, { adapterDownAlertMs: 300 });
     const r = await readyz(svc);
@@ -94,26 +94,27 @@ describe('Discord outage at start-up', () => {
 
   it('a gateway that never sends READY: healthy without Discord, up once READY comes', async () => {
     discord.set({ ready: false });
-    svc = await start(discord.token, { discordStartTimeoutMs: 1500 });
+    svc = await start(discord.token);
     expect((await readyz(svc)).body.adapters).toMatchObject({ discord: 'down', chatwork: 'up' });
     await othersWork(svc);
-    await waitFor(() => discord.identifies.length >= 2, 10000, 'a second attempt');
+    expect(discord.identifies.length).toBeGreaterThanOrEqual(1);
     expect((await readyz(svc)).body.adapters?.discord).toBe('down');
 
+    // discord.js gives up waiting for READY after 15 s and identifies again: this time READY comes.
     discord.set({ ready: true });
-    await waitFor(async () => (await readyz(svc!)).body.adapters?.discord === 'up', 15000, 'Discord up');
+    await waitFor(async () => (await readyz(svc!)).body.adapters?.discord === 'up', 30000, 'Discord up');
     expect(discord.readySessions).toBe(1);
     await discordWorks();
-  }, 60000);
+  }, 90000);
 
   it('a rejected token: one clear log line, the adapter down, no crash and no quick retries', async () => {
     const { logger, lines } = captureLogger('info');
     svc = await start('not-the-right-token', { logger });
-    await waitFor(() => lines.some((l) => /token/i.test(String(l.msg))), 10000, 'the log line');
+    const discordLines = () => lines.filter((l) => l.adapter === 'discord' && Number(l.level) >= 40);
+    await waitFor(() => discordLines().length > 0, 10000, 'the log line');
     await new Promise((r) => setTimeout(r, 1500));
-    const tokenLines = lines.filter((l) => /token/i.test(String(l.msg)));
-    expect(tokenLines).toHaveLength(1);
-    expect(tokenLines[0]).toMatchObject({ level: 50 });
+    expect(discordLines()).toHaveLength(1);
+    expect(discordLines()[0]).toMatchObject({ level: 50, msg: expect.stringMatching(/token was rejected/) });
     expect(JSON.stringify(lines)).not.toContain('not-the-right-token');
     expect(discord.calls.filter((c) => c.path === '/gateway/bot')).toHaveLength(1);
     expect((await readyz(svc)).body.adapters).toMatchObject({ discord: 'down', chatwork: 'up' });
@@ -127,9 +128,15 @@ describe('Discord outage at start-up', () => {
     await waitFor(async () => (await readyz(svc!)).body.adapters?.discord === 'up', 10000, 'Discord up');
     discord.set({ rejectToken: true });
     discord.dropConnections();
-    await waitFor(async () => (await readyz(svc!)).body.adapters?.discord === 'down', 10000, 'Discord down');
+    const discordLines = () => lines.filter((l) => l.adapter === 'discord' && Number(l.level) >= 40);
+    // discord.js tries to resume, is told the session is gone, identifies again and is closed with 4004.
+    await waitFor(() => discordLines().length > 0, 20000, 'the log line');
     await new Promise((r) => setTimeout(r, 1000));
-    expect(lines.filter((l) => /token/i.test(String(l.msg)))).toHaveLength(1);
+    expect(discordLines()).toEqual([
+      expect.objectContaining({ level: 50, msg: expect.stringMatching(/token was rejected/) }),
+    ]);
+    expect((await readyz(svc)).body.adapters).toMatchObject({ discord: 'down', chatwork: 'up' });
+    expect(await adapterUp(svc, 'discord')).toBe(0);
     await othersWork(svc);
-  }, 30000);
+  }, 45000);
 });

@@ -93,8 +93,7 @@ export class FakeDiscord {
   /** Edits of channel messages (PATCH /channels/:c/messages/:m): message id and body. */
   readonly edits: { messageId: string; body: Record<string, unknown> }[] = [];
   /** Interaction callbacks (POST /interactions/:id/:token/callback): body `type` 6 = deferred update, 4 = reply… */
-  readonly interactionResponses: { interactionId: string; type: number; data: Record<string, unknown> | null }[] =
-    [];
+  readonly interactionResponses: { interactionId: string; type: number; data: Record<string, unknown> | null }[] = [];
   /** Webhook follow-ups and edits of the original response (interaction token routes). */
   readonly followUps: { token: string; content: string; flags: number; ephemeral: boolean }[] = [];
   readonly originalEdits: { token: string; body: Record<string, unknown> }[] = [];
@@ -109,7 +108,7 @@ export class FakeDiscord {
   private readonly sessions = new Map<WebSocket, { seq: number }>();
   private readonly messages = new Map<string, Record<string, unknown>>();
   private readonly interactions = new Map<string, { token: string; channelId: string }>();
-  private snowflake = BigInt(Date.now() - 1420070400000) << 22n;
+  private snowflake = 0n;
   private readonly heartbeatIntervalMs: number;
   private baseUrl = '';
 
@@ -159,9 +158,10 @@ export class FakeDiscord {
     await new Promise<void>((r) => this.server.close(() => r()));
   }
 
-  /** A new snowflake id (increasing). */
+  /** A new snowflake id: its time part is now (discord.js reads `createdTimestamp` from it), increasing. */
   nextId(): string {
-    this.snowflake += 1n << 22n;
+    const now = BigInt(Date.now() - 1420070400000) << 22n;
+    this.snowflake = now > this.snowflake ? now : this.snowflake + 1n;
     return String(this.snowflake);
   }
 
