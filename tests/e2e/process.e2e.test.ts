@@ -22,7 +22,7 @@ describe('the service process (npm start)', () => {
     expect(Date.now() - t0).toBeLessThan(10000);
   }, 40000);
 
-  it('starts with Discord answering 503 (ChatWork off, console off): up, names its adapters, no console URL', async () => {
+  it('starts with Discord answering 503 and the console off: up, names its adapters, no console URL', async () => {
     const t = await createTestDatabase();
     await t.close();
     const discord = await startFakeDiscord();
