@@ -21,7 +21,10 @@ async function main(): Promise<void> {
       `${variable} is no longer used (turns run in the service's own process): ignored`,
     );
   const url = `http://localhost:${service.port}`;
-  console.log(`Hisho is listening on ${url} (console: ${url}/console), started in ${service.startupMs} ms`);
+  const on = service.adapters.status().map((a) => a.platform);
+  const consoleUrl = on.includes('console') ? ` (console: ${url}/console)` : '';
+  const adapters = on.join(', ') || 'none';
+  console.log(`Hisho is listening on ${url}${consoleUrl}, adapters: ${adapters}, started in ${service.startupMs} ms`);
   const shutdown = (signal: string) => {
     service.logger.info({ signal }, 'shutting down');
     const force = setTimeout(() => {

@@ -12,6 +12,7 @@ import {
 } from './adapters/chatwork';
 import { ChatworkBotIdentity } from './adapters/chatwork/bot-identity';
 import { ConsoleSender } from './adapters/console/console-sender';
+import { AdapterSupervisor } from './adapters/supervisor';
 import { createConsoleRouter } from './adapters/console/console.route';
 import type { Env } from './config/env';
 import { type LlmClient } from './brain/llm-client';
@@ -71,6 +72,10 @@ export interface ServiceOverrides {
   outboxReconcileDelayMs?: number;
   /** A discord.js client to use instead of a new one (tests drive it by emitting gateway events). */
   discordClient?: import('discord.js').Client;
+  /** First retry delay of an adapter that could not connect (default 5 s, doubling up to 5 min). */
+  adapterRetryMs?: number;
+  /** How long an adapter may be down before the `adapter_down` alert (default ADAPTER_DOWN_ALERT_MINUTES). */
+  adapterDownAlertMs?: number;
   workerPollMs?: number;
   /**
    * How often decided confirmations' questions are looked for and closed (default 1 s; `workerPollMs` when
@@ -108,6 +113,8 @@ export interface Service {
   sqlStatements: StatementCounter | null;
   /** Threshold checks (started unless off; `check()` runs one). */
   monitor: AlertMonitor;
+  /** The platform adapters that are on, and whether each is connected (/readyz, /metrics). */
+  adapters: AdapterSupervisor;
   stop(): Promise<void>;
 }
 
@@ -289,11 +296,19 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     now: o.now,
   });
 
-  // Adapters.
+  // Adapters: each connects on its own, in the background; the service is up without them (issue 29).
+  const adapters = new AdapterSupervisor({
+    logger,
+    metrics,
+    raise,
+    downAlertMs: o.adapterDownAlertMs ?? config.ADAPTER_DOWN_ALERT_MINUTES * 60_000,
+    firstRetryMs: o.adapterRetryMs,
+    now: o.now,
+  });
   const routers: Router[] = [];
   /** Webhook paths served before express (see requestListener); the routers serve any other form of them. */
   const fastRoutes: FastRoute[] = [];
-  const stoppers: (() => Promise<void>)[] = [];
+  const stoppers: (() => Promise<void>)[] = [async () => adapters.stop()];
   const chatworkOn = Boolean(config.CHATWORK_API_TOKEN && config.CHATWORK_WEBHOOK_TOKEN);
   if (chatworkOn) {
     const client = chatworkClientFrom(config, logger);
@@ -328,16 +343,23 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     fastRoutes.push({ method: 'POST', path: CHATWORK_WEBHOOK_PATH, handle: webhook });
     // Other spellings of the path (a trailing slash, another case) reach the same handler through express.
     routers.push(chatworkWebhookRouter(webhook));
+    adapters.always('chatwork');
   }
   const discordOn = Boolean(config.DISCORD_BOT_TOKEN && config.DISCORD_ENABLED);
   if (discordOn) {
-    const { DiscordGateway } = await import('./adapters/discord');
+    const { DiscordGateway, classifyDiscordFailure } = await import('./adapters/discord');
     const gateway = new DiscordGateway({
       token: config.DISCORD_BOT_TOKEN!,
+      apiBaseUrl: config.DISCORD_API_BASE_URL,
       intake,
       logger,
       defaultOrgId,
       client: o.discordClient,
+      status: {
+        up: () => adapters.up('discord'),
+        down: (reason, reasonJa) => adapters.down('discord', reason, reasonJa),
+        lost: (err) => adapters.lost('discord', err),
+      },
       resolveRoom: (channelId) => roomIndex.get('discord', channelId),
       // Guild allow-list (directory `organization.discord_guilds`); rooms change only on import (30 s cache).
       resolveGuild: async (guildId) => {
@@ -360,7 +382,8 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
         }),
     });
     register(gateway.sender());
-    await gateway.start();
+    // Not awaited: a Discord outage (5xx, no READY, a refused token) leaves ChatWork and the console working.
+    adapters.supervise({ platform: 'discord', connect: () => gateway.start(), classify: classifyDiscordFailure });
     stoppers.push(() => gateway.stop());
   }
   // One admin login for /admin and the remote console (R-O4, issue 8 §4).
@@ -382,6 +405,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   if (consoleOn) {
     const sender = new ConsoleSender();
     register(sender);
+    adapters.always('console');
     routers.push(
       createConsoleRouter({
         db,
@@ -421,6 +445,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
       await db.$queryRaw`SELECT 1`;
       return true;
     },
+    adapters: () => adapters.status(),
     beforeScrape: async () => {
       const depth = await queue.depth();
       metrics.queueDepth.set({ state: 'queued' }, depth.queued ?? 0);
@@ -504,9 +529,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     {
       port,
       startupMs,
-      chatwork: chatworkOn,
-      discord: discordOn,
-      console: consoleOn,
+      adapters: adapters.status().map((a) => a.platform),
       llm: llm !== null,
       embedded: embedded !== null,
     },
@@ -550,6 +573,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     alerts,
     sqlStatements,
     monitor,
+    adapters,
     stop,
   };
 }

@@ -58,6 +58,11 @@ export const ZEnv = z.object({
   // [[DISCORD]]
   DISCORD_BOT_TOKEN: nonEmpty().optional(),
   DISCORD_ENABLED: flag('true'),
+  /**
+   * Base URL of Discord's REST API without the version (discord.js adds `/v10`); the gateway URL comes from its
+   * `GET /gateway/bot`. Unset: https://discord.com/api. Set it for a REST proxy shared by several instances.
+   */
+  DISCORD_API_BASE_URL: nonEmpty().url().optional(),
   // [[CONSOLE]]
   /** auto = on when neither ChatWork nor Discord is configured. */
   CONSOLE_ENABLED: z.enum(['auto', 'true', 'false']).default('auto'),
@@ -138,6 +143,13 @@ export const ZEnv = z.object({
     .max(24 * 60)
     .default(60),
   ALERT_CHECK_SECONDS: z.coerce.number().int().min(5).max(3600).default(60),
+  /** A platform adapter down (not connected) this long raises the `adapter_down` admin alert. */
+  ADAPTER_DOWN_ALERT_MINUTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(24 * 60)
+    .default(5),
   /** Thresholds of seed 003 §15.1, over the last ALERT_EVAL_MINUTES with at least ALERT_MIN_SAMPLES samples. */
   ALERT_EVAL_MINUTES: z.coerce
     .number()

@@ -20,7 +20,8 @@ export type AlertKind =
   | 'confirmation_rate'
   | 'block_rate'
   | 'work_abandoned'
-  | 'self_critique_concern';
+  | 'self_critique_concern'
+  | 'adapter_down';
 
 export type AlertSeverity = 'info' | 'warn' | 'critical';
 
@@ -59,6 +60,9 @@ export interface AdminAlertsOptions {
   now?: () => Date;
 }
 
+/** Platforms by the name admins know them by. */
+const ADAPTER_NAMES: Record<string, string> = { discord: 'Discord', chatwork: 'ChatWork', console: 'コンソール' };
+
 const line = (label: string, value: string | number | undefined) =>
   value === undefined || value === '' ? null : `${label}: ${value}`;
 
@@ -76,9 +80,11 @@ export function alertLines(kind: AlertKind, f: Record<string, string | number>, 
     block_rate: 'ブロックの発生率がしきい値を超えています',
     work_abandoned: '処理をあきらめて失敗として終了した依頼があります',
     self_critique_concern: '自己批判（self-critique）が判断に懸念を示しました',
+    adapter_down: 'チャットサービスとの接続が切れたままです（他のサービスは動いています）',
   };
   const lines = [
     `種類: ${title[kind]}（${kind}）`,
+    line('接続先', f.adapter !== undefined ? (ADAPTER_NAMES[f.adapter] ?? f.adapter) : undefined),
     line('値', f.value),
     line('しきい値', f.threshold),
     line('対象期間', f.windowMinutes !== undefined ? `直近${f.windowMinutes}分` : undefined),

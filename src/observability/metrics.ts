@@ -32,6 +32,8 @@ export interface Metrics {
   selfCritiques: Counter<'verdict'>;
   /** 1 while the work queue reaches the database, 0 during an outage (R-E2). */
   databaseUp: Gauge;
+  /** 1 while a platform adapter is connected (0: down, retrying). */
+  adapterUp: Gauge<'platform'>;
   /** Tool executions by tool and status (ok, error, internal_error, clarify), from turn records. */
   toolExecutions: Counter<'tool' | 'status'>;
 }
@@ -143,6 +145,12 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Metrics 
     databaseUp: new Gauge({
       name: 'hisho_database_up',
       help: '1 while the work queue reaches the database',
+      registers: r,
+    }),
+    adapterUp: new Gauge({
+      name: 'hisho_adapter_up',
+      help: '1 while the platform adapter is connected (0: down, retried in the background)',
+      labelNames: ['platform'],
       registers: r,
     }),
     toolExecutions: new Counter({

@@ -11,6 +11,8 @@ export interface AppDeps {
   routers: Router[];
   /** Database reachable (for /readyz). */
   ready: () => Promise<boolean>;
+  /** The platform adapters and whether each is connected (/readyz lists them; one down does not fail it). */
+  adapters?: () => readonly { platform: string; state: 'up' | 'down' }[];
   /** Called on each /metrics scrape to refresh gauges. */
   beforeScrape?: () => Promise<void>;
 }
@@ -26,7 +28,8 @@ export function createApp(deps: AppDeps): Express {
   });
   app.get('/readyz', async (_req, res) => {
     const ok = await deps.ready().catch(() => false);
-    res.status(ok ? 200 : 503).json({ status: ok ? 'ready' : 'database unavailable' });
+    const adapters = Object.fromEntries((deps.adapters?.() ?? []).map((a) => [a.platform, a.state]));
+    res.status(ok ? 200 : 503).json({ status: ok ? 'ready' : 'database unavailable', adapters });
   });
   app.get('/metrics', async (_req, res) => {
     await deps.beforeScrape?.().catch(() => undefined);

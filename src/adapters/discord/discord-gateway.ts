@@ -15,7 +15,10 @@
  */
 import {
   Client,
+  DiscordAPIError,
+  DiscordjsErrorCodes,
   Events,
+  HTTPError,
   GatewayIntentBits,
   MessageFlags,
   Partials,
@@ -28,6 +31,7 @@ import {
 } from 'discord.js';
 import type { Logger } from '../../observability/logger';
 import type { InboundMessage } from '../types';
+import type { AdapterFailure } from '../supervisor';
 import { BUTTON_KEY_PATTERN, DiscordSender, type DiscordSendPayload } from './discord-sender';
 import { summarizeError } from './error-summary';
 import { isAddressedToBot, toInbound, type DiscordMessageLike, type DiscordRoomContext } from './to-inbound';
@@ -52,6 +56,8 @@ export interface ButtonClick {
 export interface DiscordGatewayOptions {
   /** Bot token (used only by {@link DiscordGateway.start}). */
   token: string;
+  /** Discord's REST base without the version (`DISCORD_API_BASE_URL`); default discord.js's https://discord.com/api. */
+  apiBaseUrl?: string;
   intake: { accept(msg: InboundMessage): Promise<{ status: 'accepted' | 'duplicate' }> };
   /** The room directory's entry for a channel, or null when the channel is not listed. */
   resolveRoom: (channelId: string, guildId: string | null) => Promise<DiscordRoomContext | null>;
@@ -66,8 +72,16 @@ export interface DiscordGatewayOptions {
   logger: Logger;
   /** Injectable for tests; by default a client with the intents below is created. */
   client?: Client;
-  /** Treat reply pings to the bot (without `<@bot>`) as addressing it. Default false. */
-  acceptReplyPings?: boolean;
+  /**
+   * Told when the connection changes after {@link DiscordGateway.start} succeeded: `down` while discord.js
+   * reconnects on its own, `up` when it is back, `lost` when the gateway closed for good (e.g. the token was
+   * revoked: close 4004) — the owner then calls `start()` again (see AdapterSupervisor).
+   */
+  status?: {
+    up(): void;
+    down(reason: string, reasonJa: string): void;
+    lost(err: DiscordGatewayClosed): void;
+  };
   /** Also request the privileged MessageContent intent (not needed for mention/DM-only use). Default false. */
   messageContentIntent?: boolean;
 }
@@ -104,6 +118,56 @@ export const DEFAULT_BUTTON_NOTES: Record<Exclude<ButtonOutcome['status'], 'acce
 /** Shown when the core failed while handling a click. */
 export const BUTTON_ERROR_NOTE = '処理できませんでした。少し待ってからもう一度お試しください。';
 
+/** The gateway closed the connection with a code discord.js does not reconnect from (4004, 4013, 4014…). */
+export class DiscordGatewayClosed extends Error {
+  override readonly name = 'DiscordGatewayClosed';
+  constructor(readonly code: number) {
+    super(`the Discord gateway closed the connection (${code})`);
+  }
+}
+
+/** Gateway close codes that mean the token or the app's configuration was refused. */
+const REFUSED: Record<number, { reason: string; reasonJa: string }> = {
+  4004: {
+    reason: 'the bot token was rejected (gateway close 4004); check DISCORD_BOT_TOKEN',
+    reasonJa: 'Botのトークンが拒否されました。DISCORD_BOT_TOKEN を確認してください',
+  },
+  4013: { reason: 'invalid gateway intents (close 4013)', reasonJa: 'インテントの指定が不正です' },
+  4014: {
+    reason: 'the gateway refused an intent not enabled for the app (close 4014); enable it in the Developer Portal',
+    reasonJa: 'Developer Portal で有効になっていないインテントを要求しました',
+  },
+};
+
+/**
+ * One failed connection attempt, for the supervisor: a refused token (401 on REST, close 4004) is `rejected`
+ * (retried only slowly); outages (5xx, timeouts, no READY) are retried with backoff. No secrets, no bodies.
+ */
+export function classifyDiscordFailure(err: unknown): AdapterFailure {
+  const tokenRejected = {
+    reason: 'the bot token was rejected (401); check DISCORD_BOT_TOKEN',
+    reasonJa: 'Botのトークンが拒否されました。DISCORD_BOT_TOKEN を確認してください',
+    rejected: true,
+  };
+  if ((err as { code?: unknown } | null)?.code === DiscordjsErrorCodes.TokenInvalid) return tokenRejected;
+  if (err instanceof DiscordAPIError || err instanceof HTTPError) {
+    if (err.status === 401) return tokenRejected;
+    return {
+      reason: `Discord REST answered ${err.status}`,
+      reasonJa: `Discordが応答しません（HTTP ${err.status}）`,
+      rejected: false,
+    };
+  }
+  if (err instanceof DiscordGatewayClosed) {
+    const refused = REFUSED[err.code];
+    if (refused) return { ...refused, rejected: true };
+    return { reason: err.message, reasonJa: `Discordのゲートウェイが接続を閉じました（${err.code}）`, rejected: false };
+  }
+  const s = summarizeError(err);
+  const detail = [s.name, s.code, s.status].filter((x) => x !== undefined).join(' ');
+  return { reason: `connection failed (${detail})`, reasonJa: 'Discordに接続できません', rejected: false };
+}
+
 /** Intents for a mention/DM bot: no privileged intent unless asked. */
 export function gatewayIntents(messageContent = false): IntentBits[] {
   const intents = [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.DirectMessages];
@@ -115,7 +179,12 @@ export function gatewayIntents(messageContent = false): IntentBits[] {
  * driven by emitting events); {@link start} logs in, {@link stop} disconnects.
  */
 export class DiscordGateway {
-  private readonly client: Client;
+  private client: Client;
+  /** The client is ours (not injected): a failed attempt's client is replaced by a fresh one. */
+  private readonly owned: boolean;
+  private attempts = 0;
+  /** `start()` succeeded and the connection was not lost for good since. */
+  private connected = false;
   private readonly log: Logger;
   private readonly onMessageCreate = (message: Message): void => {
     void this.handleMessage(message);
@@ -133,6 +202,17 @@ export class DiscordGateway {
   private readonly onWarn = (warning: string): void => {
     this.log.warn({ warning: warning.slice(0, 200) }, 'discord client warning');
   };
+  private readonly onShardDisconnect = (event: { code: number }): void => {
+    if (!this.connected) return; // during start(): the attempt itself fails (see start)
+    this.connected = false;
+    this.opts.status?.lost(new DiscordGatewayClosed(event.code));
+  };
+  private readonly onShardReconnecting = (): void => {
+    if (this.connected) this.opts.status?.down('gateway reconnecting', 'Discordに再接続しています');
+  };
+  private readonly onShardBack = (): void => {
+    if (this.connected) this.opts.status?.up();
+  };
   private readonly onRateLimited = (info: { route: string; retryAfter: number; global: boolean }): void => {
     this.log.warn(
       { route: info.route, retryAfterMs: info.retryAfter, global: info.global },
@@ -143,39 +223,89 @@ export class DiscordGateway {
   /** @param opts - See {@link DiscordGatewayOptions}. */
   constructor(private readonly opts: DiscordGatewayOptions) {
     this.log = opts.logger.child({ component: 'discord' });
-    this.client =
-      opts.client ??
-      new Client({
-        intents: gatewayIntents(opts.messageContentIntent === true),
-        partials: [Partials.Channel],
-        // discord.js REST queues and retries on rate limits; retries covers 5xx and timeouts.
-        rest: { retries: 3 },
-        // Defence in depth: the sender sets this per message too.
-        allowedMentions: { parse: [], repliedUser: true },
-        failIfNotExists: false,
-      });
-    this.client.on(Events.MessageCreate, this.onMessageCreate);
-    this.client.on(Events.InteractionCreate, this.onInteractionCreate);
-    this.client.once(Events.ClientReady, this.onReady);
-    // Without an 'error' listener an emitted error would crash the process.
-    this.client.on(Events.Error, this.onError);
-    this.client.on(Events.Warn, this.onWarn);
-    this.client.rest.on(RESTEvents.RateLimited, this.onRateLimited);
+    this.owned = !opts.client;
+    this.client = opts.client ?? this.newClient();
+    this.attach(this.client);
   }
 
-  /** Logs in and connects to the gateway. */
+  private newClient(): Client {
+    return new Client({
+      intents: gatewayIntents(this.opts.messageContentIntent === true),
+      partials: [Partials.Channel],
+      // discord.js REST queues and retries on rate limits; retries covers 5xx and timeouts.
+      rest: { retries: 3, ...(this.opts.apiBaseUrl ? { api: this.opts.apiBaseUrl } : {}) },
+      // Defence in depth: the sender sets this per message too.
+      allowedMentions: { parse: [], repliedUser: true },
+      failIfNotExists: false,
+    });
+  }
+
+  private attach(client: Client): void {
+    client.on(Events.MessageCreate, this.onMessageCreate);
+    client.on(Events.InteractionCreate, this.onInteractionCreate);
+    client.on(Events.ClientReady, this.onReady);
+    // Without an 'error' listener an emitted error would crash the process.
+    client.on(Events.Error, this.onError);
+    client.on(Events.Warn, this.onWarn);
+    client.on(Events.ShardDisconnect, this.onShardDisconnect);
+    client.on(Events.ShardReconnecting, this.onShardReconnecting);
+    client.on(Events.ShardResume, this.onShardBack);
+    client.on(Events.ShardReady, this.onShardBack);
+    client.rest.on(RESTEvents.RateLimited, this.onRateLimited);
+  }
+
+  private detach(client: Client): void {
+    client.off(Events.MessageCreate, this.onMessageCreate);
+    client.off(Events.InteractionCreate, this.onInteractionCreate);
+    client.off(Events.ClientReady, this.onReady);
+    client.off(Events.Error, this.onError);
+    client.off(Events.Warn, this.onWarn);
+    client.off(Events.ShardDisconnect, this.onShardDisconnect);
+    client.off(Events.ShardReconnecting, this.onShardReconnecting);
+    client.off(Events.ShardResume, this.onShardBack);
+    client.off(Events.ShardReady, this.onShardBack);
+    client.rest.off(RESTEvents.RateLimited, this.onRateLimited);
+  }
+
+  /**
+   * One connection attempt: logs in and resolves once the gateway is READY; rejects when REST fails (5xx,
+   * timeouts, 401) or the gateway closes for good (4004…) — otherwise discord.js would wait for ever. A gateway
+   * that never sends READY keeps the attempt pending while discord.js reconnects on its own (every 15 s):
+   * destroying a client in the middle of that makes discord.js reconnect a destroyed client. Called again after a
+   * failure (AdapterSupervisor); a client of ours is then replaced by a fresh one, since discord.js does not
+   * reconnect a client it destroyed.
+   */
   async start(): Promise<void> {
-    await this.client.login(this.opts.token);
+    if (this.attempts++ > 0 && this.owned) {
+      this.detach(this.client);
+      void this.client.destroy().catch(() => undefined);
+      this.client = this.newClient();
+      this.attach(this.client);
+    }
+    const client = this.client;
+    let onClosed: ((event: { code: number }) => void) | undefined;
+    const closed = new Promise<never>((_resolve, reject) => {
+      onClosed = (event) => reject(new DiscordGatewayClosed(event.code));
+      client.on(Events.ShardDisconnect, onClosed);
+    });
+    const login = client.login(this.opts.token);
+    // The login may still settle after the attempt was given up: nothing must be left unhandled.
+    login.catch(() => undefined);
+    try {
+      await Promise.race([login, closed]);
+      this.connected = true;
+    } catch (err) {
+      void client.destroy().catch(() => undefined);
+      throw err;
+    } finally {
+      if (onClosed) client.off(Events.ShardDisconnect, onClosed);
+    }
   }
 
   /** Detaches listeners and disconnects. */
   async stop(): Promise<void> {
-    this.client.off(Events.MessageCreate, this.onMessageCreate);
-    this.client.off(Events.InteractionCreate, this.onInteractionCreate);
-    this.client.off(Events.ClientReady, this.onReady);
-    this.client.off(Events.Error, this.onError);
-    this.client.off(Events.Warn, this.onWarn);
-    this.client.rest.off(RESTEvents.RateLimited, this.onRateLimited);
+    this.connected = false;
+    this.detach(this.client);
     await this.client.destroy();
   }
 
@@ -204,8 +334,13 @@ export class DiscordGateway {
         this.log.debug(ids, 'discord message before ready: ignored');
         return;
       }
-      const addressing = { botUserId, acceptReplyPings: this.opts.acceptReplyPings === true };
+      const addressing = { botUserId };
       if (!isAddressedToBot(message, addressing)) return;
+      if (message.content.trim() === '' && message.guildId !== null) {
+        // Without the Message Content intent a reply that does not ping the bot arrives without its text.
+        this.log.info(ids, 'discord reply to the bot without text (Message Content intent off?): ignored');
+        return;
+      }
       const room = await this.roomFor(message);
       if (!room) {
         const why = 'discord message from a guild not allow-listed (or no organisation): ignored';

@@ -4,6 +4,7 @@
 export { DISCORD_MESSAGE_LIMIT, MIN_SPLIT_LIMIT, splitDiscordMessage } from './split-message';
 export {
   isAddressedToBot,
+  repliesToBot,
   stripDiscordMentions,
   toInbound,
   type AddressingOptions,
@@ -25,7 +26,9 @@ export {
   BUTTON_ERROR_NOTE,
   DEFAULT_BUTTON_NOTES,
   DiscordGateway,
+  DiscordGatewayClosed,
   UNUSABLE_BUTTON_NOTE,
+  classifyDiscordFailure,
   gatewayIntents,
   type ButtonClick,
   type ButtonInteractionLike,

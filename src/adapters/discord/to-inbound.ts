@@ -36,7 +36,8 @@ export interface DiscordMessageLike {
   /** The author as a guild member (nickname), when in a guild. */
   member?: { displayName: string } | null;
   mentions: DiscordMentionsLike;
-  reference?: { messageId?: string | null } | null;
+  /** Set on replies (type 0) and forwards (type 1); discord.js's `MessageReference`. */
+  reference?: { messageId?: string | null; type?: number } | null;
   createdTimestamp: number;
   /** System messages (joins, pins…) are never addressed to the bot. */
   system?: boolean;
@@ -52,8 +53,6 @@ export interface DiscordRoomContext {
 export interface AddressingOptions {
   /** The bot's own user id. */
   botUserId: string;
-  /** Treat a reply to the bot's message (reply ping, no explicit `<@bot>`) as addressing it. Default false. */
-  acceptReplyPings?: boolean;
 }
 
 /** Options for {@link toInbound}. */
@@ -82,23 +81,33 @@ function explicitMentionIds(content: string): string[] {
 }
 
 /**
+ * Discord's reply gesture: the message replies (reference type 0, not a forward) to one of the bot's own
+ * messages. `mentions.repliedUser` is the replied-to message's author (discord.js reads it from
+ * `referenced_message`), whether or not the reply pings: with the ping Discord lists the bot in `mentions`,
+ * without it (the person turned it off, `allowed_mentions.replied_user` false) it does not — both count.
+ */
+export function repliesToBot(message: DiscordMessageLike, botUserId: string): boolean {
+  const ref = message.reference;
+  if (!ref?.messageId || (ref.type !== undefined && ref.type !== 0)) return false;
+  return message.mentions.repliedUser?.id === botUserId;
+}
+
+/**
  * Whether the bot should respond to this message at all: never to itself, other bots, webhooks or system
- * messages; always in DMs; in guilds only when the bot user is mentioned strictly — `@everyone`/`@here`
- * and role mentions never count, and a reply ping counts only with `acceptReplyPings` (a reply that also
- * writes `<@bot>` explicitly always counts).
+ * messages; always in DMs; in guilds when it replies to one of the bot's messages (Discord's reply gesture,
+ * see {@link repliesToBot}) or mentions the bot strictly — `<@bot>` written in the text; `@everyone`/`@here`
+ * and role mentions never count.
  *
  * @param message - The Discord message.
- * @param opts - The bot's user id and the reply-ping policy.
+ * @param opts - The bot's user id.
  * @returns True when the message is addressed to the bot.
  */
 export function isAddressedToBot(message: DiscordMessageLike, opts: AddressingOptions): boolean {
   const { botUserId } = opts;
   if (message.author.id === botUserId || message.author.bot || message.system === true) return false;
   if (message.guildId === null) return true;
-  if (!message.mentions.users.has(botUserId)) return false;
-  if (mentionPattern(botUserId).test(message.content)) return true;
-  // In the users list without `<@bot>` in the text: a reply ping.
-  return opts.acceptReplyPings === true && message.mentions.repliedUser?.id === botUserId;
+  if (repliesToBot(message, botUserId)) return true;
+  return message.mentions.users.has(botUserId) && mentionPattern(botUserId).test(message.content);
 }
 
 /** `@name` for a mentioned user: guild nickname, then global display name, then username. */
@@ -149,7 +158,7 @@ export function discordAnswerText(content: string): string {
  * `room.authority` travels as `roomAuthority` (the directory entry, when the room has one, wins in the core).
  *
  * @param message - The Discord message (a discord.js `Message` or a plain object of the same shape).
- * @param opts - Bot user id, reply-ping policy and the resolved room.
+ * @param opts - Bot user id and the resolved room.
  * @returns The inbound message, or null to ignore.
  */
 export function toInbound(message: DiscordMessageLike, opts: ToInboundOptions): InboundMessage | null {

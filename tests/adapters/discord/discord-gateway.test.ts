@@ -117,16 +117,15 @@ describe('DiscordGateway', () => {
 
     it('does not look up the room for messages not addressed to the bot', async () => {
       await gateway.handleMessage(fakeMessage({ content: '@everyone 雑談', everyone: true }));
-      await gateway.handleMessage(fakeMessage({ content: 'ありがとう', mentioned: [BOT], repliedUserId: BOT_ID }));
+      await gateway.handleMessage(fakeMessage({ content: 'ありがとう', repliedUserId: ALICE_ID }));
       expect(resolveRoom).not.toHaveBeenCalled();
       expect(accepted).toHaveLength(0);
     });
 
-    it('accepts reply pings when configured', async () => {
-      await gateway.stop();
-      gateway = makeGateway({ acceptReplyPings: true });
+    it("takes in a reply to the bot's message (the reply gesture), pinged or not", async () => {
       await gateway.handleMessage(fakeMessage({ content: 'ありがとう', mentioned: [BOT], repliedUserId: BOT_ID }));
-      expect(accepted).toHaveLength(1);
+      await gateway.handleMessage(fakeMessage({ id: '700000000000000002', content: 'はい', repliedUserId: BOT_ID }));
+      expect(accepted.map((m) => m.text)).toEqual(['ありがとう', 'はい']);
     });
 
     it(
@@ -239,10 +238,11 @@ describe('DiscordGateway', () => {
       });
       const make = (data: unknown) => Reflect.construct(Message, [client, data]) as Message;
       await gateway.handleMessage(make(raw('700000000000000010', 'ありがとう')));
-      expect(accepted).toHaveLength(0); // reply ping only
+      expect(accepted).toHaveLength(1); // a reply to the bot's message (ping only): the reply gesture
+      expect(accepted[0]).toMatchObject({ text: 'ありがとう', replyTo: '700000000000000000' });
       await gateway.handleMessage(make(raw('700000000000000011', `<@${BOT_ID}> 続きをお願い`)));
-      expect(accepted).toHaveLength(1);
-      expect(accepted[0]).toMatchObject({
+      expect(accepted).toHaveLength(2);
+      expect(accepted[1]).toMatchObject({
         text: '続きをお願い',
         replyTo: '700000000000000000',
         senderName: 'Alice A',

@@ -68,11 +68,23 @@ describe('toInbound', () => {
     expect(toInbound(msg, opts)).toBeNull();
   });
 
-  it('ignores a reply ping by default and accepts it with acceptReplyPings', () => {
-    const msg = fakeMessage({ content: 'ありがとう', mentioned: [BOT], repliedUserId: BOT_ID });
-    expect(toInbound(msg, opts)).toBeNull();
-    const accepted = toInbound(msg, { ...opts, acceptReplyPings: true });
-    expect(accepted).toMatchObject({ text: 'ありがとう', replyTo: '700000000000000000', mentions: [] });
+  it("counts Discord's reply gesture to the bot's message as addressing it, with or without the ping", () => {
+    const pinged = fakeMessage({ content: 'はい', mentioned: [BOT], repliedUserId: BOT_ID });
+    expect(toInbound(pinged, opts)).toMatchObject({ text: 'はい', answerText: 'はい', replyTo: '700000000000000000' });
+    const silent = fakeMessage({ content: 'はい', repliedUserId: BOT_ID });
+    expect(toInbound(silent, opts)).toMatchObject({ text: 'はい', replyTo: '700000000000000000', mentions: [] });
+  });
+
+  it("ignores replies to other people's messages, forwards of the bot's messages and replies by bots", () => {
+    expect(toInbound(fakeMessage({ content: 'はい', repliedUserId: BOB_ID }), opts)).toBeNull();
+    const forward = fakeMessage({ content: 'はい', repliedUserId: BOT_ID });
+    expect(toInbound({ ...forward, reference: { messageId: '700000000000000000', type: 1 } }, opts)).toBeNull();
+    const otherBot = { id: OTHER_BOT_ID, bot: true, username: 'otherbot' };
+    expect(toInbound(fakeMessage({ author: otherBot, content: 'はい', repliedUserId: BOT_ID }), opts)).toBeNull();
+  });
+
+  it('a reply ping to someone else is not a mention of the bot', () => {
+    expect(toInbound(fakeMessage({ content: 'はい', mentioned: [BOB], repliedUserId: BOB_ID }), opts)).toBeNull();
   });
 
   it('accepts a reply to the bot that also mentions it explicitly', () => {

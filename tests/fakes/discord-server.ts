@@ -1,0 +1,579 @@
+/**
+ * A local Discord-compatible server for tests: the REST v10 routes discord.js uses in Hisho and a gateway
+ * over WebSocket (plain JSON, no compression: `zlib-sync` is not installed). The real discord.js client talks
+ * to it when `DISCORD_API_BASE_URL` is {@link FakeDiscord.apiBaseUrl}; the gateway URL is handed out by
+ * `GET /gateway/bot`, as Discord does.
+ *
+ * Test side: {@link FakeDiscord.say} / {@link FakeDiscord.reply} dispatch MESSAGE_CREATE, {@link FakeDiscord.click}
+ * dispatches INTERACTION_CREATE (shaped as Discord sends them); every REST call is recorded in `calls`, the bot's
+ * posts in `posted`. Outages: {@link FakeDiscord.set} with `restStatus` (e.g. 503 on every REST call),
+ * `ready: false` (HELLO and heartbeats, never READY) or `rejectToken` (401 on REST, close 4004 on IDENTIFY).
+ */
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { WebSocketServer, type WebSocket } from 'ws';
+
+/** A Discord user as the API sends it. */
+export interface FakeUser {
+  id: string;
+  username: string;
+  global_name?: string | null;
+  bot?: boolean;
+}
+
+/** One REST request the client made. */
+export interface RecordedCall {
+  method: string;
+  /** The path after `/api/v10`, e.g. `/channels/81/messages`. */
+  path: string;
+  query: string;
+  body: Record<string, unknown> | null;
+  /** The answer given (after any outage mode). */
+  status: number;
+  authorized: boolean;
+}
+
+/** A message the bot posted (POST /channels/:id/messages). */
+export interface PostedMessage {
+  id: string;
+  channelId: string;
+  content: string;
+  components: { type: number; components: { custom_id?: string; label?: string; style?: number }[] }[];
+  /** The message this one replies to (`message_reference.message_id`), if any. */
+  replyTo: string | null;
+  allowedMentions: unknown;
+  nonce: string | null;
+}
+
+/** A button click dispatched by {@link FakeDiscord.click}. */
+export interface Click {
+  interactionId: string;
+  token: string;
+}
+
+export interface FakeDiscordOptions {
+  /** The bot token REST calls and IDENTIFY must carry. Default `fake-discord-token`. */
+  token?: string;
+  bot?: FakeUser;
+  applicationId?: string;
+  guildId?: string;
+  /** Text channels of the guild (ids). Default one channel. */
+  channels?: string[];
+  /** Gateway heartbeat interval sent in HELLO (ms). Default 41 250 (Discord's). */
+  heartbeatIntervalMs?: number;
+}
+
+/** Outage switches; each applies from the next request / connection. */
+export interface FakeDiscordMode {
+  /** Answer every REST call with this status (e.g. 503), or null for normal service. */
+  restStatus: number | null;
+  /** Send READY (and GUILD_CREATE) after IDENTIFY. False: the gateway says HELLO and acks heartbeats, nothing else. */
+  ready: boolean;
+  /** The token is refused: 401 on every REST call, close code 4004 on IDENTIFY. */
+  rejectToken: boolean;
+}
+
+export const FAKE_BOT: FakeUser = { id: '111111111111111111', username: 'hisho', global_name: 'Hisho', bot: true };
+export const FAKE_GUILD_ID = '900000000000000000';
+export const FAKE_CHANNEL_ID = '810000000000000001';
+
+const API_PREFIX = '/api/v10';
+
+export class FakeDiscord {
+  readonly token: string;
+  readonly bot: FakeUser;
+  readonly applicationId: string;
+  readonly guildId: string;
+  readonly channels: string[];
+  /** Every REST call, in order. */
+  readonly calls: RecordedCall[] = [];
+  /** The bot's channel posts, in order. */
+  readonly posted: PostedMessage[] = [];
+  /** Edits of channel messages (PATCH /channels/:c/messages/:m): message id and body. */
+  readonly edits: { messageId: string; body: Record<string, unknown> }[] = [];
+  /** Interaction callbacks (POST /interactions/:id/:token/callback): body `type` 6 = deferred update, 4 = reply… */
+  readonly interactionResponses: { interactionId: string; type: number; data: Record<string, unknown> | null }[] = [];
+  /** Webhook follow-ups and edits of the original response (interaction token routes). */
+  readonly followUps: { token: string; content: string; flags: number; ephemeral: boolean }[] = [];
+  readonly originalEdits: { token: string; body: Record<string, unknown> }[] = [];
+  /** IDENTIFY payloads received. */
+  readonly identifies: { token: string; intents: number }[] = [];
+  mode: FakeDiscordMode = { restStatus: null, ready: true, rejectToken: false };
+
+  private server!: Server;
+  private wss!: WebSocketServer;
+  private readonly sockets = new Set<WebSocket>();
+  /** Sockets that got READY (sessions), for dispatching events. */
+  private readonly sessions = new Map<WebSocket, { seq: number }>();
+  private readonly messages = new Map<string, Record<string, unknown>>();
+  private readonly interactions = new Map<string, { token: string; channelId: string }>();
+  private snowflake = 0n;
+  private readonly heartbeatIntervalMs: number;
+  private baseUrl = '';
+
+  constructor(o: FakeDiscordOptions = {}) {
+    this.token = o.token ?? 'fake-discord-token';
+    this.bot = o.bot ?? FAKE_BOT;
+    this.applicationId = o.applicationId ?? this.bot.id;
+    this.guildId = o.guildId ?? FAKE_GUILD_ID;
+    this.channels = o.channels ?? [FAKE_CHANNEL_ID];
+    this.heartbeatIntervalMs = o.heartbeatIntervalMs ?? 41250;
+  }
+
+  /** Starts listening on a free loopback port. */
+  async start(): Promise<this> {
+    this.server = createServer((req, res) => void this.handle(req, res));
+    this.wss = new WebSocketServer({ server: this.server });
+    this.wss.on('connection', (ws) => this.onConnection(ws));
+    await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', () => r()));
+    this.baseUrl = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this;
+  }
+
+  /** The value for `DISCORD_API_BASE_URL` (discord.js adds `/v10`). */
+  get apiBaseUrl(): string {
+    return `${this.baseUrl}/api`;
+  }
+
+  /** Changes the outage switches (see {@link FakeDiscordMode}). */
+  set(mode: Partial<FakeDiscordMode>): void {
+    this.mode = { ...this.mode, ...mode };
+  }
+
+  /** Gateway connections that reached READY and are still open. */
+  get readySessions(): number {
+    return this.sessions.size;
+  }
+
+  /** Closes every gateway connection with `code` (the client reconnects unless the code is fatal). */
+  dropConnections(code = 4000): void {
+    for (const ws of this.sockets) ws.close(code, 'fake: dropped');
+  }
+
+  async stop(): Promise<void> {
+    for (const ws of this.sockets) ws.terminate();
+    await new Promise<void>((r) => this.wss.close(() => r()));
+    this.server.closeAllConnections();
+    await new Promise<void>((r) => this.server.close(() => r()));
+  }
+
+  /** A new snowflake id: its time part is now (discord.js reads `createdTimestamp` from it), increasing. */
+  nextId(): string {
+    const now = BigInt(Date.now() - 1420070400000) << 22n;
+    this.snowflake = now > this.snowflake ? now : this.snowflake + 1n;
+    return String(this.snowflake);
+  }
+
+  // ---- Test side: events ----
+
+  /**
+   * A person writes in a channel (MESSAGE_CREATE). `mentions` are the users Discord lists as mentioned (put
+   * the bot there when the content has `<@bot>`); `replyTo` makes it a reply (type 19) to a stored message, and
+   * `pingReply` (default true) adds that message's author to `mentions`, as Discord does unless the person
+   * turned the reply ping off.
+   */
+  say(o: {
+    author: FakeUser;
+    content: string;
+    channelId?: string;
+    mentions?: FakeUser[];
+    replyTo?: string;
+    pingReply?: boolean;
+    /** A DM (no guild): the channel must be given. */
+    direct?: boolean;
+    nick?: string | null;
+  }): string {
+    const channelId = o.channelId ?? this.channels[0]!;
+    const id = this.nextId();
+    const mentions = [...(o.mentions ?? [])];
+    const referenced = o.replyTo ? this.messages.get(o.replyTo) : undefined;
+    if (o.replyTo && !referenced) throw new Error(`fake discord: no message ${o.replyTo} to reply to`);
+    const repliedAuthor = referenced?.author as FakeUser | undefined;
+    if (repliedAuthor && o.pingReply !== false && !mentions.some((u) => u.id === repliedAuthor.id))
+      mentions.push(repliedAuthor);
+    const guild = o.direct ? {} : { guild_id: this.guildId };
+    const message: Record<string, unknown> = {
+      id,
+      type: o.replyTo ? 19 : 0,
+      channel_id: channelId,
+      ...guild,
+      author: userObject(o.author),
+      ...(o.direct ? {} : { member: memberObject(o.nick ?? null) }),
+      content: o.content,
+      timestamp: new Date().toISOString(),
+      edited_timestamp: null,
+      tts: false,
+      mention_everyone: false,
+      mentions: mentions.map((u) => ({ ...userObject(u), ...(o.direct ? {} : { member: memberObject(null) }) })),
+      mention_roles: [],
+      attachments: [],
+      embeds: [],
+      pinned: false,
+      flags: 0,
+      components: [],
+    };
+    if (referenced) {
+      message.message_reference = { type: 0, message_id: o.replyTo, channel_id: channelId, ...guild };
+      message.referenced_message = referenced;
+    }
+    this.messages.set(id, message);
+    this.dispatch('MESSAGE_CREATE', message);
+    return id;
+  }
+
+  /**
+   * A person clicks a button of one of the bot's messages (INTERACTION_CREATE, type 3 MESSAGE_COMPONENT).
+   * Returns the interaction's id and token (its callback and follow-ups are recorded under them).
+   */
+  click(o: { user: FakeUser; messageId: string; customId: string; nick?: string | null }): Click {
+    const message = this.messages.get(o.messageId);
+    if (!message) throw new Error(`fake discord: no message ${o.messageId} to click on`);
+    const interactionId = this.nextId();
+    const token = `itoken-${randomBytes(12).toString('hex')}`;
+    const channelId = message.channel_id as string;
+    this.interactions.set(interactionId, { token, channelId });
+    this.dispatch('INTERACTION_CREATE', {
+      id: interactionId,
+      application_id: this.applicationId,
+      type: 3,
+      data: { custom_id: o.customId, component_type: 2 },
+      guild_id: this.guildId,
+      channel_id: channelId,
+      channel: { id: channelId, type: 0, guild_id: this.guildId, name: `ch-${channelId.slice(-4)}`, flags: 0 },
+      member: { ...memberObject(o.nick ?? null), user: userObject(o.user), permissions: '2248473465835073' },
+      token,
+      version: 1,
+      message,
+      app_permissions: '2248473465835073',
+      locale: 'ja',
+      guild_locale: 'ja',
+      entitlements: [],
+      authorizing_integration_owners: { '0': this.guildId },
+      context: 0,
+      attachment_size_limit: 10485760,
+    });
+    return { interactionId, token };
+  }
+
+  /** Sends a raw dispatch (op 0) to every ready session. */
+  dispatch(t: string, d: unknown): void {
+    for (const [ws, session] of this.sessions) {
+      session.seq++;
+      ws.send(JSON.stringify({ op: 0, t, s: session.seq, d }));
+    }
+  }
+
+  /** The message the bot posted with this text fragment (the latest), or undefined. */
+  lastPostContaining(text: string): PostedMessage | undefined {
+    return [...this.posted].reverse().find((m) => m.content.includes(text));
+  }
+
+  // ---- Gateway ----
+
+  private onConnection(ws: WebSocket): void {
+    this.sockets.add(ws);
+    ws.on('close', () => {
+      this.sockets.delete(ws);
+      this.sessions.delete(ws);
+    });
+    ws.send(JSON.stringify({ op: 10, d: { heartbeat_interval: this.heartbeatIntervalMs }, s: null, t: null }));
+    ws.on('message', (raw) => {
+      let p: { op: number; d: unknown };
+      try {
+        p = JSON.parse(String(raw)) as { op: number; d: unknown };
+      } catch {
+        ws.close(4002, 'Error while decoding payload.');
+        return;
+      }
+      if (p.op === 1) ws.send(JSON.stringify({ op: 11, d: null, s: null, t: null }));
+      else if (p.op === 2) this.onIdentify(ws, p.d as { token: string; intents: number });
+      else if (p.op === 6) ws.send(JSON.stringify({ op: 9, d: false, s: null, t: null })); // no resumable sessions
+    });
+  }
+
+  private onIdentify(ws: WebSocket, d: { token: string; intents: number }): void {
+    this.identifies.push({ token: d.token, intents: d.intents });
+    if (this.mode.rejectToken || d.token !== this.token) {
+      ws.close(4004, 'Authentication failed.');
+      return;
+    }
+    if (!this.mode.ready) return;
+    const session = { seq: 0 };
+    this.sessions.set(ws, session);
+    const send = (t: string, data: unknown) => {
+      session.seq++;
+      ws.send(JSON.stringify({ op: 0, t, s: session.seq, d: data }));
+    };
+    send('READY', {
+      v: 10,
+      user: { ...userObject(this.bot), verified: true, mfa_enabled: false, flags: 0 },
+      guilds: [{ id: this.guildId, unavailable: true }],
+      session_id: randomBytes(16).toString('hex'),
+      resume_gateway_url: this.baseUrl.replace('http', 'ws'),
+      shard: [0, 1],
+      application: { id: this.applicationId, flags: 0 },
+      user_settings: {},
+      private_channels: [],
+      presences: [],
+      relationships: [],
+      guild_join_requests: [],
+      geo_ordered_rtc_regions: [],
+      _trace: ['fake-discord'],
+    });
+    send('GUILD_CREATE', this.guildObject());
+  }
+
+  private guildObject(): Record<string, unknown> {
+    return {
+      id: this.guildId,
+      name: 'テストサーバー',
+      icon: null,
+      owner_id: '100000000000000001',
+      afk_channel_id: null,
+      afk_timeout: 300,
+      verification_level: 0,
+      default_message_notifications: 0,
+      explicit_content_filter: 0,
+      roles: [
+        {
+          id: this.guildId,
+          name: '@everyone',
+          permissions: '2248473465835073',
+          position: 0,
+          color: 0,
+          hoist: false,
+          managed: false,
+          mentionable: false,
+          flags: 0,
+        },
+      ],
+      emojis: [],
+      stickers: [],
+      features: [],
+      mfa_level: 0,
+      system_channel_id: null,
+      system_channel_flags: 0,
+      rules_channel_id: null,
+      vanity_url_code: null,
+      description: null,
+      banner: null,
+      premium_tier: 0,
+      preferred_locale: 'ja',
+      public_updates_channel_id: null,
+      nsfw_level: 0,
+      premium_progress_bar_enabled: false,
+      joined_at: new Date().toISOString(),
+      large: false,
+      unavailable: false,
+      member_count: 3,
+      voice_states: [],
+      members: [{ ...memberObject(null), user: userObject(this.bot) }],
+      channels: this.channels.map((id, i) => this.channelObject(id, i)),
+      threads: [],
+      presences: [],
+      stage_instances: [],
+      guild_scheduled_events: [],
+      soundboard_sounds: [],
+    };
+  }
+
+  private channelObject(id: string, position = 0): Record<string, unknown> {
+    return {
+      id,
+      type: 0,
+      guild_id: this.guildId,
+      name: `ch-${id.slice(-4)}`,
+      position,
+      permission_overwrites: [],
+      nsfw: false,
+      topic: null,
+      last_message_id: null,
+      rate_limit_per_user: 0,
+      parent_id: null,
+      flags: 0,
+    };
+  }
+
+  // ---- REST ----
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', this.baseUrl);
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const raw = Buffer.concat(chunks).toString('utf8');
+    let body: Record<string, unknown> | null = null;
+    if (raw) {
+      const type = req.headers['content-type'] ?? '';
+      if (type.startsWith('multipart/form-data')) {
+        // discord.js sends JSON in the `payload_json` part when files are attached (not used by Hisho).
+        const m = /name="payload_json"[^\n]*\r?\n(?:[^\n]*\r?\n)*?\r?\n([\s\S]*?)\r?\n--/.exec(raw);
+        body = m ? (JSON.parse(m[1]!) as Record<string, unknown>) : null;
+      } else body = JSON.parse(raw) as Record<string, unknown>;
+    }
+    const method = req.method ?? 'GET';
+    const path = url.pathname.startsWith(API_PREFIX) ? url.pathname.slice(API_PREFIX.length) : url.pathname;
+    const authorized = req.headers.authorization === `Bot ${this.token}`;
+    const call: RecordedCall = { method, path, query: url.search, body, status: 0, authorized };
+    this.calls.push(call);
+    const answer = (status: number, json?: unknown) => {
+      call.status = status;
+      if (json === undefined) {
+        res.writeHead(status).end();
+        return;
+      }
+      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(json));
+    };
+    if (this.mode.restStatus !== null) {
+      const status = this.mode.restStatus;
+      if (status >= 500) {
+        res.setHeader('content-type', 'text/plain');
+        call.status = status;
+        res.writeHead(status).end('upstream connect error or disconnect/reset before headers');
+        return;
+      }
+      answer(status, { message: 'fake outage', code: 0 });
+      return;
+    }
+    // Interaction and webhook-token routes carry no bot token (discord.js sends them with auth: false).
+    const tokenRoute = path.startsWith('/interactions/') || path.startsWith('/webhooks/');
+    if (!tokenRoute && (this.mode.rejectToken || !authorized)) {
+      answer(401, { message: '401: Unauthorized', code: 0 });
+      return;
+    }
+    const seg = path.split('/').filter(Boolean);
+    const route = `${method} /${seg.map((s, i) => (i % 2 === 1 && /^\d+$/.test(s) ? ':id' : s)).join('/')}`;
+    if (method === 'GET' && path === '/gateway/bot') {
+      return answer(200, {
+        url: this.baseUrl.replace('http', 'ws'),
+        shards: 1,
+        session_start_limit: { total: 1000, remaining: 999, reset_after: 0, max_concurrency: 1 },
+      });
+    }
+    if (method === 'GET' && path === '/users/@me') return answer(200, userObject(this.bot));
+    if (method === 'GET' && seg[0] === 'channels' && seg.length === 2) {
+      if (!this.channels.includes(seg[1]!)) return answer(404, { message: 'Unknown Channel', code: 10003 });
+      return answer(200, this.channelObject(seg[1]!));
+    }
+    if (method === 'GET' && seg[0] === 'guilds' && seg.length === 2) {
+      if (seg[1] !== this.guildId) return answer(404, { message: 'Unknown Guild', code: 10004 });
+      return answer(200, this.guildObject());
+    }
+    if (method === 'POST' && seg[0] === 'channels' && seg[2] === 'messages' && seg.length === 3) {
+      return answer(200, this.createBotMessage(seg[1]!, body ?? {}));
+    }
+    if (method === 'PATCH' && seg[0] === 'channels' && seg[2] === 'messages' && seg.length === 4) {
+      const stored = this.messages.get(seg[3]!);
+      if (!stored) return answer(404, { message: 'Unknown Message', code: 10008 });
+      this.edits.push({ messageId: seg[3]!, body: body ?? {} });
+      Object.assign(stored, pickMessageFields(body ?? {}), { edited_timestamp: new Date().toISOString() });
+      return answer(200, stored);
+    }
+    if (method === 'POST' && seg[0] === 'interactions' && seg[3] === 'callback') {
+      const known = this.interactions.get(seg[1]!);
+      if (!known || known.token !== seg[2]) return answer(404, { message: 'Unknown interaction', code: 10062 });
+      const type = Number(body?.type);
+      const data = (body?.data as Record<string, unknown> | undefined) ?? null;
+      this.interactionResponses.push({ interactionId: seg[1]!, type, data });
+      return answer(204);
+    }
+    if (seg[0] === 'webhooks' && seg.length >= 3) {
+      const token = seg[2]!;
+      const interaction = [...this.interactions.values()].find((i) => i.token === token);
+      if (!interaction) return answer(404, { message: 'Unknown Webhook', code: 10015 });
+      if (method === 'POST' && seg.length === 3) {
+        const flags = Number(body?.flags ?? 0);
+        const content = String(body?.content ?? '');
+        this.followUps.push({ token, content, flags, ephemeral: (flags & 64) !== 0 });
+        return answer(200, this.messageObject(this.nextId(), interaction.channelId, body ?? {}));
+      }
+      if (method === 'PATCH' && seg[3] === 'messages') {
+        this.originalEdits.push({ token, body: body ?? {} });
+        return answer(200, this.messageObject(this.nextId(), interaction.channelId, body ?? {}));
+      }
+    }
+    answer(404, { message: `fake discord: no route ${route}`, code: 0 });
+  }
+
+  private createBotMessage(channelId: string, body: Record<string, unknown>): Record<string, unknown> {
+    const id = this.nextId();
+    const message = this.messageObject(id, channelId, body);
+    const ref = body.message_reference as { message_id?: string } | undefined;
+    if (ref?.message_id && this.messages.has(ref.message_id)) {
+      message.type = 19;
+      message.message_reference = { type: 0, message_id: ref.message_id, channel_id: channelId };
+      message.referenced_message = this.messages.get(ref.message_id);
+    }
+    this.messages.set(id, message);
+    this.posted.push({
+      id,
+      channelId,
+      content: String(body.content ?? ''),
+      components: (body.components as PostedMessage['components'] | undefined) ?? [],
+      replyTo: ref?.message_id ?? null,
+      allowedMentions: body.allowed_mentions ?? null,
+      nonce: typeof body.nonce === 'string' ? body.nonce : null,
+    });
+    return message;
+  }
+
+  private messageObject(id: string, channelId: string, body: Record<string, unknown>): Record<string, unknown> {
+    return {
+      id,
+      type: 0,
+      channel_id: channelId,
+      guild_id: this.guildId,
+      author: userObject(this.bot),
+      content: '',
+      timestamp: new Date().toISOString(),
+      edited_timestamp: null,
+      tts: false,
+      mention_everyone: false,
+      mentions: [],
+      mention_roles: [],
+      attachments: [],
+      embeds: [],
+      pinned: false,
+      flags: 0,
+      components: [],
+      ...pickMessageFields(body),
+    };
+  }
+}
+
+function pickMessageFields(body: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of ['content', 'components', 'embeds', 'flags', 'nonce'] as const) if (k in body) out[k] = body[k];
+  return out;
+}
+
+function userObject(u: FakeUser): Record<string, unknown> {
+  return {
+    id: u.id,
+    username: u.username,
+    global_name: u.global_name ?? null,
+    discriminator: '0',
+    avatar: null,
+    public_flags: 0,
+    ...(u.bot ? { bot: true } : {}),
+  };
+}
+
+function memberObject(nick: string | null): Record<string, unknown> {
+  return {
+    nick,
+    avatar: null,
+    roles: [],
+    joined_at: '2025-01-01T00:00:00.000Z',
+    premium_since: null,
+    deaf: false,
+    mute: false,
+    flags: 0,
+    pending: false,
+  };
+}
+
+/** Starts a {@link FakeDiscord} on a free loopback port. */
+export function startFakeDiscord(o: FakeDiscordOptions = {}): Promise<FakeDiscord> {
+  return new FakeDiscord(o).start();
+}
