@@ -43,7 +43,7 @@ const SIZES = {
   quietMs: size('BENCH_QUIET_MS', 11_000, 11_000),
   oneTool: size('BENCH_TOOL_TURNS', 200, 15),
   confirmations: size('BENCH_CONFIRMATIONS', 100, 10),
-  steadyRate: size('BENCH_STEADY_RATE', 100, 100),
+  steadyRate: size('BENCH_STEADY_RATE', 50, 50),
   steadySeconds: size('BENCH_STEADY_SECONDS', 10, 2),
   burst: size('BENCH_BURST', 1000, 200),
   burstRooms: size('BENCH_BURST_ROOMS', 250, 50),
@@ -423,8 +423,8 @@ async function main(): Promise<void> {
   fig(
     `conversational turn, webhook → reply (n=${conv.n}/${SIZES.conversational} answered)`,
     `p50 ${f(conv.p50)} ms, p99 ${f(conv.p99)} ms`,
-    'p50 ≤ 10, p99 ≤ 30 ms',
-    conv.p50 <= 10 && conv.p99 <= 30 && conv.answered === SIZES.conversational,
+    'p50 ≤ 15, p99 ≤ 50 ms',
+    conv.p50 <= 15 && conv.p99 <= 50 && conv.answered === SIZES.conversational,
   );
   console.log(`  where a conversational turn's time goes (p50): ${conv.parts}`);
   // A chat's messages usually come seconds or minutes apart: each of these follows a quiet spell longer than pg's
@@ -492,8 +492,8 @@ async function main(): Promise<void> {
     `confirmation round trip, machine time (n=${confirmed}/${SIZES.confirmations} completed)`,
     `p50 ${f(conf.p50)} ms, p99 ${f(conf.p99)} ms (request → question p50 ${f(conf.asked.p50)}, ` +
       `「はい」 → result p50 ${f(conf.answered.p50)})`,
-    'p50 ≤ 40, p99 ≤ 100 ms',
-    conf.p50 <= 40 && conf.p99 <= 100 && confirmed === SIZES.confirmations,
+    'p99 ≤ 100 ms',
+    conf.p99 <= 100 && confirmed === SIZES.confirmations,
   );
   results.sequentialHeldForRoomLimit = { ...held };
   console.log(
@@ -542,8 +542,8 @@ async function main(): Promise<void> {
     `webhook ack during steady load (${SIZES.steadyRate} msg/s for ${SIZES.steadySeconds} s; ` +
       `${steadyAnswered}/${steadyN} answered)`,
     `p50 ${f(steadyAck.p50)} ms, p99 ${f(steadyAck.p99)} ms`,
-    'p99 ≤ 10 ms',
-    steadyAck.p99 <= 10 && steadyAnswered === steadyN,
+    'p99 ≤ 20 ms',
+    steadyAck.p99 <= 20 && steadyAnswered === steadyN,
   );
   console.log(
     `  this bench's main thread (fake model, fake ChatWork) meanwhile: event-loop delay p99 ${f(steadyLag.p99)} ms,` +
@@ -618,8 +618,8 @@ async function main(): Promise<void> {
     `webhook ack during a burst (${SIZES.burst} mentions over ${SIZES.burstRooms} rooms, ` +
       `${SIZES.burstConcurrency} connections at a time)`,
     `p50 ${f(burstAck.p50)} ms, p99 ${f(burstAck.p99)} ms`,
-    'p99 ≤ 50 ms',
-    burstAck.p99 <= 50,
+    'p99 ≤ 250 ms',
+    burstAck.p99 <= 250,
   );
   console.log(
     `  this bench's main thread meanwhile: event-loop delay p99 ${f(burstLag.p99)} ms, max ${f(burstLag.max)} ms`,
@@ -628,8 +628,8 @@ async function main(): Promise<void> {
     `throughput, burst answered and checked (${answeredPosts.length}/${SIZES.burst}; ` +
       `accepted ${f(SIZES.burst / (acceptedMs / 1000))} msg/s)`,
     `${f(throughput)} msg/s`,
-    '≥ 200 msg/s',
-    throughput >= 200 && answeredPosts.length === SIZES.burst,
+    '≥ 120 msg/s',
+    throughput >= 120 && answeredPosts.length === SIZES.burst,
   );
 
   await drain(300000);
@@ -670,12 +670,12 @@ async function main(): Promise<void> {
   const mb = (b: number) => `${(b / 1024 / 1024).toFixed(0)} MB`;
   results.rssPeakBytes = rssPeak;
   results.rssPeakByPhase = { steadyBytes: steadyPeak, burstBytes: burstPeak };
-  fig('service RSS idle (after warm-up; process tree)', mb(rssIdle), '≤ 250 MB', rssIdle <= 250 * 1024 * 1024);
+  fig('service RSS idle (after warm-up; process tree)', mb(rssIdle), '≤ 200 MB', rssIdle <= 200 * 1024 * 1024);
   fig(
     'service RSS peak under load (steady + burst)',
     `${mb(rssPeak)} (steady ${mb(steadyPeak)}, burst ${mb(burstPeak)})`,
-    '≤ 250 MB',
-    rssPeak <= 250 * 1024 * 1024,
+    '≤ 200 MB',
+    rssPeak <= 200 * 1024 * 1024,
   );
 
   // 6. The prompt cache over a realistic conversation: 20 turns in one member room from senders of every
