@@ -11,11 +11,11 @@ import { addDays, formatYMD, weekdayOf, zonedParts, type YMD } from '../core/zon
  * A closing day or range of the organisation, both ends included: `MM-DD` ends repeat every year (a range
  * may wrap over the year end, 12-29 → 01-03), `YYYY-MM-DD` ends are one date. `to` absent = one day.
  */
-export interface ClosingDay {
+export type ClosingDay = {
   name: string;
   from: string;
   to?: string;
-}
+};
 
 /** What makes days non-business days besides weekends and national holidays. */
 export interface BusinessCalendar {
@@ -27,6 +27,17 @@ export const NATIONAL_CALENDAR: BusinessCalendar = { closingDays: [] };
 
 /** `MM-DD` (every year) or `YYYY-MM-DD` (once). */
 export const CLOSING_DAY_PATTERN = /^(?:\d{4}-)?(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])$/;
+
+/** Closing days as stored (a JSON column): well-formed entries only, anything else dropped. */
+export function readClosingDays(json: unknown): ClosingDay[] {
+  if (!Array.isArray(json)) return [];
+  return json.flatMap((c: unknown) => {
+    const { name, from, to } = (c ?? {}) as Record<string, unknown>;
+    if (typeof name !== 'string' || typeof from !== 'string' || !CLOSING_DAY_PATTERN.test(from)) return [];
+    const end = typeof to === 'string' && CLOSING_DAY_PATTERN.test(to) && to.length === from.length ? to : from;
+    return [{ name, from, to: end }];
+  });
+}
 
 /** A search for a business day gives up after this many days (a calendar closed all year is a mistake). */
 const SEARCH_LIMIT_DAYS = 400;
@@ -142,6 +153,12 @@ export function daysOffAhead(from: YMD, days: number, cal: BusinessCalendar): Da
 /** 「11/23（月）」. */
 export function shortDateJa(date: YMD): string {
   return `${date.m}/${date.d}（${weekdayJa(date)}）`;
+}
+
+/** 「11/28は土曜日です」, 「11/23（月）は勤労感謝の日です」, 「12/30（水）は年末年始休業です」. */
+export function dayOffNoteJa(date: YMD, reason: string): string {
+  const day = reason.endsWith('曜日') ? `${date.m}/${date.d}` : shortDateJa(date);
+  return `${day}は${reason}です`;
 }
 
 /** Consecutive days off with the same reason as one span: 「12/29（火）〜1/3（日）年末年始休業」. */
