@@ -52,6 +52,7 @@ export function renderContext(ctx: TurnContext, restricted: readonly string[] = 
   const where = `${ctx.room.platform} / ${ctx.room.name ?? ctx.room.roomId}`;
   const lines = [
     `現在日時: ${ctx.nowText}`,
+    ...(ctx.calendarText ? [`営業日カレンダー: ${ctx.calendarText}`] : []),
     `話している人: ${who}`,
     `場所: ${where}${ctx.message.isDirect ? '（ダイレクトメッセージ）' : ''}${member ? '' : '（公開・誰でも読める場）'}`,
     `返答の言語: ${ctx.language === 'en' ? 'English' : '日本語'}`,

@@ -1,6 +1,7 @@
 import type { Directory } from '../authorization/directory';
 import type { DepartmentNode } from '../authorization/scope';
 import type { InboundMessage } from '../adapters/types';
+import { calendarLine, readClosingDays } from '../calendar/business-calendar';
 import { detectLanguage } from '../core/language';
 import type { Db } from '../db/prisma';
 import { sqlRunner, type Sql } from '../db/sql';
@@ -104,7 +105,13 @@ export async function loadOrgInfo(db: Db, orgId: string): Promise<OrgInfo | null
   ]);
   if (!org) return null;
   return {
-    org: { id: org.id, name: org.name, timezone: org.timezone, values: org.values },
+    org: {
+      id: org.id,
+      name: org.name,
+      timezone: org.timezone,
+      values: org.values,
+      closingDays: readClosingDays(org.closingDays),
+    },
     policies: policies.map((p) => ({ id: p.id, title: p.title, content: p.content, rule: p.rule ?? undefined })),
   };
 }
@@ -131,6 +138,15 @@ export function formatNow(now: Date, timezone: string): string {
   const parts = f.formatToParts(now);
   const g = (t: string) => parts.find((p) => p.type === t)?.value ?? '';
   return `${g('year')}年${g('month')}月${g('day')}日(${g('weekday')}) ${g('hour')}:${g('minute')} (${timezone})`;
+}
+
+/** The business calendar line of the turn; absent when it cannot be computed (an unknown time zone). */
+function calendarText(now: Date, timezone: string, closingDays: TurnContext['org']['closingDays']): string | undefined {
+  try {
+    return calendarLine(now, timezone, { closingDays: closingDays ?? [] });
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -193,6 +209,7 @@ export class ContextBuilder {
       this.gather(sources, msg, sender, now, timezone, soft, degrade, membersP, early),
     ]);
     const { history, summary, sections } = gathered;
+    const zone = org?.org.timezone ?? timezone;
     return {
       org: org?.org ?? { id: msg.orgId, name: msg.orgId, timezone, values: '' },
       policies: org?.policies ?? [],
@@ -202,7 +219,8 @@ export class ContextBuilder {
       history,
       summary,
       now,
-      nowText: formatNow(now, org?.org.timezone ?? timezone),
+      nowText: formatNow(now, zone),
+      calendarText: calendarText(now, zone, org?.org.closingDays),
       message: msg,
       language: detectLanguage(msg.answerText ?? msg.text, [...history].reverse().find((h) => h.role === 'user')?.text),
       sections: sections.filter((s): s is ContextSection => s !== null),

@@ -1,4 +1,5 @@
 import type { InboundMessage } from '../adapters/types';
+import type { ClosingDay } from '../calendar/business-calendar';
 
 /** One line of conversation history given to the LLM. */
 export interface HistoryEntry {
@@ -33,7 +34,8 @@ export interface ContextSection {
 
 /** Everything the brain knows for one turn (R-X1). Rendering order is fixed (R-X3). */
 export interface TurnContext {
-  org: { id: string; name: string; timezone: string; values: string };
+  /** `closingDays`: the organisation's own days off (directory), for its business calendar; absent → none. */
+  org: { id: string; name: string; timezone: string; values: string; closingDays?: readonly ClosingDay[] };
   /** "CEO teachings": highest-priority guidance, stable across turns. */
   policies: { id: string; title: string; content: string; rule?: unknown }[];
   sender: SenderProfile;
@@ -48,6 +50,8 @@ export interface TurnContext {
   now: Date;
   /** "2026年11月22日(日) 10:30 (Asia/Tokyo)". */
   nowText: string;
+  /** Today on the business calendar, the next business day and the days off ahead (see `calendarLine`). */
+  calendarText?: string;
   message: InboundMessage;
   language: 'ja' | 'en';
   sections: ContextSection[];

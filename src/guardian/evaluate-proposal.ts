@@ -21,6 +21,7 @@ import { APPROVAL_MODE_RULES, CONSISTENCY_RULES, PARAMETER_RULES } from './rules
 import { collectStrings } from './text-scan';
 import type { GuardianVerdict, RuleTrace } from './verdict';
 import { localDate } from '../core/zoned-time';
+import type { BusinessCalendar } from '../calendar/business-calendar';
 
 /** Facts about the turn the rules may use. */
 export interface GuardianTurnContext {
@@ -33,6 +34,8 @@ export interface GuardianTurnContext {
   now: Date;
   /** IANA time zone of the organisation (dates are judged in it). */
   timezone: string;
+  /** The organisation's business calendar (its closing days); absent → national holidays and weekends. */
+  calendar?: BusinessCalendar;
 }
 
 /** Input of {@link evaluateProposal}. */
@@ -74,6 +77,16 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 }
 
 /**
+ * A confirmation also says when a date falls on a day off (「11/28は土曜日です」): the date stays as asked, the
+ * person sees it before answering. Other verdicts are unchanged (the context's calendar line lets the model say it).
+ */
+function withDayOffNotes(verdict: GuardianVerdict, norm: Normalisation): GuardianVerdict {
+  const notes = [...new Set(norm.dates.flatMap((d) => (d.dayOffJa ? [d.dayOffJa] : [])))];
+  if (verdict.action !== 'CONFIRM' || notes.length === 0) return verdict;
+  return { ...verdict, userNoteJa: [verdict.userNoteJa, ...notes].filter(Boolean).join('／') };
+}
+
+/**
  * Decides one proposal. Order: 0 tool exists/enabled → 1 constitution → 2 security → 3 dangerous →
  * 4 policies → 5 confidence → 6 parameters → 7 consistency → 8 strict approval mode. Inside a tier
  * the strictest enforced outcome wins; the first tier with a BLOCK or CONFIRM decides. Parameter fixes
@@ -109,7 +122,7 @@ export function evaluateProposal(input: EvaluateProposalInput): GuardianVerdict 
   };
   const result = runRules(proposalRules(input.policies), ctx, shadow, trace);
   const modified = fixesEnforced && norm.changed ? norm.params : undefined;
-  if (result.decided) return verdictFromHit(result.decided, trace, modified);
+  if (result.decided) return withDayOffNotes(verdictFromHit(result.decided, trace, modified), norm);
   if (result.modify) return verdictFromHit(result.modify, trace, norm.params);
   return { action: 'ALLOW', reasonCode: 'G_OK', reason: 'every rule passed', trace };
 }

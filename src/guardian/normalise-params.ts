@@ -7,6 +7,12 @@ import type { ToolMeta } from '../core/tool-meta';
 import { isSenderAlias, paramsWithRole, parseAmount, personParams } from './param-values';
 import { resolveDate } from './resolve-date';
 import { formatZonedDateTime, parseYMD } from '../core/zoned-time';
+import {
+  dayOffNoteJa,
+  NATIONAL_CALENDAR,
+  nonBusinessReason,
+  type BusinessCalendar,
+} from '../calendar/business-calendar';
 
 /** Outcome of {@link normaliseParameters}. */
 export interface Normalisation {
@@ -18,8 +24,11 @@ export interface Normalisation {
   changes: string[];
   /** Values that could not be interpreted (→ CONFIRM G_PARAM_UNFIXABLE). */
   unfixable: { param: string; why: string }[];
-  /** The organisation-local date of every date-role value that could be read. */
-  dates: { param: string; date: string }[];
+  /**
+   * The organisation-local date of every date-role value that could be read; `dayOffJa` when it is not a
+   * business day (「11/28は土曜日です」): the date stays as asked, a confirmation mentions it.
+   */
+  dates: { param: string; date: string; dayOffJa?: string }[];
 }
 
 /** What the fixes need to know about the turn. */
@@ -27,6 +36,8 @@ export interface NormaliseContext {
   senderMemberId?: string;
   now: Date;
   timezone: string;
+  /** The organisation's business calendar (closing days); absent → national holidays and weekends. */
+  calendar?: BusinessCalendar;
 }
 
 const ISO_FORM = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
@@ -86,14 +97,16 @@ export function normaliseParameters(
       out.unfixable.push({ param: name, why: `date is not a string: ${show(v)}` });
       continue;
     }
-    const r = resolveDate(v, ctx.now, ctx.timezone);
+    const calendar = ctx.calendar ?? NATIONAL_CALENDAR;
+    const r = resolveDate(v, ctx.now, ctx.timezone, calendar);
     if (!r.ok) {
       out.unfixable.push({ param: name, why: `cannot read date ${show(v)}` });
       continue;
     }
-    out.dates.push({ param: name, date: r.date });
-    if (ISO_FORM.test(v)) continue;
     const ymd = parseYMD(r.date);
+    const dayOff = ymd && nonBusinessReason(ymd, calendar);
+    out.dates.push({ param: name, date: r.date, ...(ymd && dayOff ? { dayOffJa: dayOffNoteJa(ymd, dayOff) } : {}) });
+    if (ISO_FORM.test(v)) continue;
     const fixed = r.time && ymd ? formatZonedDateTime(ymd, r.time, ctx.timezone) : r.date;
     params[name] = fixed;
     out.changes.push(`${name}: ${show(v)} -> ${show(fixed)}`);

@@ -3,7 +3,24 @@
  * into an organisation-local calendar date (and time) — priority 7 normalisation. Pure: the clock and
  * the time zone are inputs. Weeks start on Monday (Japanese business convention).
  */
-import { addDays, daysInMonth, formatYMD, isValidYMD, weekdayOf, zonedParts, type YMD } from '../core/zoned-time';
+import {
+  addBusinessDays,
+  firstBusinessDayOnOrAfter,
+  lastBusinessDayOnOrBefore,
+  NATIONAL_CALENDAR,
+  nextBusinessDay,
+  type BusinessCalendar,
+} from '../calendar/business-calendar';
+import {
+  addDays,
+  daysBetween,
+  daysInMonth,
+  formatYMD,
+  isValidYMD,
+  weekdayOf,
+  zonedParts,
+  type YMD,
+} from '../core/zoned-time';
 
 /** Result of {@link resolveDate}: a `YYYY-MM-DD` date and optional `HH:mm`, or failure. */
 export type ResolvedDate = { ok: true; date: string; time?: string } | { ok: false };
@@ -47,7 +64,16 @@ function weekEnd(today: YMD, weeks: number): YMD {
   return weekDay(today, weeks, 4);
 }
 
-type DateRule = [RegExp, (m: RegExpExecArray, today: YMD) => YMD];
+/** The first business day of the year: this year's while it is still ahead in January, else next year's. */
+function newYearFirstBusinessDay(today: YMD, cal: BusinessCalendar): YMD {
+  const thisYear = firstBusinessDayOnOrAfter({ y: today.y, m: 1, d: 1 }, cal);
+  if (today.m === 1 && daysBetween(today, thisYear) >= 0) return thisYear;
+  return firstBusinessDayOnOrAfter({ y: today.y + 1, m: 1, d: 1 }, cal);
+}
+
+const monthOffset = (word: string | undefined): number => (word === '来月' || word === 'next' ? 1 : 0);
+
+type DateRule = [RegExp, (m: RegExpExecArray, today: YMD, cal: BusinessCalendar) => YMD];
 const n = (s: string | undefined): number => Number(s);
 
 /** Date expressions, tested against the lower-cased NFKC date part (anchored). */
@@ -58,6 +84,22 @@ const DATE_RULES: DateRule[] = [
   [/^(?:昨日|きのう|yesterday)$/, (_, t) => addDays(t, -1)],
   [/^(\d{1,3})日後$/, (m, t) => addDays(t, n(m[1]))],
   [/^in (\d{1,3}) days?$/, (m, t) => addDays(t, n(m[1]))],
+  [/^(\d{1,3})営業日後$/, (m, t, cal) => addBusinessDays(t, n(m[1]), cal)],
+  [/^in (\d{1,3}) (?:business|working) days?$/, (m, t, cal) => addBusinessDays(t, n(m[1]), cal)],
+  [/^(?:次の営業日|翌営業日|next (?:business|working) day)$/, (_, t, cal) => nextBusinessDay(t, cal)],
+  [
+    /^(?:年明け|年始|新年)の?(?:最初の|初)?営業日$|^(?:仕事始め|first (?:business|working) day of (?:the )?(?:new|next) year)$/,
+    (_, t, cal) => newYearFirstBusinessDay(t, cal),
+  ],
+  [
+    /^(今月|来月)?の?(?:月?末の?(?:最終)?営業日|最終営業日)$|^last (?:business|working) day of (?:the |this )?(next )?month$/,
+    (m, t, cal) => lastBusinessDayOnOrBefore(monthEnd(t, monthOffset(m[1] ?? m[2]?.trim())), cal),
+  ],
+  [
+    /^(今月|来月)の?(?:最初の営業日|初営業日|第1営業日)$/,
+    (m, t, cal) => firstBusinessDayOnOrAfter(inMonth(t, monthOffset(m[1]), 1), cal),
+  ],
+  [/^(?:週明け|来週の?最初の営業日)$/, (_, t, cal) => firstBusinessDayOnOrAfter(weekDay(t, 1, 0), cal)],
   [/^(\d{1,2})週間後$/, (m, t) => addDays(t, 7 * n(m[1]))],
   [/^in (\d{1,2}) weeks?$/, (m, t) => addDays(t, 7 * n(m[1]))],
   [
@@ -142,9 +184,18 @@ function stripDeadlineWords(s: string): string {
  * weekday, a bare weekday (next occurrence, today included), 週末/今週末/来週末 (Friday; today on a
  * weekend), 月末/来月末, (来月)D日, M/D, M月D日 (same year), YYYY/M/D, YYYY年M月D日, times such as
  * 15時, 15時半, 15:00, 午後3時, 3pm, and English today/tomorrow/next friday (Friday of next week)/
- * this friday/in N days. Anything else, an impossible date or an unknown time zone → `{ ok: false }`.
+ * this friday/in N days. On the organisation's business `calendar` (national holidays and weekends unless
+ * given): N営業日後 (from the next business day), 次の営業日/翌営業日, 年明け/年始の最初の営業日 (this January's
+ * while it is ahead), (今月/来月の)月末の営業日/最終営業日, 今月/来月の最初の営業日, 週明け (next week's first
+ * business day), and their English forms. Anything else, an impossible date or an unknown time zone →
+ * `{ ok: false }` (「来週の平日」 names several days, not one: it is not a date).
  */
-export function resolveDate(expr: string, now: Date, timezone: string): ResolvedDate {
+export function resolveDate(
+  expr: string,
+  now: Date,
+  timezone: string,
+  calendar: BusinessCalendar = NATIONAL_CALENDAR,
+): ResolvedDate {
   try {
     const s = expr.normalize('NFKC').trim().toLowerCase().replace(/\s+/g, ' ');
     if (s.length === 0 || s.length > 60) return { ok: false };
@@ -168,7 +219,7 @@ export function resolveDate(expr: string, now: Date, timezone: string): Resolved
     for (const [re, toDate] of DATE_RULES) {
       const m = re.exec(rest);
       if (!m) continue;
-      const date = toDate(m, { y: today.y, m: today.m, d: today.d });
+      const date = toDate(m, { y: today.y, m: today.m, d: today.d }, calendar);
       if (!isValidYMD(date)) return { ok: false };
       return time ? { ok: true, date: formatYMD(date), time } : { ok: true, date: formatYMD(date) };
     }

@@ -1,3 +1,4 @@
+import type { ClosingDay } from '../calendar/business-calendar';
 import type { Directory, PolicyRule } from './directory.schema';
 
 /** Time zone used when neither the organisation nor a schedule names one (the database default). */
@@ -12,6 +13,7 @@ export interface DirectoryRows {
     values: string;
     discordGuildIds: string[];
     quietHours: string | null;
+    closingDays: ClosingDay[];
   };
   departments: Array<{ orgId: string; id: string; name: string; parentId: string | null; topSecret: boolean }>;
   members: Array<{
@@ -73,6 +75,11 @@ export function directoryRows(dir: Directory): DirectoryRows {
       values: dir.organization.values ?? '',
       discordGuildIds: [...new Set(dir.organization.discord_guilds ?? [])].sort(),
       quietHours: dir.organization.quiet_hours ?? null,
+      closingDays: (dir.organization.closing_days ?? []).map((c) => ({
+        name: c.name,
+        from: c.from,
+        to: c.to ?? c.from,
+      })),
     },
     departments: dir.departments.map((d) => ({
       orgId,

@@ -1,6 +1,7 @@
 import { validate as isValidCron } from 'node-cron';
 import { z } from 'zod';
 import { isTimeZone } from '../config/time-zone';
+import { CLOSING_DAY_PATTERN } from '../calendar/business-calendar';
 
 /**
  * The organisation directory file (SPEC §4 "Organisation directory file", R-F3), as a strict zod schema:
@@ -59,6 +60,20 @@ const ZGuildId = z
   .string({ error: 'must be a Discord guild id in quotes, e.g. "1122334455667788"' })
   .regex(/^[0-9]+$/, { error: 'must be a Discord guild id (digits)' });
 
+const ZClosingDate = z
+  .string({ error: 'must be "MM-DD" (every year) or "YYYY-MM-DD" (once), in quotes' })
+  .regex(CLOSING_DAY_PATTERN, { error: 'must be "MM-DD" (every year) or "YYYY-MM-DD" (once), e.g. "12-29"' });
+
+/** A closing day or range of the organisation (年末年始休業 "12-29".."01-03"): not a business day. */
+const ZClosingDay = z
+  .strictObject({ name: ZText, from: ZClosingDate, to: ZClosingDate.optional() })
+  .refine((c) => c.to === undefined || c.to.length === c.from.length, {
+    error: '"from" and "to" must both be "MM-DD" or both "YYYY-MM-DD"',
+  })
+  .refine((c) => c.to === undefined || c.from.length === 5 || c.from <= c.to, {
+    error: '"to" must not be before "from"',
+  });
+
 const ZOrganization = z.strictObject({
   id: ZId.regex(/^[^:]+$/, { error: 'must not contain ":"' }),
   name: ZText,
@@ -68,6 +83,8 @@ const ZOrganization = z.strictObject({
   discord_guilds: z.array(ZGuildId).optional(),
   /** No proactive notices in these hours (organisation time zone); notices wait until they end (R-P3). */
   quiet_hours: ZQuietHours.optional(),
+  /** Days the organisation is closed besides weekends and national holidays (src/calendar/business-calendar). */
+  closing_days: z.array(ZClosingDay).optional(),
 });
 
 const ZDepartment = z.strictObject({

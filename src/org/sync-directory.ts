@@ -1,3 +1,4 @@
+import { readClosingDays } from '../calendar/business-calendar';
 import { Prisma } from '../db/prisma';
 import type { DirectoryRows } from './directory-rows';
 import type { DirectoryEntity, EntityCounts, ImportSummary } from './import-summary';
@@ -113,7 +114,8 @@ async function syncOrganization(tx: Tx, org: DirectoryRows['org']): Promise<Impo
     existing.name === org.name &&
     existing.timezone === org.timezone &&
     existing.values === org.values &&
-    existing.quietHours === org.quietHours;
+    existing.quietHours === org.quietHours &&
+    JSON.stringify(readClosingDays(existing.closingDays)) === JSON.stringify(org.closingDays);
   if (same && sameGuilds) return 'unchanged';
   await tx.organization.update({ where: { id: org.id }, data: org });
   return 'updated';

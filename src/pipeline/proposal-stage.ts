@@ -495,6 +495,7 @@ export class ProposalStage {
         senderName: actor.name ?? undefined,
         now: ctx.now,
         timezone: ctx.org.timezone,
+        calendar: { closingDays: ctx.org.closingDays ?? [] },
       },
     });
   }

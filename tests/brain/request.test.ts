@@ -153,6 +153,15 @@ describe('the Anthropic request body', () => {
     },
   );
 
+  it('the business calendar line is in the turn context, never in the cacheable prefix', () => {
+    const calendarText = '今日 11/22（日）は休日（日曜日）。次の営業日: 11/24（火）。今後14日の祝日・休業日: なし';
+    const a = buildRequest({ prompts, ctx: ctx(), tools, model: 'm', maxTokens: 1 });
+    const b = buildRequest({ prompts, ctx: ctx({ calendarText }), tools, model: 'm', maxTokens: 1 });
+    expect(a.system[0]!.text).toBe(b.system[0]!.text);
+    expect(JSON.stringify(a.messages)).not.toContain('営業日カレンダー');
+    expect(JSON.stringify(b.messages)).toContain(`営業日カレンダー: ${calendarText}`);
+  });
+
   it('the cacheable prefix is byte-identical across turns of an organisation and holds no time, user or secret', () => {
     const a = buildRequest({ prompts, ctx: ctx(), tools, model: 'm', maxTokens: 1 });
     const b = buildRequest({

@@ -83,6 +83,24 @@ describe('ContextBuilder', () => {
     expect(ctx.degraded).toEqual([]);
   });
 
+  it('adds the business calendar line with the organisation closing days from the directory', async () => {
+    const cb = new ContextBuilder({ db: t.db, logger: silentLogger(), defaultTimezone: 'Asia/Tokyo' });
+    const build = (now: string) =>
+      cb.build({
+        msg: msg('年明けの予定は？'),
+        sender,
+        room: { platform: 'console', roomId: 'r1', name: null, authority: 'member' },
+        now: new Date(now),
+      });
+    expect((await build('2026-11-22T01:00:00Z')).calendarText).toBe(
+      '今日 11/22（日）は休日（日曜日）。次の営業日: 11/24（火）。今後14日の祝日・休業日: 11/23（月）勤労感謝の日',
+    );
+    // 23:30 JST on Christmas Friday: still Friday; the sample directory closes 12/29–1/3.
+    expect((await build('2026-12-25T14:30:00Z')).calendarText).toBe(
+      '今日 12/25（金）は営業日。次の営業日: 12/28（月）。今後14日の祝日・休業日: 12/29（火）〜1/3（日）年末年始休業',
+    );
+  });
+
   it('a failing source degrades only itself (R-X2)', async () => {
     const broken = defineSqlSource<unknown>({
       name: 'broken',

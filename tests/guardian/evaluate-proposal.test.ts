@@ -220,3 +220,47 @@ describe('evaluateProposal: purity', () => {
     expect(evaluateProposal(input).reasonCode).toBe('G_PARAM_UNFIXABLE');
   });
 });
+
+describe('evaluateProposal: dates on the business calendar', () => {
+  const THURSDAY = new Date('2026-11-19T10:00:00+09:00'); // Monday 11/23 is 勤労感謝の日
+
+  it('N営業日後 and 翌営業日 become dates on the business calendar', () => {
+    const v = evaluate({ params: { due: '3営業日後' }, context: { now: THURSDAY } });
+    expect(v.action).toBe('MODIFY');
+    expect(v.modifiedParameters).toEqual({ due: '2026-11-25' });
+    expect(evaluate({ params: { due: '翌営業日の10時' } }).modifiedParameters).toEqual({
+      due: '2026-11-24T10:00:00+09:00',
+    });
+  });
+
+  it('a date on a holiday stays as asked, and a confirmation says it is a holiday', () => {
+    const v = evaluate({ params: { due: '明日', amount: 300_000 } });
+    expect(v.reasonCode).toBe('G_AMOUNT_HIGH');
+    expect(v.modifiedParameters).toEqual({ due: '2026-11-23', amount: 300_000 });
+    expect(v.userNoteJa).toBe('300,000円の操作です／11/23（月）は勤労感謝の日です');
+    // Nothing to confirm: the date is fixed without a question.
+    expect(evaluate({ params: { due: '明日' } })).toMatchObject({
+      action: 'MODIFY',
+      modifiedParameters: { due: '2026-11-23' },
+    });
+    expect(evaluate({ params: { due: '明日' } }).userNoteJa).toBeUndefined();
+  });
+
+  it('a weekend and an organisation closing day are named too; a business day is not', () => {
+    const closing = { closingDays: [{ name: '年末年始休業', from: '12-29', to: '01-03' }] };
+    const sat = evaluate({ params: { due: '2026-11-28', amount: 300_000 } });
+    expect(sat.userNoteJa).toBe('300,000円の操作です／11/28は土曜日です');
+    const yearEnd = evaluate({
+      params: { due: '12/30', amount: 300_000 },
+      context: { now: new Date('2026-12-25T10:00:00+09:00'), calendar: closing },
+    });
+    expect(yearEnd.modifiedParameters).toEqual({ due: '2026-12-30', amount: 300_000 });
+    expect(yearEnd.userNoteJa).toBe('300,000円の操作です／12/30（水）は年末年始休業です');
+    const firstDay = evaluate({
+      params: { due: '年明け最初の営業日', amount: 300_000 },
+      context: { now: new Date('2026-12-25T10:00:00+09:00'), calendar: closing },
+    });
+    expect(firstDay.modifiedParameters).toEqual({ due: '2027-01-04', amount: 300_000 });
+    expect(firstDay.userNoteJa).toBe('300,000円の操作です');
+  });
+});

@@ -142,6 +142,23 @@ describe('importDirectory', () => {
     expect((await t.db.organization.findUniqueOrThrow({ where: { id: 'acme' } })).discordGuildIds).toEqual([]);
   });
 
+  it('stores the closing days, idempotently, and replaces them on a changed import', async () => {
+    await importDirectoryFile(t.db, SAMPLE_PATH);
+    const org = () => t.db.organization.findUniqueOrThrow({ where: { id: 'acme' } });
+    expect((await org()).closingDays).toEqual([{ name: '年末年始休業', from: '12-29', to: '01-03' }]);
+    const before = await snapshot(t.db);
+    expect((await importDirectoryFile(t.db, SAMPLE_PATH)).changed).toBe(false);
+    expect(await snapshot(t.db)).toEqual(before);
+    const file = path.join(tmp, 'closing.yaml');
+    fs.writeFileSync(
+      file,
+      sample.replace('{ name: 年末年始休業, from: "12-29", to: "01-03" }', '{ name: 創立記念日, from: "06-01" }'),
+    );
+    const summary = await importDirectoryFile(t.db, file);
+    expect(summary.organization).toBe('updated');
+    expect((await org()).closingDays).toEqual([{ name: '創立記念日', from: '06-01', to: '06-01' }]);
+  });
+
   it('is idempotent: a second import writes nothing and reports the same state', async () => {
     const first = await importDirectoryFile(t.db, SAMPLE_PATH);
     const before = await snapshot(t.db);

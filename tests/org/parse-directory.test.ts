@@ -44,6 +44,7 @@ describe('parseDirectory', () => {
     ]);
     expect(d.rooms.filter((r) => r.admin).map((r) => r.id)).toEqual(['console-admin']);
     expect(d.organization.quiet_hours).toBe('21:00-08:00');
+    expect(d.organization.closing_days).toEqual([{ name: '年末年始休業', from: '12-29', to: '01-03' }]);
     expect(d.policies.find((p) => p.id === 'no-mass-mention')?.rule).toEqual({
       tools: ['announce'],
       action: 'confirm',
@@ -120,6 +121,20 @@ describe('parseDirectory', () => {
     ]);
   });
 
+  it('rejects closing days that are not "MM-DD" / "YYYY-MM-DD" or mix the two', () => {
+    const closing = (entry: string) =>
+      errorsOf(parseDirectory(edit('{ name: 年末年始休業, from: "12-29", to: "01-03" }', entry), 'org.yaml')).join(
+        '\n',
+      );
+    expect(closing('{ name: 年末年始休業, from: "12/29", to: "01-03" }')).toMatch(
+      /organization\.closing_days\[0\]\.from: must be "MM-DD" \(every year\) or "YYYY-MM-DD" \(once\)/,
+    );
+    expect(closing('{ name: 夏季休業, from: "2026-08-13", to: "08-16" }')).toMatch(/both be "MM-DD" or both/);
+    expect(closing('{ name: 夏季休業, from: "2026-08-16", to: "2026-08-13" }')).toMatch(/must not be before "from"/);
+    const once = edit('{ name: 年末年始休業, from: "12-29", to: "01-03" }', '{ name: 夏季休業, from: "2026-08-13" }');
+    expect(parseDirectory(once, 'org.yaml').ok).toBe(true);
+  });
+
   it('names the schedule whose cron or time zone does not parse, and wants five cron fields', () => {
     const sixFields = edit('cron: "0 9 * * 1-5"', 'cron: "*/10 * * * * *"');
     expect(errorsOf(parseDirectory(sixFields, 'org.yaml'))).toEqual([
@@ -151,8 +166,9 @@ describe('parseDirectory', () => {
 
   it('asks for Discord ids in quotes (they exceed exact JavaScript numbers)', () => {
     const text = edit('discord: "402938475612345601"', 'discord: 402938475612345601');
+    const line = lineOf(text, 'discord: 402938475612345601');
     expect(errorsOf(parseDirectory(text, 'org.yaml'))[0]).toMatch(
-      /^members\[0\]\.accounts\.discord: must be a Discord user id in quotes.*\(line 32\)$/,
+      new RegExp(`^members\\[0\\]\\.accounts\\.discord: must be a Discord user id in quotes.*\\(line ${line}\\)$`),
     );
   });
 

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "organizations" ADD COLUMN     "closingDays" JSONB NOT NULL DEFAULT '[]';
