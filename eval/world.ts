@@ -23,7 +23,7 @@ import type { GuardianPolicy } from '../src/guardian';
 import { silentLogger } from '../src/observability/logger';
 import { importDirectoryFile } from '../src/org/import-directory';
 import { brainInput } from '../src/pipeline/proposal-stage';
-import { turnContext } from '../src/pipeline/turn-runner';
+import { turnContext } from '../src/turn/steps/build-context';
 import { botMessageCte, userMessageCte } from '../src/state/conversation-log';
 import { TurnStore } from '../src/state/turn-store';
 import type { ToolRegistry } from '../src/tools/registry';

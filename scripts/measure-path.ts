@@ -2,7 +2,8 @@
 // From the webhook route, the intake, the worker pool, the turn runner and the ChatWork sender, follows every
 // call the type checker can resolve to a function in src/ or handlers/ (an interface method leads to the
 // classes that implement it; outside src/adapters/ only ChatWork's), and prints the files reached, the call
-// sites between files, and how many of those enter the turn runner from another file.
+// sites between files, and how many of those enter the turn runner from another file. A list of functions (the
+// turn's steps, `TURN_STEPS`) counts as calls to each of them from the function that reads the list.
 import path from 'node:path';
 import ts from 'typescript';
 
@@ -11,10 +12,10 @@ const ENTRIES: [file: string, name: string][] = [
   ['src/adapters/chatwork/webhook.route.ts', 'createChatworkWebhookHandler'],
   ['src/intake/intake.ts', 'accept'],
   ['src/intake/worker-pool.ts', 'run'],
-  ['src/pipeline/turn-runner.ts', 'handleUserRequest'],
+  ['src/turn/turn.ts', 'runTurn'],
   ['src/adapters/chatwork/chatwork-sender.ts', 'send'],
 ];
-const RUNNER = 'src/pipeline/turn-runner.ts';
+const RUNNER = 'src/turn/turn.ts';
 
 const config = ts.getParsedCommandLineOfConfigFile(
   path.join(root, 'tsconfig.json'),
@@ -87,6 +88,25 @@ function targets(call: ts.CallExpression | ts.NewExpression): Fn[] {
   return out.map((f) => owner(f) ?? f);
 }
 
+/** The functions of a `const LIST = [f, g, …]` that `n` names, each with its place in the list. */
+function listed(n: ts.Identifier): [ts.Node, Fn][] {
+  let s = checker.getSymbolAtLocation(n);
+  if (s && s.flags & ts.SymbolFlags.Alias) s = checker.getAliasedSymbol(s);
+  const d = s?.valueDeclaration;
+  if (!d || !ts.isVariableDeclaration(d) || !d.initializer || !ts.isArrayLiteralExpression(d.initializer)) return [];
+  if (!ours(d.getSourceFile().fileName)) return [];
+  const out: [ts.Node, Fn][] = [];
+  for (const el of d.initializer.elements) {
+    if (!ts.isIdentifier(el)) continue;
+    let e = checker.getSymbolAtLocation(el);
+    if (e && e.flags & ts.SymbolFlags.Alias) e = checker.getAliasedSymbol(e);
+    const v = e?.valueDeclaration;
+    if (v && ts.isVariableDeclaration(v) && v.initializer && isFn(v.initializer)) out.push([el, v.initializer]);
+    else if (v && isFn(v)) out.push([el, v]);
+  }
+  return out;
+}
+
 function entry(file: string, name: string): Fn {
   const sf = program.getSourceFile(path.join(root, file))!;
   let hit: Fn | undefined;
@@ -108,6 +128,12 @@ while (queue.length > 0) {
   seen.add(fn);
   const from = rel(fn.getSourceFile().fileName);
   fn.forEachChild(function visit(n) {
+    if (ts.isIdentifier(n)) {
+      for (const [site, t] of listed(n)) {
+        if (rel(t.getSourceFile().fileName) !== from) crossSites.add(site);
+        queue.push(t);
+      }
+    }
     if (ts.isCallExpression(n) || ts.isNewExpression(n)) {
       for (const t of targets(n)) {
         const to = rel(t.getSourceFile().fileName);

@@ -8,7 +8,7 @@ import { replyKeyOf, type ClaimedItem } from '../intake/work-queue';
 import type { Logger } from '../observability/logger';
 import type { TurnRecorder } from '../observability/turn-recorder';
 import { mayHavePosted, type Outbox } from '../outbox/outbox';
-import { replyTo } from './turn-runner';
+import { replyTo } from '../turn/reply-to';
 
 /** What the work queue enqueues when a user request gives up (`apologyCte` in `src/intake/work-queue.ts`). */
 export interface ApologyPayload {

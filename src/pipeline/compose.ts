@@ -32,7 +32,7 @@ import { ConversationLog } from '../state/conversation-log';
 import { TurnStore } from '../state/turn-store';
 import { ProposalStage } from './proposal-stage';
 import { BrainStateManager } from '../state/brain-state-manager';
-import { TurnRunner } from './turn-runner';
+import { TurnRunner } from '../turn/turn';
 import { ToolExecutor } from '../tools/executor';
 import { ToolRegistry } from '../tools/registry';
 import { handlers } from '../../handlers';

@@ -1,0 +1,39 @@
+import { personaMessage } from '../../core/messages';
+import type { TurnContext } from '../../context/types';
+import type { PromptSet } from '../../brain/prompts';
+import type { PendingActionView } from '../../state/types';
+import { decide, need, type TurnStep } from '../turn-state';
+
+/**
+ * Step 10 — the message may answer a pending confirmation (`pipeline/confirmation-flow.ts`): 「はい」 runs the
+ * action (after the Gate checks again), 「いいえ」 cancels, a late or stale click is told what became of it. Such
+ * an answer decides the turn; its reply passes the same two checks as a thought's (`keepReplyHonest`,
+ * `checkReply`), and nothing new is asked or counted. Otherwise the turn goes on to think — with the pending
+ * action the person asked to change as context, and a note to say first when an urgent request cancelled one.
+ */
+export const answerPendingConfirmation: TurnStep = async (t, d) => {
+  const ctx = need(t.ctx, 'ctx');
+  const actor = need(t.prelude, 'prelude').actor;
+  const session = need(t.session, 'session');
+  const step = await d.confirmations.answer({ msg: t.msg, session, ctx, item: t.item, actor });
+  if (step.kind === 'decided') {
+    const reported = await d.replies.honest(step.decision, ctx);
+    decide(t, d.replies.compose(reported, ctx.language));
+    return;
+  }
+  if (step.modifying) ctx.sections.push(changeRequest(d.prompts, step.modifying));
+  t.modifying = step.modifying;
+  t.prefix = step.prefix;
+};
+
+/** The pending action the person asked to change, as context for the brain's new proposal. */
+function changeRequest(prompts: PromptSet, m: PendingActionView): TurnContext['sections'][number] {
+  return {
+    title: '保留中の操作（この人が変更を求めています）',
+    lines: [
+      `${String(m.proposal.summary ?? m.proposal.toolName)}`,
+      `tool: ${m.proposal.toolName} / parameters: ${JSON.stringify(m.proposal.parameters)}`,
+      personaMessage(prompts, 'confirm.modify_hint', 'en'),
+    ],
+  };
+}

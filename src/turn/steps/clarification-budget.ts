@@ -1,0 +1,39 @@
+import { personaMessage } from '../../core/messages';
+import { clarificationStep } from '../../state/clarification-budget';
+import { need, type TurnStep } from '../turn-state';
+
+/**
+ * Step 15 — R-S5: a question back counts a clarification round; after 3 rounds the reply suggests starting over,
+ * after 4 the flow ends. Any other decision resets the count.
+ */
+export const clarificationBudget: TurnStep = async (t, d) => {
+  const decision = need(t.decision, 'decision');
+  const key = need(t.sessionKey, 'sessionKey');
+  const states = d.states;
+  if (decision.kind !== 'clarify') {
+    if (need(t.session, 'session').clarificationRounds > 0) await states.resetClarification(key);
+    return;
+  }
+  const rounds = await states.bumpClarification(key);
+  const next = clarificationStep(rounds);
+  const lang = need(t.ctx, 'ctx').language;
+  if (next === 'end_flow') {
+    await states.resetClarification(key);
+    const text = personaMessage(d.prompts, 'clarify.ended', lang);
+    t.decision = {
+      ...decision,
+      kind: 'ended',
+      reasonCode: 'S_CLARIFICATION_LOOP_ENDED',
+      decider: 'SYSTEM',
+      reply: { text },
+    };
+    return;
+  }
+  if (next === 'continue') return;
+  const text = `${decision.reply.text}\n${personaMessage(d.prompts, 'clarify.restart', lang)}`;
+  t.decision = {
+    ...decision,
+    reply: { ...decision.reply, text },
+    notes: { ...decision.notes, clarificationRounds: rounds },
+  };
+};

@@ -1,0 +1,29 @@
+import { personaMessage } from '../../core/messages';
+import { asAppError } from '../../errors/app-error';
+import { decide, need, type TurnStep } from '../turn-state';
+
+/**
+ * Step 7 — the session (pending confirmations): a plainly NORMAL one came with the first statement; pending or
+ * expired ones need the state manager. It is the one context source whose failure stops the turn (R-X2):
+ * without it an answer could be misread, so nothing is executed and the person is told.
+ */
+export const loadSession: TurnStep = async (t, d) => {
+  const prelude = need(t.prelude, 'prelude');
+  const key = { platform: t.msg.platform, roomId: t.msg.roomId, accountId: t.msg.senderAccountId };
+  t.sessionKey = key;
+  try {
+    t.session = prelude.quickSession ?? (await d.states.getSession(key));
+  } catch (err) {
+    const app = asAppError(err, 'SESSION_STATE_UNAVAILABLE');
+    t.log.error({ errorId: app.errorId, err: app.message }, 'session state unavailable; nothing executed');
+    const text = personaMessage(d.prompts, 'error.SESSION_STATE_UNAVAILABLE', t.language, { errorId: app.errorId });
+    decide(t, {
+      kind: 'error',
+      reasonCode: 'SESSION_STATE_UNAVAILABLE',
+      decider: 'SYSTEM',
+      calls: [],
+      reply: { text },
+      error: { errorId: app.errorId, category: 'SYSTEM' },
+    });
+  }
+};

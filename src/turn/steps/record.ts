@@ -1,0 +1,59 @@
+import type { InboundMessage } from '../../adapters/types';
+import { turnAudit } from '../../observability/turn-audit';
+import { DECISION_LABELS, type TurnDecision } from '../../pipeline/turn-decision';
+import { need, nowOf, type TurnDeps, type TurnStep } from '../turn-state';
+
+/**
+ * Record (always runs once the turn is decided) — one statement marks the reply sent, stores the bot's message in
+ * the history, the turn record and its LLM usage, enqueues a summary or a self-critique when due, and completes
+ * the work item (`TurnStore.close`).
+ */
+export const record: TurnStep = async (t, d) => {
+  const { msg, item } = t;
+  const decision = need(t.decision, 'decision');
+  const text = need(t.replyText, 'replyText');
+  const turn = d.recorder.prepare(
+    turnAudit(decision, {
+      id: t.turnId,
+      orgId: msg.orgId,
+      platform: msg.platform,
+      roomId: msg.roomId,
+      accountId: msg.senderAccountId,
+      memberId: need(t.prelude, 'prelude').actor.memberId,
+      workItemId: item.id,
+      input: msg.text,
+      finalReply: text,
+      totalMs: performance.now() - t.started,
+      shadow: d.shadowMode,
+    }),
+  );
+  const history = decision.silent ? null : { text, options: decision.reply.options, at: nowOf(d) };
+  const summarize = decision.brain?.model !== undefined && decision.brain.model !== null;
+  const critique = sampleCritique(d, t.turnId, msg, decision);
+  const enqueue = critique ? [critique] : [];
+  const sent = t.sent ?? null;
+  const posted = t.posted ?? null;
+  const outcome = await d.store.close({ msg, sent, history, turn, item, posted, summarize, enqueue });
+  if (outcome.summaryEnqueued) d.onSummaryEnqueued?.();
+  if (outcome.enqueued > 0) d.critic?.enqueued();
+  turn.observe();
+  const ms = Math.round(performance.now() - t.started);
+  t.log.info({ decision: DECISION_LABELS[decision.kind], reasonCode: decision.reasonCode, ms }, 'turn done');
+  t.outcome = { completed: outcome.completed };
+};
+
+/**
+ * The self-critique sampling looks at the decision after it was made (R-B6); a sampled turn's critique item is
+ * stored with the turn record and runs later as background work, so it can neither delay nor change the reply.
+ */
+function sampleCritique(d: TurnDeps, turnId: string, msg: InboundMessage, decision: TurnDecision) {
+  if (!d.critic) return null;
+  const overall = decision.brain?.confidence?.overall;
+  return d.critic.sample({
+    id: turnId,
+    orgId: msg.orgId,
+    model: decision.brain?.model ?? null,
+    confidence: typeof overall === 'number' ? overall : null,
+    tools: (decision.proposals ?? []).map((p) => p.tool),
+  });
+}
