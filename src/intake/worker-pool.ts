@@ -116,6 +116,8 @@ export class WorkerPool {
    * so one item costs one claim, not one per worker.
    */
   wake(hint?: WakeHint): void {
+    // A pool that claims nothing (HISHO_ROLE=intake) keeps no wake-ups: another process's poll finds the item.
+    if (this.types.length === 0) return;
     const waiter = this.waiters.shift();
     if (waiter) return waiter(hint?.itemId, hint?.message);
     this.missedWakes++;
