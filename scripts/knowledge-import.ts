@@ -1,8 +1,8 @@
-// `npm run knowledge:import -- PATH [--org ID]`: imports Markdown and text files (a folder, recursively, or one
-// file) into the organisation's knowledge (R-X4, docs/operations.md "Knowledge documents"). Writes to DATABASE_URL, or — when it is
-// unset — to the embedded database under EMBEDDED_DATA_DIR (./data) that `npm start` uses (stop the service
-// first: the embedded server serves one process). Migrations are applied first. Exit codes: 0 imported (files
-// may have been skipped: see the summary), 1 failed, 2 usage. Settings come from the environment over `.env`
+// `npm run knowledge:import -- PATH [--org ID]`: imports Markdown and text files (a folder, recursively, or one file)
+// into the organisation's knowledge (R-X4, docs/operations.md "Knowledge documents"). Writes to DATABASE_URL, or — when
+// it is unset — to the embedded database under EMBEDDED_DATA_DIR (./data) that `npm start` uses (stop the service
+// first: the embedded server serves one process). Migrations are applied first. Exit codes: 0 imported (files may have
+// been skipped: see the summary), 1 failed, 2 usage. Settings come from the environment over `.env`
 // (KNOWLEDGE_MAX_BYTES, KNOWLEDGE_DEFAULT_LEVEL, DATABASE_URL, EMBEDDED_DATA_DIR).
 import path from 'node:path';
 import { environment } from '../src/config/env';
@@ -13,7 +13,7 @@ import { formatImportSummary, importDirectoryFile } from '../src/org/import-dire
 import { knowledgeConfig } from '../src/knowledge/config';
 import { formatKnowledgeSummary, importKnowledge, KnowledgeImportError } from '../src/knowledge/import';
 
-/** The directory `npm start` imports into an empty database (src/service.ts SAMPLE_DIRECTORY). */
+/** The directory `npm start` imports into an empty database (src/app/create-hisho.ts SAMPLE_DIRECTORY). */
 const SAMPLE_DIRECTORY = path.resolve(__dirname, '..', 'config', 'org.sample.yaml');
 
 const USAGE =

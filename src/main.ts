@@ -1,5 +1,5 @@
 import { ConfigError, environment, loadConfig, retiredVariables } from './config/env';
-import { startService } from './service';
+import { startService } from './app/create-hisho';
 
 /** `npm start`: validate the environment, start the service, stop cleanly on SIGTERM/SIGINT (≤ 10 s). */
 async function main(): Promise<void> {

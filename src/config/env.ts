@@ -118,6 +118,16 @@ export const ZEnv = z.object({
   WORK_CONFIRM_POLL_SECONDS: z.coerce.number().int().min(1).max(3600).default(10),
   DEFAULT_USER_LEVEL: z.coerce.number().int().min(1).max(6).default(1),
   // [[WORKERS]]
+  /**
+   * What this process does (src/app/roles.ts): `all` (default) everything; `intake` takes messages in (webhooks,
+   * console, admin, Discord gateway) and runs no turns; `turns` runs turns and notices; `background` runs the
+   * schedules, sweeps, alert checks and background work items.
+   */
+  HISHO_ROLE: z
+    .enum(['all', 'intake', 'turns', 'background'], {
+      error: () => 'must be one of all, intake, turns, background',
+    })
+    .default('all'),
   /** Work items (turns, notices, background work) this process runs at once. */
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(8),
   WORK_CLAIM_TTL_MS: z.coerce.number().int().min(1000).default(120000),

@@ -89,8 +89,9 @@ export class WorkerPool {
     this.types = Object.keys(opts.handlers) as WorkType[];
   }
 
+  /** Starts the claim loops; a pool with no handlers (a process that runs no work items) claims nothing. */
   start(): void {
-    if (this.running) return;
+    if (this.running || this.types.length === 0) return;
     this.running = true;
     for (let i = 0; i < this.opts.concurrency; i++) this.loops.push(this.loop(i));
     this.schedulePoll();
@@ -115,11 +116,18 @@ export class WorkerPool {
    * so one item costs one claim, not one per worker.
    */
   wake(hint?: WakeHint): void {
+    // A pool that claims nothing (HISHO_ROLE=intake) keeps no wake-ups: another process's poll finds the item.
+    if (this.types.length === 0) return;
     const waiter = this.waiters.shift();
     if (waiter) return waiter(hint?.itemId, hint?.message);
     this.missedWakes++;
     if (hint?.itemId !== undefined && hint.message !== undefined && this.missedNamed.size < MAX_MISSED_NAMED)
       this.missedNamed.set(hint.itemId, hint);
+  }
+
+  /** {@link wake} for `n` new items (a sweep or a scheduler that enqueued several). */
+  wakeMany(n: number): void {
+    for (let i = 0; i < n; i++) this.wake();
   }
 
   /**

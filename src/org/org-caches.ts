@@ -7,8 +7,9 @@ import { hasKnowledgeDocuments } from '../knowledge/store';
 import type { Logger } from '../observability/logger';
 import { DirectoryChanges } from './directory-changes';
 import { OrgCache } from './org-cache';
+import { loadAllRooms, RoomIndex } from './room-index';
 
-/** What is kept per organisation in one thread, and the listener that clears it. */
+/** What is kept per organisation in one process, and the listener that clears it. */
 export interface OrgCaches {
   /** Departments and active members (the gate, the proposal loop, the handlers' person lookup). */
   directories: DirectoryCache;
@@ -16,26 +17,36 @@ export interface OrgCaches {
   knowledgePresence: OrgCache<boolean>;
   /** The organisation (name, time zone, values) and its policies, as a turn's context shows them. */
   orgInfo: OrgCache<OrgInfo | null>;
+  /** Every directory room, for the intake's room lookup (ChatWork webhooks, Discord channels). */
+  rooms: RoomIndex;
+  /** Discord guild → organisation (the directory's `organization.discord_guilds` allow-list), null when none. */
+  guildOrgs: OrgCache<string | null>;
   /** LISTENs for imports; started by {@link startOrgCaches}, stopped at shutdown. */
   changes: DirectoryChanges;
-  /** Stops the caches' background refresh (at shutdown, with `changes`). */
-  stopRefreshing: () => void;
+  /** Stops the caches' background refresh and the listener (at shutdown). */
+  stop: () => Promise<void>;
+}
+
+/** How long a guild's organisation is kept without an import notification (a missed one is bounded by it). */
+const GUILD_ORG_MAX_AGE_MS = 30_000;
+
+/** The organisation of a Discord guild: the one whose directory lists it, or null. */
+async function loadGuildOrg(db: Db, guildId: string): Promise<string | null> {
+  const org = await db.organization.findFirst({ where: { discordGuildIds: { has: guildId } }, select: { id: true } });
+  return org?.id ?? null;
 }
 
 /**
  * The per-organisation caches of one process, cleared when any instance or `npm run org:import` /
- * `knowledge:import` notifies a change; `onChange` clears the caller's own (the webhook's room lookup).
+ * `knowledge:import` notifies a change. The room index is read at start (the first webhook does not wait for it).
  */
-export async function startOrgCaches(o: {
-  db: Db;
-  sql: Sql;
-  databaseUrl: string;
-  logger: Logger;
-  onChange?: (orgId: string | null) => void;
-}): Promise<OrgCaches> {
+export async function startOrgCaches(o: { db: Db; sql: Sql; databaseUrl: string; logger: Logger }): Promise<OrgCaches> {
   const directories = new DirectoryCache((orgId) => loadDirectory(o.db, orgId));
   const knowledgePresence = new OrgCache((orgId) => hasKnowledgeDocuments(o.sql, orgId));
   const orgInfo = new OrgCache((orgId) => loadOrgInfo(o.db, orgId));
+  const rooms = new RoomIndex(() => loadAllRooms(o.sql));
+  const guildOrgs = new OrgCache((guildId) => loadGuildOrg(o.db, guildId), GUILD_ORG_MAX_AGE_MS);
+  await rooms.warm();
   const changes = new DirectoryChanges({
     connectionString: o.databaseUrl,
     logger: o.logger,
@@ -43,11 +54,17 @@ export async function startOrgCaches(o: {
       directories.invalidate(orgId);
       knowledgePresence.invalidate(orgId);
       orgInfo.invalidate(orgId);
-      o.onChange?.(orgId);
+      // Rooms and guilds are looked up across organisations: any import clears them all.
+      rooms.invalidate();
+      guildOrgs.invalidate(null);
     },
   });
   await changes.start();
   // Each is read again in the background before its bound for a missed notification, not by a waiting message.
-  const stops = [directories, knowledgePresence, orgInfo].map((c) => c.startRefreshing());
-  return { directories, knowledgePresence, orgInfo, changes, stopRefreshing: () => stops.forEach((stop) => stop()) };
+  const stops = [directories, knowledgePresence, orgInfo, rooms].map((c) => c.startRefreshing());
+  const stop = async () => {
+    stops.forEach((s) => s());
+    await changes.stop();
+  };
+  return { directories, knowledgePresence, orgInfo, rooms, guildOrgs, changes, stop };
 }

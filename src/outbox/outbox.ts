@@ -22,6 +22,14 @@ export function mayHavePosted(prior: Pick<PriorPost, 'status' | 'claimedBy'> | n
   return prior !== null && (prior.status === 'uncertain' || (prior.status === 'sending' && prior.claimedBy !== null));
 }
 
+/**
+ * The margin a claim of `claimTtlMs` must have left before its worker posts: a third of it (the worker pool's
+ * heartbeat renews the claim every third, so a held claim never has less).
+ */
+export function postingMarginMs(claimTtlMs: number): number {
+  return Math.floor(claimTtlMs / 3);
+}
+
 /** Options of the {@link Outbox}. */
 export interface OutboxOptions {
   /** A claim must have at least this long to run before its worker may post (default 10 s). */

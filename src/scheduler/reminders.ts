@@ -1,5 +1,6 @@
 import type { Sql } from '../db/sql';
 import { enqueueSelectCte } from '../intake/work-queue';
+import type { Logger } from '../observability/logger';
 
 /**
  * Turns due reminders into `notification` work items (R-P2) in one statement: each reminder gets a work
@@ -24,4 +25,24 @@ export async function enqueueDueReminders(sql: Sql, now: Date = new Date(), limi
     [now, limit],
   );
   return rows[0]?.n ?? 0;
+}
+
+/**
+ * Sweeps due reminders into work items every `intervalMs` (once across instances: the item's dedupe key), telling
+ * `onEnqueued` how many; a failed sweep is logged and retried on the next tick. Returns its stop.
+ */
+export function startReminderSweep(o: {
+  sql: Sql;
+  logger: Logger;
+  intervalMs: number;
+  onEnqueued: (n: number) => void;
+  now?: () => Date;
+}): () => void {
+  const timer = setInterval(() => {
+    enqueueDueReminders(o.sql, o.now?.() ?? new Date())
+      .then(o.onEnqueued)
+      .catch((err: Error) => o.logger.warn({ err: err.name }, 'reminder sweep failed; retrying on the next tick'));
+  }, o.intervalMs);
+  timer.unref();
+  return () => clearInterval(timer);
 }

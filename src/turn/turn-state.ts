@@ -18,7 +18,7 @@ import type { SessionKey } from '../state/session-key';
 import type { TurnPrelude, TurnStore } from '../state/turn-store';
 import type { PendingActionView, SessionView } from '../state/types';
 
-/** What the steps of a turn use: built once by the composition root (`pipeline/compose.ts`). */
+/** What the steps of a turn use: built once by the composition root (`app/pipeline.ts`). */
 export interface TurnDeps {
   store: TurnStore;
   contextBuilder: ContextBuilder;

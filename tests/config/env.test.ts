@@ -29,6 +29,14 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ SHADOW_MODE: 'yes' })).toThrow(/SHADOW_MODE/);
   });
 
+  it('runs every role by default and refuses an unknown HISHO_ROLE, naming the roles', () => {
+    expect(loadConfig({}).HISHO_ROLE).toBe('all');
+    expect(loadConfig({ HISHO_ROLE: 'turns' }).HISHO_ROLE).toBe('turns');
+    expect(() => loadConfig({ HISHO_ROLE: 'worker' })).toThrow(
+      /HISHO_ROLE: must be one of all, intake, turns, background/,
+    );
+  });
+
   it('refuses a remote console without ADMIN_TOKEN, naming the variables and not the token', () => {
     expect(() => loadConfig({ CONSOLE_ALLOW_REMOTE: 'true' })).toThrow(/CONSOLE_ALLOW_REMOTE: true needs ADMIN_TOKEN/);
     expect(() => loadConfig({ CONSOLE_ALLOW_REMOTE: 'true', ADMIN_TOKEN: 'short' })).toThrow(

@@ -9,7 +9,7 @@ import { WorkQueue, type ClaimedItem } from '../../src/intake/work-queue';
 import { silentLogger } from '../../src/observability/logger';
 import { createMetrics } from '../../src/observability/metrics';
 import { Outbox } from '../../src/outbox/outbox';
-import { composePipeline, type Pipeline } from '../../src/pipeline/compose';
+import { composePipeline, type Pipeline } from '../../src/app/pipeline';
 import { ScriptedBrain } from '../fakes/fake-brain';
 import { RecordingSender } from '../fakes/recording-sender';
 import { seedSample } from '../handlers/tool-context';

@@ -82,6 +82,11 @@ export interface DiscordGatewayOptions {
     down(reason: string, reasonJa: string): void;
     lost(err: DiscordGatewayClosed): void;
   };
+  /**
+   * Take messages and button clicks in (default true); false: a process that only posts (HISHO_ROLE turns or
+   * background), whose connection ignores what arrives — the intake process stores it.
+   */
+  receive?: boolean;
   /** Also request the privileged MessageContent intent (not needed for mention/DM-only use). Default false. */
   messageContentIntent?: boolean;
 }
@@ -187,10 +192,11 @@ export class DiscordGateway {
   private connected = false;
   private readonly log: Logger;
   private readonly onMessageCreate = (message: Message): void => {
+    if (this.opts.receive === false) return;
     void this.handleMessage(message);
   };
   private readonly onInteractionCreate = (interaction: Interaction): void => {
-    if (!interaction.isButton()) return; // `/hisho` slash command: not implemented (optional in R-A3)
+    if (this.opts.receive === false || !interaction.isButton()) return; // `/hisho`: not implemented (optional, R-A3)
     void this.handleButton(interaction);
   };
   private readonly onReady = (client: Client<true>): void => {

@@ -1,6 +1,7 @@
 /**
- * The turn pipeline, composed from its stages (context, brain, Guardian, Gate, executor, outbox, recorder) for the
- * service (`src/service.ts`); it loads no HTTP server, adapters or admin pages.
+ * The turn pipeline, composed from its stages (context, brain, Guardian, Gate, executor, outbox, recorder), and the
+ * brain, for the composition root (`create-hisho.ts`) and the pipeline tests; it loads no HTTP server, adapters or
+ * admin pages.
  */
 import type { Env } from '../config/env';
 import { Brain } from '../brain/brain';
@@ -17,34 +18,34 @@ import { asAppError } from '../errors/app-error';
 import { defaultGuardianConfig, type GuardianConfig } from '../guardian';
 import { DirectoryCache } from '../authorization/directory-cache';
 import { OrgCache } from '../org/org-cache';
-import { type ClaimNamed, type WorkerPoolOptions } from '../intake/worker-pool';
-import { APOLOGY_KIND, ClaimLostError, type ClaimedItem, type WorkQueue } from '../intake/work-queue';
+import { type ClaimNamed, type WorkHandler, type WorkerPoolOptions } from '../intake/worker-pool';
+import { APOLOGY_KIND, ClaimLostError, type ClaimedItem, type WorkQueue, type WorkType } from '../intake/work-queue';
 import { type Logger } from '../observability/logger';
 import { type Metrics } from '../observability/metrics';
 import { safeRedactText } from '../observability/redact';
 import { TurnRecorder } from '../observability/turn-recorder';
 import { Outbox } from '../outbox/outbox';
-import { ConfirmationFlow } from './confirmation-flow';
-import { NoticeRunner } from './notice-runner';
-import { ToolContexts } from './tool-services';
-import { ReplyComposer } from './reply';
+import { ConfirmationFlow } from '../pipeline/confirmation-flow';
+import { NoticeRunner } from '../pipeline/notice-runner';
+import { ToolContexts } from '../pipeline/tool-services';
+import { ReplyComposer } from '../pipeline/reply';
 import { ConversationLog } from '../state/conversation-log';
 import { TurnStore } from '../state/turn-store';
-import { ProposalStage } from './proposal-stage';
+import { ProposalStage } from '../pipeline/proposal-stage';
 import { BrainStateManager } from '../state/brain-state-manager';
 import { TurnRunner } from '../turn/turn';
 import { ToolExecutor } from '../tools/executor';
 import { ToolRegistry } from '../tools/registry';
 import { handlers } from '../../handlers';
-import { NoticeDelivery } from './notice-delivery';
-import { Apologies } from './apology';
+import { NoticeDelivery } from '../pipeline/notice-delivery';
+import { Apologies } from '../pipeline/apology';
 import { ScheduledNoticeHandler } from '../scheduler/notices/notice-handler';
 import { AdminAlertNotices, AdminAlerts } from '../observability/alerts';
 import type { InboundMessage } from '../adapters/types';
 import { SelfCritic } from '../observability/self-critique';
 import { Reviewer } from '../brain/critique';
 import { Summarizer } from '../brain/summarize';
-import { isSummaryItem, SummaryRunner } from './summary-runner';
+import { isSummaryItem, SummaryRunner } from '../pipeline/summary-runner';
 import { ConversationSummaries } from '../state/conversation-summaries';
 import type { RoomMember } from '../context/types';
 import { WorkRunner } from '../work/work-runner';
@@ -321,15 +322,21 @@ export function composePipeline(p: PipelineInput): Pipeline {
   };
 }
 
-/** The worker pool's handlers by work item type. */
-export function workItemHandlers(p: {
-  runner: TurnRunner;
-  notices: NoticeRunner;
-  critic: SelfCritic | null;
-  summaries: SummaryRunner | null;
-  work: WorkRunner;
-}): WorkerPoolOptions['handlers'] {
-  return {
+/**
+ * The worker pool's handlers by work item type, for the kinds this process claims (its role's): the pool claims
+ * only the kinds it has a handler for.
+ */
+export function workItemHandlers(
+  p: {
+    runner: TurnRunner;
+    notices: NoticeRunner;
+    critic: SelfCritic | null;
+    summaries: SummaryRunner | null;
+    work: WorkRunner;
+  },
+  kinds: readonly WorkType[] = ['user_request', 'notification', 'work'],
+): WorkerPoolOptions['handlers'] {
+  const all: Record<WorkType, WorkHandler> = {
     user_request: (item) => p.runner.handleUserRequest(item),
     notification: (item) => p.notices.handle(item),
     // `work` items by kind: background work, conversation summaries, else self-critique (which ignores others).
@@ -339,6 +346,7 @@ export function workItemHandlers(p: {
       return p.critic?.handle(item);
     },
   };
+  return Object.fromEntries(kinds.map((k) => [k, all[k]]));
 }
 
 /** The worker pool's claim of a named message: in the turn's first statement. */
