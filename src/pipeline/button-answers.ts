@@ -1,5 +1,6 @@
 import type { InboundMessage, Platform } from '../adapters/types';
 import type { PromptSet } from '../brain/prompts';
+import { personaMessage } from '../core/messages';
 import type { Logger } from '../observability/logger';
 import { parseButtonKey } from '../state/answer-parser';
 import type { BrainStateManager } from '../state/brain-state-manager';
@@ -79,7 +80,8 @@ export function createButtonAnswers(deps: {
       return { status: 'invalid' };
     }
     if (pending.key.platform !== c.platform || pending.key.roomId !== c.roomId || pending.key.accountId !== c.accountId)
-      return { status: 'not_yours' };
+      // Told in the persona's words on every platform (the console has no default note of its own).
+      return { status: 'not_yours', note: personaMessage(deps.prompts, 'confirm.not_yours', 'ja') };
     const state = answerState(pending, now(), parsed.round);
     if (state === 'in_progress') return settled(pending.id, parsed.round);
     if (state !== 'open') return told(pending, state);
