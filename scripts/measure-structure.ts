@@ -30,7 +30,7 @@ const edges = new Map<string, { all: number; typeOnly: number }>();
 for (const f of [...src, ...handlers]) {
   const text = fs.readFileSync(path.join(root, f), 'utf8');
   for (const m of text.matchAll(/^(import|export)\s+(type\s+)?[^;]*?from\s+'(\.[^']+)'/gms)) {
-    const target = path.posix.normalize(path.posix.join(path.posix.dirname(f), m[3]));
+    const target = path.posix.normalize(path.posix.join(path.posix.dirname(f), m[3]!));
     if (!target.startsWith('src/') && !target.startsWith('handlers')) continue;
     const a = folderOf(f);
     const b = folderOf(target.endsWith('.ts') ? target : `${target}.ts`);
@@ -45,7 +45,7 @@ for (const f of [...src, ...handlers]) {
 // Loops: pairs of folders that import each other (directly or through others): strongly connected components.
 const graph = new Map<string, Set<string>>();
 for (const key of edges.keys()) {
-  const [a, b] = key.split(' -> ');
+  const [a, b] = key.split(' -> ') as [string, string];
   if (!graph.has(a)) graph.set(a, new Set());
   if (!graph.has(b)) graph.set(b, new Set());
   graph.get(a)!.add(b);
@@ -80,12 +80,12 @@ function strong(v: string) {
 }
 for (const v of graph.keys()) if (!idx.has(v)) strong(v);
 const mutual = [...edges.keys()].filter((k) => {
-  const [a, b] = k.split(' -> ');
+  const [a, b] = k.split(' -> ') as [string, string];
   return edges.has(`${b} -> ${a}`) && a < b;
 });
 console.log(`folders importing each other (pairs): ${mutual.length}`);
 for (const k of mutual) {
-  const [a, b] = k.split(' -> ');
+  const [a, b] = k.split(' -> ') as [string, string];
   const ab = edges.get(k)!;
   const ba = edges.get(`${b} -> ${a}`)!;
   console.log(`  ${a} <-> ${b}: ${ab.all} (${ab.typeOnly} type-only) / ${ba.all} (${ba.typeOnly} type-only)`);
@@ -96,14 +96,14 @@ for (const c of sccs) console.log(`  ${c.join(', ')}`);
 // Writers per table.
 const schema = fs.readFileSync(path.join(root, 'prisma/schema.prisma'), 'utf8');
 const models = [...schema.matchAll(/^model (\w+) \{([^}]*)\}/gm)].map((m) => {
-  const map = /@@map\("([^"]+)"\)/.exec(m[2]);
-  return { model: m[1], table: map ? map[1] : m[1] };
+  const map = /@@map\("([^"]+)"\)/.exec(m[2]!);
+  return { model: m[1]!, table: map ? map[1]! : m[1]! };
 });
 const writers = new Map<string, Set<string>>();
 for (const f of [...src, ...handlers, ...files('scripts')]) {
   const text = fs.readFileSync(path.join(root, f), 'utf8');
   for (const { model, table } of models) {
-    const client = model[0].toLowerCase() + model.slice(1);
+    const client = model[0]!.toLowerCase() + model.slice(1);
     const prisma = new RegExp(`\\.${client}\\.(create|createMany|update|updateMany|upsert|delete|deleteMany)\\b`);
     const raw = new RegExp(`(INSERT INTO|UPDATE|DELETE FROM)\\s+"?${table}"?[\\s(]`, 'i');
     if (prisma.test(text) || raw.test(text)) {
