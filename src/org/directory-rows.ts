@@ -19,6 +19,8 @@ export interface DirectoryRows {
     id: string;
     name: string;
     aliases: string[];
+    reading: string | null;
+    romaji: string | null;
     level: number;
     departmentId: string | null;
     title: string | null;
@@ -86,6 +88,8 @@ export function directoryRows(dir: Directory): DirectoryRows {
       id: m.id,
       name: m.name,
       aliases: m.aliases ?? [],
+      reading: m.reading ?? null,
+      romaji: m.romaji ?? null,
       level: m.level,
       departmentId: m.department ?? null,
       title: m.title ?? null,
