@@ -6,7 +6,7 @@
  * is accepted cannot drift apart. Field meanings are said once, in the stable system prompt (prompts/system.md).
  */
 import { z } from 'zod';
-import type { ParameterSource, Reasoning } from '../core/proposal';
+import type { Confidence, ParameterSource, Reasoning } from '../core/proposal';
 
 /** What a call is: an answer in words, a question, or a capability proposal. */
 export type EnvelopeKind = 'reply' | 'clarify' | 'capability';
@@ -30,6 +30,13 @@ const COMMON_REASONING: Readonly<Record<string, FieldType>> = {
 /** The confidence scores (0–1); `overall` is the one the Guardian reads. */
 const CONFIDENCE_FIELDS = ['overall', 'intent', 'parameters'] as const;
 
+/**
+ * The fields an answer cannot do without (the parser rejects an answer missing one): the rest are read when
+ * given. Capability schemas require exactly these inside `reasoning` and `confidence`; the strict meta-tools
+ * require every field (strict tool use fills them all anyway).
+ */
+const NEEDED = new Set(['intent_understanding', 'overall', 'name', 'source']);
+
 /** Where a capability parameter's value came from. */
 export const PARAMETER_SOURCES = [
   'user_message',
@@ -45,15 +52,17 @@ const strs = { type: 'array', items: str } as const;
 const json = (t: FieldType) => (t === 'string' ? str : strs);
 
 /**
- * An object schema with every property required. `closed` (the strict meta-tools) adds `additionalProperties:
- * false`, which strict tool use requires; capability tools are not strict and leave it out (bytes of the cached
- * prefix, sent with every request).
+ * An object schema. `closed` (the strict meta-tools): every property required and `additionalProperties: false`,
+ * as strict tool use wants. Otherwise (capability tools, not strict) only the {@link NEEDED} properties are
+ * required, or all of them for the envelope itself (`all`): every byte here is in the cached prefix of every
+ * request, once per tool.
  */
-function object(properties: Record<string, unknown>, closed: boolean): Record<string, unknown> {
+function object(properties: Record<string, unknown>, closed: boolean, all = false): Record<string, unknown> {
+  const keys = Object.keys(properties);
   return {
     type: 'object',
     properties,
-    required: Object.keys(properties),
+    required: closed || all ? keys : keys.filter((k) => NEEDED.has(k)),
     ...(closed ? { additionalProperties: false } : {}),
   };
 }
@@ -69,7 +78,7 @@ function confidenceJson(closed: boolean): Record<string, unknown> {
 
 /**
  * The input schema of a call of this kind: the envelope (`reasoning`, `confidence`, and for a capability
- * `action_summary` and `parameter_sources`) around the call's own fields, every field required.
+ * `action_summary` and `parameter_sources`) around the call's own fields, each of them required.
  */
 export function envelopeSchema(
   kind: EnvelopeKind,
@@ -77,11 +86,12 @@ export function envelopeSchema(
   o: { closed: boolean },
 ): Record<string, unknown> {
   const head = { reasoning: reasoningJson(kind, o.closed), confidence: confidenceJson(o.closed) };
-  if (kind !== 'capability') return object({ ...head, ...own }, o.closed);
-  const source = object({ name: str, source: { type: 'string', enum: [...PARAMETER_SOURCES] } }, o.closed);
+  if (kind !== 'capability') return object({ ...head, ...own }, o.closed, true);
+  const source = object({ name: str, source: { enum: [...PARAMETER_SOURCES] } }, o.closed);
   return object(
     { ...head, action_summary: str, ...own, parameter_sources: { type: 'array', items: source } },
     o.closed,
+    true,
   );
 }
 
@@ -99,24 +109,25 @@ const bareScore = (v: unknown) => (typeof v === 'number' ? { overall: v } : v);
 const bareReasoning = (v: unknown) => (typeof v === 'string' ? { intent_understanding: v } : v);
 
 const ZScore = z.number().min(0).max(1);
+/** The confidence scores: the {@link NEEDED} one must be there. */
 export const ZConfidence = z.preprocess(
   bareScore,
-  z.object({ overall: ZScore, intent: ZScore.optional(), parameters: ZScore.optional() }),
-);
+  z.object(Object.fromEntries(CONFIDENCE_FIELDS.map((k) => [k, NEEDED.has(k) ? ZScore : ZScore.optional()]))),
+) as unknown as z.ZodType<Confidence>;
 
-const zodField = (t: FieldType) => (t === 'string' ? z.string().optional() : z.array(z.string()).optional());
+/** A reasoning field: a {@link NEEDED} one must be there and not blank; the others are read when given. */
+function zodField(name: string, t: FieldType): z.ZodType {
+  if (!NEEDED.has(name)) return t === 'string' ? z.string().optional() : z.array(z.string()).optional();
+  return t === 'string' ? z.string().trim().min(1, `reasoning.${name} is missing`) : z.array(z.string());
+}
 
-/** The reasoning of a kind: `intent_understanding` must be there; the others are read when given. */
+/** The reasoning of a kind, from the same tables as its JSON Schema. */
 export function zodReasoning(kind: EnvelopeKind): z.ZodType<Reasoning> {
-  const rest = Object.fromEntries(Object.entries(REASONING_FIELDS[kind]).map(([k, t]) => [k, zodField(t)]));
+  const fields = { ...COMMON_REASONING, ...REASONING_FIELDS[kind] };
   return z.preprocess(
     bareReasoning,
-    z.object({
-      intent_understanding: z.string().trim().min(1, 'reasoning.intent_understanding is missing'),
-      context_used: zodField(COMMON_REASONING.context_used!),
-      ...rest,
-    }),
-  ) as z.ZodType<Reasoning>;
+    z.object(Object.fromEntries(Object.entries(fields).map(([k, t]) => [k, zodField(k, t)]))),
+  ) as unknown as z.ZodType<Reasoning>;
 }
 
 /** The envelope of a capability call (its `parameters` are checked by the tool's own schema later). */
