@@ -77,7 +77,7 @@ export async function resolvePersonOrAsk(ctx: PeopleContext, ref: string): Promi
   throw new ClarificationNeeded(
     `${politeRef(ref)}が${r.candidates.length}人います。どちらの方ですか？`,
     options,
-    `${r.candidates.length} members match "${ref}": ${options.join(', ')}. Which one is meant?`,
+    `There are ${r.candidates.length} people called ${ref.trim()}. Which one do you mean?`,
   );
 }
 

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { defineTool } from '../src/tools/define-tool';
-import { normaliseName, plainName as plain } from '../src/authorization/directory';
+import { matchMembers, normaliseName, plainName as plain } from '../src/authorization/directory';
 import { hiddenTopSecret } from '../src/authorization/scope';
 import { ToolError } from '../src/tools/types';
 import { dbOf } from './_people';
@@ -55,7 +55,7 @@ export const lookupPerson = defineTool({
     const [members, departments] = await Promise.all([
       db.member.findMany({
         where: { orgId: ctx.orgId, active: true },
-        select: { id: true, name: true, aliases: true, departmentId: true, title: true },
+        select: { id: true, name: true, aliases: true, reading: true, romaji: true, departmentId: true, title: true },
         orderBy: { id: 'asc' },
       }),
       db.department.findMany({
@@ -67,9 +67,12 @@ export const lookupPerson = defineTool({
     const hidden = hiddenTopSecret(ctx.member ?? { level: 0, departmentId: null }, departments);
     const depts = new Map(departments.map((d) => [d.id, d.name]));
     const visible = members.filter((m) => m.departmentId === null || !hidden.has(m.departmentId));
+    // Whom the shared matcher finds (readings, romaji, variants — as the gate and the other tools do) come first.
+    const matched = new Set(matchMembers(input.query, visible).map((m) => m.id));
     const scored = visible.flatMap((m) => {
       const dept = m.departmentId ? (depts.get(m.departmentId) ?? null) : null;
       const ranks = [
+        matched.has(m.id) ? 0 : undefined,
         m.id.toLowerCase() === qPlain ? 0 : m.id.toLowerCase().includes(qPlain) ? 2 : undefined,
         rank(m.name, q || qPlain, qPlain),
         ...m.aliases.map((a) => rank(a, q || qPlain, qPlain)),

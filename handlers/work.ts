@@ -146,13 +146,13 @@ async function findWork(
   return rows.filter((w) => w.goal.includes(r) || r.includes(w.goal));
 }
 
-/** `work_status`: how the sender's background work is going (「定例の準備どうなった？」). */
+/** `work_status`: how the sender's background work is going (「頼んでおいた定例準備の作業、どこまで進んだ？」). */
 export const workStatus = defineTool({
   name: 'work_status',
   description:
-    'Status of the sender’s background work: state, steps done, last result, why it stopped, artifacts. ' +
-    '`work` picks one; omit for the latest.',
-  triggerExamples: ['定例の準備どうなった？', 'お願いしてた作業の進み具合は？'],
+    'Status of background work the sender asked YOU to do (start_work): state, steps done, last result, why it ' +
+    'stopped, artifacts. `work` picks one; omit for the latest. Not for tasks, goals or a vague 「あれ」.',
+  triggerExamples: ['頼んでおいた定例準備の作業、どこまで進んだ？', 'お願いしてた作業の進み具合は？'],
   effects: [],
   risk: 'none',
   requiredLevel: 1,
@@ -177,7 +177,7 @@ export const cancelWork = defineTool({
   description:
     'Cancel the sender’s unfinished background work (`work`: id or words of its goal; omit when only one is ' +
     'unfinished). Only the requester or an executive may.',
-  triggerExamples: ['定例の準備はもうやめて', 'さっき頼んだ作業キャンセルして'],
+  triggerExamples: ['頼んでおいた定例準備の作業はもうやめて', 'さっき頼んだ作業キャンセルして'],
   effects: ['db.work_update'],
   effectKind: 'cancel',
   risk: 'none',

@@ -83,6 +83,28 @@ export const DEFAULT_NG_PATTERNS: readonly RegExp[] = [
   /(?<!\d)\d{4}([\s\-‐−])\d{4}\1\d{4}\1\d{4}(?!\d)/,
 ];
 
+/** The effect of a tool that stores a memory (handlers/memory.ts `save_memory`). */
+export const MEMORY_STORE_EFFECT = 'db.memory_create';
+
+/**
+ * Personal identifiers and health details (issue 33): never stored in memories, value or not (「田中さんの
+ * マイナンバーは…」, 「鈴木さんは来週入院」). Words that only name a topic people discuss at work without
+ * revealing anyone's details (「口座開設」, 「出張にはパスポートが必要」) are not on the list. Tested against NFKC
+ * text, case-insensitive.
+ */
+export const PERSONAL_IDENTIFIER_PATTERNS: readonly RegExp[] = [
+  // My Number, bank accounts, cards, passports, licences, pension and insurance numbers
+  /マイナンバー|個人番号|my\s*number/i,
+  /口座番号|口座\D{0,16}\d{6,8}(?!\d)|(?:普通|当座)(?:預金)?\s*\d{7}(?!\d)|(?:bank\s*)?account\s*(?:number|no\.?)|bank\s*account/i,
+  /カード番号|card\s*(?:number|no\.?)|セキュリティコード|security\s*code|cvv|cvc/i,
+  /パスポート番号|旅券番号|passport\s*(?:number|no\.?)|(?<![A-Za-z])[A-Z]{2}\d{7}(?!\d)/i,
+  /免許証番号|driver'?s?\s*licen[cs]e\s*(?:number|no\.?)|基礎年金番号|年金番号|保険証|保険者番号/i,
+  // health details
+  /病気|病名|病歴|持病|既往歴|診断|通院|入院|手術|服薬|処方|健康診断|健診|妊娠|うつ病|精神疾患|障害者手帳|癌|がん検診/,
+  /diagnos|illness|disease|medical\s*(?:condition|history|record)|medication|pregnan/i,
+  /surgery|hospitali[sz]|mental\s*health/i,
+];
+
 /**
  * Phrases by which the LLM would be deciding permissions itself (seed 003 §4.7.2) →
  * BLOCK G_CONSTITUTION_PERMISSION_CLAIM. Tested against NFKC-normalised reasoning text.

@@ -4,7 +4,13 @@
  */
 import { reasoningText, type Confidence, type Reasoning, type ToolProposal } from '../core/proposal';
 import type { ToolMeta } from '../core/tool-meta';
-import { PERMISSION_CLAIM_PATTERNS, type GuardianConfig, type GuardianPolicy } from './config';
+import {
+  MEMORY_STORE_EFFECT,
+  PERMISSION_CLAIM_PATTERNS,
+  PERSONAL_IDENTIFIER_PATTERNS,
+  type GuardianConfig,
+  type GuardianPolicy,
+} from './config';
 import type { Rule, RuleHit } from './engine';
 import type { Normalisation } from './normalise-params';
 import { findPattern, findWord } from './text-scan';
@@ -130,6 +136,21 @@ export const SECURITY_RULES: readonly Rule<ProposalRuleContext>[] = [
             'G_CONFIDENTIAL',
             `parameters contain confidential word "${w}"`,
             '機密情報に関わる内容のため実行できません',
+          )
+        : null;
+    },
+  },
+  {
+    name: 'security.personal_identifier_memory',
+    priority: 2,
+    check: (c) => {
+      if (!c.tool.effects.includes(MEMORY_STORE_EFFECT)) return null;
+      const p = findPattern(c.texts, PERSONAL_IDENTIFIER_PATTERNS);
+      return p
+        ? block(
+            'G_PERSONAL_IDENTIFIER',
+            `a memory would keep a personal identifier or health detail (${p.source.slice(0, 40)})`,
+            'マイナンバー・口座番号・カード番号・パスポート・健康に関する情報は記憶できません',
           )
         : null;
     },

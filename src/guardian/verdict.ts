@@ -64,6 +64,11 @@ export const REASON_CODES = {
     description: 'A secret-like value (password, API key, My Number, card number) was found.',
   },
   G_CONFIDENTIAL: { action: 'BLOCK', description: 'A confidential word (salary, evaluation, M&A …) was found.' },
+  G_PERSONAL_IDENTIFIER: {
+    action: 'BLOCK',
+    description:
+      'A memory would keep a personal identifier (My Number, bank account, card, passport) or health detail.',
+  },
   G_DANGEROUS_CRITICAL: {
     action: 'BLOCK',
     description: 'The tool is declared risk critical: never run automatically.',

@@ -105,6 +105,13 @@ const RULES: readonly Rule[] = [
   // Not joined to a name by "_" (`20261122230000_knowledge_search`, a migration: Luhn-valid, not a card).
   { name: 'CARD', pattern: /(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d_-])/g, accept: isCard },
   { name: 'MY_NUMBER', pattern: /(?<![\d-])\d{4}[ -]?\d{4}[ -]?\d{4}(?![\d-])/g, accept: isMyNumberMatch },
+  // Bank accounts and passports (issue 33), only where a label says what the number is: 「口座番号 1234567」
+  // 「普通 1234567」 "account no. 1234567"; 「パスポート TK1234567」 "passport number TK1234567".
+  {
+    name: 'BANK_ACCOUNT',
+    pattern: /(?:口座|普通|当座|account\s*(?:number|no\.?)?)\D{0,16}?(?<![\d-])(?<v>\d{7})(?![\d-])/gi,
+  },
+  { name: 'PASSPORT', pattern: /(?:パスポート|旅券|passport)\D{0,16}?(?<v>[A-Z]{2}\d{7})(?!\d)/gi },
   { name: 'PHONE', pattern: PHONE },
   { name: 'POSTAL', pattern: /〒\s?\d{3}-?\d{4}(?!\d)|(?<![\d-])\d{3}-\d{4}(?![\d-])/g },
   // 「東京都渋谷区渋谷2-21-1」「大阪市北区梅田1-1-1」「千代田区丸の内1丁目2番3号」: a place ending in 市区町村郡

@@ -21,6 +21,8 @@ export interface DirectoryRows {
     id: string;
     name: string;
     aliases: string[];
+    reading: string | null;
+    romaji: string | null;
     level: number;
     departmentId: string | null;
     title: string | null;
@@ -93,6 +95,8 @@ export function directoryRows(dir: Directory): DirectoryRows {
       id: m.id,
       name: m.name,
       aliases: m.aliases ?? [],
+      reading: m.reading ?? null,
+      romaji: m.romaji ?? null,
       level: m.level,
       departmentId: m.department ?? null,
       title: m.title ?? null,

@@ -99,6 +99,14 @@ const ZMember = z.strictObject({
   id: ZId,
   name: ZText,
   aliases: z.array(ZText).optional(),
+  /** The name's reading in kana, family and given name separated by a space: 「たなか たろう」 (issue 33). */
+  reading: ZText.regex(/^[\p{Script=Hiragana}\p{Script=Katakana}ー・\s]+$/u, {
+    error: 'must be written in kana, e.g. "たなか たろう"',
+  }).optional(),
+  /** The name in romaji as the member writes it: "Tanaka Taro" (either order). */
+  romaji: ZText.regex(/^[\p{Script=Latin}\s'’.-]+$/u, {
+    error: 'must be written in Latin letters, e.g. "Tanaka Taro"',
+  }).optional(),
   /** 1 contractor … 6 CEO/CFO (R-Z1). */
   level: z
     .number({ error: LEVEL_TYPE })

@@ -15,9 +15,10 @@ export type PersonResolution =
   | { status: 'not_found' };
 
 /**
- * Resolves "田中さん" / "tanaka-taro" / "太郎" to one active member of the organisation: exact id,
- * then exact name or alias, then family/given-name prefix. Several matches → ambiguous: the caller asks
- * the person to choose and touches nobody (the AuthorizationGate relies on this for ambiguous names).
+ * Resolves "田中さん" / "tanaka-taro" / "太郎" / "Tanaka" / 「たなか」 to one active member of the organisation
+ * with the shared matcher (authorization/names.ts: id, written name or alias, reading and romaji). Several
+ * matches → ambiguous: the caller asks the person to choose and touches nobody (the AuthorizationGate relies on
+ * this for ambiguous names).
  */
 export async function resolvePerson(
   source: { db: Db; directory?: () => Promise<Directory> },
@@ -29,7 +30,15 @@ export async function resolvePerson(
     ? (await source.directory()).members
     : await source.db.member.findMany({
         where: { orgId, active: true },
-        select: { id: true, name: true, departmentId: true, aliases: true, accounts: true },
+        select: {
+          id: true,
+          name: true,
+          departmentId: true,
+          aliases: true,
+          reading: true,
+          romaji: true,
+          accounts: true,
+        },
         orderBy: { id: 'asc' },
       });
   const toCandidate = (m: (typeof members)[number]): PersonCandidate => ({

@@ -64,6 +64,20 @@ describe('context sources', () => {
       ]);
     });
 
+    it('finds people written in Latin letters by their readings: "Tanaka" is both 田中, "Taro Tanaka" one', async () => {
+      const s = await load('Please give Tanaka the report task');
+      expect(s?.lines).toEqual([
+        '田中花子（id: tanaka-hanako、大阪営業課）',
+        '田中太郎（id: tanaka-taro、東京営業課）',
+        '注意: 「tanaka」に当てはまる人が2人います（田中花子（id: tanaka-hanako、大阪営業課）、' +
+          '田中太郎（id: tanaka-taro、東京営業課））。どの方か分からないときは本人に確認すること。',
+      ]);
+      expect((await load('Ask Taro Tanaka-san to call me'))?.lines).toEqual([
+        '田中太郎（id: tanaka-taro、東京営業課）',
+      ]);
+      expect(await load('Take a data tour')).toBeNull();
+    });
+
     it('matches aliases with honorifics, several people, and full-width/space variants', async () => {
       const s = await load('社長と 佐藤 部長 と太郎さんに共有');
       expect(s?.lines).toEqual([

@@ -17,6 +17,12 @@ export interface Scenario {
 }
 
 const r = (text: string) => ({ intent_understanding: text });
+/** A memory-storing tool (as handlers/memory.ts declares save_memory). */
+const MEMORY_TOOL = {
+  name: 'save_memory',
+  effects: ['db.memory_create'],
+  paramRoles: { content: 'text', subject: 'memory_subject' },
+} as const;
 
 export const SCENARIOS: Scenario[] = [
   // priority 0: tool
@@ -152,6 +158,35 @@ export const SCENARIOS: Scenario[] = [
     input: { params: { body: 'クレジットカード番号 4111 1111 1111 1111' } },
     action: 'BLOCK',
     code: 'G_NG_PATTERN',
+  },
+  // priority 2: personal identifiers and health details are never stored in memories (issue 33)
+  ...(
+    [
+      ['My Number mentioned', '田中さんのマイナンバーは経理に提出済み、番号は123456789012'],
+      ['bank account number', '鈴木さんの給振口座 三菱UFJ 普通 1234567'],
+      ['card number words', 'Sato-san card number ends with 4242'],
+      ['passport number', '出張用: 佐藤さんのパスポート TK1234567'],
+      ['health detail', '伊藤さんは持病があって月1回通院している'],
+      ['health detail (English)', 'Emily was diagnosed with an illness last month'],
+    ] as const
+  ).map(([name, content]): Scenario => ({
+    name: `memory: ${name}`,
+    input: { tool: MEMORY_TOOL, params: { content, subject: 'm-1' } },
+    action: 'BLOCK',
+    code: 'G_PERSONAL_IDENTIFIER',
+    note: '記憶できません',
+  })),
+  {
+    name: 'memory: a work topic about accounts or passports passes',
+    input: { tool: MEMORY_TOOL, params: { content: '出張にはパスポートが必要。口座開設の手続きは経理の斎藤さん' } },
+    action: 'ALLOW',
+    code: 'G_OK',
+  },
+  {
+    name: 'a task about a health check is no memory: the memory rule does not apply',
+    input: { params: { body: '健康診断の予約を取る' } },
+    action: 'ALLOW',
+    code: 'G_OK',
   },
   {
     name: 'password topic only passes',

@@ -6,7 +6,17 @@
  */
 
 export type Label =
-  'PHONE' | 'EMAIL' | 'MY_NUMBER' | 'CARD' | 'POSTAL' | 'ADDRESS' | 'SECRET' | 'API_KEY' | 'URL_CREDENTIALS';
+  | 'PHONE'
+  | 'EMAIL'
+  | 'MY_NUMBER'
+  | 'CARD'
+  | 'BANK_ACCOUNT'
+  | 'PASSPORT'
+  | 'POSTAL'
+  | 'ADDRESS'
+  | 'SECRET'
+  | 'API_KEY'
+  | 'URL_CREDENTIALS';
 
 export interface TextSample {
   text: string;
@@ -27,6 +37,13 @@ export const TEXT_SAMPLES: readonly TextSample[] = [
   { text: 'my phone is 080 1234 5678', spans: [['080 1234 5678', 'PHONE']] },
   { text: '電話は0312345678です', spans: [['0312345678', 'PHONE']] },
   { text: '緊急連絡先 ０１２０－１２３－４５６', spans: [['０１２０－１２３－４５６', 'PHONE']] },
+  // Bank accounts and passports (labelled)
+  { text: '振込先は三菱UFJ銀行 渋谷支店 普通 1234567 です', spans: [['1234567', 'BANK_ACCOUNT']] },
+  { text: '口座番号：７６５４３２１', spans: [['７６５４３２１', 'BANK_ACCOUNT']] },
+  { text: 'my account number is 2345678', spans: [['2345678', 'BANK_ACCOUNT']] },
+  { text: 'パスポート番号は TK1234567 です', spans: [['TK1234567', 'PASSPORT']] },
+  { text: 'passport no. ab7654321', spans: [['ab7654321', 'PASSPORT']] },
+  { text: '口座開設の手続きは経理へ、パスポートは出張に必要', spans: [] },
   // E-mail
   { text: 'メール: ｔａｒｏ＠ｅｘａｍｐｌｅ．ｃｏ．ｊｐ', spans: [['ｔａｒｏ＠ｅｘａｍｐｌｅ．ｃｏ．ｊｐ', 'EMAIL']] },
   { text: 'mail hanako.sato+work@example.com please', spans: [['hanako.sato+work@example.com', 'EMAIL']] },

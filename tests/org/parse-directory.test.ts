@@ -92,6 +92,23 @@ describe('parseDirectory', () => {
     ]);
   });
 
+  it('reads readings in kana and romaji in Latin letters, and names a reading or romaji written otherwise', () => {
+    const r = parseDirectory(sample, 'org.sample.yaml');
+    if (!r.ok) throw new Error(r.errors.join('\n'));
+    expect(r.directory.members.find((m) => m.id === 'tanaka-taro')).toMatchObject({
+      reading: 'たなか たろう',
+      romaji: 'Tanaka Taro',
+    });
+    const kanji = edit('    reading: たなか たろう\n', '    reading: 田中 太郎\n');
+    expect(errorsOf(parseDirectory(kanji, 'org.yaml'))).toEqual([
+      `members[3].reading: must be written in kana, e.g. "たなか たろう" (line ${lineOf(kanji, 'reading: 田中')})`,
+    ]);
+    const kana = edit('    romaji: Tanaka Taro\n', '    romaji: たなか\n');
+    expect(errorsOf(parseDirectory(kana, 'org.yaml'))[0]).toMatch(
+      /^members\[3\]\.romaji: must be written in Latin letters/,
+    );
+  });
+
   it('rejects a level outside 1..6 with its line', () => {
     const text = edit('    level: 6\n', '    level: 7\n');
     expect(errorsOf(parseDirectory(text, 'org.yaml'))).toEqual([

@@ -1,5 +1,6 @@
 import type { InboundMessage } from '../../adapters/types';
 import { loadDirectory, normaliseName, plainName as plain, type Directory } from '../../authorization/directory';
+import { memberSounds, textSounds } from '../../authorization/names';
 import { hiddenTopSecret, type DepartmentNode } from '../../authorization/scope';
 import type { ContextSource } from '../context-builder';
 import { quoted } from '../quote';
@@ -7,6 +8,8 @@ import type { ContextSection, RoomMember, SenderProfile } from '../types';
 
 /** Shortest name or alias that is looked for in a message. */
 const MIN_TERM_LENGTH = 2;
+/** Shortest name sound (romaji) looked for as a word of a message. */
+const MIN_SOUND_LENGTH = 3;
 /** At most this many members are listed. */
 const MAX_PERSONS = 10;
 
@@ -72,6 +75,8 @@ interface PersonIndex {
   members: readonly MemberRow[];
   departments: readonly DepartmentNode[];
   terms: readonly IndexedTerm[];
+  /** Names by sound (directory readings and romaji: "tanaka", "tarotanaka"), found as words of the text. */
+  sounds: readonly IndexedTerm[];
   /** Every account the directory maps, per platform (room members among them are no guests). */
   accounts: ReadonlyMap<string, ReadonlySet<string>>;
   /** Normalised names of the active members (a room member of such a name is no guest). */
@@ -83,6 +88,7 @@ interface PersonIndex {
 interface Visible {
   members: readonly MemberRow[];
   terms: readonly Term[];
+  sounds: readonly Term[];
 }
 
 const indexes = new WeakMap<Directory, PersonIndex>();
@@ -110,6 +116,15 @@ function personIndex(directory: Directory): PersonIndex {
       }
     }
   }
+  const sounds = new Map<string, IndexedTerm>();
+  for (const m of directory.members) {
+    for (const key of memberSounds(m)) {
+      if (key.length < MIN_SOUND_LENGTH) continue;
+      const t = sounds.get(key) ?? { key, entries: [] };
+      t.entries.push({ memberId: m.id, raw: key, seq: seq++ });
+      sounds.set(key, t);
+    }
+  }
   const accounts = new Map<string, Set<string>>();
   for (const a of directory.knownAccounts ?? directory.members.flatMap((m) => m.accounts ?? [])) {
     const set = accounts.get(a.platform) ?? new Set<string>();
@@ -120,6 +135,7 @@ function personIndex(directory: Directory): PersonIndex {
     members,
     departments: directory.departments,
     terms: [...terms.values()],
+    sounds: [...sounds.values()],
     accounts,
     names: new Set(members.map((m) => normaliseName(m.name))),
     visible: new Map(),
@@ -138,17 +154,21 @@ function visibleTo(index: PersonIndex, hidden: ReadonlySet<string>): Visible {
   if (hit) return hit;
   const members = index.members.filter((m) => m.departmentId === null || !hidden.has(m.departmentId));
   const ids = new Set(members.map((m) => m.id));
+  const visible = { members, terms: visibleTerms(index.terms, ids), sounds: visibleTerms(index.sounds, ids) };
+  index.visible.set(sig, visible);
+  return visible;
+}
+
+/** Terms that keep only visible members, labelled by the first of them and ordered by it. */
+function visibleTerms(terms: readonly IndexedTerm[], ids: ReadonlySet<string>): Term[] {
   const kept: (Term & { seq: number })[] = [];
-  for (const t of index.terms) {
+  for (const t of terms) {
     const entries = t.entries.filter((e) => ids.has(e.memberId));
     if (entries.length === 0) continue;
     const first = entries[0]!;
     kept.push({ key: t.key, label: first.raw, memberIds: new Set(entries.map((e) => e.memberId)), seq: first.seq });
   }
-  const terms = kept.sort((a, b) => a.seq - b.seq).map(({ key, label, memberIds }) => ({ key, label, memberIds }));
-  const visible = { members, terms };
-  index.visible.set(sig, visible);
-  return visible;
+  return kept.sort((a, b) => a.seq - b.seq).map(({ key, label, memberIds }) => ({ key, label, memberIds }));
 }
 
 /** Terms of a member id that stands for a room member, not a directory member. */
@@ -204,7 +224,7 @@ function renderPersons(
   sender: SenderProfile,
   roomMembers: readonly RoomMember[],
 ): ContextSection | null {
-  const { members, terms } = visibleTo(index, hiddenTopSecret(sender, index.departments));
+  const { members, terms, sounds } = visibleTo(index, hiddenTopSecret(sender, index.departments));
   const guestsAll = guestTerms(roomMembers, {
     accounts: index.accounts.get(msg.platform) ?? NO_ACCOUNTS,
     names: index.names,
@@ -212,7 +232,12 @@ function renderPersons(
   });
   const found = matchedTerms(text, [...terms, ...guestsAll]);
   const isGuest = (t: Term) => [...t.memberIds].some((id) => id.startsWith(GUEST));
-  const hits = found.filter((t) => !isGuest(t));
+  // Names written in Latin letters ("Tanaka", "Taro Tanaka") are found by the directory's readings and romaji.
+  const spoken = /\p{Script=Latin}/u.test(msg.text) ? textSounds(msg.text) : NO_SOUNDS;
+  const heard = sounds.filter((t) => spoken.has(t.key));
+  // A whole name heard ("Taro Tanaka") names its member only, not every "Tanaka".
+  const named = heard.filter((t) => !heard.some((u) => u.key.length > t.key.length && u.key.includes(t.key)));
+  const hits = [...found.filter((t) => !isGuest(t)), ...named];
   // People in the room the directory does not list, known by name only (issue 12 §3): no id, no authority.
   const guestIds = new Set(found.filter(isGuest).flatMap((t) => [...t.memberIds]));
   const guests = roomMembers
@@ -246,3 +271,4 @@ function renderPersons(
 }
 
 const NO_ACCOUNTS: ReadonlySet<string> = new Set();
+const NO_SOUNDS: ReadonlySet<string> = new Set();

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "members" ADD COLUMN     "reading" TEXT,
+ADD COLUMN     "romaji" TEXT;
