@@ -43,7 +43,12 @@ export function benchModel(req: MessagesRequest): ScriptedAnswer {
       ],
     };
   const token = lastToken(JSON.stringify(req.messages)) ?? '0';
-  if (hasToolResult(req)) return replyCall(`${ANSWER_MARKER}: 登録したウル #k${token}`);
+  // After a tool result it says what happened, as an honest model does: a refused call is not reported as done
+  // (the service's reply check would rewrite such a claim, and the rewrite carries no token).
+  if (hasToolResult(req))
+    return replyCall(
+      refused(req) ? `${ANSWER_MARKER}: 登録できなかったウル #k${token}` : `${ANSWER_MARKER}: 登録したウル #k${token}`,
+    );
   const text = lastUserText(req);
   const hesitant = text.includes('確認');
   if ((hesitant || text.includes('タスク')) && tools.has('create_task'))
@@ -53,4 +58,10 @@ export function benchModel(req: MessagesRequest): ScriptedAnswer {
       { overall: hesitant ? 0.6 : 0.95 },
     );
   return replyCall(`${ANSWER_MARKER}: こんにちはウル！何か手伝えることはあるウル？ #k${token}`);
+}
+
+/** Whether the last tool result is an error (a call the rules refused or a handler that failed). */
+function refused(req: MessagesRequest): boolean {
+  const last = req.messages.at(-1);
+  return Array.isArray(last?.content) && (last.content as { is_error?: boolean }[]).some((b) => b.is_error === true);
 }
