@@ -144,7 +144,16 @@ export function composePipeline(p: PipelineInput): Pipeline {
   const recorder = new TurnRecorder(db, metrics, sql);
   const conversations = new ConversationLog(db, sql);
   const registry = new ToolRegistry(handlers);
-  const contexts = new ToolContexts({ db, outbox, conversations, chatwork: p.chatwork, now, directory });
+  const scheduleLimits = { perMember: config.SCHEDULES_PER_MEMBER, perRoom: config.SCHEDULES_PER_ROOM };
+  const contexts = new ToolContexts({
+    db,
+    outbox,
+    conversations,
+    chatwork: p.chatwork,
+    now,
+    directory,
+    scheduleLimits,
+  });
   const states = new BrainStateManager(db, { now, sql });
   const executor = new ToolExecutor(registry);
   const shadowMode = config.SHADOW_MODE;
