@@ -78,7 +78,10 @@ export interface ChatworkTasksApi {
 export interface ToolServices {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   db: any;
-  /** Present when the turn's room is a ChatWork room and ChatWork is configured. */
+  /**
+   * Present when ChatWork is configured, in any room: new ChatWork tasks are created only from ChatWork rooms
+   * (`_chatwork-task.ts`), but a task mirrored there is completed or changed from anywhere.
+   */
   chatwork?: ChatworkTasksApi;
   /**
    * The turn's organisation directory, cached per organisation (departments with names; active members with
