@@ -37,7 +37,7 @@ import { AdminAlerts, gaveUpAlert } from '../observability/alerts';
 import { createLogger, type Logger } from '../observability/logger';
 import { createMetrics, type Metrics } from '../observability/metrics';
 import { PLATFORMS } from '../org/directory.schema';
-import { formatImportSummary, importDirectoryFile } from '../org/import-directory';
+import { DirectoryImportError, formatImportSummary, importDirectoryFile } from '../org/import-directory';
 import { startOrgCaches, type OrgCaches } from '../org/org-caches';
 import { Outbox, postingMarginMs } from '../outbox/outbox';
 import { createButtonAnswers } from '../pipeline/button-answers';
@@ -58,6 +58,7 @@ import {
   type Pipeline,
 } from './pipeline';
 import { dutiesOf, type RoleDuties } from './roles';
+import { checkDatabase, checkPortFree, directoryFailure, listenFailure } from './startup-checks';
 
 /** Answers a confirmation-button click (Discord, the console). */
 type ButtonAnswer = ReturnType<typeof createButtonAnswers>;
@@ -137,6 +138,8 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   // HISHO_COUNT_SQL=1: every statement is counted by shape (logged at stop; benchmarks read `sqlStatements`).
   const sqlStatements = statementCounterFromEnv();
 
+  // The two first-contact failures are told in one sentence before anything starts (./startup-checks.ts).
+  await checkPortFree(config.PORT);
   const database = await connectDatabase(config, logger);
   const { db, sql } = database;
   metrics.databaseUp.set(1);
@@ -329,6 +332,8 @@ async function connectDatabase(config: Readonly<Env>, logger: Logger): Promise<D
     });
     url = embedded.url;
     logger.info({ dataDir: embedded.dataDir }, 'DATABASE_URL unset: embedded PostgreSQL started');
+  } else {
+    await checkDatabase(url);
   }
   const migrations = await applyMigrations(url);
   if (migrations.applied.length > 0) logger.info({ applied: migrations.applied }, 'migrations applied');
@@ -353,7 +358,9 @@ async function loadOrganisations(config: Readonly<Env>, d: Database, logger: Log
   const { db } = d;
   const directoryFile = config.ORG_DIRECTORY_FILE ?? ((await db.organization.count()) === 0 ? SAMPLE_DIRECTORY : null);
   if (directoryFile) {
-    const summary = await importDirectoryFile(db, directoryFile);
+    const summary = await importDirectoryFile(db, directoryFile).catch((err: Error) => {
+      throw err instanceof DirectoryImportError ? directoryFailure(err) : err;
+    });
     logger.info({ file: path.basename(directoryFile) }, formatImportSummary(summary));
   }
   const first = await db.organization.findFirst({ orderBy: { createdAt: 'asc' }, select: { id: true } });
@@ -655,8 +662,10 @@ async function startHttp(d: {
       metrics.queueDepth.set({ state: 'running' }, depth.running ?? 0);
     },
   });
-  const server = await new Promise<Server>((resolve) => {
-    const s = createServer(requestListener(app, adapters.fastRoutes)).listen(config.PORT, () => resolve(s));
+  const server = await new Promise<Server>((resolve, reject) => {
+    const s = createServer(requestListener(app, adapters.fastRoutes));
+    s.once('error', (err: NodeJS.ErrnoException) => reject(listenFailure(err, config.PORT)));
+    s.listen(config.PORT, () => resolve(s));
   });
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.PORT;
