@@ -44,6 +44,7 @@ import { createButtonAnswers } from '../pipeline/button-answers';
 import { QuestionCloser } from '../pipeline/question-closer';
 import { scheduleMaintenance } from '../scheduler/maintenance';
 import { NoticeScheduler } from '../scheduler/notices/notice-scheduler';
+import { fireDueChatSchedules } from '../scheduler/chat-schedules';
 import { startReminderSweep } from '../scheduler/reminders';
 import { AdminAuth } from '../server/admin-auth';
 import { createAdminRouter } from '../server/admin/admin.route';
@@ -732,9 +733,24 @@ async function startBackground(d: {
 }): Promise<{ scheduler: NoticeScheduler | null; monitor: AlertMonitor; stop(): Promise<void> }> {
   const { config, o, duties, logger, metrics, alerts, wakeMany } = d;
   const { db, sql } = d.database;
-  // Due reminders → notification work items (once across instances: the item's dedupe key).
+  // Due chat-schedule periods, then due reminders → notification work items (once across instances: the
+  // period row, the item's dedupe key).
+  const chatSweep = {
+    db,
+    sql,
+    logger,
+    instanceId: d.instanceId,
+    horizonMs: config.NOTICE_CATCHUP_HORIZON_MINUTES * 60_000,
+  };
   const stopSweep = duties.background
-    ? startReminderSweep({ sql, logger, intervalMs: o.reminderSweepMs ?? 15000, onEnqueued: wakeMany, now: o.now })
+    ? startReminderSweep({
+        sql,
+        logger,
+        intervalMs: o.reminderSweepMs ?? 15000,
+        onEnqueued: wakeMany,
+        now: o.now,
+        before: async (now) => (await fireDueChatSchedules(chatSweep, now)).created,
+      })
     : () => undefined;
   const schedulerOn =
     duties.background && (o.noticeScheduler ?? (config.NOTICES_ENABLED && config.NODE_ENV !== 'test'));
