@@ -79,7 +79,7 @@ const META_CONFIDENCE_RULES: readonly Rule<{ confidence: Confidence | null }>[] 
         ? null
         : {
             action: 'BLOCK',
-            code: 'G_CONFIDENCE_VERY_LOW',
+            reasonCode: 'G_CONFIDENCE_VERY_LOW',
             reason: 'confidence missing or outside 0..1',
             userNoteJa: 'ご依頼の内容を理解できませんでした',
           };
