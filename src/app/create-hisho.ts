@@ -205,7 +205,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     chatwork,
   });
   const buttonAnswer = createButtonAnswers({
-    states: pipeline.states,
+    pending: pipeline.pending,
     intake,
     prompts,
     logger,
