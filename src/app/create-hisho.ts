@@ -247,7 +247,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     scheduler: () => scheduler,
   });
 
-  pool = startWorkers({ config, o, duties, logger, queue, alerts, pipeline });
+  pool = startWorkers({ config, o, duties, logger, queue, alerts, pipeline, intake });
   const background = await startBackground({
     config,
     o,
@@ -692,6 +692,7 @@ function startWorkers(d: {
   queue: WorkQueue;
   alerts: AdminAlerts;
   pipeline: Pipeline;
+  intake: Intake;
 }): WorkerPool {
   const { config, queue, alerts, pipeline } = d;
   const pool = new WorkerPool({
@@ -705,6 +706,8 @@ function startWorkers(d: {
     onDatabaseDown: (error) => alerts.databaseDown(error),
     onDatabaseUp: () => alerts.databaseUp(),
     claimNamed: claimNamedBy(pipeline.runner, queue),
+    // The intake of this process first (decision 0002): no new turn starts while webhooks are being stored.
+    hold: { busy: () => d.intake.busy, whenIdle: () => d.intake.whenIdle(), maxMs: 200 },
   });
   pool.start();
   return pool;
