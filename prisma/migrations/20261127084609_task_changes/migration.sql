@@ -1,7 +1,5 @@
 -- The change log of tasks changed or cancelled by asking (change_task, cancel_task): one row per call, keyed by
 -- its idempotency key, with what the task was and became and what happened on ChatWork.
--- (Only task_changes: the migration 20261127083224 was made beside the chat_schedules one and its snapshot lacks
--- those columns; this migration's snapshot is the whole schema again.)
 -- CreateTable
 CREATE TABLE "task_changes" (
     "id" TEXT NOT NULL,
