@@ -1,5 +1,3 @@
--- The change log of tasks changed or cancelled by asking (change_task, cancel_task): one row per call, keyed by
--- its idempotency key, with what the task was and became and what happened on ChatWork.
 -- CreateTable
 CREATE TABLE "task_changes" (
     "id" TEXT NOT NULL,
