@@ -94,14 +94,10 @@ describeBrowser('/admin in the operator’s language (headless Chromium)', () =>
     await say('suzuki-kenji', 'いいえ', 'c-cancel');
     await waitTurns('c-cancel', 2);
 
-    llm.script(
-      { status: 529, errorType: 'overloaded_error' },
-      { status: 529, errorType: 'overloaded_error' },
-      { status: 529, errorType: 'overloaded_error' },
-      { status: 529, errorType: 'overloaded_error' },
-    );
+    llm.script({ status: 529, errorType: 'overloaded_error' });
     await say('tanaka-taro', '今日の予定を教えて', 'c-outage');
     await waitTurns('c-outage', 1);
+    expect(llm.pending).toBe(0);
 
     llm.script(toolCall('create_task', { assignee: '田中花子', title: '備品の発注' }, { overall: 0.6 }));
     await say('suzuki-kenji', '田中花子さんに備品の発注をお願い', 'c-open');
@@ -135,4 +131,109 @@ describeBrowser('/admin in the operator’s language (headless Chromium)', () =>
     expect(summary).toEqual(Object.fromEntries(Object.keys(summary).map((k) => [k, 0])));
     expect(errors).toEqual([]);
   }, 60000);
+
+  it('one time zone: tables, chart axes and legends in Asia/Tokyo while the browser is in UTC', async () => {
+    const first = await svc.db.turnRecord.findFirstOrThrow({ where: { roomId: 'c-morning' } });
+    const tokyo = new Intl.DateTimeFormat('ja-JP', {
+      timeZone: 'Asia/Tokyo',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: '2-digit',
+      minute: '2-digit',
+    }).format(first.createdAt);
+    await page.goto(`${svc.url}/admin#audit`);
+    await page.waitForSelector('#audit-rows tr[data-id]');
+    expect(await page.textContent('#audit-rows')).toContain(tokyo);
+    await page.goto(`${svc.url}/admin#overview`);
+    await page.waitForSelector('#c-turns canvas');
+    // The last hourly tick is the hour of now in Tokyo (UTC+9), written 「N時」.
+    const hourTokyo =
+      Number(
+        new Intl.DateTimeFormat('en-US', { timeZone: 'Asia/Tokyo', hour: 'numeric', hour12: false }).format(new Date()),
+      ) % 24;
+    const legend = await page.textContent('#c-turns .u-legend');
+    expect(legend).toContain('日時');
+    expect(legend).not.toContain('Time');
+    const ticks = await page.evaluate(
+      `(() => { const u = document.querySelector('#c-turns .uplot'); return u ? u.innerText : ''; })()`,
+    );
+    expect(String(ticks)).not.toMatch(/[0-9](am|pm)/);
+    const over = (await page.locator('#c-turns .u-over').boundingBox())!;
+    await page.hover('#c-turns .u-over', { position: { x: over.width - 1, y: 50 } });
+    const hovered = await page.textContent('#c-turns .u-legend');
+    expect(hovered).toContain(`${String(hourTokyo).padStart(2, '0')}:00`);
+  }, 30000);
+
+  it('numbers that add up: denials and blocks apart, confirmation outcomes, cost by purpose, failed items', async () => {
+    await page.goto(`${svc.url}/admin#overview`);
+    await page.waitForSelector('#today .card');
+    const cards = (await page.textContent('#today'))!;
+    expect(cards).toContain('権限で断った会話 1 件');
+    expect(cards).toContain('ルールで止めた会話 0 件');
+    expect(cards).toMatch(/確認 4 件: 承認 2・取り消し 1・期限切れ 0・回答待ち 1/);
+    expect(await page.textContent('#cost-breakdown')).toContain('会話');
+    await page.click('#today a[href="#failed"]');
+    await page.waitForSelector('section#failed.active');
+  }, 30000);
+
+  it('the inspector: an approval by button reads as an answer, linked to its question; a wrong id says what to do', async () => {
+    const approval = await svc.db.turnRecord.findFirstOrThrow({
+      where: { roomId: 'c-morning', reasonCode: 'S_USER_APPROVED' },
+    });
+    await page.goto(`${svc.url}/admin#turn/${approval.id}`);
+    await page.waitForSelector('#turn-steps .step');
+    const text = (await page.textContent('#turn-steps'))!;
+    expect(text).toContain('この回は確認への答えです');
+    expect(text).toContain('企画書');
+    expect(text).not.toMatch(/null|undefined|—/);
+    await page.click('#turn-steps a >> text=確認した回を開く');
+    await page.waitForSelector('#turn-steps >> text=答えた回');
+    await screenshot(page, 'admin-turn-question');
+    // The constitution audit does not call a button approval 「思考過程が短い」.
+    const audits = (await (
+      await fetch(`${svc.url}/admin/api/audits/constitution?days=7`, {
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      })
+    ).json()) as { turns: { id: string }[] };
+    expect(audits.turns.map((t) => t.id)).not.toContain(approval.id);
+
+    await page.goto(`${svc.url}/admin#turn/no-such-turn`);
+    const error = await page.waitForSelector('section#turn .error');
+    expect(await error.textContent()).toBe(
+      'このターンIDの記録はありません。監査ログで検索し、行をクリックして開いてください。',
+    );
+    expect(await page.locator('#turn-steps .step').count()).toBe(0);
+  }, 30000);
+
+  it('a member’s page, a room’s page, search by name and reason, CSV export with a BOM', async () => {
+    await page.goto(`${svc.url}/admin#member/suzuki-kenji`);
+    await page.waitForSelector('#member-view h2');
+    const member = (await page.textContent('#member-view'))!;
+    expect(member).toContain('鈴木健二さん');
+    expect(member).toContain('備品の発注');
+    await measure('member');
+    await page.goto(`${svc.url}/admin#room/c-denied`);
+    await page.waitForSelector('#room-view h2');
+    expect(await page.textContent('#room-view')).toContain('権限で拒否');
+    await measure('room');
+
+    await page.goto(`${svc.url}/admin#audit`);
+    await page.fill('#audit-form input[name=person]', '渡辺');
+    await page.selectOption('#audit-form select[name=reason]', 'Z_LEVEL_TOO_LOW');
+    await page.click('#audit-form button[type=submit]');
+    await page.waitForSelector('#audit-rows[data-query*="reason=Z_LEVEL_TOO_LOW"]', { state: 'attached' });
+    expect(await page.locator('#audit-rows tr[data-id]').count()).toBe(1);
+    const href = (await page.getAttribute('#audit-csv', 'href'))!;
+    const csv = await page.evaluate(
+      `fetch(${JSON.stringify(href)}).then((r) => r.arrayBuffer()).then((b) => Array.from(new Uint8Array(b)))`,
+    );
+    const bytes = Buffer.from(csv as number[]);
+    expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    const lines = bytes.toString('utf8').slice(1).trim().split('\r\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toContain('日時,種類,人,ルーム,判断,理由');
+    expect(lines[1]).toContain('渡辺翔');
+    expect(lines[1]).toContain('権限レベル不足');
+  }, 30000);
 });

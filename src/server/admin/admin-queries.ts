@@ -270,7 +270,17 @@ export async function turnDetail(db: Db, id: string): Promise<Record<string, unk
     db.llmUsage.findMany({ where: { turnId: id }, orderBy: { id: 'asc' } }),
     memberNames(db, [turn.memberId]),
     roomLabels(db, [turn.roomId]),
-    db.pendingAction.findMany({ where: { turnId: id } }),
+    // The confirmation this turn asked (linked by the pending action, or by the turn's execution record).
+    db.pendingAction.findMany({
+      where: {
+        OR: [
+          { turnId: id },
+          ...(typeof (turn.execution as { pendingActionId?: unknown } | null)?.pendingActionId === 'string'
+            ? [{ id: (turn.execution as { pendingActionId: string }).pendingActionId }]
+            : []),
+        ],
+      },
+    }),
     // The confirmation this turn answered: named in its proposals (approved), else the one decided in it.
     answered
       ? db.pendingAction.findMany({ where: { id: answered } })
@@ -331,7 +341,22 @@ export async function turnDetail(db: Db, id: string): Promise<Record<string, unk
     })),
     pending: asked.map(view),
     answers: answers.filter((a) => a !== null),
-    answered: decidedHere.filter((p) => p.turnId !== id).map(view),
+    answered: await Promise.all(
+      decidedHere
+        .filter((p) => !asked.some((q) => q.id === p.id))
+        .map(async (p) => ({
+          ...view(p),
+          turnId:
+            p.turnId ??
+            (
+              await db.turnRecord.findFirst({
+                where: { execution: { path: ['pendingActionId'], equals: p.id } },
+                select: { id: true },
+              })
+            )?.id ??
+            null,
+        })),
+    ),
     claimCheck: notes.claimCheck ?? null,
   };
 }
