@@ -44,7 +44,8 @@ async function main(): Promise<void> {
       `INSERT INTO organizations (id, name, "updatedAt") VALUES ('acme', 'ACME', now()) ON CONFLICT DO NOTHING`,
     );
     await pool.query(
-      `INSERT INTO members (id, "orgId", name, level, "updatedAt") SELECT 'm' || i, 'acme', '社員' || i, 2, now() FROM generate_series(1, 200) i
+      `INSERT INTO members (id, "orgId", name, level, "updatedAt")
+       SELECT 'm' || i, 'acme', '社員' || i, 2, now() FROM generate_series(1, 200) i
        ON CONFLICT DO NOTHING`,
     );
     await pool.query(
@@ -56,7 +57,8 @@ async function main(): Promise<void> {
               '{"intent_understanding": "タスクを登録したいという依頼で、担当者と期限が書かれている"}'::jsonb,
               '{"overall": 0.8}'::jsonb, '[]'::jsonb,
               (ARRAY['REPLY','EXECUTED','CONFIRM','BLOCK','DENIED'])[1 + i % 5],
-              (ARRAY['B_TEXT_RESPONSE','T_EXECUTED','G_CONFIDENCE_MEDIUM','G_CONFIDENTIAL','Z_LEVEL_TOO_LOW'])[1 + i % 5],
+              (ARRAY['B_TEXT_RESPONSE','T_EXECUTED','G_CONFIDENCE_MEDIUM','G_CONFIDENTIAL',
+                     'Z_LEVEL_TOO_LOW'])[1 + i % 5],
               'LLM', 100 + i % 900, 0.004, '返答 ' || i,
               now() - (i * interval '26 seconds')
        FROM generate_series(1, $1::int) i`,
@@ -65,13 +67,15 @@ async function main(): Promise<void> {
     await pool.query(
       `INSERT INTO llm_usage ("turnId", "orgId", model, purpose, "inputTokens", "outputTokens", "cacheWriteTokens",
          "cacheReadTokens", "costUsd", "durationMs", "createdAt")
-       SELECT 't' || i, 'acme', 'claude-opus-5-5', 'turn', 900, 120, 0, 2400, 0.004, 300, now() - (i * interval '26 seconds')
+       SELECT 't' || i, 'acme', 'claude-opus-5-5', 'turn', 900, 120, 0, 2400, 0.004, 300,
+              now() - (i * interval '26 seconds')
        FROM generate_series(1, $1::int) i`,
       [TURNS],
     );
     await pool.query('ANALYZE');
     say(
-      `seeded ${TURNS} turns and ${TURNS} LLM calls over ${Math.round((TURNS * 26) / 86400)} days in ${Date.now() - t0} ms`,
+      `seeded ${TURNS} turns and ${TURNS} LLM calls over ${Math.round((TURNS * 26) / 86400)} days ` +
+        `in ${Date.now() - t0} ms`,
     );
 
     const now = new Date();
