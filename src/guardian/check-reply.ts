@@ -80,7 +80,7 @@ export const META_CONFIDENCE_RULES: readonly Rule<{ confidence: Confidence | nul
         ? null
         : {
             action: 'BLOCK',
-            code: 'G_CONFIDENCE_VERY_LOW',
+            reasonCode: 'G_CONFIDENCE_VERY_LOW',
             reason: 'confidence missing or outside 0..1',
             userNoteJa: 'ご依頼の内容を理解できませんでした',
           };

@@ -3,7 +3,17 @@
  * The LLM proposes; these functions decide ALLOW / CONFIRM / BLOCK / MODIFY with a reason code.
  */
 export { REASON_CODES, severityOf } from './verdict';
-export type { GuardianAction, GuardianVerdict, ReasonCode, RuleTrace } from './verdict';
+export type {
+  AllowVerdict,
+  BlockVerdict,
+  ConfirmVerdict,
+  GuardianAction,
+  GuardianVerdict,
+  ModifyVerdict,
+  ReasonCode,
+  ReasonCodeOf,
+  RuleTrace,
+} from './verdict';
 export {
   DEFAULT_CONFIDENTIAL_WORDS,
   DEFAULT_NG_PATTERNS,

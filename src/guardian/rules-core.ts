@@ -13,6 +13,7 @@ import {
 } from './config';
 import type { Rule, RuleHit } from './engine';
 import type { Normalisation } from './normalise-params';
+import type { ReasonCodeOf } from './verdict';
 import { findPattern, findWord } from './text-scan';
 
 /** Everything the proposal rules (priority ≥ 1) read. */
@@ -36,19 +37,22 @@ export interface ProposalRuleContext {
 /** Minimum reasoning length in characters (R-C3). */
 export const MIN_REASONING_CHARS = 20;
 
-const block = (code: RuleHit['code'], reason: string, userNoteJa: string): RuleHit => ({
+const block = (
+  code: Exclude<ReasonCodeOf<'BLOCK'>, 'G_POLICY_BLOCK'>,
+  reason: string,
+  userNoteJa: string,
+): RuleHit => ({
   action: 'BLOCK',
-  code,
+  reasonCode: code,
   reason,
   userNoteJa,
 });
-const confirm = (code: RuleHit['code'], type: 'single' | 'double', reason: string, userNoteJa: string): RuleHit => ({
-  action: 'CONFIRM',
-  code,
-  confirmationType: type,
-  reason,
-  userNoteJa,
-});
+const confirm = (
+  code: Exclude<ReasonCodeOf<'CONFIRM'>, 'G_POLICY_CONFIRM'>,
+  type: 'single' | 'double',
+  reason: string,
+  userNoteJa: string,
+): RuleHit => ({ action: 'CONFIRM', reasonCode: code, confirmationType: type, reason, userNoteJa });
 
 /** Priority 0: the tool must exist and be enabled. Never shadowable. */
 export const TOOL_RULES: readonly Rule<{ toolName: string; tool: ToolMeta | undefined }>[] = [
@@ -224,11 +228,18 @@ export function policyRules(policies: readonly GuardianPolicy[]): Rule<ProposalR
       const why = `policy ${p.id} "${p.title}"${hitWord ? ` (keyword "${hitWord}")` : ''}`;
       return p.rule.action === 'block'
         ? {
-            ...block('G_POLICY_BLOCK', `${why} forbids this call`, `社内ルール「${p.title}」により実行できません`),
+            action: 'BLOCK',
+            reasonCode: 'G_POLICY_BLOCK',
+            reason: `${why} forbids this call`,
+            userNoteJa: `社内ルール「${p.title}」により実行できません`,
             policyId: p.id,
           }
         : {
-            ...confirm('G_POLICY_CONFIRM', 'single', `${why} may apply`, `社内ルール「${p.title}」に関わる操作です`),
+            action: 'CONFIRM',
+            reasonCode: 'G_POLICY_CONFIRM',
+            confirmationType: 'single',
+            reason: `${why} may apply`,
+            userNoteJa: `社内ルール「${p.title}」に関わる操作です`,
             policyId: p.id,
           };
     },

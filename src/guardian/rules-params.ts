@@ -13,6 +13,7 @@ import {
   type RecipientCount,
 } from './param-values';
 import type { ProposalRuleContext } from './rules-core';
+import type { ReasonCodeOf } from './verdict';
 import { daysBetween, parseYMD } from '../core/zoned-time';
 
 /** Thresholds of priority 6–7 (yen, people, days). */
@@ -24,13 +25,12 @@ export const PARAM_LIMITS = {
   maxDaysAhead: 365,
 } as const;
 
-const confirm = (code: RuleHit['code'], type: 'single' | 'double', reason: string, userNoteJa: string): RuleHit => ({
-  action: 'CONFIRM',
-  code,
-  confirmationType: type,
-  reason,
-  userNoteJa,
-});
+const confirm = (
+  code: Exclude<ReasonCodeOf<'CONFIRM'>, 'G_POLICY_CONFIRM'>,
+  type: 'single' | 'double',
+  reason: string,
+  userNoteJa: string,
+): RuleHit => ({ action: 'CONFIRM', reasonCode: code, confirmationType: type, reason, userNoteJa });
 
 /** Combined count over every parameter with the role (any "all" wins). */
 function totalCount(c: ProposalRuleContext, role: 'recipients' | 'deletion'): RecipientCount {
@@ -166,7 +166,7 @@ export const CONSISTENCY_RULES: readonly Rule<ProposalRuleContext>[] = [
     priority: 7,
     check: ({ norm }) =>
       norm.changed
-        ? { action: 'MODIFY', code: 'G_PARAM_FIXED', reason: `normalised: ${norm.changes.join('; ')}` }
+        ? { action: 'MODIFY', reasonCode: 'G_PARAM_FIXED', reason: `normalised: ${norm.changes.join('; ')}` }
         : null,
   },
 ];
