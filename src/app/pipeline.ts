@@ -34,6 +34,7 @@ import { ConversationLog } from '../state/conversation-log';
 import { TurnStore } from '../state/turn-store';
 import { ProposalStage } from '../pipeline/proposal-stage';
 import { BrainStateManager } from '../state/brain-state-manager';
+import { PendingActions } from '../state/pending-actions';
 import { TurnRunner } from '../turn/turn';
 import { ToolExecutor } from '../tools/executor';
 import { ToolRegistry } from '../tools/registry';
@@ -104,6 +105,8 @@ export interface Pipeline {
   proposals: ProposalStage;
   confirmations: ConfirmationFlow;
   states: BrainStateManager;
+  /** The sessions' pending actions (their one writer). */
+  pending: PendingActions;
   contextBuilder: ContextBuilder;
   recorder: TurnRecorder;
   conversations: ConversationLog;
@@ -146,7 +149,8 @@ export function composePipeline(p: PipelineInput): Pipeline {
   const conversations = new ConversationLog(db, sql);
   const registry = new ToolRegistry(handlers);
   const contexts = new ToolContexts({ db, outbox, conversations, chatwork: p.chatwork, now, directory });
-  const states = new BrainStateManager(db, { now, sql });
+  const pending = new PendingActions(db, { now });
+  const states = new BrainStateManager(db, { now, pending });
   const executor = new ToolExecutor(registry);
   const shadowMode = config.SHADOW_MODE;
   const proposals = new ProposalStage({
@@ -165,7 +169,7 @@ export function composePipeline(p: PipelineInput): Pipeline {
   });
   const confirmations = new ConfirmationFlow({
     db,
-    states,
+    pending,
     brain,
     registry,
     executor,
@@ -314,6 +318,7 @@ export function composePipeline(p: PipelineInput): Pipeline {
     proposals,
     confirmations,
     states,
+    pending,
     contextBuilder,
     recorder,
     conversations,

@@ -17,6 +17,8 @@ export type RuleHit = DecidingHit | ModifyHit;
 export interface Rule<C> {
   /** Stable name (trace and `shadowRules`). */
   name: string;
+  /** What the rule checks, in Japanese, for operator screens (/admin's inspector). */
+  label: string;
   priority: number;
   /** Statically a shadow rule (e.g. a policy marked `shadow: true`). */
   shadow?: boolean;

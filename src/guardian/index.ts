@@ -34,3 +34,4 @@ export type { Normalisation } from './normalise-params';
 export { MIN_REASONING_CHARS, overallConfidence } from './rules-core';
 export { PARAM_LIMITS } from './rules-params';
 export { ALL_RECIPIENT_WORDS, SENDER_ALIASES, parseAmount } from './param-values';
+export { RULE_LABELS, ruleLabel } from './rule-labels';

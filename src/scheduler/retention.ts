@@ -1,7 +1,7 @@
 import type { Db } from '../db/prisma';
 import { purgeFinishedWork } from '../intake/work-queue';
 import { purgeOutbox } from '../outbox/outbox';
-import { purgeDecidedPending, settleStalePending } from '../state/brain-state-manager';
+import { purgeDecidedPending, settleStalePending } from '../state/pending-actions';
 import { purgeConversations } from '../state/conversation-log';
 import { purgeExpiredSummaries } from '../state/conversation-summaries';
 import { purgeTurns } from '../observability/turn-recorder';
