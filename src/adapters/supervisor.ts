@@ -8,7 +8,7 @@
 import type { AlertInput } from '../observability/alerts';
 import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
-import type { Platform } from './types';
+import type { Platform } from '../core/chat';
 
 export type AdapterState = 'up' | 'down';
 

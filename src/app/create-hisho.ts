@@ -15,7 +15,7 @@ import { ChatworkBotIdentity } from '../adapters/chatwork/bot-identity';
 import { ConsoleSender } from '../adapters/console/console-sender';
 import { createConsoleRouter } from '../adapters/console/console.route';
 import { AdapterSupervisor } from '../adapters/supervisor';
-import type { ChatSender, InboundMessage, Platform } from '../adapters/types';
+import type { ChatSender, InboundMessage, Platform } from '../core/chat';
 import { Reviewer } from '../brain/critique';
 import type { LlmClient } from '../brain/llm-client';
 import { loadPrompts, type PromptSet } from '../brain/prompts';

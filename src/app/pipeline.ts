@@ -43,7 +43,7 @@ import { NoticeDelivery } from '../pipeline/notice-delivery';
 import { Apologies } from '../pipeline/apology';
 import { ScheduledNoticeHandler } from '../scheduler/notices/notice-handler';
 import { AdminAlertNotices, AdminAlerts } from '../observability/alerts';
-import type { InboundMessage } from '../adapters/types';
+import type { InboundMessage } from '../core/chat';
 import { SelfCritic } from '../observability/self-critique';
 import { Reviewer } from '../brain/critique';
 import { Summarizer } from '../brain/summarize';

@@ -1,4 +1,4 @@
-import type { InboundMessage, Platform } from '../adapters/types';
+import type { InboundMessage, Platform } from '../core/chat';
 import type { Brain } from '../brain/brain';
 import type { LlmCallRecord } from '../core/llm-usage';
 import type { ContextBuilder } from '../context/context-builder';

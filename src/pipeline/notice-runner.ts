@@ -1,4 +1,4 @@
-import type { InboundMessage } from '../adapters/types';
+import type { InboundMessage } from '../core/chat';
 import type { Brain } from '../brain/brain';
 import type { LlmCallRecord } from '../core/llm-usage';
 import { detectLanguage } from '../core/language';

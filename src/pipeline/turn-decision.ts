@@ -1,4 +1,4 @@
-import type { ReplyOption } from '../adapters/types';
+import type { ReplyOption } from '../core/chat';
 import type { AuthDecision, AuthReasonCode } from '../authorization';
 import type { BrainDecision } from '../brain/brain';
 import type { Continuation } from '../brain/continuation';

@@ -1,4 +1,4 @@
-import type { FoundMessage, InboundMessage } from '../adapters/types';
+import type { FoundMessage, InboundMessage } from '../core/chat';
 import type { PromptSet } from '../brain/prompts';
 import type { Language } from '../core/language';
 import type { ContextBuilder, ContextPrefetch } from '../context/context-builder';

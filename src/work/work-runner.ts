@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { InboundMessage, Platform } from '../adapters/types';
+import type { InboundMessage, Platform } from '../core/chat';
 import { audienceOf, loadActor, type Actor } from '../authorization';
 import type { PromptSet } from '../brain/prompts';
 import { detectLanguage, type Language } from '../core/language';

@@ -1,7 +1,7 @@
 import { loadActor, type Actor } from '../../src/authorization';
 import { loadPrompts } from '../../src/brain/prompts';
 import { buildRequest } from '../../src/brain/request';
-import type { InboundMessage } from '../../src/adapters/types';
+import type { InboundMessage } from '../../src/core/chat';
 import type { TurnContext } from '../../src/context/types';
 import type { TurnDecision } from '../../src/pipeline/turn-decision';
 import { proposes, says } from '../fakes/fake-brain';

@@ -1,4 +1,4 @@
-import type { InboundMessage } from '../../adapters/types';
+import type { InboundMessage } from '../../core/chat';
 import { turnAudit } from '../../observability/turn-audit';
 import { DECISION_LABELS, type TurnDecision } from '../../pipeline/turn-decision';
 import { need, nowOf, type TurnDeps, type TurnStep } from '../turn-state';
