@@ -32,8 +32,8 @@ import { statementCounterFromEnv, type StatementCounter } from '../db/statement-
 import { Intake } from '../intake/intake';
 import { WorkerPool, type WakeHint } from '../intake/worker-pool';
 import { WorkQueue } from '../intake/work-queue';
-import { AlertMonitor } from '../observability/alert-monitor';
-import { AdminAlerts, gaveUpAlert } from '../observability/alerts';
+import { AlertMonitor } from '../alerts/alert-monitor';
+import { AdminAlerts, gaveUpAlert } from '../alerts/alerts';
 import { createLogger, type Logger } from '../observability/logger';
 import { createMetrics, type Metrics } from '../observability/metrics';
 import { PLATFORMS } from '../org/directory.schema';

@@ -6,7 +6,7 @@ import type { Db } from '../db/prisma';
 import { ERROR_CODES, type ErrorCode } from '../errors/app-error';
 import { replyKeyOf, type ClaimedItem } from '../intake/work-queue';
 import type { Logger } from '../observability/logger';
-import type { TurnRecorder } from '../observability/turn-recorder';
+import type { TurnRecorder } from '../audit/turn-recorder';
 import { mayHavePosted, type Outbox } from '../outbox/outbox';
 
 /** What the work queue enqueues when a user request gives up (`apologyCte` in `src/intake/work-queue.ts`). */

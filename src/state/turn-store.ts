@@ -11,7 +11,7 @@ import {
   type EnqueueInput,
   type WorkOutcome,
 } from '../intake/work-queue';
-import { turnCtes, type PreparedTurn } from '../observability/turn-recorder';
+import { turnCtes, type PreparedTurn } from '../audit/turn-recorder';
 import {
   markSentCte,
   priorColumns,
