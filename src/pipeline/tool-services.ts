@@ -1,4 +1,4 @@
-import type { Platform } from '../adapters/types';
+import type { Platform } from '../core/chat';
 import type { Actor } from '../authorization';
 import type { Directory } from '../authorization/directory';
 import type { TurnContext } from '../context/types';

@@ -1,7 +1,7 @@
 import { loadActor, type Actor } from '../../src/authorization';
 import { loadPrompts } from '../../src/brain/prompts';
 import { buildRequest } from '../../src/brain/request';
-import type { InboundMessage } from '../../src/adapters/types';
+import type { InboundMessage } from '../../src/core/chat';
 import type { TurnContext } from '../../src/context/types';
 import type { TurnDecision } from '../../src/pipeline/turn-decision';
 import { proposes, says } from '../fakes/fake-brain';
@@ -138,7 +138,7 @@ describe('ProposalStage', () => {
     expect(decision).toMatchObject({ kind: 'denied', reasonCode: 'Z_LEVEL_TOO_LOW', auth: { result: 'DENIED' } });
     const result = JSON.stringify(p.brain.asked.at(-1)!.continuation);
     expect(result).toContain('DENIED (Z_LEVEL_TOO_LOW)');
-    expect(result).toContain('"is_error":true');
+    expect(result).toContain('"isError":true');
     expect(result).not.toContain('overdueTasks');
   });
 
@@ -164,7 +164,7 @@ describe('ProposalStage', () => {
     const result = JSON.stringify(second.continuation);
     expect(result).toContain('"type":"tool_result"');
     expect(result).toContain('佐藤美咲');
-    expect(result).not.toContain('"is_error":true');
+    expect(result).not.toContain('"isError":true');
   });
 
   it('a call the Gate denies goes back to the model as an error it must not retry; nothing runs', async () => {
@@ -181,7 +181,7 @@ describe('ProposalStage', () => {
     expect(decision).toMatchObject({ kind: 'denied', reasonCode: 'Z_LEVEL_TOO_LOW', auth: { result: 'DENIED' } });
     const result = JSON.stringify(p.brain.asked.at(-1)!.continuation);
     expect(result).toContain('DENIED (Z_LEVEL_TOO_LOW)');
-    expect(result).toContain('"is_error":true');
+    expect(result).toContain('"isError":true');
     expect(await t.db.task.count({ where: { title: '資料の準備' } })).toBe(0);
   });
 
