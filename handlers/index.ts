@@ -10,7 +10,7 @@ import { searchKnowledgeTool } from './knowledge';
 import { deleteMemory, queryMemory, saveMemory } from './memory';
 import { getNoticePreferences, setNoticePreference } from './notices';
 import { cancelReminder, createReminder, listReminders } from './reminders';
-import { completeTask, createTask, searchTasks } from './tasks';
+import { cancelTask, changeTask, completeTask, createTask, searchTasks } from './tasks';
 import { teamOverview } from './team';
 import { cancelWork, saveArtifact, startWork, workStatus } from './work';
 
@@ -18,6 +18,8 @@ export const handlers: readonly ToolDefinition[] = [
   createTask,
   completeTask,
   searchTasks,
+  changeTask,
+  cancelTask,
   createReminder,
   listReminders,
   cancelReminder,

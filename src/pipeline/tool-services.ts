@@ -20,7 +20,7 @@ export interface ToolContextsDeps {
 
 /**
  * What a handler (or a tool's `describe`) gets for one call: the turn's facts and the services — the
- * database, the ChatWork tasks API in ChatWork rooms, and posting to the turn's room through the outbox
+ * database, the ChatWork tasks API (when ChatWork is configured), and posting to the turn's room through the outbox
  * (once per idempotency key, only while the work item's claim is held; mentions only from the handler's
  * resolved accounts, the text neutralised by the adapter).
  */
@@ -65,7 +65,8 @@ export class ToolContexts {
     const platform = ctx.message.platform as Platform;
     const { roomId, senderAccountId } = ctx.message;
     const services: ToolServices = { db: this.d.db, directory: this.directoryOf(ctx.org.id) };
-    const chatwork = platform === 'chatwork' ? this.d.chatwork() : null;
+    // In any room: a task mirrored on ChatWork is kept in step when it is completed or changed from Discord too.
+    const chatwork = this.d.chatwork();
     if (chatwork) services.chatwork = chatwork;
     if (outbox.hasSender(platform)) {
       services.postToRoom = async (text, opts) => {

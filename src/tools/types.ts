@@ -79,7 +79,10 @@ export interface ChatworkTasksApi {
 export interface ToolServices {
   /** The Prisma client; each handler writes only its own tables (docs/architecture.md: who writes which table). */
   db: Db;
-  /** Present when the turn's room is a ChatWork room and ChatWork is configured. */
+  /**
+   * Present when ChatWork is configured, in any room: new ChatWork tasks are created only from ChatWork rooms
+   * (`_chatwork-task.ts`), but a task mirrored there is completed or changed from anywhere.
+   */
   chatwork?: ChatworkTasksApi;
   /**
    * The turn's organisation directory, cached per organisation (departments with names; active members with

@@ -14,6 +14,20 @@ const OURS = {
   },
   complete_task: { risk: 'none', requiredLevel: 2, effects: ['db.task_update'], paramRoles: { task_id: 'task' } },
   search_tasks: { risk: 'none', requiredLevel: 1, effects: [], paramRoles: { assignee: 'target_user' } },
+  change_task: {
+    risk: 'none',
+    requiredLevel: 2,
+    effects: ['db.task_update', 'chatwork.task_create', 'chatwork.task_update'],
+    effectKind: 'update',
+    paramRoles: { task_id: 'task_change', due: 'date', title: 'text', assignee: 'assignee' },
+  },
+  cancel_task: {
+    risk: 'none',
+    requiredLevel: 2,
+    effects: ['db.task_update', 'chatwork.task_update'],
+    effectKind: 'cancel',
+    paramRoles: { task_id: 'task_change' },
+  },
   create_reminder: {
     risk: 'none',
     requiredLevel: 1,

@@ -133,7 +133,10 @@ export function createAdminRouter(deps: AdminDeps): Router {
     res.json({ pending: await pendingConfirmations(deps.db, now()) });
   });
   api.get('/schedules', async (_req, res) => {
-    const [rows, runs] = await Promise.all([deps.db.schedule.findMany({ orderBy: { id: 'asc' } }), lastRuns(deps.db)]);
+    const [rows, runs] = await Promise.all([
+      deps.db.schedule.findMany({ where: { source: 'directory' }, orderBy: { id: 'asc' } }),
+      lastRuns(deps.db),
+    ]);
     const live = new Map((deps.scheduler()?.statuses() ?? []).map((s) => [s.id, s]));
     res.json({
       running: deps.scheduler() !== null,
