@@ -119,7 +119,8 @@ export async function enqueueDueReminders(sql: Sql, now: Date = new Date(), limi
        'ins',
        `
        SELECT 'notification', jsonb_build_object('kind', 'reminder', 'reminderId', id),
-              'notice:' || platform || ':' || "roomId" || ':' || CASE WHEN audience = 'member' THEN "memberId" ELSE 'room' END,
+              'notice:' || platform || ':' || "roomId" || ':'
+                || CASE WHEN audience = 'member' THEN "memberId" ELSE 'room' END,
               'reminder:' || id, 3
        FROM due`,
      )}
