@@ -20,7 +20,7 @@ import {
   resumeSchedule,
   snoozeReminder,
 } from './schedules';
-import { completeTask, createTask, searchTasks } from './tasks';
+import { cancelTask, changeTask, completeTask, createTask, searchTasks } from './tasks';
 import { teamOverview } from './team';
 import { cancelWork, saveArtifact, startWork, workStatus } from './work';
 
@@ -28,6 +28,8 @@ export const handlers: readonly ToolDefinition[] = [
   createTask,
   completeTask,
   searchTasks,
+  changeTask,
+  cancelTask,
   createReminder,
   listReminders,
   cancelReminder,

@@ -15,7 +15,7 @@ import { ChatworkBotIdentity } from '../adapters/chatwork/bot-identity';
 import { ConsoleSender } from '../adapters/console/console-sender';
 import { createConsoleRouter } from '../adapters/console/console.route';
 import { AdapterSupervisor } from '../adapters/supervisor';
-import type { ChatSender, InboundMessage, Platform } from '../adapters/types';
+import type { ChatSender, InboundMessage, Platform } from '../core/chat';
 import { Reviewer } from '../brain/critique';
 import type { LlmClient } from '../brain/llm-client';
 import { loadPrompts, type PromptSet } from '../brain/prompts';
@@ -31,13 +31,14 @@ import { sqlRunner, type Sql } from '../db/sql';
 import { statementCounterFromEnv, type StatementCounter } from '../db/statement-counter';
 import { Intake } from '../intake/intake';
 import { WorkerPool, type WakeHint } from '../intake/worker-pool';
+import { WorkNotices } from '../intake/work-notices';
 import { WorkQueue } from '../intake/work-queue';
-import { AlertMonitor } from '../observability/alert-monitor';
-import { AdminAlerts, gaveUpAlert } from '../observability/alerts';
+import { AlertMonitor } from '../alerts/alert-monitor';
+import { AdminAlerts, gaveUpAlert } from '../alerts/alerts';
 import { createLogger, type Logger } from '../observability/logger';
 import { createMetrics, type Metrics } from '../observability/metrics';
 import { PLATFORMS } from '../org/directory.schema';
-import { formatImportSummary, importDirectoryFile } from '../org/import-directory';
+import { DirectoryImportError, formatImportSummary, importDirectoryFile } from '../org/import-directory';
 import { startOrgCaches, type OrgCaches } from '../org/org-caches';
 import { Outbox, postingMarginMs } from '../outbox/outbox';
 import { createButtonAnswers } from '../pipeline/button-answers';
@@ -59,6 +60,7 @@ import {
   type Pipeline,
 } from './pipeline';
 import { dutiesOf, type RoleDuties } from './roles';
+import { checkDatabase, checkPortFree, directoryFailure, listenFailure } from './startup-checks';
 
 /** Answers a confirmation-button click (Discord, the console). */
 type ButtonAnswer = ReturnType<typeof createButtonAnswers>;
@@ -138,6 +140,8 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   // HISHO_COUNT_SQL=1: every statement is counted by shape (logged at stop; benchmarks read `sqlStatements`).
   const sqlStatements = statementCounterFromEnv();
 
+  // The two first-contact failures are told in one sentence before anything starts (./startup-checks.ts).
+  await checkPortFree(config.PORT);
   const database = await connectDatabase(config, logger);
   const { db, sql } = database;
   metrics.databaseUp.set(1);
@@ -180,6 +184,8 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     claimTtlMs: config.WORK_CLAIM_TTL_MS,
     defaultMaxAttempts: config.WORK_MAX_ATTEMPTS,
     pool: database.pgPool,
+    // An intake-only process tells the turns processes what it stored (./roles.ts).
+    notify: duties.stored === 'notify',
     // An item that gave up is alerted, and a worker woken for its apology (SPEC §5: never silent).
     onGaveUp: (g) => {
       raise(gaveUpAlert(g));
@@ -202,7 +208,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     chatwork,
   });
   const buttonAnswer = createButtonAnswers({
-    states: pipeline.states,
+    pending: pipeline.pending,
     intake,
     prompts,
     logger,
@@ -244,7 +250,17 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     scheduler: () => scheduler,
   });
 
-  pool = startWorkers({ config, o, duties, logger, queue, alerts, pipeline });
+  pool = startWorkers({ config, o, duties, logger, queue, alerts, pipeline, intake });
+  // A turns process hears the messages an intake process stored (its poll stays the fallback).
+  const notices =
+    duties.stored === 'listen'
+      ? new WorkNotices({
+          connectionString: database.url,
+          logger,
+          onStored: (ids) => ids.forEach((itemId) => pool?.wake({ itemId })),
+        })
+      : null;
+  await notices?.start();
   const background = await startBackground({
     config,
     o,
@@ -279,6 +295,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     (stopping ??= (async () => {
       await http.stop();
       await background.stop();
+      await notices?.stop();
       await pool!.stop(7000);
       await org.stop();
       if (sqlStatements)
@@ -330,6 +347,8 @@ async function connectDatabase(config: Readonly<Env>, logger: Logger): Promise<D
     });
     url = embedded.url;
     logger.info({ dataDir: embedded.dataDir }, 'DATABASE_URL unset: embedded PostgreSQL started');
+  } else {
+    await checkDatabase(url);
   }
   const migrations = await applyMigrations(url);
   if (migrations.applied.length > 0) logger.info({ applied: migrations.applied }, 'migrations applied');
@@ -354,7 +373,9 @@ async function loadOrganisations(config: Readonly<Env>, d: Database, logger: Log
   const { db } = d;
   const directoryFile = config.ORG_DIRECTORY_FILE ?? ((await db.organization.count()) === 0 ? SAMPLE_DIRECTORY : null);
   if (directoryFile) {
-    const summary = await importDirectoryFile(db, directoryFile);
+    const summary = await importDirectoryFile(db, directoryFile).catch((err: Error) => {
+      throw err instanceof DirectoryImportError ? directoryFailure(err) : err;
+    });
     logger.info({ file: path.basename(directoryFile) }, formatImportSummary(summary));
   }
   const first = await db.organization.findFirst({ orderBy: { createdAt: 'asc' }, select: { id: true } });
@@ -656,8 +677,10 @@ async function startHttp(d: {
       metrics.queueDepth.set({ state: 'running' }, depth.running ?? 0);
     },
   });
-  const server = await new Promise<Server>((resolve) => {
-    const s = createServer(requestListener(app, adapters.fastRoutes)).listen(config.PORT, () => resolve(s));
+  const server = await new Promise<Server>((resolve, reject) => {
+    const s = createServer(requestListener(app, adapters.fastRoutes));
+    s.once('error', (err: NodeJS.ErrnoException) => reject(listenFailure(err, config.PORT)));
+    s.listen(config.PORT, () => resolve(s));
   });
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.PORT;
@@ -683,6 +706,7 @@ function startWorkers(d: {
   queue: WorkQueue;
   alerts: AdminAlerts;
   pipeline: Pipeline;
+  intake: Intake;
 }): WorkerPool {
   const { config, queue, alerts, pipeline } = d;
   const pool = new WorkerPool({
@@ -696,6 +720,8 @@ function startWorkers(d: {
     onDatabaseDown: (error) => alerts.databaseDown(error),
     onDatabaseUp: () => alerts.databaseUp(),
     claimNamed: claimNamedBy(pipeline.runner, queue),
+    // The intake of this process first (decision 0002): no new turn starts while webhooks are being stored.
+    hold: { busy: () => d.intake.busy, whenIdle: () => d.intake.whenIdle(), maxMs: 200 },
   });
   pool.start();
   return pool;

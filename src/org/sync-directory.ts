@@ -3,6 +3,7 @@ import { Prisma } from '../db/prisma';
 import { syncDirectorySchedules } from '../scheduler/schedule-store';
 import type { DirectoryRows } from './directory-rows';
 import type { DirectoryEntity, EntityCounts, ImportSummary } from './import-summary';
+import { writeAccountChanges } from './platform-accounts';
 import { diffRows, type RowDiff } from './row-diff';
 
 /** A Prisma interactive-transaction client. */
@@ -44,20 +45,7 @@ export async function syncDirectory(tx: Tx, rows: DirectoryRows): Promise<Import
 
   // Accounts of removed members (and changed accounts) are deleted before new ones take their keys.
   const a = diffRows(accounts, rows.accounts, byAccount);
-  await deleteByKeys(a.remove, (r) =>
-    tx.platformAccount.deleteMany({
-      where: { orgId, OR: r.map((x) => ({ platform: String(x.platform), accountId: String(x.accountId) })) },
-    }),
-  );
-  await writeRows(
-    a,
-    (data) => tx.platformAccount.createMany({ data }),
-    (r) =>
-      tx.platformAccount.update({
-        where: { platform_accountId: { platform: r.platform, accountId: r.accountId } },
-        data: r,
-      }),
-  );
+  await writeAccountChanges(tx, orgId, a);
 
   const r = diffRows(rooms, rows.rooms, byRoom);
   await deleteByKeys(r.remove, (x) =>

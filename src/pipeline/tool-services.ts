@@ -1,4 +1,4 @@
-import type { Platform } from '../adapters/types';
+import type { Platform } from '../core/chat';
 import type { Actor } from '../authorization';
 import type { Directory } from '../authorization/directory';
 import type { TurnContext } from '../context/types';
@@ -22,7 +22,7 @@ export interface ToolContextsDeps {
 
 /**
  * What a handler (or a tool's `describe`) gets for one call: the turn's facts and the services — the
- * database, the ChatWork tasks API in ChatWork rooms, and posting to the turn's room through the outbox
+ * database, the ChatWork tasks API (when ChatWork is configured), and posting to the turn's room through the outbox
  * (once per idempotency key, only while the work item's claim is held; mentions only from the handler's
  * resolved accounts, the text neutralised by the adapter).
  */
@@ -71,7 +71,8 @@ export class ToolContexts {
       directory: this.directoryOf(ctx.org.id),
       scheduleLimits: this.d.scheduleLimits,
     };
-    const chatwork = platform === 'chatwork' ? this.d.chatwork() : null;
+    // In any room: a task mirrored on ChatWork is kept in step when it is completed or changed from Discord too.
+    const chatwork = this.d.chatwork();
     if (chatwork) services.chatwork = chatwork;
     if (outbox.hasSender(platform)) {
       services.postToRoom = async (text, opts) => {

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { Directory } from '../authorization/directory';
+import type { Db } from '../db/prisma';
 import type { ToolMeta } from '../core/tool-meta';
 
 export { hasEffects, type ParamRole, type Risk, type ToolMeta } from '../core/tool-meta';
@@ -55,7 +56,7 @@ export interface ToolContext {
   idempotencyKey: string;
   now: () => Date;
   timezone: string;
-  /** Injected services (db, platform clients); typed loosely here, narrowed in handlers. */
+  /** Injected services (db, platform clients). */
   services: ToolServices;
 }
 
@@ -76,9 +77,12 @@ export interface ChatworkTasksApi {
 
 /** Services handlers may use. Filled at the composition root. */
 export interface ToolServices {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  db: any;
-  /** Present when the turn's room is a ChatWork room and ChatWork is configured. */
+  /** The Prisma client; each handler writes only its own tables (docs/architecture.md: who writes which table). */
+  db: Db;
+  /**
+   * Present when ChatWork is configured, in any room: new ChatWork tasks are created only from ChatWork rooms
+   * (`_chatwork-task.ts`), but a task mirrored there is completed or changed from anywhere.
+   */
   chatwork?: ChatworkTasksApi;
   /**
    * The turn's organisation directory, cached per organisation (departments with names; active members with
