@@ -9,7 +9,7 @@
 import { z } from 'zod';
 import { readClosingDays, type BusinessCalendar } from '../src/calendar/business-calendar';
 import type { Db } from '../src/db/prisma';
-import { describeRuleJa, nextOccurrence, recurrenceSchema, RecurrenceRule } from '../src/scheduler/recurrence';
+import { describeRuleJa, nextOccurrence, RecurrenceRule, WEEKDAY_CODES } from '../src/scheduler/recurrence';
 import { createReminder } from '../src/scheduler/reminders';
 import { createChatSchedule, updateChatSchedule, type ChatScheduleChange } from '../src/scheduler/schedule-store';
 import { formatWhen } from '../src/tools/describe';
@@ -27,22 +27,36 @@ const DEFAULT_LIMITS = { perMember: 20, perRoom: 50 };
 /** A snooze finds the reminder it answers among those sent this recently. */
 const SNOOZE_WINDOW_MS = 12 * 3_600_000;
 
-/** The rule as the model fills it: intervals of 30 minutes and up. */
-const ruleInput = recurrenceSchema(30).describe(
-  'The recurrence. freq: daily | weekdays (Mon–Fri) | business_days (weekdays minus national holidays and ' +
-    'company closing days) | weekly (days: [mon…sun]) | monthly (day: 1–31 or "last" = 月末; or nth: ' +
-    '{ n: 1–5 or -1 = last, weekday } = 第2火曜) | interval (everyMinutes ≥ 30, from/until office hours, on). ' +
-    'time: HH:MM 24h in the organisation time zone. holiday: skip | previous (前営業日) | next (翌営業日) | ignore.',
-);
-const catchUp = z
-  .enum(['once', 'skip'])
-  .default('once')
-  .describe('After the bot was down: once = send the missed one late (within hours), skip = drop it.');
-const quietHours = z
-  .enum(['deliver', 'skip'])
-  .default('deliver')
-  .describe("In the recipient's quiet hours: deliver when they end, or skip that time.");
-const scheduleId = z.string().trim().min(1).max(100).describe('The schedule id (from list_schedules).');
+/**
+ * The rule as the model fills it: one flat object (a small schema in every request's cached prefix), checked
+ * against the rule set of src/scheduler/recurrence.ts by {@link checkedRule}; intervals of 30 minutes and up.
+ */
+const hhmm = z.string().trim().max(5);
+const ruleInput = z
+  .object({
+    freq: z.enum(['daily', 'weekdays', 'business_days', 'weekly', 'monthly', 'interval']),
+    time: hhmm.optional().describe('HH:MM 24h'),
+    days: z.array(z.enum(WEEKDAY_CODES)).max(7).optional().describe('weekly'),
+    day: z
+      .union([z.number().int().min(1).max(31), z.literal('last')])
+      .optional()
+      .describe('monthly; last=月末'),
+    nth: z
+      .object({ n: z.number().int().min(-1).max(5), weekday: z.enum(WEEKDAY_CODES) })
+      .optional()
+      .describe('monthly 第n曜日; n=-1 last'),
+    everyMinutes: z.number().int().min(30).max(720).optional().describe('interval'),
+    from: hhmm.optional(),
+    until: hhmm.optional(),
+    on: z.enum(['every_day', 'weekdays', 'business_days']).optional(),
+    holiday: z.enum(['skip', 'previous', 'next', 'ignore']).optional().describe('previous/next=前/翌営業日'),
+  })
+  .describe('organisation time zone');
+/** catch_up: a period missed while the bot was down is sent late once, or dropped; quiet_hours: sent when they
+ * end, or that time is skipped. */
+const catchUp = z.enum(['once', 'skip']).default('once');
+const quietHours = z.enum(['deliver', 'skip']).default('deliver');
+const scheduleId = z.string().trim().min(1).max(100).describe('from list_schedules');
 
 type ScheduleRow = Awaited<ReturnType<Db['schedule']['findFirst']>> & object;
 type Ctx = PeopleContext & Pick<ToolContext, 'now' | 'timezone' | 'platform' | 'roomId'>;
@@ -156,15 +170,9 @@ function readPersonal(input: { kind: 'reminder' | 'digest'; text?: string; perso
 export const createSchedule = defineTool({
   name: 'create_schedule',
   description:
-    'Create a RECURRING schedule in this room: kind reminder (a text, for the sender or — level 2+ — another ' +
-    'member) or digest (a summary of the sender’s own open tasks). For a one-off reminder use create_reminder; ' +
-    'for a notice to the whole room or a department use create_room_schedule.',
-  triggerExamples: [
-    '毎週月曜9時に週報のリマインドして',
-    '毎朝9時に今日のタスクを教えて',
-    '毎月月末の17時に経費精算をリマインドして、休みなら前の営業日で',
-    '第2火曜の10時に定例の資料準備をリマインドして',
-  ],
+    'RECURRING reminder (for the sender, or another member from level 2) or digest of the sender’s own tasks, ' +
+    'in this room. One-off: create_reminder; whole room/department: create_room_schedule.',
+  triggerExamples: ['毎週月曜9時に週報のリマインドして', '毎朝9時に今日のタスクを教えて'],
   effects: ['db.schedule_create'],
   effectKind: 'remind',
   risk: 'none',
@@ -172,16 +180,10 @@ export const createSchedule = defineTool({
   requiresConfirmation: true,
   paramRoles: { person: 'reminder_target', text: 'text' },
   input: z.object({
-    kind: z.enum(['reminder', 'digest']).describe('reminder = a text; digest = the sender’s own open tasks.'),
+    kind: z.enum(['reminder', 'digest']),
     rule: ruleInput,
-    text: z.string().trim().min(1).max(500).optional().describe('What to remind about (reminders only).'),
-    person: z
-      .string()
-      .trim()
-      .min(1)
-      .max(200)
-      .optional()
-      .describe('Who is reminded (reminders only): name, alias, member id. Omit for the sender.'),
+    text: z.string().trim().min(1).max(500).optional().describe('reminders only'),
+    person: z.string().trim().min(1).max(200).optional().describe('who is reminded; omit for the sender'),
     catch_up: catchUp,
     quiet_hours: quietHours,
   }),
@@ -258,9 +260,8 @@ async function departmentOf(ctx: PeopleContext, ref: string | undefined): Promis
 export const createRoomSchedule = defineTool({
   name: 'create_room_schedule',
   description:
-    'Create a RECURRING notice posted to this whole room, optionally mentioning the members of one ' +
-    `department (「営業部に声をかけて」). Needs level ${ROOM_SCHEDULE_LEVEL} or higher and the sender’s confirmation.`,
-  triggerExamples: ['平日の17時に日報を出すよう営業部に声をかけて', '毎週金曜16時にこのルームで週報の締切を告知して'],
+    "RECURRING notice to this whole room, or mentioning one department's members. " + `Level ${ROOM_SCHEDULE_LEVEL}+.`,
+  triggerExamples: ['平日の17時に日報を出すよう営業部に声をかけて'],
   effects: ['db.schedule_create'],
   effectKind: 'remind',
   risk: 'medium',
@@ -270,13 +271,7 @@ export const createRoomSchedule = defineTool({
   input: z.object({
     rule: ruleInput,
     text: z.string().trim().min(1).max(500).describe('What the notice says.'),
-    department: z
-      .string()
-      .trim()
-      .min(1)
-      .max(100)
-      .optional()
-      .describe('A department whose members are mentioned (name or id). Omit for the room as a whole.'),
+    department: z.string().trim().min(1).max(100).optional().describe('omit for the whole room'),
     catch_up: catchUp,
     quiet_hours: quietHours,
   }),
@@ -338,10 +333,8 @@ export const createRoomSchedule = defineTool({
 /** `list_schedules`: the recurring schedules the sender made, and those that remind them. */
 export const listSchedules = defineTool({
   name: 'list_schedules',
-  description:
-    'List the recurring schedules the sender made (reminders, digests, room notices) and recurring reminders ' +
-    'set for them, with ids, how they repeat and the next time. The directory’s schedules are not listed.',
-  triggerExamples: ['定期のリマインド、何が入ってる？', '毎週のやつ一覧で見せて'],
+  description: "The sender's recurring schedules (made by or for them): ids, repeat, next time.",
+  triggerExamples: ['定期のリマインド、何が入ってる？'],
   effects: [],
   risk: 'none',
   requiredLevel: 1,
@@ -431,8 +424,8 @@ function stateTool(o: {
 
 export const pauseSchedule = stateTool({
   name: 'pause_schedule',
-  description: "Pause one of the sender's own recurring schedules (it stays listed; resume_schedule restarts it).",
-  triggerExamples: ['週報のリマインド、しばらく止めて', '朝のタスク通知を一時停止して'],
+  description: "Pause one of the sender's recurring schedules.",
+  triggerExamples: ['週報のリマインド、しばらく止めて'],
   effectKind: 'update',
   summaryJa: 'この定期の予定を一時停止します。',
   change: async () => ({ enabled: false, nextRunAt: null }),
@@ -440,8 +433,8 @@ export const pauseSchedule = stateTool({
 
 export const resumeSchedule = stateTool({
   name: 'resume_schedule',
-  description: "Resume one of the sender's own paused recurring schedules from the next time it is due.",
-  triggerExamples: ['週報のリマインドを再開して', '止めてた朝の通知、また送って'],
+  description: "Resume one of the sender's paused recurring schedules.",
+  triggerExamples: ['週報のリマインドを再開して'],
   effectKind: 'update',
   summaryJa: 'この定期の予定を再開します。',
   change: async (s, ctx) => ({ enabled: true, nextRunAt: await firstRun(ctx, checkedRule(s.rule)) }),
@@ -449,8 +442,8 @@ export const resumeSchedule = stateTool({
 
 export const cancelSchedule = stateTool({
   name: 'cancel_schedule',
-  description: "Cancel (delete) one of the sender's own recurring schedules for good.",
-  triggerExamples: ['週報のリマインドはもういらない、消して', '毎朝のタスク通知をやめて'],
+  description: "Cancel one of the sender's recurring schedules for good.",
+  triggerExamples: ['週報のリマインドはもういらない、消して'],
   effectKind: 'cancel',
   summaryJa: 'この定期の予定を取り消します。',
   change: async (_s, ctx) => ({ enabled: false, nextRunAt: null, cancelledAt: ctx.now() }),
@@ -459,10 +452,8 @@ export const cancelSchedule = stateTool({
 /** `change_schedule`: a new rule, text or policy for one of the sender's own recurring schedules. */
 export const changeSchedule = defineTool({
   name: 'change_schedule',
-  description:
-    "Change one of the sender's own recurring schedules: its rule (give the whole new rule), its text, " +
-    'its catch-up or quiet-hours choice.',
-  triggerExamples: ['週報のリマインドを月曜10時に変えて', '月末のリマインド、休みなら翌営業日にして'],
+  description: "Change one of the sender's recurring schedules (a rule replaces the whole rule).",
+  triggerExamples: ['週報のリマインドを月曜10時に変えて'],
   effects: ['db.schedule_update'],
   effectKind: 'update',
   risk: 'none',
@@ -510,10 +501,8 @@ export const changeSchedule = defineTool({
  */
 export const snoozeReminder = defineTool({
   name: 'snooze_reminder',
-  description:
-    'Snooze the reminder the sender just received in this room (「あとで」「30分後にもう一度」): it is sent ' +
-    'again after `minutes` (default 30; 「あとで」 without a time = 30).',
-  triggerExamples: ['30分後にもう一度言って', 'あとで', '1時間後にまた教えて'],
+  description: 'Send the reminder the sender just got here again after `minutes` (「あとで」 = 30).',
+  triggerExamples: ['30分後にもう一度言って', 'あとで'],
   effects: ['db.reminder_create'],
   effectKind: 'remind',
   risk: 'none',
