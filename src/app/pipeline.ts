@@ -148,7 +148,7 @@ export function composePipeline(p: PipelineInput): Pipeline {
   const conversations = new ConversationLog(db, sql);
   const registry = new ToolRegistry(handlers);
   const contexts = new ToolContexts({ db, outbox, conversations, chatwork: p.chatwork, now, directory });
-  const pending = new PendingActions(db, { now });
+  const pending = new PendingActions(db, { now, sql });
   const states = new BrainStateManager(db, { now, pending });
   const executor = new ToolExecutor(registry);
   const shadowMode = config.SHADOW_MODE;
