@@ -1,4 +1,4 @@
-import type { ChatSender, Platform } from '../adapters/types';
+import type { ChatSender, Platform } from '../core/chat';
 import type { PromptSet } from '../brain/prompts';
 import { detectLanguage } from '../core/language';
 import type { Db } from '../db/prisma';

@@ -1,4 +1,4 @@
-import type { ReplyOption } from '../adapters/types';
+import type { ReplyOption } from '../core/chat';
 import type { Db } from '../db/prisma';
 import { pgText, SqlParams, sqlRunner, type Sql } from '../db/sql';
 
