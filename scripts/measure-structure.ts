@@ -104,8 +104,7 @@ for (const f of [...src, ...handlers, ...files('scripts')]) {
   const text = fs.readFileSync(path.join(root, f), 'utf8');
   for (const { model, table } of models) {
     const client = model[0]!.toLowerCase() + model.slice(1);
-    const writes =
-      'create|createMany|createManyAndReturn|update|updateMany|updateManyAndReturn|upsert|delete|deleteMany';
+    const writes = '(create|update|delete)(Many)?(AndReturn)?|upsert';
     const prisma = new RegExp(`\\.${client}\\.(${writes})\\b`);
     const raw = new RegExp(`(INSERT INTO|UPDATE|DELETE FROM)\\s+"?${table}"?[\\s(]`, 'i');
     if (prisma.test(text) || raw.test(text)) {

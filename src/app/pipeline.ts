@@ -158,7 +158,7 @@ export function composePipeline(p: PipelineInput): Pipeline {
     directory,
     scheduleLimits,
   });
-  const pending = new PendingActions(db, { now });
+  const pending = new PendingActions(db, { now, sql });
   const states = new BrainStateManager(db, { now, pending });
   const executor = new ToolExecutor(registry);
   const shadowMode = config.SHADOW_MODE;
