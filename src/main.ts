@@ -1,5 +1,6 @@
 import { ConfigError, environment, loadConfig, retiredVariables } from './config/env';
 import { startService } from './app/create-hisho';
+import { StartupError } from './app/startup-checks';
 
 /** `npm start`: validate the environment, start the service, stop cleanly on SIGTERM/SIGINT (≤ 10 s). */
 async function main(): Promise<void> {
@@ -42,6 +43,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: Error) => {
-  console.error(`Hisho failed to start: ${err.message}`);
+  // A StartupError is one sentence that already says what to do.
+  console.error(err instanceof StartupError ? err.message : `Hisho failed to start: ${err.message}`);
   process.exit(1);
 });

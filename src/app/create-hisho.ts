@@ -15,7 +15,7 @@ import { ChatworkBotIdentity } from '../adapters/chatwork/bot-identity';
 import { ConsoleSender } from '../adapters/console/console-sender';
 import { createConsoleRouter } from '../adapters/console/console.route';
 import { AdapterSupervisor } from '../adapters/supervisor';
-import type { ChatSender, InboundMessage, Platform } from '../adapters/types';
+import type { ChatSender, InboundMessage, Platform } from '../core/chat';
 import { Reviewer } from '../brain/critique';
 import type { LlmClient } from '../brain/llm-client';
 import { loadPrompts, type PromptSet } from '../brain/prompts';
@@ -33,18 +33,19 @@ import { Intake } from '../intake/intake';
 import { WorkerPool, type WakeHint } from '../intake/worker-pool';
 import { WorkNotices } from '../intake/work-notices';
 import { WorkQueue } from '../intake/work-queue';
-import { AlertMonitor } from '../observability/alert-monitor';
-import { AdminAlerts, gaveUpAlert } from '../observability/alerts';
+import { AlertMonitor } from '../alerts/alert-monitor';
+import { AdminAlerts, gaveUpAlert } from '../alerts/alerts';
 import { createLogger, type Logger } from '../observability/logger';
 import { createMetrics, type Metrics } from '../observability/metrics';
 import { PLATFORMS } from '../org/directory.schema';
-import { formatImportSummary, importDirectoryFile } from '../org/import-directory';
+import { DirectoryImportError, formatImportSummary, importDirectoryFile } from '../org/import-directory';
 import { startOrgCaches, type OrgCaches } from '../org/org-caches';
 import { Outbox, postingMarginMs } from '../outbox/outbox';
 import { createButtonAnswers } from '../pipeline/button-answers';
 import { QuestionCloser } from '../pipeline/question-closer';
 import { scheduleMaintenance } from '../scheduler/maintenance';
 import { NoticeScheduler } from '../scheduler/notices/notice-scheduler';
+import { fireDueChatSchedules } from '../scheduler/chat-schedules';
 import { startReminderSweep } from '../scheduler/reminders';
 import { AdminAuth } from '../server/admin-auth';
 import { createAdminRouter } from '../server/admin/admin.route';
@@ -59,6 +60,7 @@ import {
   type Pipeline,
 } from './pipeline';
 import { dutiesOf, type RoleDuties } from './roles';
+import { checkDatabase, checkPortFree, directoryFailure, listenFailure } from './startup-checks';
 
 /** Answers a confirmation-button click (Discord, the console). */
 type ButtonAnswer = ReturnType<typeof createButtonAnswers>;
@@ -138,6 +140,8 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   // HISHO_COUNT_SQL=1: every statement is counted by shape (logged at stop; benchmarks read `sqlStatements`).
   const sqlStatements = statementCounterFromEnv();
 
+  // The two first-contact failures are told in one sentence before anything starts (./startup-checks.ts).
+  await checkPortFree(config.PORT);
   const database = await connectDatabase(config, logger);
   const { db, sql } = database;
   metrics.databaseUp.set(1);
@@ -204,7 +208,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     chatwork,
   });
   const buttonAnswer = createButtonAnswers({
-    states: pipeline.states,
+    pending: pipeline.pending,
     intake,
     prompts,
     logger,
@@ -343,6 +347,8 @@ async function connectDatabase(config: Readonly<Env>, logger: Logger): Promise<D
     });
     url = embedded.url;
     logger.info({ dataDir: embedded.dataDir }, 'DATABASE_URL unset: embedded PostgreSQL started');
+  } else {
+    await checkDatabase(url);
   }
   const migrations = await applyMigrations(url);
   if (migrations.applied.length > 0) logger.info({ applied: migrations.applied }, 'migrations applied');
@@ -367,7 +373,9 @@ async function loadOrganisations(config: Readonly<Env>, d: Database, logger: Log
   const { db } = d;
   const directoryFile = config.ORG_DIRECTORY_FILE ?? ((await db.organization.count()) === 0 ? SAMPLE_DIRECTORY : null);
   if (directoryFile) {
-    const summary = await importDirectoryFile(db, directoryFile);
+    const summary = await importDirectoryFile(db, directoryFile).catch((err: Error) => {
+      throw err instanceof DirectoryImportError ? directoryFailure(err) : err;
+    });
     logger.info({ file: path.basename(directoryFile) }, formatImportSummary(summary));
   }
   const first = await db.organization.findFirst({ orderBy: { createdAt: 'asc' }, select: { id: true } });
@@ -669,8 +677,10 @@ async function startHttp(d: {
       metrics.queueDepth.set({ state: 'running' }, depth.running ?? 0);
     },
   });
-  const server = await new Promise<Server>((resolve) => {
-    const s = createServer(requestListener(app, adapters.fastRoutes)).listen(config.PORT, () => resolve(s));
+  const server = await new Promise<Server>((resolve, reject) => {
+    const s = createServer(requestListener(app, adapters.fastRoutes));
+    s.once('error', (err: NodeJS.ErrnoException) => reject(listenFailure(err, config.PORT)));
+    s.listen(config.PORT, () => resolve(s));
   });
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.PORT;
@@ -740,9 +750,24 @@ async function startBackground(d: {
 }): Promise<{ scheduler: NoticeScheduler | null; monitor: AlertMonitor; stop(): Promise<void> }> {
   const { config, o, duties, logger, metrics, alerts, wakeMany } = d;
   const { db, sql } = d.database;
-  // Due reminders → notification work items (once across instances: the item's dedupe key).
+  // Due chat-schedule periods, then due reminders → notification work items (once across instances: the
+  // period row, the item's dedupe key).
+  const chatSweep = {
+    db,
+    sql,
+    logger,
+    instanceId: d.instanceId,
+    horizonMs: config.NOTICE_CATCHUP_HORIZON_MINUTES * 60_000,
+  };
   const stopSweep = duties.background
-    ? startReminderSweep({ sql, logger, intervalMs: o.reminderSweepMs ?? 15000, onEnqueued: wakeMany, now: o.now })
+    ? startReminderSweep({
+        sql,
+        logger,
+        intervalMs: o.reminderSweepMs ?? 15000,
+        onEnqueued: wakeMany,
+        now: o.now,
+        before: async (now) => (await fireDueChatSchedules(chatSweep, now)).created,
+      })
     : () => undefined;
   const schedulerOn =
     duties.background && (o.noticeScheduler ?? (config.NOTICES_ENABLED && config.NODE_ENV !== 'test'));

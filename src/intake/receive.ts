@@ -1,4 +1,4 @@
-import type { InboundMessage, Platform } from '../adapters/types';
+import type { InboundMessage, Platform } from '../core/chat';
 
 /**
  * What a platform's receiver hands to the shared intake steps, once it has verified and parsed an event (the

@@ -1,5 +1,6 @@
 import type { ClosingDay } from '../calendar/business-calendar';
 import type { Directory, PolicyRule } from './directory.schema';
+import { consoleAccountId } from './platform-accounts';
 
 /** Time zone used when neither the organisation nor a schedule names one (the database default). */
 export const DEFAULT_TIMEZONE = 'Asia/Tokyo';
@@ -148,8 +149,8 @@ function withConsoleAccounts(orgId: string, members: Directory['members']): Dire
   );
   const taken = new Set(listed.filter((a) => a.platform === 'console').map((a) => a.accountId));
   const implicit = members
-    .filter((m) => m.accounts?.console === undefined && !taken.has(`${orgId}:${m.id}`))
-    .map((m) => ({ platform: 'console', accountId: `${orgId}:${m.id}`, orgId, memberId: m.id }));
+    .filter((m) => m.accounts?.console === undefined && !taken.has(consoleAccountId(orgId, m.id)))
+    .map((m) => ({ platform: 'console', accountId: consoleAccountId(orgId, m.id), orgId, memberId: m.id }));
   return [...listed, ...implicit];
 }
 

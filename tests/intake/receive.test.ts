@@ -1,4 +1,4 @@
-import type { InboundMessage } from '../../src/adapters/types';
+import type { InboundMessage } from '../../src/core/chat';
 import { receive, type Received } from '../../src/intake/receive';
 
 /** A received room message whose rules a test sets; what the steps asked is recorded. */

@@ -5,9 +5,10 @@ import express, { type Router } from 'express';
 import { z } from 'zod';
 import type { Db } from '../../db/prisma';
 import type { Logger } from '../../observability/logger';
+import { ensureConsoleAccount } from '../../org/platform-accounts';
 import type { AdminAuth } from '../../server/admin-auth';
 import { requestGuard } from '../../server/request-guard';
-import type { InboundMessage } from '../types';
+import type { InboundMessage } from '../../core/chat';
 import type { ConsoleSender } from './console-sender';
 
 export const CONSOLE_ROOM = 'console-general';
@@ -112,7 +113,7 @@ export function createConsoleRouter(deps: ConsoleDeps): Router {
       include: { accounts: { where: { platform: 'console' } } },
     });
     if (!member || !member.active) return void res.status(404).json({ error: 'unknown member' });
-    const accountId = member.accounts[0]?.accountId ?? (await consoleAccount(deps.db, orgId, member.id));
+    const accountId = member.accounts[0]?.accountId ?? (await ensureConsoleAccount(deps.db, orgId, member.id));
     if (!accountId) {
       return void res.status(409).json({ error: 'this member has no console identity; re-import the directory' });
     }
@@ -195,20 +196,4 @@ function optionsOf(stored: unknown): { options: unknown; closed?: string | null 
     return { options: c.choices ?? null, closed: typeof c.note === 'string' ? c.note : null };
   }
   return { options: stored ?? null };
-}
-
-/**
- * The console identity of a member the directory gave none (databases imported before console ids were
- * implicit): `<org>:<member>`, created like the import would; null when another member holds it.
- */
-async function consoleAccount(db: Db, orgId: string, memberId: string): Promise<string | null> {
-  const accountId = `${orgId}:${memberId}`;
-  await db.platformAccount.createMany({
-    data: [{ platform: 'console', accountId, orgId, memberId }],
-    skipDuplicates: true,
-  });
-  const row = await db.platformAccount.findUnique({
-    where: { platform_accountId: { platform: 'console', accountId } },
-  });
-  return row?.orgId === orgId && row.memberId === memberId ? accountId : null;
 }

@@ -31,7 +31,7 @@ import {
 } from 'discord.js';
 import { receive, type Received } from '../../intake/receive';
 import type { Logger } from '../../observability/logger';
-import type { InboundMessage } from '../types';
+import type { InboundMessage } from '../../core/chat';
 import type { AdapterFailure } from '../supervisor';
 import { BUTTON_KEY_PATTERN, DiscordSender, type DiscordSendPayload } from './discord-sender';
 import { summarizeError } from './error-summary';

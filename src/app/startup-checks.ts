@@ -1,0 +1,162 @@
+import net from 'node:net';
+import { Client } from 'pg';
+import { DirectoryImportError } from '../org/import-directory';
+
+/**
+ * A start-up failure the operator can fix: its message is one sentence that says what is wrong and what to
+ * do (`npm start` prints it alone, without a stack trace). Japanese when the terminal's locale is Japanese
+ * (LC_ALL / LC_MESSAGES / LANG), English otherwise, like the rest of the start-up output.
+ */
+export class StartupError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StartupError';
+  }
+}
+
+type Lang = 'ja' | 'en';
+
+/** The terminal's language: Japanese for a `ja…` locale, English otherwise. */
+export function terminalLanguage(env: Record<string, string | undefined> = process.env): Lang {
+  const locale = env.LC_ALL || env.LC_MESSAGES || env.LANG || '';
+  return locale.toLowerCase().startsWith('ja') ? 'ja' : 'en';
+}
+
+const say = (lang: Lang, ja: string, en: string) => new StartupError(lang === 'ja' ? ja : en);
+
+/** A port to suggest instead of `port`. */
+const otherPort = (port: number) => (port >= 65535 || port === 0 ? 3001 : port + 1);
+
+/** The sentence for an HTTP listen error (port taken, or a privileged port); any other error as it is. */
+export function listenFailure(err: NodeJS.ErrnoException, port: number, lang = terminalLanguage()): Error {
+  const fix = `PORT=${otherPort(port)} npm start`;
+  if (err.code === 'EADDRINUSE')
+    return say(
+      lang,
+      `ポート${port}は別のプログラムが使用中のため Hisho を起動できません（そのプログラムを止めるか、空いているポートを指定してください: ${fix}）。`,
+      `Hisho could not start: port ${port} is already in use by another program; stop that program or ` +
+        `choose a free port, e.g. \`${fix}\`.`,
+    );
+  if (err.code === 'EACCES')
+    return say(
+      lang,
+      `ポート${port}を使う権限がないため Hisho を起動できません（1024以上のポートを指定してください: PORT=3000 npm start）。`,
+      `Hisho could not start: this user may not listen on port ${port}; choose a port above 1023, ` +
+        'e.g. `PORT=3000 npm start`.',
+    );
+  return err;
+}
+
+/**
+ * Fails fast, before the database and the adapters start, when the HTTP port is taken (the common first
+ * contact: another service on 3000). The real listen still reports a port taken in between.
+ */
+export async function checkPortFree(port: number): Promise<void> {
+  if (port === 0) return;
+  await new Promise<void>((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', (err: NodeJS.ErrnoException) => reject(listenFailure(err, port)));
+    probe.listen(port, () => probe.close(() => resolve()));
+  });
+}
+
+/** How long start-up waits for the configured database to answer. */
+const DATABASE_ANSWER_MS = 10_000;
+
+/**
+ * Connects once to DATABASE_URL before anything else uses it: a database that does not answer, refuses the
+ * login or lacks the named database stops start-up with one sentence (address shown, never the password).
+ */
+export async function checkDatabase(url: string, lang = terminalLanguage()): Promise<void> {
+  const client = new Client({ connectionString: url, connectionTimeoutMillis: DATABASE_ANSWER_MS });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+  } catch (err) {
+    throw databaseFailure(err as Error & { code?: string }, url, lang);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+function databaseFailure(err: Error & { code?: string }, url: string, lang: Lang): StartupError {
+  let host = '?';
+  let port = '5432';
+  let name = '';
+  try {
+    const u = new URL(url);
+    host = u.hostname || 'localhost';
+    port = u.port || '5432';
+    name = decodeURIComponent(u.pathname.replace(/^\//, ''));
+  } catch {
+    // Not a URL: the configuration check names DATABASE_URL before this runs.
+  }
+  const where = `${host}:${port}${name ? `/${name}` : ''}`;
+  const fixJa = 'PostgreSQL を起動するか、DATABASE_URL を直すか、DATABASE_URL を外して内蔵データベースを使ってください';
+  const fixEn = 'start PostgreSQL there, correct DATABASE_URL, or unset it to use the embedded database';
+  switch (err.code) {
+    case '3D000':
+      return say(
+        lang,
+        `データベース「${name}」が ${host}:${port} にないため Hisho を起動できません（作成してください: createdb -h ${host} -p ${port} ${name}）。`,
+        `Hisho could not start: the database "${name}" does not exist on ${host}:${port}; create it ` +
+          `(\`createdb -h ${host} -p ${port} ${name}\`) or correct DATABASE_URL.`,
+      );
+    case '28P01':
+    case '28000':
+      return say(
+        lang,
+        `データベース ${where} がユーザー名かパスワードを受け付けないため Hisho を起動できません（DATABASE_URL のユーザー名とパスワードを直してください）。`,
+        `Hisho could not start: the database at ${where} refused the user name or password in DATABASE_URL; ` +
+          'correct them.',
+      );
+  }
+  const why: Record<string, [string, string]> = {
+    ECONNREFUSED: ['接続を拒否されました', 'connection refused'],
+    ENOTFOUND: [`ホスト名 ${host} が見つかりません`, `host name ${host} not found`],
+    EAI_AGAIN: [`ホスト名 ${host} を引けません`, `host name ${host} could not be looked up`],
+    ETIMEDOUT: [
+      `${DATABASE_ANSWER_MS / 1000}秒以内に応答がありません`,
+      `no answer within ${DATABASE_ANSWER_MS / 1000} s`,
+    ],
+    EHOSTUNREACH: ['ホストに届きません', 'host unreachable'],
+    ENETUNREACH: ['ネットワークに届きません', 'network unreachable'],
+  };
+  const timedOut = /timeout/i.test(err.message);
+  const [ja, en] = why[timedOut ? 'ETIMEDOUT' : (err.code ?? '')] ?? ['接続が切れました', 'the connection was closed'];
+  return say(
+    lang,
+    `DATABASE_URL のデータベース（${where}）が応答しないため Hisho を起動できません（${ja}）: ${fixJa}。`,
+    `Hisho could not start: the database in DATABASE_URL (${where}) does not answer (${en}); ${fixEn}.`,
+  );
+}
+
+/**
+ * The sentence for a directory file that cannot be imported: the file, the first problem with its line, how
+ * many more there are and where to see them all, and what to do.
+ */
+export function directoryFailure(err: DirectoryImportError, lang = terminalLanguage()): StartupError {
+  const file = err.fileName ?? 'ORG_DIRECTORY_FILE';
+  const first = err.errors[0] ?? '';
+  const line = /\s*\(line (\d+)\)$/.exec(first);
+  const problem = line ? first.slice(0, line.index) : first;
+  const more = err.errors.length - 1;
+  const check = `npm run org:import -- ${file}`;
+  if (/^cannot read the file/.test(first))
+    return say(
+      lang,
+      `組織ディレクトリのファイル ${file} を読めないため Hisho を起動できません（ORG_DIRECTORY_FILE のパスを直してください）。`,
+      `Hisho could not start: the organisation directory file ${file} cannot be read; correct the path in ` +
+        'ORG_DIRECTORY_FILE.',
+    );
+  const moreJa = more > 0 ? `、ほか${more}件は ${check} で確認できます` : '';
+  const moreEn = more > 0 ? `; ${more} more listed by \`${check}\`` : '';
+  const atJa = line ? `${line[1]}行目` : '';
+  const atEn = line ? ` on line ${line[1]}` : '';
+  return say(
+    lang,
+    `Hisho を起動できません: 組織ディレクトリ ${file} の${atJa}の誤り（${problem}${moreJa}）を直してから起動し直してください。`,
+    `Hisho could not start: the organisation directory ${file} has an error${atEn} (${problem}${moreEn}); ` +
+      'correct it and start again.',
+  );
+}
