@@ -102,7 +102,7 @@ export class PendingActions {
 
   /**
    * Opens a pending action and puts the session in CONFIRMATION_PENDING, in one call of the database function
-   * `open_pending_action` (decision record 0003: one statement instead of a transaction of six): under the
+   * `open_pending_action` (decision record 0005: one statement instead of a transaction of six): under the
    * session's advisory lock, the session's earlier pending action ends as {@link sweep} would end it (expired when
    * its time or the session's is up), else cancelled as superseded by the new one; an expired session starts
    * afresh and points at the new action.

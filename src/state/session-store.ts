@@ -2,7 +2,7 @@
  * The conversation_states table (R-S1): its only writer, and the one way a session is read. Every state change
  * here is one conditional statement, so concurrent callers cannot both win. The pending action a session points
  * at is written by `./pending-actions` (which calls the functions here for the session's side; opening one sets
- * the session's pointer inside the database function `open_pending_action`, decision record 0003).
+ * the session's pointer inside the database function `open_pending_action`, decision record 0005).
  */
 import type { ConversationState } from '../generated/prisma/client';
 import type { Db, Prisma } from '../db/prisma';

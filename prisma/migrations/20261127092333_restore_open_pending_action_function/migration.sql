@@ -1,4 +1,4 @@
--- open_pending_action comes back (decision record docs/decisions/0003-open-pending-action.md): replacing it with a
+-- open_pending_action comes back (decision record docs/decisions/0005-open-pending-action.md): replacing it with a
 -- Prisma transaction (migration 20261127083224_drop_open_pending_action_function) made the turn that asks a
 -- question 10 statements instead of 5 (tests/e2e/statement-counts.e2e.test.ts allows 6), and a single statement
 -- cannot serialise two writers of one session (its snapshot predates any lock it takes). The body is the one of
