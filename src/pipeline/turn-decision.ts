@@ -2,7 +2,7 @@ import type { ReplyOption } from '../core/chat';
 import type { AuthDecision, AuthReasonCode } from '../authorization';
 import type { BrainDecision } from '../brain/brain';
 import type { Continuation } from '../brain/continuation';
-import type { SenderBudgetCode } from '../brain/sender-budget';
+import type { SenderBudgetCode } from '../state/sender-budget';
 import type { LlmCallRecord } from '../core/llm-usage';
 import type { BrainOutput, Confidence, Reasoning } from '../core/proposal';
 import type { ErrorCategory, ErrorCode } from '../errors/app-error';
