@@ -148,7 +148,16 @@ export function composePipeline(p: PipelineInput): Pipeline {
   const recorder = new TurnRecorder(db, metrics, sql);
   const conversations = new ConversationLog(db, sql);
   const registry = new ToolRegistry(handlers);
-  const contexts = new ToolContexts({ db, outbox, conversations, chatwork: p.chatwork, now, directory });
+  const scheduleLimits = { perMember: config.SCHEDULES_PER_MEMBER, perRoom: config.SCHEDULES_PER_ROOM };
+  const contexts = new ToolContexts({
+    db,
+    outbox,
+    conversations,
+    chatwork: p.chatwork,
+    now,
+    directory,
+    scheduleLimits,
+  });
   const pending = new PendingActions(db, { now });
   const states = new BrainStateManager(db, { now, pending });
   const executor = new ToolExecutor(registry);

@@ -157,7 +157,7 @@ interface DecisionBase {
 
 /**
  * What one turn decided, as a typed value (issue 9): the stages return it, reply.ts composes what the
- * person reads from it, and observability/turn-audit.ts builds the audit row from it — once.
+ * person reads from it, and pipeline/turn-audit.ts builds the audit row from it — once.
  */
 export type TurnDecision =
   /** The brain answered in words. */
