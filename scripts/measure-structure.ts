@@ -106,9 +106,9 @@ for (const f of [...src, ...handlers, ...files('scripts')]) {
   const text = fs.readFileSync(path.join(root, f), 'utf8');
   for (const { model, table } of models) {
     const client = model[0]!.toLowerCase() + model.slice(1);
-    const prisma = new RegExp(
-      `\\.${client}\\.(create|createMany|createManyAndReturn|update|updateMany|updateManyAndReturn|upsert|delete|deleteMany)\\b`,
-    );
+    const writes =
+      'create|createMany|createManyAndReturn|update|updateMany|updateManyAndReturn|upsert|delete|deleteMany';
+    const prisma = new RegExp(`\\.${client}\\.(${writes})\\b`);
     const raw = new RegExp(`(INSERT INTO|UPDATE|DELETE FROM)\\s+"?${table}"?[\\s(]`, 'i');
     if (prisma.test(text) || raw.test(text)) {
       if (!writers.has(table)) writers.set(table, new Set());

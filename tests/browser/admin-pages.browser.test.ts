@@ -165,7 +165,7 @@ describeBrowser('/admin in the operator’s language (headless Chromium)', () =>
     expect(hovered).toContain(`${String(hourTokyo).padStart(2, '0')}:00`);
   }, 30000);
 
-  it('numbers that add up: denials and blocks apart, confirmation outcomes, cost by purpose, failed items', async () => {
+  it('numbers that add up: denials and blocks apart, confirmation outcomes, cost, failed items', async () => {
     await page.goto(`${svc.url}/admin#overview`);
     await page.waitForSelector('#today .card');
     const cards = (await page.textContent('#today'))!;
@@ -177,7 +177,7 @@ describeBrowser('/admin in the operator’s language (headless Chromium)', () =>
     await page.waitForSelector('section#failed.active');
   }, 30000);
 
-  it('the inspector: an approval by button reads as an answer, linked to its question; a wrong id says what to do', async () => {
+  it('the inspector: a button approval is an answer linked to its question; a wrong id says what to do', async () => {
     const approval = await svc.db.turnRecord.findFirstOrThrow({
       where: { roomId: 'c-morning', reasonCode: 'S_USER_APPROVED' },
     });
