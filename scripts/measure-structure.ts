@@ -33,7 +33,9 @@ for (const f of [...src, ...handlers]) {
     const target = path.posix.normalize(path.posix.join(path.posix.dirname(f), m[3]!));
     if (!target.startsWith('src/') && !target.startsWith('handlers')) continue;
     const a = folderOf(f);
-    const b = folderOf(target.endsWith('.ts') ? target : `${target}.ts`);
+    // `../guardian` is the folder's index.ts, not a file at the top of src/.
+    const isDir = fs.existsSync(path.join(root, target)) && fs.statSync(path.join(root, target)).isDirectory();
+    const b = folderOf(target.endsWith('.ts') ? target : isDir ? `${target}/index.ts` : `${target}.ts`);
     if (a === b) continue;
     const key = `${a} -> ${b}`;
     const e = edges.get(key) ?? { all: 0, typeOnly: 0 };

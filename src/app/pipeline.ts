@@ -6,7 +6,7 @@
 import type { Env } from '../config/env';
 import { Brain } from '../brain/brain';
 import { CostGuard } from '../brain/cost-guard';
-import { SenderBudget } from '../brain/sender-budget';
+import { SenderBudget } from '../state/sender-budget';
 import { AnthropicLlmClient } from '../brain/anthropic-client';
 import type { LlmClient } from '../brain/llm-client';
 import type { ChatworkTasksApi } from '../tools/types';

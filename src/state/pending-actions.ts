@@ -4,7 +4,7 @@
  * approve (once, or twice for a double confirmation: the second question is asked again), deny, cancel,
  * expire, and the outcome once the approved call ran. Opening runs in the database function
  * `open_pending_action` (its migration states the same rules as {@link PendingActions.sweep}; decision record
- * 0003). The words said to the person are the confirmation flow's (`pipeline/confirmation-flow.ts`); the
+ * 0005). The words said to the person are the confirmation flow's (`pipeline/confirmation-flow.ts`); the
  * session's side of each change is `./session-store`.
  *
  * An action executes at most once: every decision is one conditional update (… status = 'pending' AND
