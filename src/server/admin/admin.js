@@ -316,9 +316,16 @@
           `<p>${pill(p.execution.status)}${p.execution.ms !== undefined ? `（${esc(p.execution.ms)} ミリ秒）` : ''}</p>`,
         );
     }
-    if (e && e.status === 'pending_confirmation')
-      lines.push(para('確認の答えを待っています（まだ実行していません）。'));
-    else if (e && e.status === 'not_executed') lines.push(para('実行していません。'));
+    const asked = (t.pending || [])[0];
+    if (e && e.status === 'pending_confirmation') {
+      lines.push(
+        para(
+          asked && asked.status !== 'pending'
+            ? `この回では実行せず、確認を求めました。その後: ${word(L.statuses, asked.status)}。`
+            : '確認の答えを待っています（まだ実行していません）。',
+        ),
+      );
+    } else if (e && e.status === 'not_executed') lines.push(para('実行していません。'));
     else if (e && e.status) lines.push(`<p>${pill(e.status)}</p>`);
     if (t.errorId) lines.push(para(`エラーID ${t.errorId}（ログの検索に使えます）`));
     return lines.join('') || para('何も実行していません。');
