@@ -6,6 +6,7 @@ import { safeRedactText, safeRedactValue } from '../../observability/redact';
 import { pendingEffect } from '../../pipeline/confirmation-text';
 import { renderEffect } from '../../tools/describe';
 import { purposeGroup, purposeLabel } from './labels';
+import { proposalInWords } from './proposal-words';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -260,7 +261,12 @@ export async function auditLog(db: Db, f: AuditFilter, timezone = 'Asia/Tokyo'):
 }
 
 /** Everything about one turn for the inspector: the record, its LLM calls, its pending action and its links. */
-export async function turnDetail(db: Db, id: string): Promise<Record<string, unknown> | null> {
+export async function turnDetail(
+  db: Db,
+  id: string,
+  timezone = 'Asia/Tokyo',
+  now = new Date(),
+): Promise<Record<string, unknown> | null> {
   const turn = await db.turnRecord.findUnique({ where: { id } });
   if (!turn) return null;
   const answered = (turn.proposals as { pendingActionId?: string }[] | null)?.find(
@@ -327,6 +333,15 @@ export async function turnDetail(db: Db, id: string): Promise<Record<string, unk
       ),
   );
   const notes = (turn.contextSummary as { notes?: Record<string, unknown> } | null)?.notes ?? {};
+  const proposals = await Promise.all(
+    ((turn.proposals as Record<string, unknown>[] | null) ?? []).map(async (p) => ({
+      ...p,
+      words:
+        typeof p.tool === 'string'
+          ? safeRedactText(await proposalInWords(db, turn, p.tool, p.parameters ?? {}, timezone, now))
+          : null,
+    })),
+  );
   return {
     ...turn,
     workItemId: turn.workItemId?.toString() ?? null,
@@ -334,6 +349,7 @@ export async function turnDetail(db: Db, id: string): Promise<Record<string, unk
     member: turn.memberId ? (names.get(turn.memberId) ?? turn.memberId) : null,
     room: rooms.get(turn.roomId) ?? turn.roomId,
     inputRedacted: answerInWords(turn.inputRedacted, turn.reasonCode),
+    proposals,
     calls: calls.map((c) => ({
       ...c,
       id: c.id.toString(),

@@ -273,6 +273,7 @@
   function proposalInWords(p, pendings) {
     const pending = (pendings || []).find((x) => x.id === p.pendingActionId) || (pendings || [])[0];
     if (pending && pending.effect) return quote(pending.effect);
+    if (p.words) return quote(p.words);
     const values = Object.values(p.parameters || {})
       .filter((v) => v !== null && v !== undefined && v !== '')
       .map((v) => (typeof v === 'object' ? '（詳細）' : String(v)));

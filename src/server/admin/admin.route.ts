@@ -172,7 +172,7 @@ export function createAdminRouter(deps: AdminDeps): Router {
     const id = String(req.params.id);
     const missing = 'このターンIDの記録はありません。監査ログで検索し、行をクリックして開いてください。';
     if (!/^[\w-]{1,80}$/.test(id)) return void res.status(404).json({ error: missing });
-    const turn = await turnDetail(deps.db, id);
+    const turn = await turnDetail(deps.db, id, deps.timezone, now());
     if (!turn) return void res.status(404).json({ error: missing });
     res.json({ turn });
   });
