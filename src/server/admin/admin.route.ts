@@ -14,6 +14,7 @@ import {
   lastRuns,
   overview,
   pendingConfirmations,
+  roomLabels,
   scopeView,
   turnDetail,
 } from './admin-queries';
@@ -201,6 +202,10 @@ export function createAdminRouter(deps: AdminDeps): Router {
       lastRuns(deps.db),
     ]);
     const live = new Map((deps.scheduler()?.statuses() ?? []).map((s) => [s.id, s]));
+    const names = await roomLabels(
+      deps.db,
+      rows.flatMap((s) => (s.roomId ? [s.roomId] : [])),
+    );
     res.json({
       running: deps.scheduler() !== null,
       schedules: rows.map((s) => ({
@@ -208,7 +213,7 @@ export function createAdminRouter(deps: AdminDeps): Router {
         kind: s.kind,
         cron: s.cron,
         timezone: s.timezone,
-        room: s.platform && s.roomId ? `${s.platform}:${s.roomId}` : null,
+        room: s.platform && s.roomId ? (names.get(s.roomId) ?? s.roomId) : null,
         enabled: s.enabled,
         problem: live.get(s.id)?.problem ?? null,
         nextRun: live.get(s.id)?.nextRun ?? null,
