@@ -10,6 +10,16 @@ import { searchKnowledgeTool } from './knowledge';
 import { deleteMemory, queryMemory, saveMemory } from './memory';
 import { getNoticePreferences, setNoticePreference } from './notices';
 import { cancelReminder, createReminder, listReminders } from './reminders';
+import {
+  cancelSchedule,
+  changeSchedule,
+  createRoomSchedule,
+  createSchedule,
+  listSchedules,
+  pauseSchedule,
+  resumeSchedule,
+  snoozeReminder,
+} from './schedules';
 import { cancelTask, changeTask, completeTask, createTask, searchTasks } from './tasks';
 import { teamOverview } from './team';
 import { cancelWork, saveArtifact, startWork, workStatus } from './work';
@@ -23,6 +33,14 @@ export const handlers: readonly ToolDefinition[] = [
   createReminder,
   listReminders,
   cancelReminder,
+  createSchedule,
+  createRoomSchedule,
+  listSchedules,
+  pauseSchedule,
+  resumeSchedule,
+  changeSchedule,
+  cancelSchedule,
+  snoozeReminder,
   saveMemory,
   queryMemory,
   deleteMemory,

@@ -15,7 +15,7 @@ import { ChatworkBotIdentity } from '../adapters/chatwork/bot-identity';
 import { ConsoleSender } from '../adapters/console/console-sender';
 import { createConsoleRouter } from '../adapters/console/console.route';
 import { AdapterSupervisor } from '../adapters/supervisor';
-import type { ChatSender, InboundMessage, Platform } from '../adapters/types';
+import type { ChatSender, InboundMessage, Platform } from '../core/chat';
 import { Reviewer } from '../brain/critique';
 import type { LlmClient } from '../brain/llm-client';
 import { loadPrompts, type PromptSet } from '../brain/prompts';
@@ -31,9 +31,10 @@ import { sqlRunner, type Sql } from '../db/sql';
 import { statementCounterFromEnv, type StatementCounter } from '../db/statement-counter';
 import { Intake } from '../intake/intake';
 import { WorkerPool, type WakeHint } from '../intake/worker-pool';
+import { WorkNotices } from '../intake/work-notices';
 import { WorkQueue } from '../intake/work-queue';
-import { AlertMonitor } from '../observability/alert-monitor';
-import { AdminAlerts, gaveUpAlert } from '../observability/alerts';
+import { AlertMonitor } from '../alerts/alert-monitor';
+import { AdminAlerts, gaveUpAlert } from '../alerts/alerts';
 import { createLogger, type Logger } from '../observability/logger';
 import { createMetrics, type Metrics } from '../observability/metrics';
 import { PLATFORMS } from '../org/directory.schema';
@@ -183,6 +184,8 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     claimTtlMs: config.WORK_CLAIM_TTL_MS,
     defaultMaxAttempts: config.WORK_MAX_ATTEMPTS,
     pool: database.pgPool,
+    // An intake-only process tells the turns processes what it stored (./roles.ts).
+    notify: duties.stored === 'notify',
     // An item that gave up is alerted, and a worker woken for its apology (SPEC §5: never silent).
     onGaveUp: (g) => {
       raise(gaveUpAlert(g));
@@ -248,6 +251,16 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   });
 
   pool = startWorkers({ config, o, duties, logger, queue, alerts, pipeline, intake });
+  // A turns process hears the messages an intake process stored (its poll stays the fallback).
+  const notices =
+    duties.stored === 'listen'
+      ? new WorkNotices({
+          connectionString: database.url,
+          logger,
+          onStored: (ids) => ids.forEach((itemId) => pool?.wake({ itemId })),
+        })
+      : null;
+  await notices?.start();
   const background = await startBackground({
     config,
     o,
@@ -282,6 +295,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     (stopping ??= (async () => {
       await http.stop();
       await background.stop();
+      await notices?.stop();
       await pool!.stop(7000);
       await org.stop();
       if (sqlStatements)

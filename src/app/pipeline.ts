@@ -7,7 +7,8 @@ import type { Env } from '../config/env';
 import { Brain } from '../brain/brain';
 import { CostGuard } from '../brain/cost-guard';
 import { SenderBudget } from '../brain/sender-budget';
-import { AnthropicLlmClient, type LlmClient } from '../brain/llm-client';
+import { AnthropicLlmClient } from '../brain/anthropic-client';
+import type { LlmClient } from '../brain/llm-client';
 import type { ChatworkTasksApi } from '../tools/types';
 import { type PromptSet } from '../brain/prompts';
 import { ContextBuilder, type OrgInfo } from '../context/context-builder';
@@ -23,7 +24,7 @@ import { APOLOGY_KIND, ClaimLostError, type ClaimedItem, type WorkQueue, type Wo
 import { type Logger } from '../observability/logger';
 import { type Metrics } from '../observability/metrics';
 import { safeRedactText } from '../observability/redact';
-import { TurnRecorder } from '../observability/turn-recorder';
+import { TurnRecorder } from '../audit/turn-recorder';
 import { Outbox } from '../outbox/outbox';
 import { ConfirmationFlow } from '../pipeline/confirmation-flow';
 import { NoticeRunner } from '../pipeline/notice-runner';
@@ -41,9 +42,9 @@ import { handlers } from '../../handlers';
 import { NoticeDelivery } from '../pipeline/notice-delivery';
 import { Apologies } from '../pipeline/apology';
 import { ScheduledNoticeHandler } from '../scheduler/notices/notice-handler';
-import { AdminAlertNotices, AdminAlerts } from '../observability/alerts';
-import type { InboundMessage } from '../adapters/types';
-import { SelfCritic } from '../observability/self-critique';
+import { AdminAlertNotices, AdminAlerts } from '../alerts/alerts';
+import type { InboundMessage } from '../core/chat';
+import { SelfCritic } from '../pipeline/self-critique';
 import { Reviewer } from '../brain/critique';
 import { Summarizer } from '../brain/summarize';
 import { isSummaryItem, SummaryRunner } from '../pipeline/summary-runner';
@@ -147,7 +148,16 @@ export function composePipeline(p: PipelineInput): Pipeline {
   const recorder = new TurnRecorder(db, metrics, sql);
   const conversations = new ConversationLog(db, sql);
   const registry = new ToolRegistry(handlers);
-  const contexts = new ToolContexts({ db, outbox, conversations, chatwork: p.chatwork, now, directory });
+  const scheduleLimits = { perMember: config.SCHEDULES_PER_MEMBER, perRoom: config.SCHEDULES_PER_ROOM };
+  const contexts = new ToolContexts({
+    db,
+    outbox,
+    conversations,
+    chatwork: p.chatwork,
+    now,
+    directory,
+    scheduleLimits,
+  });
   const pending = new PendingActions(db, { now });
   const states = new BrainStateManager(db, { now, pending });
   const executor = new ToolExecutor(registry);

@@ -1,4 +1,4 @@
-import type { InboundMessage } from '../adapters/types';
+import type { InboundMessage } from '../core/chat';
 import type { WorkQueue } from './work-queue';
 import type { WakeHint } from './worker-pool';
 

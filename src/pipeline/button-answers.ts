@@ -1,4 +1,4 @@
-import type { InboundMessage, Platform } from '../adapters/types';
+import type { InboundMessage, Platform } from '../core/chat';
 import type { PromptSet } from '../brain/prompts';
 import { personaMessage } from '../core/messages';
 import type { Logger } from '../observability/logger';

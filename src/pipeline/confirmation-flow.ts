@@ -1,5 +1,5 @@
 import { stripLeadingName } from '../adapters/addressee';
-import type { InboundMessage, ReplyOption } from '../adapters/types';
+import type { InboundMessage, ReplyOption } from '../core/chat';
 import { authorizeWithLookup, type Actor, type AuthDecision, type Directory } from '../authorization';
 import type { Brain } from '../brain/brain';
 import { confirmedActionContinuation } from '../brain/continuation';

@@ -1,4 +1,4 @@
-import type { InboundMessage } from '../adapters/types';
+import type { InboundMessage } from '../core/chat';
 import type { Brain } from '../brain/brain';
 import type { LlmCallRecord } from '../core/llm-usage';
 import { detectLanguage } from '../core/language';
@@ -9,7 +9,7 @@ import type { Db } from '../db/prisma';
 import { checkReplyText, type GuardianConfig } from '../guardian';
 import type { ClaimedItem } from '../intake/work-queue';
 import type { Logger } from '../observability/logger';
-import type { TurnRecorder } from '../observability/turn-recorder';
+import type { TurnRecorder } from '../audit/turn-recorder';
 import type { Outbox } from '../outbox/outbox';
 import type { ConversationLog } from '../state/conversation-log';
 import { neutralise } from '../context/quote';

@@ -186,6 +186,7 @@ const SEARCH_DAYS = 400;
 /**
  * The first occurrence strictly after `after`, or null when there is none within about a year.
  * Several nominal dates moved onto the same business day (two holidays in a row, 「翌営業日」) are one occurrence.
+ * Times of day are minutes after the day's local midnight (a day with a daylight-saving change is off by its shift).
  */
 export function nextOccurrence(
   rule: RecurrenceRule,
@@ -194,21 +195,24 @@ export function nextOccurrence(
   cal: BusinessCalendar,
 ): Date | null {
   const p = zonedParts(after, timezone);
-  const start = addDays({ y: p.y, m: p.m, d: p.d }, -SHIFT_DAYS);
+  // Only 「前営業日」 moves an occurrence earlier than its nominal date: look back for it only then.
+  const back = 'holiday' in rule && rule.holiday === 'previous' ? SHIFT_DAYS : 1;
+  const start = addDays({ y: p.y, m: p.m, d: p.d }, -back);
   const times = timesOfDay(rule);
-  let best: Date | null = null;
-  for (let i = 0; i < SEARCH_DAYS + SHIFT_DAYS; i++) {
+  const limit = after.getTime();
+  let best: number | null = null;
+  for (let i = 0; i < SEARCH_DAYS + back; i++) {
     const date = addDays(start, i);
-    if (best && Date.UTC(date.y, date.m - 1, date.d) > best.getTime() + (SHIFT_DAYS + 1) * 86_400_000) break;
+    // No later nominal date can land before `best` (only 「前営業日」 moves one earlier, by at most SHIFT_DAYS).
+    if (best !== null && Date.UTC(date.y, date.m - 1, date.d) > best + (back + 1) * 86_400_000) break;
     if (!nominal(rule, date, cal)) continue;
     const actual = actualDate(rule, date, cal);
     if (!actual) continue;
-    for (const t of times) {
-      const at = instantAt(actual, t, timezone);
-      if (at.getTime() > after.getTime() && (!best || at < best)) best = at;
-    }
+    const midnight = instantAt(actual, 0, timezone).getTime();
+    const t = times.find((m) => midnight + m * 60_000 > limit);
+    if (t !== undefined && (best === null || midnight + t * 60_000 < best)) best = midnight + t * 60_000;
   }
-  return best;
+  return best === null ? null : new Date(best);
 }
 
 function instantAt(date: YMD, minuteOfDay: number, timezone: string): Date {

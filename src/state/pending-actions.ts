@@ -107,11 +107,16 @@ export class PendingActions {
       const session = await readSessionRow(tx, key);
       const sessionExpired = session !== null && session.expiresAt.getTime() < now.getTime();
       const open = { ...key, status: 'pending' };
-      await tx.pendingAction.updateMany({
-        where: sessionExpired ? open : { ...open, expiresAt: { lte: now } },
-        data: { status: 'expired', decidedAt: now },
-      });
-      if (!sessionExpired) {
+      // A session's only pending action is the one it points at (every change of either is made with the other),
+      // so a session pointing at none has nothing to supersede: the first question of a session skips both updates.
+      const earlier = session?.pendingActionId != null;
+      if (earlier) {
+        await tx.pendingAction.updateMany({
+          where: sessionExpired ? open : { ...open, expiresAt: { lte: now } },
+          data: { status: 'expired', decidedAt: now },
+        });
+      }
+      if (earlier && !sessionExpired) {
         await tx.pendingAction.updateMany({
           where: open,
           data: { status: 'cancelled', decidedAt: now, result: { cancelReason: 'superseded', supersededBy: id } },

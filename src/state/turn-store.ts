@@ -1,4 +1,4 @@
-import type { InboundMessage, ReplyOption } from '../adapters/types';
+import type { InboundMessage, ReplyOption } from '../core/chat';
 import { actorFromRows, type Actor } from '../authorization';
 import type { BudgetVerdict, SenderBudget, UsageRow } from '../brain/sender-budget';
 import { NO_FLUSH_WAIT, SqlParams, type Sql } from '../db/sql';
@@ -11,7 +11,7 @@ import {
   type EnqueueInput,
   type WorkOutcome,
 } from '../intake/work-queue';
-import { turnCtes, type PreparedTurn } from '../observability/turn-recorder';
+import { turnCtes, type PreparedTurn } from '../audit/turn-recorder';
 import {
   markSentCte,
   priorColumns,

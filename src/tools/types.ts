@@ -41,7 +41,7 @@ export interface EffectDescription {
 
 /** What `describe` gets: the handler's context without an idempotency key or effectful services. */
 export interface DescribeContext extends Omit<ToolContext, 'idempotencyKey' | 'services'> {
-  services: Pick<ToolServices, 'db' | 'directory'>;
+  services: Pick<ToolServices, 'db' | 'directory' | 'scheduleLimits'>;
   lang: 'ja' | 'en';
 }
 
@@ -89,6 +89,8 @@ export interface ToolServices {
    * names, aliases and accounts). Absent: handlers read the database.
    */
   directory?: () => Promise<Directory>;
+  /** How many recurring schedules a member and a room may hold (SCHEDULES_PER_MEMBER, SCHEDULES_PER_ROOM). */
+  scheduleLimits?: { perMember: number; perRoom: number };
   /**
    * Posts a message to the turn's room on its platform. The adapter neutralises markup in `text`;
    * mentions are added only from `mentionAccountIds` / `toAll` (handler-controlled, never model text).

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { anthropicTool } from '../../src/brain/tool-definitions';
+import { modelTool } from '../../src/brain/tool-definitions';
 import { handlers } from '../../handlers';
 import { ToolRegistry } from '../../src/tools/registry';
 
@@ -46,7 +46,7 @@ describe('handlers/ manifest', () => {
     const def = registry.get(name);
     expect(def).toBeDefined();
     expect(def).toMatchObject({ ...meta, enabled: true, requiresConfirmation: false });
-    const tool = anthropicTool(def!);
+    const tool = modelTool(def!);
     expect(tool.name).toBe(name);
     expect(tool.description).toContain('Examples:');
   });

@@ -1,6 +1,6 @@
 import { Client } from 'discord.js';
 import { DiscordGateway } from '../../src/adapters/discord/discord-gateway';
-import type { InboundMessage } from '../../src/adapters/types';
+import type { InboundMessage } from '../../src/core/chat';
 import { silentLogger } from '../../src/observability/logger';
 import { createButtonAnswers } from '../../src/pipeline/button-answers';
 import { confirmationOptions } from '../../src/pipeline/confirmation-text';

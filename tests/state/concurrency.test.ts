@@ -113,7 +113,7 @@ describe('BrainStateManager: at most once under concurrency (R-S3)', () => {
     expect(await m.pending.find(p.id)).toMatchObject({ status: 'approved', confirmationsGiven: 2 });
   });
 
-  it('concurrent createPending for one session leaves exactly one pending action', async () => {
+  it('concurrent opens for one session leaves exactly one pending action', async () => {
     const key = newKey();
     const created = await Promise.all(
       Array.from({ length: 8 }, (_, i) => m.pending.open(key, pendingInput({ question: `q${i}` }))),

@@ -8,7 +8,7 @@ import type { Logger } from '../../observability/logger';
 import { ensureConsoleAccount } from '../../org/platform-accounts';
 import type { AdminAuth } from '../../server/admin-auth';
 import { requestGuard } from '../../server/request-guard';
-import type { InboundMessage } from '../types';
+import type { InboundMessage } from '../../core/chat';
 import type { ConsoleSender } from './console-sender';
 
 export const CONSOLE_ROOM = 'console-general';

@@ -1,4 +1,4 @@
-import type { Platform } from '../../adapters/types';
+import type { Platform } from '../../core/chat';
 import type { PromptSet } from '../../brain/prompts';
 import { personaMessage } from '../../core/messages';
 import type { Db } from '../../db/prisma';
