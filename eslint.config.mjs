@@ -1,5 +1,5 @@
 // ESLint (flat config): typescript-eslint's recommended rules, no import cycles, and the Anthropic SDK
-// only inside src/brain/ (the rest of the service speaks in proposals and decisions, not in the wire format).
+// only in its adapter, src/brain/anthropic-client.ts (the rest speaks the neutral LlmClient port's types).
 import js from '@eslint/js';
 import importPlugin from 'eslint-plugin-import';
 import tseslint from 'typescript-eslint';
@@ -34,9 +34,9 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-require-imports': 'off', '@typescript-eslint/no-this-alias': 'off' },
   },
   {
-    // Everything but the brain, tests, fakes and scripts included: fakes answer in plain JSON shapes.
+    // Everything but the Anthropic adapter, tests, fakes and scripts included: fakes answer in plain JSON shapes.
     files: ['**/*.{ts,js,mjs}'],
-    ignores: ['src/brain/**'],
+    ignores: ['src/brain/anthropic-client.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -44,7 +44,7 @@ export default tseslint.config(
           paths: [
             {
               name: '@anthropic-ai/sdk',
-              message: 'Only src/brain/ speaks the Anthropic protocol (tool definitions, continuations).',
+              message: 'Only src/brain/anthropic-client.ts speaks the Anthropic protocol; use the LlmClient port.',
             },
           ],
         },

@@ -21,29 +21,26 @@ export class ZeroLatencyLlm implements LlmClient {
     if (req.tools.some((t) => t.name === 'reply')) this.lastRequest = req;
     const last = req.messages.at(-1)!;
     // The current message is the last text block of the last user turn (the context block comes before it).
-    const blocks = typeof last.content === 'string' ? [{ type: 'text', text: last.content }] : last.content;
-    const text = blocks.filter((b): b is { type: 'text'; text: string } => b.type === 'text').at(-1)?.text ?? '';
-    const afterTool =
-      Array.isArray(last.content) && last.content.some((b) => (b as { type: string }).type === 'tool_result');
+    const blocks = typeof last.content === 'string' ? [{ type: 'text' as const, text: last.content }] : last.content;
+    const text = blocks.filter((b) => b.type === 'text').at(-1)?.text ?? '';
+    const afterTool = Array.isArray(last.content) && last.content.some((b) => b.type === 'tool_result');
     let content: LlmResponse['content'];
     if (req.tools.some((t) => t.name === 'write_summary')) {
       // A conversation summary (a background work item, not a turn).
       content = [
         {
-          type: 'tool_use',
+          type: 'tool_call',
           id: `toolu_${this.calls}`,
           name: 'write_summary',
-          caller: { type: 'direct' },
           input: { summary: 'あいさつと資料作成のタスクの依頼が続いている。' },
-        } as LlmResponse['content'][number],
+        },
       ];
     } else if (!afterTool && text.includes('タスク')) {
       content = [
         {
-          type: 'tool_use',
+          type: 'tool_call',
           id: `toolu_${this.calls}`,
           name: 'create_task',
-          caller: { type: 'direct' },
           input: {
             reasoning: { ...reasoning, tool_selection_reason: 'create_task records the request.' },
             confidence,
@@ -51,15 +48,14 @@ export class ZeroLatencyLlm implements LlmClient {
             parameters: { assignee: '田中太郎', title: '資料作成', due: '明日' },
             parameter_sources: [],
           },
-        } as LlmResponse['content'][number],
+        },
       ];
     } else {
       content = [
         {
-          type: 'tool_use',
+          type: 'tool_call',
           id: `toolu_${this.calls}`,
           name: 'reply',
-          caller: { type: 'direct' },
           input: {
             reasoning: { ...reasoning, no_tool_reason: 'Conversation only.', response_strategy: 'Answer briefly.' },
             confidence,
@@ -67,12 +63,12 @@ export class ZeroLatencyLlm implements LlmClient {
               ? 'タスクを作ったウル！ほかにあれば言ってほしいウル🐺'
               : 'こんにちはウル！何か手伝えることはあるウル？',
           },
-        } as LlmResponse['content'][number],
+        },
       ];
     }
     return {
       content,
-      stopReason: 'tool_use',
+      stopReason: 'tool_calls',
       model: req.model,
       durationMs: 0,
       usage: { inputTokens: 300, outputTokens: 80, cacheWriteTokens: 0, cacheReadTokens: 2500 },

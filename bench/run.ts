@@ -55,6 +55,17 @@ const SIZES = {
 const TASK = '田中太郎さんに資料作成のタスクをお願い、期限は明日';
 const HESITANT = '田中さん…太郎さんに資料作成をお願いしたいかも、確認して';
 const HELLO = 'こんにちは';
+/**
+ * `BENCH_PHASES=burst,steady`: only these phases (after the warm-up); default every phase. Names: turns (the
+ * sequential turns, after quiet, in new rooms, one-tool), confirmation, steady, burst, ordering, cache.
+ */
+const PHASES = new Set((process.env.BENCH_PHASES ?? 'all').split(',').map((x) => x.trim()));
+const phase = (name: string) => PHASES.has('all') || PHASES.has(name);
+/**
+ * `BENCH_ROLES=split`: the service as two processes on the one database, `HISHO_ROLE=intake` (takes the webhooks)
+ * and `HISHO_ROLE=turns` (claims and answers); default one process (`HISHO_ROLE=all`).
+ */
+const SPLIT = process.env.BENCH_ROLES === 'split';
 
 type Stat = { n: number; p50: number; p99: number; max: number };
 function stat(xs: number[]): Stat {
@@ -198,9 +209,9 @@ function statCpuMs(file: string): number {
 }
 
 interface CpuSnapshot {
-  /** The service process, every thread. */
+  /** The service's processes, every thread. */
   service: number;
-  /** Its main thread alone (JavaScript: intake and turns; the rest is V8's and libuv's helper threads). */
+  /** Their main threads alone (JavaScript: intake and turns; the rest is V8's and libuv's helper threads). */
   mainThread: number;
   /** Every PostgreSQL process on the machine (the bench's database is the only busy one). */
   database: number;
@@ -208,7 +219,7 @@ interface CpuSnapshot {
   bench: number;
 }
 
-function cpuSnapshot(servicePid: number): CpuSnapshot {
+function cpuSnapshot(servicePids: readonly number[]): CpuSnapshot {
   let database = 0;
   for (const e of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(e)) continue;
@@ -220,8 +231,8 @@ function cpuSnapshot(servicePid: number): CpuSnapshot {
   }
   const own = process.cpuUsage();
   return {
-    service: statCpuMs(`/proc/${servicePid}/stat`),
-    mainThread: statCpuMs(`/proc/${servicePid}/task/${servicePid}/stat`),
+    service: servicePids.reduce((a, pid) => a + statCpuMs(`/proc/${pid}/stat`), 0),
+    mainThread: servicePids.reduce((a, pid) => a + statCpuMs(`/proc/${pid}/task/${pid}/stat`), 0),
     database,
     bench: (own.user + own.system) / 1000,
   };
@@ -317,7 +328,7 @@ async function main(): Promise<void> {
   });
   const cw = await startFakeChatwork({ botAccountId: BOT, onPost });
 
-  const svc = await startServiceProcess({
+  const serviceEnv: Record<string, string> = {
     NODE_ENV: 'production',
     PORT: '0',
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
@@ -337,12 +348,32 @@ async function main(): Promise<void> {
     ...(process.env.BENCH_POOL_MAX ? { DATABASE_POOL_MAX: process.env.BENCH_POOL_MAX } : {}),
     // E.g. `--require` of a profiler (flags that NODE_OPTIONS refuses go in BENCH_NODE_FLAGS).
     ...(process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {}),
-  });
+    // Any other setting of the service, e.g. `BENCH_ENV='WORKER_CONCURRENCY=4 DATABASE_POOL_MAX=12'`.
+    ...Object.fromEntries(
+      (process.env.BENCH_ENV ?? '')
+        .split(' ')
+        .filter(Boolean)
+        .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+    ),
+  };
+  // One process, or (BENCH_ROLES=split) the intake first (it applies the migrations and imports the directory),
+  // then the turns.
+  const svc = await startServiceProcess({ ...serviceEnv, ...(SPLIT ? { HISHO_ROLE: 'intake' } : {}) });
+  const turnsSvc = SPLIT ? await startServiceProcess({ ...serviceEnv, HISHO_ROLE: 'turns' }) : null;
+  const servicePids = [svc.child.pid!, ...(turnsSvc ? [turnsSvc.child.pid!] : [])];
+  const serviceRss = () => servicePids.reduce((a, pid) => a + treeRssBytes(pid), 0);
+  console.log(SPLIT ? 'service as two processes: HISHO_ROLE=intake + HISHO_ROLE=turns' : 'service as one process');
   webhookPort = svc.port;
   // Deliveries under load go out from a thread of their own, which times their acknowledgements (webhook-sender.ts).
   const sender = new WebhookSender(webhookPort);
   const figures: Figure[] = [];
-  const results: Record<string, unknown> = { quick: QUICK, sizes: SIZES, startupMs: svc.ms };
+  const results: Record<string, unknown> = {
+    quick: QUICK,
+    sizes: SIZES,
+    phases: [...PHASES],
+    roles: SPLIT ? 'intake+turns' : 'all',
+    startupMs: svc.ms,
+  };
   const fig = (name: string, value: string, target?: string, met?: boolean) => {
     figures.push({ name, value, target, met });
     const verdict = target ? `  [target ${target}: ${met ? 'met' : 'MISSED'}]` : '';
@@ -414,92 +445,96 @@ async function main(): Promise<void> {
 
   await sequential(SIZES.warmup, 1004, HELLO);
   await sleep(1000);
-  const rssIdle = treeRssBytes(svc.child.pid!);
+  const rssIdle = serviceRss();
   results.rssIdleBytes = rssIdle;
 
-  // 1. Turn overhead, one message at a time (webhook sent → reply at the fake ChatWork API; model time ≈ 0).
-  const conv = await sequential(SIZES.conversational, 1004, HELLO);
-  results.conversational = conv;
-  fig(
-    `conversational turn, webhook → reply (n=${conv.n}/${SIZES.conversational} answered)`,
-    `p50 ${f(conv.p50)} ms, p99 ${f(conv.p99)} ms`,
-    'p50 ≤ 15, p99 ≤ 50 ms',
-    conv.p50 <= 15 && conv.p99 <= 50 && conv.answered === SIZES.conversational,
-  );
-  console.log(`  where a conversational turn's time goes (p50): ${conv.parts}`);
-  // A chat's messages usually come seconds or minutes apart: each of these follows a quiet spell longer than pg's
-  // default idle-connection timeout (10 s) and node's keep-alive timeout of the fakes (5 s).
-  const quietLat: number[] = [];
-  let quietParts = '';
-  for (let i = 0; i < SIZES.quietTurns; i++) {
-    await sleep(SIZES.quietMs);
-    const one = await sequential(1, 1004, HELLO);
-    if (one.answered === 1) quietLat.push(one.p50);
-    quietParts += `${i > 0 ? '; ' : ''}${one.parts.replace(/ ms$/, '')}`;
-  }
-  if (SIZES.quietTurns > 0) {
-    const quiet = { ...stat(quietLat), answered: quietLat.length };
-    results.conversationalAfterQuiet = { ...quiet, quietMs: SIZES.quietMs };
+  if (phase('turns')) {
+    // 1. Turn overhead, one message at a time (webhook sent → reply at the fake ChatWork API; model time ≈ 0).
+    const conv = await sequential(SIZES.conversational, 1004, HELLO);
+    results.conversational = conv;
     fig(
-      `conversational turn after ${SIZES.quietMs / 1000} s of quiet (n=${quiet.n}/${SIZES.quietTurns} answered)`,
-      `p50 ${f(quiet.p50)} ms, max ${f(quiet.max)} ms`,
+      `conversational turn, webhook → reply (n=${conv.n}/${SIZES.conversational} answered)`,
+      `p50 ${f(conv.p50)} ms, p99 ${f(conv.p99)} ms`,
+      'p50 ≤ 15, p99 ≤ 50 ms',
+      conv.p50 <= 15 && conv.p99 <= 50 && conv.answered === SIZES.conversational,
     );
-    console.log(`  each (ms): ${quietParts}`);
+    console.log(`  where a conversational turn's time goes (p50): ${conv.parts}`);
+    // A chat's messages usually come seconds or minutes apart: each of these follows a quiet spell longer than pg's
+    // default idle-connection timeout (10 s) and node's keep-alive timeout of the fakes (5 s).
+    const quietLat: number[] = [];
+    let quietParts = '';
+    for (let i = 0; i < SIZES.quietTurns; i++) {
+      await sleep(SIZES.quietMs);
+      const one = await sequential(1, 1004, HELLO);
+      if (one.answered === 1) quietLat.push(one.p50);
+      quietParts += `${i > 0 ? '; ' : ''}${one.parts.replace(/ ms$/, '')}`;
+    }
+    if (SIZES.quietTurns > 0) {
+      const quiet = { ...stat(quietLat), answered: quietLat.length };
+      results.conversationalAfterQuiet = { ...quiet, quietMs: SIZES.quietMs };
+      fig(
+        `conversational turn after ${SIZES.quietMs / 1000} s of quiet (n=${quiet.n}/${SIZES.quietTurns} answered)`,
+        `p50 ${f(quiet.p50)} ms, max ${f(quiet.max)} ms`,
+      );
+      console.log(`  each (ms): ${quietParts}`);
+    }
+    const coldTurns = await sequential(SIZES.coldRooms, 1004, HELLO, newRoom);
+    results.conversationalNewRoom = coldTurns;
+    fig(
+      `conversational turn, first message in a new room (n=${coldTurns.n}/${SIZES.coldRooms} answered)`,
+      `p50 ${f(coldTurns.p50)} ms, p99 ${f(coldTurns.p99)} ms`,
+    );
+    const tool = await sequential(SIZES.oneTool, 1004, TASK);
+    results.oneTool = tool;
+    fig(
+      `one-tool turn (create_task executed), webhook → reply (n=${tool.n}/${SIZES.oneTool} answered)`,
+      `p50 ${f(tool.p50)} ms, p99 ${f(tool.p99)} ms`,
+    );
+    console.log(`  where a one-tool turn's time goes (p50, to the first model request): ${tool.parts}`);
   }
-  const coldTurns = await sequential(SIZES.coldRooms, 1004, HELLO, newRoom);
-  results.conversationalNewRoom = coldTurns;
-  fig(
-    `conversational turn, first message in a new room (n=${coldTurns.n}/${SIZES.coldRooms} answered)`,
-    `p50 ${f(coldTurns.p50)} ms, p99 ${f(coldTurns.p99)} ms`,
-  );
-  const tool = await sequential(SIZES.oneTool, 1004, TASK);
-  results.oneTool = tool;
-  fig(
-    `one-tool turn (create_task executed), webhook → reply (n=${tool.n}/${SIZES.oneTool} answered)`,
-    `p50 ${f(tool.p50)} ms, p99 ${f(tool.p99)} ms`,
-  );
-  console.log(`  where a one-tool turn's time goes (p50, to the first model request): ${tool.parts}`);
 
-  // 2. The confirmation round trip: request → question posted; 「はい」 sent at once → task created → result posted.
-  const rt: number[] = [];
-  const askedMs: number[] = [];
-  const answeredMs: number[] = [];
-  let confirmed = 0;
-  for (let i = 0; i < SIZES.confirmations; i++) {
-    const r = warmRoom();
-    // The question, the task and the result.
-    await roomWithin(r, 3);
-    const d = mention(r, 1003, HESITANT);
-    const t0 = performance.now();
-    await deliver(d);
-    const [q] = await postsFor(d.token);
-    if (!q || !q.body.includes('実行してよい')) continue;
-    const asked = q.at - t0;
-    // The answer is written after the question arrived (ChatWork's send_time is in seconds: round up).
-    const yes = mention(r, 1003, 'はい', { token: false });
-    const t1 = performance.now();
-    await deliver(yes);
-    const posts = await postsFor(d.token, 2);
-    if (!isAnswer(posts[1], d.token)) continue;
-    confirmed++;
-    rt.push(asked + (posts[1]!.at - t1));
-    askedMs.push(asked);
-    answeredMs.push(posts[1]!.at - t1);
+  if (phase('confirmation')) {
+    // 2. The confirmation round trip: request → question posted; 「はい」 sent at once → task created → result posted.
+    const rt: number[] = [];
+    const askedMs: number[] = [];
+    const answeredMs: number[] = [];
+    let confirmed = 0;
+    for (let i = 0; i < SIZES.confirmations; i++) {
+      const r = warmRoom();
+      // The question, the task and the result.
+      await roomWithin(r, 3);
+      const d = mention(r, 1003, HESITANT);
+      const t0 = performance.now();
+      await deliver(d);
+      const [q] = await postsFor(d.token);
+      if (!q || !q.body.includes('実行してよい')) continue;
+      const asked = q.at - t0;
+      // The answer is written after the question arrived (ChatWork's send_time is in seconds: round up).
+      const yes = mention(r, 1003, 'はい', { token: false });
+      const t1 = performance.now();
+      await deliver(yes);
+      const posts = await postsFor(d.token, 2);
+      if (!isAnswer(posts[1], d.token)) continue;
+      confirmed++;
+      rt.push(asked + (posts[1]!.at - t1));
+      askedMs.push(asked);
+      answeredMs.push(posts[1]!.at - t1);
+    }
+    const conf = { ...stat(rt), confirmed, asked: stat(askedMs), answered: stat(answeredMs) };
+    results.confirmation = conf;
+    fig(
+      `confirmation round trip, machine time (n=${confirmed}/${SIZES.confirmations} completed)`,
+      `p50 ${f(conf.p50)} ms, p99 ${f(conf.p99)} ms (request → question p50 ${f(conf.asked.p50)}, ` +
+        `「はい」 → result p50 ${f(conf.answered.p50)})`,
+      'p99 ≤ 100 ms',
+      conf.p99 <= 100 && confirmed === SIZES.confirmations,
+    );
+    results.sequentialHeldForRoomLimit = { ...held };
+    console.log(
+      `  messages sent one at a time that first waited for their room to be within ChatWork's 10 posts / 10 s: ` +
+        `${held.messages} (${f(held.ms)} ms in all, not timed)`,
+    );
   }
-  const conf = { ...stat(rt), confirmed, asked: stat(askedMs), answered: stat(answeredMs) };
-  results.confirmation = conf;
-  fig(
-    `confirmation round trip, machine time (n=${confirmed}/${SIZES.confirmations} completed)`,
-    `p50 ${f(conf.p50)} ms, p99 ${f(conf.p99)} ms (request → question p50 ${f(conf.asked.p50)}, ` +
-      `「はい」 → result p50 ${f(conf.answered.p50)})`,
-    'p99 ≤ 100 ms',
-    conf.p99 <= 100 && confirmed === SIZES.confirmations,
-  );
-  results.sequentialHeldForRoomLimit = { ...held };
-  console.log(
-    `  messages sent one at a time that first waited for their room to be within ChatWork's 10 posts / 10 s: ` +
-      `${held.messages} (${f(held.ms)} ms in all, not timed)`,
-  );
 
   await drain(60000);
   // RSS under load: sampled while the steady and burst phases run.
@@ -507,166 +542,174 @@ async function main(): Promise<void> {
   let rssPeak = 0;
   let phasePeak = 0;
   const sampler = setInterval(() => {
-    const rss = treeRssBytes(svc.child.pid!);
+    const rss = serviceRss();
     rssPeak = Math.max(rssPeak, rss);
     phasePeak = Math.max(phasePeak, rss);
   }, 200);
 
-  // 3. Steady load (open loop, 20 % one-tool turns over 250 rooms): acknowledgement while the workers answer.
-  const steadyN = SIZES.steadyRate * SIZES.steadySeconds;
-  const steadyReplies: Promise<boolean>[] = [];
-  const steadyItems: Delivery[] = [];
-  for (let i = 0; i < steadyN; i++) {
-    const d = mention(20000 + (i % 250), 1004 + (i % 2), i % 5 === 0 ? TASK : HELLO);
-    steadyReplies.push(postsFor(d.token, 1, 300000).then(([p]) => isAnswer(p, d.token)));
-    steadyItems.push(d);
-  }
   const mainLag = monitorEventLoopDelay({ resolution: 1 });
-  mainLag.enable();
-  const steadyStart = performance.now();
-  const steadySent = await sender.send(steadyItems, { kind: 'paced', ratePerS: SIZES.steadyRate });
-  mainLag.disable();
-  if (steadySent.errors.length) throw new Error(`steady load: ${steadySent.errors[0]}`);
-  const steadyAnswered = (await Promise.all(steadyReplies)).filter(Boolean).length;
-  const steadyMs = performance.now() - steadyStart;
-  const steadyAck = stat(steadySent.acks);
-  const steadyLag = loopDelay(mainLag);
-  results.steady = {
-    ack: steadyAck,
-    answered: steadyAnswered,
-    n: steadyN,
-    ms: steadyMs,
-    benchMainThreadLag: steadyLag,
-  };
-  fig(
-    `webhook ack during steady load (${SIZES.steadyRate} msg/s for ${SIZES.steadySeconds} s; ` +
-      `${steadyAnswered}/${steadyN} answered)`,
-    `p50 ${f(steadyAck.p50)} ms, p99 ${f(steadyAck.p99)} ms`,
-    'p99 ≤ 20 ms',
-    steadyAck.p99 <= 20 && steadyAnswered === steadyN,
-  );
-  console.log(
-    `  this bench's main thread (fake model, fake ChatWork) meanwhile: event-loop delay p99 ${f(steadyLag.p99)} ms,` +
-      ` max ${f(steadyLag.max)} ms (acknowledgements are timed in the sender thread)`,
-  );
+  let burstPeak = 0;
+  if (phase('steady')) {
+    // 3. Steady load (open loop, 20 % one-tool turns over 250 rooms): acknowledgement while the workers answer.
+    const steadyN = SIZES.steadyRate * SIZES.steadySeconds;
+    const steadyReplies: Promise<boolean>[] = [];
+    const steadyItems: Delivery[] = [];
+    for (let i = 0; i < steadyN; i++) {
+      const d = mention(20000 + (i % 250), 1004 + (i % 2), i % 5 === 0 ? TASK : HELLO);
+      steadyReplies.push(postsFor(d.token, 1, 300000).then(([p]) => isAnswer(p, d.token)));
+      steadyItems.push(d);
+    }
+    mainLag.enable();
+    const steadyStart = performance.now();
+    const steadySent = await sender.send(steadyItems, { kind: 'paced', ratePerS: SIZES.steadyRate });
+    mainLag.disable();
+    if (steadySent.errors.length) throw new Error(`steady load: ${steadySent.errors[0]}`);
+    const steadyAnswered = (await Promise.all(steadyReplies)).filter(Boolean).length;
+    const steadyMs = performance.now() - steadyStart;
+    const steadyAck = stat(steadySent.acks);
+    const steadyLag = loopDelay(mainLag);
+    results.steady = {
+      ack: steadyAck,
+      answered: steadyAnswered,
+      n: steadyN,
+      ms: steadyMs,
+      benchMainThreadLag: steadyLag,
+    };
+    fig(
+      `webhook ack during steady load (${SIZES.steadyRate} msg/s for ${SIZES.steadySeconds} s; ` +
+        `${steadyAnswered}/${steadyN} answered)`,
+      `p50 ${f(steadyAck.p50)} ms, p99 ${f(steadyAck.p99)} ms`,
+      'p99 ≤ 20 ms',
+      steadyAck.p99 <= 20 && steadyAnswered === steadyN,
+    );
+    console.log(
+      `  this bench's main thread (fake model, fake ChatWork) meanwhile: event-loop delay p99 ${f(steadyLag.p99)} ms,` +
+        ` max ${f(steadyLag.max)} ms (acknowledgements are timed in the sender thread)`,
+    );
+  }
 
   await drain(300000);
   const steadyPeak = phasePeak;
   phasePeak = 0;
-  // 4. A burst: mentions over many rooms, as fast as `burstConcurrency` connections take them. Throughput is
-  // how many were answered (checked) per second from the first delivery to the last reply.
-  const burstReplies: Promise<FakeChatworkPost | null>[] = [];
-  const burstCpu0 = cpuSnapshot(svc.child.pid!);
-  const burstItems: Delivery[] = [];
-  for (let i = 0; i < SIZES.burst; i++) {
-    const d = mention(30000 + (i % SIZES.burstRooms), 1004 + (i % 2), i % 5 === 0 ? TASK : HELLO);
-    burstReplies.push(postsFor(d.token, 1, 600000).then(([p]) => (isAnswer(p, d.token) ? p! : null)));
-    burstItems.push(d);
+  if (phase('burst')) {
+    // 4. A burst: mentions over many rooms, as fast as `burstConcurrency` connections take them. Throughput is
+    // how many were answered (checked) per second from the first delivery to the last reply.
+    const burstReplies: Promise<FakeChatworkPost | null>[] = [];
+    const burstCpu0 = cpuSnapshot(servicePids);
+    const burstItems: Delivery[] = [];
+    for (let i = 0; i < SIZES.burst; i++) {
+      const d = mention(30000 + (i % SIZES.burstRooms), 1004 + (i % 2), i % 5 === 0 ? TASK : HELLO);
+      burstReplies.push(postsFor(d.token, 1, 600000).then(([p]) => (isAnswer(p, d.token) ? p! : null)));
+      burstItems.push(d);
+    }
+    mainLag.reset();
+    mainLag.enable();
+    const burstStart = performance.now();
+    const burstSent = await sender.send(burstItems, { kind: 'closed', concurrency: SIZES.burstConcurrency });
+    mainLag.disable();
+    if (burstSent.errors.length) throw new Error(`burst: ${burstSent.errors[0]}`);
+    const acceptedMs = performance.now() - burstStart;
+    const answeredPosts = (await Promise.all(burstReplies)).filter((p): p is FakeChatworkPost => !!p);
+    const lastAnswer = answeredPosts.length ? Math.max(...answeredPosts.map((p) => p.at)) : performance.now();
+    const burstAck = stat(burstSent.acks);
+    if (process.env.BENCH_ACK_DUMP)
+      fs.writeFileSync(process.env.BENCH_ACK_DUMP, JSON.stringify({ acks: burstSent.acks, sentAt: burstSent.sentAt }));
+    const burstLag = loopDelay(mainLag);
+    const throughput = answeredPosts.length / ((lastAnswer - burstStart) / 1000);
+    const burstCpu1 = cpuSnapshot(servicePids);
+    const burstWallMs = performance.now() - burstStart;
+    burstPeak = phasePeak;
+    // When the answers came (ms after the burst's first message): a few stragglers show as a long tail.
+    const answeredAt = stat(answeredPosts.map((p) => p.at - burstStart));
+    results.burst = {
+      ack: burstAck,
+      answered: answeredPosts.length,
+      n: SIZES.burst,
+      acceptedPerS: SIZES.burst / (acceptedMs / 1000),
+      benchMainThreadLag: burstLag,
+      answeredPerS: throughput,
+      answeredAt,
+    };
+    console.log(
+      `  burst answers arrived (ms after its start): p50 ${f(answeredAt.p50)}, p99 ${f(answeredAt.p99)},` +
+        ` last ${f(lastAnswer - burstStart)}`,
+    );
+    // CPU per message answered, during the burst (first delivery to last reply): what bounds its throughput on
+    // the machine's cores.
+    const perMessage = (k: keyof CpuSnapshot) => (burstCpu1[k] - burstCpu0[k]) / Math.max(1, answeredPosts.length);
+    const cpu = {
+      serviceMs: perMessage('service'),
+      mainThreadMs: perMessage('mainThread'),
+      databaseMs: perMessage('database'),
+      benchMs: perMessage('bench'),
+      busyCores:
+        (['service', 'database', 'bench'] as const).reduce((a, k) => a + burstCpu1[k] - burstCpu0[k], 0) / burstWallMs,
+    };
+    results.burst = { ...(results.burst as object), cpuPerMessage: cpu };
+    console.log(
+      `  CPU per message answered in the burst: service ${f(cpu.serviceMs)} ms` +
+        ` (its main thread ${f(cpu.mainThreadMs)}), PostgreSQL ${f(cpu.databaseMs)} ms,` +
+        ` this bench (load, fake model, fake ChatWork) ${f(cpu.benchMs)} ms;` +
+        ` ${f(cpu.busyCores)} of ${os.cpus().length} cores busy`,
+    );
+    fig(
+      `webhook ack during a burst (${SIZES.burst} mentions over ${SIZES.burstRooms} rooms, ` +
+        `${SIZES.burstConcurrency} connections at a time)`,
+      `p50 ${f(burstAck.p50)} ms, p99 ${f(burstAck.p99)} ms`,
+      'p99 ≤ 250 ms',
+      burstAck.p99 <= 250,
+    );
+    console.log(
+      `  this bench's main thread meanwhile: event-loop delay p99 ${f(burstLag.p99)} ms, max ${f(burstLag.max)} ms`,
+    );
+    fig(
+      `throughput, burst answered and checked (${answeredPosts.length}/${SIZES.burst}; ` +
+        `accepted ${f(SIZES.burst / (acceptedMs / 1000))} msg/s)`,
+      `${f(throughput)} msg/s`,
+      '≥ 120 msg/s',
+      throughput >= 120 && answeredPosts.length === SIZES.burst,
+    );
   }
-  mainLag.reset();
-  mainLag.enable();
-  const burstStart = performance.now();
-  const burstSent = await sender.send(burstItems, { kind: 'closed', concurrency: SIZES.burstConcurrency });
-  mainLag.disable();
-  if (burstSent.errors.length) throw new Error(`burst: ${burstSent.errors[0]}`);
-  const acceptedMs = performance.now() - burstStart;
-  const answeredPosts = (await Promise.all(burstReplies)).filter((p): p is FakeChatworkPost => !!p);
-  const lastAnswer = answeredPosts.length ? Math.max(...answeredPosts.map((p) => p.at)) : performance.now();
-  const burstAck = stat(burstSent.acks);
-  if (process.env.BENCH_ACK_DUMP)
-    fs.writeFileSync(process.env.BENCH_ACK_DUMP, JSON.stringify({ acks: burstSent.acks, sentAt: burstSent.sentAt }));
-  const burstLag = loopDelay(mainLag);
-  const throughput = answeredPosts.length / ((lastAnswer - burstStart) / 1000);
-  const burstCpu1 = cpuSnapshot(svc.child.pid!);
-  const burstWallMs = performance.now() - burstStart;
-  clearInterval(sampler);
-  const burstPeak = phasePeak;
-  // When the answers came (ms after the burst's first message): a few stragglers show as a long tail.
-  const answeredAt = stat(answeredPosts.map((p) => p.at - burstStart));
-  results.burst = {
-    ack: burstAck,
-    answered: answeredPosts.length,
-    n: SIZES.burst,
-    acceptedPerS: SIZES.burst / (acceptedMs / 1000),
-    benchMainThreadLag: burstLag,
-    answeredPerS: throughput,
-    answeredAt,
-  };
-  console.log(
-    `  burst answers arrived (ms after its start): p50 ${f(answeredAt.p50)}, p99 ${f(answeredAt.p99)},` +
-      ` last ${f(lastAnswer - burstStart)}`,
-  );
-  // CPU per message answered, during the burst (first delivery to last reply): what bounds its throughput on
-  // the machine's cores.
-  const perMessage = (k: keyof CpuSnapshot) => (burstCpu1[k] - burstCpu0[k]) / Math.max(1, answeredPosts.length);
-  const cpu = {
-    serviceMs: perMessage('service'),
-    mainThreadMs: perMessage('mainThread'),
-    databaseMs: perMessage('database'),
-    benchMs: perMessage('bench'),
-    busyCores:
-      (['service', 'database', 'bench'] as const).reduce((a, k) => a + burstCpu1[k] - burstCpu0[k], 0) / burstWallMs,
-  };
-  results.burst = { ...(results.burst as object), cpuPerMessage: cpu };
-  console.log(
-    `  CPU per message answered in the burst: service ${f(cpu.serviceMs)} ms` +
-      ` (its main thread ${f(cpu.mainThreadMs)}), PostgreSQL ${f(cpu.databaseMs)} ms,` +
-      ` this bench (load, fake model, fake ChatWork) ${f(cpu.benchMs)} ms;` +
-      ` ${f(cpu.busyCores)} of ${os.cpus().length} cores busy`,
-  );
-  fig(
-    `webhook ack during a burst (${SIZES.burst} mentions over ${SIZES.burstRooms} rooms, ` +
-      `${SIZES.burstConcurrency} connections at a time)`,
-    `p50 ${f(burstAck.p50)} ms, p99 ${f(burstAck.p99)} ms`,
-    'p99 ≤ 250 ms',
-    burstAck.p99 <= 250,
-  );
-  console.log(
-    `  this bench's main thread meanwhile: event-loop delay p99 ${f(burstLag.p99)} ms, max ${f(burstLag.max)} ms`,
-  );
-  fig(
-    `throughput, burst answered and checked (${answeredPosts.length}/${SIZES.burst}; ` +
-      `accepted ${f(SIZES.burst / (acceptedMs / 1000))} msg/s)`,
-    `${f(throughput)} msg/s`,
-    '≥ 120 msg/s',
-    throughput >= 120 && answeredPosts.length === SIZES.burst,
-  );
 
+  clearInterval(sampler);
   await drain(300000);
-  // 5. Per-room ordering: several messages from one sender per room, sent back to back (each after its ack).
-  const order: Record<number, string[]> = {};
-  const orderReplies: Promise<unknown>[] = [];
-  await Promise.all(
-    Array.from({ length: SIZES.orderingRooms }, async (_, r) => {
-      const rid = 40000 + r;
-      order[rid] = [];
-      for (let i = 0; i < SIZES.orderingPerRoom; i++) {
-        const d = mention(rid, 1004, i % 3 === 1 ? TASK : HELLO);
-        order[rid]!.push(d.token);
-        orderReplies.push(postsFor(d.token, 1, 300000));
-        await deliver(d);
-      }
-    }),
-  );
-  await Promise.all(orderReplies);
-  let outOfOrder = 0;
-  let orderAnswered = 0;
-  for (const [rid, tokens] of Object.entries(order)) {
-    const got = cw.posts
-      .filter((p) => p.roomId === rid)
-      .map((p) => lastToken(p.body))
-      .filter((t): t is string => !!t && tokens.includes(t));
-    orderAnswered += tokens.filter((t) => isAnswer(byToken.get(t)?.[0], t)).length;
-    if (got.join(',') !== tokens.join(',')) outOfOrder++;
+  if (phase('ordering')) {
+    // 5. Per-room ordering: several messages from one sender per room, sent back to back (each after its ack).
+    const order: Record<number, string[]> = {};
+    const orderReplies: Promise<unknown>[] = [];
+    await Promise.all(
+      Array.from({ length: SIZES.orderingRooms }, async (_, r) => {
+        const rid = 40000 + r;
+        order[rid] = [];
+        for (let i = 0; i < SIZES.orderingPerRoom; i++) {
+          const d = mention(rid, 1004, i % 3 === 1 ? TASK : HELLO);
+          order[rid]!.push(d.token);
+          orderReplies.push(postsFor(d.token, 1, 300000));
+          await deliver(d);
+        }
+      }),
+    );
+    await Promise.all(orderReplies);
+    let outOfOrder = 0;
+    let orderAnswered = 0;
+    for (const [rid, tokens] of Object.entries(order)) {
+      const got = cw.posts
+        .filter((p) => p.roomId === rid)
+        .map((p) => lastToken(p.body))
+        .filter((t): t is string => !!t && tokens.includes(t));
+      orderAnswered += tokens.filter((t) => isAnswer(byToken.get(t)?.[0], t)).length;
+      if (got.join(',') !== tokens.join(',')) outOfOrder++;
+    }
+    results.ordering = { rooms: SIZES.orderingRooms, perRoom: SIZES.orderingPerRoom, outOfOrder, orderAnswered };
+    fig(
+      `per-room ordering (${SIZES.orderingRooms} rooms × ${SIZES.orderingPerRoom} messages, one sender each; ` +
+        `${orderAnswered} answered)`,
+      `${outOfOrder} rooms with replies out of order`,
+      '0',
+      outOfOrder === 0 && orderAnswered === SIZES.orderingRooms * SIZES.orderingPerRoom,
+    );
   }
-  results.ordering = { rooms: SIZES.orderingRooms, perRoom: SIZES.orderingPerRoom, outOfOrder, orderAnswered };
-  fig(
-    `per-room ordering (${SIZES.orderingRooms} rooms × ${SIZES.orderingPerRoom} messages, one sender each; ` +
-      `${orderAnswered} answered)`,
-    `${outOfOrder} rooms with replies out of order`,
-    '0',
-    outOfOrder === 0 && orderAnswered === SIZES.orderingRooms * SIZES.orderingPerRoom,
-  );
+
   const mb = (b: number) => `${(b / 1024 / 1024).toFixed(0)} MB`;
   results.rssPeakBytes = rssPeak;
   results.rssPeakByPhase = { steadyBytes: steadyPeak, burstBytes: burstPeak };
@@ -678,33 +721,37 @@ async function main(): Promise<void> {
     rssPeak <= 200 * 1024 * 1024,
   );
 
-  // 6. The prompt cache over a realistic conversation: 20 turns in one member room from senders of every
-  // level (6, 2, 1, 3, 4, 5, 2), mixed chat and requests, from a cold cache.
-  await drain(300000);
-  cache.clear();
-  cache.paused = false;
-  countUsage = true;
-  const senders = [1001, 1005, 1008, 1004, 1003, 1002, 1007];
-  const texts = [HELLO, TASK, '今週の予定はどうなってる？', 'ありがとう', TASK];
-  let cacheAnswered = 0;
-  for (let i = 0; i < SIZES.cacheTurns; i++) {
-    const d = mention(5001, senders[i % senders.length]!, texts[i % texts.length]!);
-    cacheTokens.add(d.token);
-    await deliver(d);
-    const [p] = await postsFor(d.token, 1, 30000);
-    if (p?.body.includes(`#k${d.token}`)) cacheAnswered++;
+  if (phase('cache')) {
+    // 6. The prompt cache over a realistic conversation: 20 turns in one member room from senders of every
+    // level (6, 2, 1, 3, 4, 5, 2), mixed chat and requests, from a cold cache.
+    await drain(300000);
+    cache.clear();
+    cache.paused = false;
+    countUsage = true;
+    const senders = [1001, 1005, 1008, 1004, 1003, 1002, 1007];
+    const texts = [HELLO, TASK, '今週の予定はどうなってる？', 'ありがとう', TASK];
+    let cacheAnswered = 0;
+    for (let i = 0; i < SIZES.cacheTurns; i++) {
+      const d = mention(5001, senders[i % senders.length]!, texts[i % texts.length]!);
+      cacheTokens.add(d.token);
+      await deliver(d);
+      const [p] = await postsFor(d.token, 1, 30000);
+      if (p?.body.includes(`#k${d.token}`)) cacheAnswered++;
+    }
+    countUsage = false;
+    cache.paused = true;
+    const totalIn = usage.input + usage.read + usage.write;
+    const readShare = totalIn ? usage.read / totalIn : 0;
+    results.promptCache = { ...usage, readShare, replies: cacheAnswered };
+    const requestKb = usage.requestBytes / Math.max(1, usage.turns) / 1024;
+    fig(
+      `prompt cache-read share, ${SIZES.cacheTurns} turns of 7 senders (levels 1–6) in one room, cold start ` +
+        `(${usage.turns} model requests; estimated tokens: read ${usage.read}, written ${usage.write}, ` +
+        `uncached ${usage.input}; request body ${f(requestKb)} KB on average)`,
+      `${(readShare * 100).toFixed(1)} % of input tokens read from the cache`,
+    );
   }
-  countUsage = false;
-  cache.paused = true;
-  const totalIn = usage.input + usage.read + usage.write;
-  const readShare = totalIn ? usage.read / totalIn : 0;
-  results.promptCache = { ...usage, readShare, replies: cacheAnswered };
-  fig(
-    `prompt cache-read share, ${SIZES.cacheTurns} turns of 7 senders (levels 1–6) in one room, cold start ` +
-      `(${usage.turns} model requests; estimated tokens: read ${usage.read}, written ${usage.write}, ` +
-      `uncached ${usage.input}; request body ${f(usage.requestBytes / Math.max(1, usage.turns) / 1024)} KB on average)`,
-    `${(readShare * 100).toFixed(1)} % of input tokens read from the cache`,
-  );
+
   const errors = untokened.filter((p) => !p.body.includes('実行してよい'));
   results.otherPosts = errors.length;
   console.log(`posts that answered no bench message (errors, apologies): ${errors.length}`);
@@ -725,8 +772,11 @@ async function main(): Promise<void> {
   );
 
   await sender.close();
-  svc.child.kill('SIGTERM');
-  await new Promise((r) => svc.child.once('exit', r));
+  for (const c of [turnsSvc?.child, svc.child]) {
+    if (!c) continue;
+    c.kill('SIGTERM');
+    await new Promise((r) => c.once('exit', r));
+  }
   await cw.close();
   await llm.close();
   // BENCH_KEEP_DB=1 keeps the run's database for a look at its rows and plans (its name is printed).

@@ -31,6 +31,8 @@ export const ZParamExpectation = z.union([
   z.strictObject({ oneOf: z.array(z.union([z.string(), z.number()])).min(1) }),
   z.strictObject({ containsAny: z.array(z.coerce.string().trim().min(1)).min(1) }),
   z.strictObject({ present: z.unknown().refine((v) => v !== undefined, 'needs a sample value') }),
+  /** An object parameter (a recurrence rule) that has at least these fields with these values. */
+  z.strictObject({ fields: z.record(z.string(), z.unknown()) }),
 ]);
 export type ParamExpectation = z.output<typeof ZParamExpectation>;
 

@@ -42,6 +42,7 @@ export function sampleValue(e: ParamExpectation, caseId: string): unknown {
   if (Array.isArray(e)) return e.map(ref);
   if (typeof e !== 'object') return ref(e);
   if ('oneOf' in e) return ref(e.oneOf[0]);
+  if ('fields' in e) return e.fields;
   return 'containsAny' in e ? e.containsAny[0] : e.present;
 }
 

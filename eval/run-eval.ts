@@ -6,9 +6,9 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { Brain, BrainFailure, decisionRequest } from '../src/brain/brain';
-import { AnthropicLlmClient } from '../src/brain/llm-client';
+import { AnthropicLlmClient, anthropicTool, toAnthropicRequest } from '../src/brain/anthropic-client';
 import { costUsd } from '../src/brain/pricing';
-import { anthropicTool } from '../src/brain/tool-definitions';
+import { modelTool } from '../src/brain/tool-definitions';
 import type { TokenUsage } from '../src/core/llm-usage';
 import { personaNames } from '../src/core/messages';
 import { loadPrompts, type PromptSet } from '../src/brain/prompts';
@@ -165,7 +165,7 @@ async function checkSituations(
         share: 0,
       };
     }
-    const req = decisionRequest(prompts, p.input, config.ANTHROPIC_MODEL, config.LLM_MAX_TOKENS);
+    const req = toAnthropicRequest(decisionRequest(prompts, p.input, config.ANTHROPIC_MODEL, config.LLM_MAX_TOKENS));
     // The cacheable prefix is the tools and the whole (stable) system block; everything else is in the messages.
     const prefix = JSON.stringify(req.tools).length + req.system.reduce((n, b) => n + b.text.length, 0);
     const total = prefix + JSON.stringify(req.messages).length;
@@ -351,7 +351,7 @@ function scoreFacts(p: PreparedCase, registry: ToolRegistry) {
 
 /** Hash of what the model is given besides the case: prompts and tool definitions. */
 export function fingerprint(prompts: PromptSet, registry: ToolRegistry): string {
-  const tools = registry.all().map(anthropicTool);
+  const tools = registry.all().map((t) => anthropicTool(modelTool(t)));
   return createHash('sha256')
     .update(JSON.stringify({ persona: prompts.persona, rules: prompts.rules, guidance: prompts.guidance, tools }))
     .digest('hex')

@@ -257,11 +257,26 @@ function dateMatches(want: ParamExpectation, got: unknown, f: ScoreFacts): boole
 function valueMatches(want: ParamExpectation, got: unknown, caseId: string): boolean {
   if (typeof want === 'object' && !Array.isArray(want)) {
     if ('present' in want) return got !== undefined && got !== null;
+    if ('fields' in want) return hasFields(want.fields, got);
     if ('containsAny' in want)
       return typeof got === 'string' && want.containsAny.some((w) => norm(got).includes(norm(w)));
     return want.oneOf.some((v) => same(sampleValue(v as ParamExpectation, caseId), got));
   }
   return same(sampleValue(want, caseId), got);
+}
+
+/** True when `got` has every field of `want` with the same value (arrays compared as sets; nested objects too). */
+function hasFields(want: Record<string, unknown>, got: unknown): boolean {
+  if (typeof got !== 'object' || got === null || Array.isArray(got)) return false;
+  const g = got as Record<string, unknown>;
+  return Object.entries(want).every(([k, v]) => {
+    if (Array.isArray(v) && Array.isArray(g[k])) {
+      const a = (g[k] as unknown[]).map(String).sort();
+      return JSON.stringify(a) === JSON.stringify(v.map(String).sort());
+    }
+    if (typeof v === 'object' && v !== null) return hasFields(v as Record<string, unknown>, g[k]);
+    return same(v, g[k]);
+  });
 }
 
 function same(a: unknown, b: unknown): boolean {

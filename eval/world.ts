@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { parseChatworkWebhook } from '../src/adapters/chatwork/webhook.schema';
 import { chatworkInbound } from '../src/adapters/chatwork/webhook.route';
 import { toInbound } from '../src/adapters/discord/to-inbound';
-import type { InboundMessage } from '../src/adapters/types';
+import type { InboundMessage } from '../src/core/chat';
 import { loadDirectory, withReferencedTasks, type Actor, type Directory } from '../src/authorization';
 import type { DecideInput } from '../src/brain/brain';
 import { ContextBuilder } from '../src/context/context-builder';

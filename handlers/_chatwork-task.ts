@@ -2,7 +2,7 @@
  * Mirrors Hisho tasks on ChatWork (R-T4): creation in the turn's ChatWork room, and completion.
  * ChatWork failures never undo the local task; they are reported as `failed`.
  */
-import type { ToolContext } from '../src/tools/types';
+import type { ChatworkTasksApi, ToolContext } from '../src/tools/types';
 
 /**
  * What happened on ChatWork. `unknown`: the request may have reached ChatWork (a timeout or a 5xx); it is
@@ -30,8 +30,16 @@ export async function createChatworkTask(
 ): Promise<{ sync: Exclude<ChatworkSync, 'updated'>; taskId?: string }> {
   const cw = ctx.services.chatwork;
   if (ctx.platform !== 'chatwork' || !cw || !t.accountId) return { sync: 'skipped' };
+  return postTask(cw, ctx.roomId, { ...t, accountId: t.accountId });
+}
+
+async function postTask(
+  cw: ChatworkTasksApi,
+  roomId: string,
+  t: ChatworkTaskInput & { accountId: string },
+): Promise<{ sync: 'created' | 'failed' | 'unknown'; taskId?: string }> {
   try {
-    const res = await cw.createTask(ctx.roomId, {
+    const res = await cw.createTask(roomId, {
       body: t.note ? `${t.title}\n${t.note}` : t.title,
       toIds: [t.accountId],
       ...(t.dueAt
@@ -41,21 +49,72 @@ export async function createChatworkTask(
     const taskId = res.taskIds[0];
     return taskId ? { sync: 'created', taskId } : { sync: 'failed' };
   } catch (err) {
-    return { sync: (err as { uncertain?: unknown }).uncertain === true ? 'unknown' : 'failed' };
+    return { sync: isUncertain(err) ? 'unknown' : 'failed' };
   }
 }
 
-/** Marks a mirrored ChatWork task done; tolerated to fail. */
-export async function completeChatworkTask(
-  ctx: ToolContext,
-  task: { platform: string | null; roomId: string | null; chatworkTaskId: string | null },
-): Promise<'updated' | 'skipped' | 'failed'> {
+const isUncertain = (err: unknown): boolean => (err as { uncertain?: unknown } | null)?.uncertain === true;
+
+/** A task as mirrored on ChatWork: the room it was created in and its ChatWork task id. */
+export interface MirroredTask {
+  platform: string | null;
+  roomId: string | null;
+  chatworkTaskId: string | null;
+}
+
+/** True when the task has a ChatWork twin. */
+export function isMirrored(task: MirroredTask): task is MirroredTask & { roomId: string; chatworkTaskId: string } {
+  return task.platform === 'chatwork' && task.roomId !== null && task.chatworkTaskId !== null;
+}
+
+/**
+ * What a change did on ChatWork, which cannot edit a task (PLATFORMS.md: a task is created, and its status set
+ * to done or open): `recreated` — a new task with the new title / assignee / deadline was created, then the
+ * old one completed; `completed` — the old one was completed and no new one made (the new assignee has no
+ * ChatWork account); `skipped` — the task has no ChatWork twin; `unreachable` — it has one but ChatWork is not
+ * configured here; `failed` — nothing changed on ChatWork (or the old task could not be completed: see
+ * `oldLeftOpen`); `unknown` — the new task may have been created (time-out or 5xx): it is not sent again, the
+ * old task is left open, and the person is told to check.
+ */
+export type ChangeMirror =
+  | { sync: 'recreated'; newTaskId: string; oldLeftOpen: boolean }
+  | { sync: 'completed' | 'skipped' | 'unreachable' | 'failed' | 'unknown'; newTaskId?: undefined };
+
+/**
+ * Mirrors a changed task on ChatWork: the new task first (with `note` saying why it was made again), then
+ * the old one completed — so a failure leaves the old task as it was rather than none at all.
+ */
+export async function recreateChatworkTask(
+  ctx: Pick<ToolContext, 'services'>,
+  task: MirroredTask,
+  t: ChatworkTaskInput,
+): Promise<ChangeMirror> {
+  if (!isMirrored(task)) return { sync: 'skipped' };
   const cw = ctx.services.chatwork;
-  if (!cw || !task.chatworkTaskId || task.platform !== 'chatwork' || !task.roomId) return 'skipped';
+  if (!cw) return { sync: 'unreachable' };
+  if (!t.accountId) {
+    return (await setDone(cw, task)) ? { sync: 'completed' } : { sync: 'failed' };
+  }
+  const created = await postTask(cw, task.roomId, { ...t, accountId: t.accountId });
+  if (created.sync !== 'created' || !created.taskId) return { sync: created.sync === 'unknown' ? 'unknown' : 'failed' };
+  return { sync: 'recreated', newTaskId: created.taskId, oldLeftOpen: !(await setDone(cw, task)) };
+}
+
+async function setDone(cw: ChatworkTasksApi, task: { roomId: string; chatworkTaskId: string }): Promise<boolean> {
   try {
     await cw.updateTaskStatus(task.roomId, task.chatworkTaskId, 'done');
-    return 'updated';
+    return true;
   } catch {
-    return 'failed';
+    return false;
   }
+}
+
+/** Marks a mirrored ChatWork task done (completing or cancelling it: ChatWork cannot delete one); tolerated to fail. */
+export async function completeChatworkTask(
+  ctx: Pick<ToolContext, 'services'>,
+  task: MirroredTask,
+): Promise<'updated' | 'skipped' | 'failed'> {
+  const cw = ctx.services.chatwork;
+  if (!cw || !isMirrored(task)) return 'skipped';
+  return (await setDone(cw, task)) ? 'updated' : 'failed';
 }

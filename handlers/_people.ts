@@ -24,7 +24,7 @@ export interface ResolvedPerson extends PersonCandidate {
 
 /** The Prisma client injected for this turn. */
 export function dbOf(ctx: PeopleContext): Db {
-  return ctx.services.db as Db;
+  return ctx.services.db;
 }
 
 /** The asking member; unknown senders cannot use these tools. */

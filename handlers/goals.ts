@@ -14,6 +14,7 @@ import { parseDateParam } from './_goal-dates';
 import { fact, none, showWhen } from './_describe';
 import { formatDue } from './_when';
 import { createOnce, dbOf, requireSender, resolvePersonOrAsk, type PeopleContext } from './_people';
+import { insertTasks } from './_task-store';
 
 const goalView = z.object({
   id: z.string(),
@@ -276,8 +277,7 @@ export const breakGoalIntoTasks = defineTool({
       goalId: goal.id,
       idempotencyKey: keys[i]!,
     }));
-    const { count } = await db.task.createMany({ data, skipDuplicates: true });
-    const rows = await db.task.findMany({ where: { idempotencyKey: { in: keys } } });
+    const { count, rows } = await insertTasks(db, data);
     const byKey = new Map(rows.map((r) => [r.idempotencyKey, r]));
     const tasks = keys
       .map((k) => byKey.get(k))

@@ -10,7 +10,17 @@ import { searchKnowledgeTool } from './knowledge';
 import { deleteMemory, queryMemory, saveMemory } from './memory';
 import { getNoticePreferences, setNoticePreference } from './notices';
 import { cancelReminder, createReminder, listReminders } from './reminders';
-import { completeTask, createTask, searchTasks } from './tasks';
+import {
+  cancelSchedule,
+  changeSchedule,
+  createRoomSchedule,
+  createSchedule,
+  listSchedules,
+  pauseSchedule,
+  resumeSchedule,
+  snoozeReminder,
+} from './schedules';
+import { cancelTask, changeTask, completeTask, createTask, searchTasks } from './tasks';
 import { teamOverview } from './team';
 import { cancelWork, saveArtifact, startWork, workStatus } from './work';
 
@@ -18,9 +28,19 @@ export const handlers: readonly ToolDefinition[] = [
   createTask,
   completeTask,
   searchTasks,
+  changeTask,
+  cancelTask,
   createReminder,
   listReminders,
   cancelReminder,
+  createSchedule,
+  createRoomSchedule,
+  listSchedules,
+  pauseSchedule,
+  resumeSchedule,
+  changeSchedule,
+  cancelSchedule,
+  snoozeReminder,
   saveMemory,
   queryMemory,
   deleteMemory,

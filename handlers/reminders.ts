@@ -8,14 +8,18 @@ import { ToolError } from '../src/tools/types';
 import { fact, showWhen } from './_describe';
 import { createOnce, dbOf, memberName, requireSender, resolvePersonOrAsk, type PeopleContext } from './_people';
 import { formatLocalIso, parseWhen, type ParsedWhen } from './_when';
+import {
+  cancelReminder as cancelStoredReminder,
+  CANCELLABLE_REMINDER,
+  createReminder as storeReminder,
+} from '../src/scheduler/reminders';
 
 /** Time of day used when a reminder is given as a bare date. */
 export const REMINDER_DEFAULT_TIME = { hh: 9, mm: 0, ss: 0 } as const;
 /** Level needed to remind someone other than oneself. */
 export const REMIND_OTHERS_LEVEL = 2;
 const LIST_LIMIT = 20;
-/** Reminder states in which the notice has not started to go out: cancelling still stops it. */
-const CANCELLABLE = ['scheduled', 'queued'];
+const CANCELLABLE = CANCELLABLE_REMINDER;
 
 const personOut = z.object({ memberId: z.string(), name: z.string() });
 
@@ -108,16 +112,14 @@ export const createReminder = defineTool({
     assertFuture(when, ctx);
     const target = await reminded(ctx, input.person);
     const { row } = await createOnce(find, () =>
-      db.reminder.create({
-        data: {
-          orgId: ctx.orgId,
-          platform: ctx.platform,
-          roomId: ctx.roomId,
-          memberId: target.memberId,
-          text: input.text,
-          remindAt: when.at,
-          idempotencyKey: key,
-        },
+      storeReminder(db, {
+        orgId: ctx.orgId,
+        platform: ctx.platform,
+        roomId: ctx.roomId,
+        memberId: target.memberId,
+        text: input.text,
+        remindAt: when.at,
+        idempotencyKey: key,
       }),
     );
     return {
@@ -207,15 +209,12 @@ export const cancelReminder = defineTool({
     const late = tooLate(r.status);
     if (late) throw late;
     // Conditional on the state: the notice runner moves queued → sending in the same way before it posts.
-    const { count } = await db.reminder.updateMany({
-      where: { id: r.id, status: { in: CANCELLABLE } },
-      data: { status: 'cancelled' },
-    });
-    if (count === 0) {
+    const cancelled = await cancelStoredReminder(db, r.id);
+    if (!cancelled) {
       const now = await db.reminder.findUnique({ where: { id: r.id }, select: { status: true } });
       const lateNow = tooLate(now?.status ?? 'cancelled');
       if (lateNow) throw lateNow;
     }
-    return { reminderId: r.id, status: 'cancelled' as const, alreadyCancelled: count === 0 };
+    return { reminderId: r.id, status: 'cancelled' as const, alreadyCancelled: !cancelled };
   },
 });

@@ -1,13 +1,37 @@
 /**
- * Task capabilities (R-T4): create (mirrored on ChatWork in ChatWork rooms), complete, search.
- * Assignees are resolved from the organisation directory; ambiguous names ask the person to choose.
+ * Task capabilities (R-T4): create (mirrored on ChatWork in ChatWork rooms), complete, search, change (due date,
+ * title, assignee) and cancel. Assignees are resolved from the organisation directory; ambiguous names ask the
+ * person to choose. Rows are written through `_task-store.ts`.
  */
 import { z } from 'zod';
 import { defineTool } from '../src/tools/define-tool';
 import { ToolError } from '../src/tools/types';
-import { completeChatworkTask, createChatworkTask } from './_chatwork-task';
+import type { DescribeContext, ToolContext } from '../src/tools/types';
+import { completeChatworkTask, createChatworkTask, isMirrored, recreateChatworkTask } from './_chatwork-task';
 import { fact, none, showWhen } from './_describe';
-import { createOnce, dbOf, memberName, personLabel, requireSender, resolvePersonOrAsk } from './_people';
+import {
+  dbOf,
+  memberName,
+  personLabel,
+  requireSender,
+  resolvePersonOrAsk,
+  type PeopleContext,
+  type ResolvedPerson,
+} from './_people';
+import {
+  applyChange,
+  changeByKey,
+  fieldsOf,
+  insertTaskOnce,
+  linkChatworkTask,
+  markTaskDone,
+  settleChange,
+  taskByKey,
+  type ChangeSync,
+  type Task,
+  type TaskChange,
+  type TaskFields,
+} from './_task-store';
 import { END_OF_DAY, formatDue, isDateOnlyDue, parseWhen, type ParsedWhen } from './_when';
 
 /** Maximum number of tasks one search returns. */
@@ -89,8 +113,7 @@ export const createTask = defineTool({
     const db = dbOf(ctx);
     const due = input.due ? readDate('due', input.due, ctx) : null;
     const key = ctx.idempotencyKey || null;
-    const find = () => (key ? db.task.findUnique({ where: { idempotencyKey: key } }) : Promise.resolve(null));
-    const earlier = await find();
+    const earlier = await taskByKey(db, key);
     if (earlier) {
       const name = await memberName(db, earlier.orgId, earlier.assigneeMemberId);
       return {
@@ -102,21 +125,18 @@ export const createTask = defineTool({
       };
     }
     const person = await resolvePersonOrAsk(ctx, input.assignee);
-    const { row, created } = await createOnce(
-      find,
-      () =>
-        db.task.create({
-          data: {
-            orgId: ctx.orgId,
-            platform: ctx.platform,
-            roomId: ctx.roomId,
-            title: input.title,
-            assigneeMemberId: person.memberId,
-            createdByMemberId: ctx.member?.id ?? null,
-            dueAt: due?.at ?? null,
-            idempotencyKey: key,
-          },
-        }),
+    const { row, created } = await insertTaskOnce(
+      db,
+      {
+        orgId: ctx.orgId,
+        platform: ctx.platform,
+        roomId: ctx.roomId,
+        title: input.title,
+        assigneeMemberId: person.memberId,
+        createdByMemberId: ctx.member?.id ?? null,
+        dueAt: due?.at ?? null,
+        idempotencyKey: key,
+      },
       { foundNothing: true },
     );
     let chatwork: 'created' | 'skipped' | 'failed' | 'unknown' = row.chatworkTaskId ? 'created' : 'skipped';
@@ -128,7 +148,7 @@ export const createTask = defineTool({
         dueAt: due?.at ?? null,
         dateOnly: due?.dateOnly ?? false,
       });
-      if (cw.taskId) await db.task.update({ where: { id: row.id }, data: { chatworkTaskId: cw.taskId } });
+      if (cw.taskId) await linkChatworkTask(db, row.id, cw.taskId);
       chatwork = cw.sync;
     }
     return {
@@ -187,7 +207,7 @@ export const completeTask = defineTool({
     const allowed = task.assigneeMemberId === sender.id || task.createdByMemberId === sender.id || sender.level >= 3;
     if (!allowed)
       throw new ToolError('Only the assignee, the creator or a manager can complete this task.', 'FORBIDDEN');
-    if (task.status === 'done')
+    if (task.status !== 'open')
       return {
         taskId: task.id,
         title: task.title,
@@ -195,11 +215,7 @@ export const completeTask = defineTool({
         alreadyDone: true,
         chatwork: 'skipped' as const,
       };
-    const { count } = await db.task.updateMany({
-      where: { id: task.id, status: 'open' },
-      data: { status: 'done', completedAt: ctx.now() },
-    });
-    if (count === 0)
+    if (!(await markTaskDone(db, task.id, ctx.now())))
       return {
         taskId: task.id,
         title: task.title,
@@ -279,5 +295,362 @@ export const searchTasks = defineTool({
       })),
       more: rows.length > SEARCH_LIMIT,
     };
+  },
+});
+
+/** What a change or cancel did on ChatWork (see {@link recreateChatworkTask}). */
+const changeSync = z.enum(['recreated', 'completed', 'skipped', 'unreachable', 'failed', 'unknown']);
+type ChangeSyncOut = z.infer<typeof changeSync>;
+
+/** What the model tells the person about ChatWork after a change (null: nothing to say). */
+function changeNote(sync: ChangeSyncOut, kind: 'change' | 'cancel', oldLeftOpen = false): string | null {
+  const cannot = kind === 'cancel' ? 'ChatWork cannot delete or cancel a task, so' : 'ChatWork cannot edit a task, so';
+  switch (sync) {
+    case 'recreated':
+      return oldLeftOpen
+        ? `${cannot} a new ChatWork task with the change was created, but the old one could not be marked done: ` +
+            'tell the person to mark the old ChatWork task done themselves.'
+        : `${cannot} the old ChatWork task was marked done and a new one created with the change: tell the person.`;
+    case 'completed':
+      return kind === 'cancel'
+        ? `${cannot} the ChatWork task was marked done (completed), not deleted: tell the person.`
+        : `${cannot} the old ChatWork task was marked done; the new assignee has no ChatWork account, so no new ` +
+            'ChatWork task was made: tell the person.';
+    case 'unreachable':
+      return (
+        'The task also exists on ChatWork, which could not be updated from here: ' +
+        'tell the person the ChatWork task is unchanged.'
+      );
+    case 'failed':
+      return (
+        'The change is saved in Hisho, but the ChatWork task could not be updated (it is unchanged): ' +
+        'tell the person.'
+      );
+    case 'unknown':
+      return (
+        'The change is saved in Hisho; ChatWork did not answer in time, so a new ChatWork task may or may not exist ' +
+        'and the old one was left open: tell the person to check ChatWork. Do not retry.'
+      );
+    default:
+      return null;
+  }
+}
+
+/** The open task with this id in the organisation, or a ToolError the model can act on. */
+async function openTask(ctx: PeopleContext, taskId: string): Promise<Task> {
+  const task = await dbOf(ctx).task.findFirst({ where: { id: taskId, orgId: ctx.orgId } });
+  if (!task) {
+    throw new ToolError(
+      `No task with id "${taskId}" exists. Use an id from the open tasks in the context or from search_tasks; ` +
+        'if it is unclear which task is meant, ask the person.',
+      'NOT_FOUND',
+    );
+  }
+  if (task.status !== 'open') {
+    throw new ToolError(`That task is already ${task.status}; it cannot be changed.`, 'TASK_CLOSED');
+  }
+  return task;
+}
+
+/** A stored due date as people read it. */
+function dueShown(at: Date | null, ctx: Pick<DescribeContext, 'timezone' | 'lang' | 'now'>): string {
+  return at ? showWhen({ at, dateOnly: isDateOnlyDue(at, ctx.timezone) }, ctx) : none(ctx);
+}
+
+/** What a change_task call asks for, checked against the task. */
+interface ChangePlan {
+  after: TaskFields;
+  /** The new assignee when it changes. */
+  newAssignee: ResolvedPerson | null;
+  due: ParsedWhen | null;
+  changed: ('due' | 'title' | 'assignee')[];
+}
+
+async function planChange(
+  ctx: PeopleContext & { timezone: string },
+  task: Task,
+  input: { due?: string; title?: string; assignee?: string },
+): Promise<ChangePlan> {
+  if (input.due === undefined && input.title === undefined && input.assignee === undefined) {
+    throw new ToolError(
+      'Nothing to change: give a new due, title or assignee (ask the person what to change).',
+      'NO_CHANGE',
+    );
+  }
+  const due = input.due !== undefined ? readDate('due', input.due, ctx) : null;
+  const person = input.assignee !== undefined ? await resolvePersonOrAsk(ctx, input.assignee) : null;
+  const after: TaskFields = {
+    title: input.title ?? task.title,
+    dueAt: due ? due.at : task.dueAt,
+    assigneeMemberId: person ? person.memberId : task.assigneeMemberId,
+  };
+  const changed: ChangePlan['changed'] = [];
+  if ((after.dueAt?.getTime() ?? null) !== (task.dueAt?.getTime() ?? null)) changed.push('due');
+  if (after.title !== task.title) changed.push('title');
+  if (after.assigneeMemberId !== task.assigneeMemberId) changed.push('assignee');
+  if (changed.length === 0) {
+    throw new ToolError('The task already has these values; nothing changes. Tell the person.', 'NO_CHANGE');
+  }
+  return { after, newAssignee: changed.includes('assignee') ? person : null, due, changed };
+}
+
+/** 「田中太郎さんの『企画書』」 / 「あなたの『企画書』」. */
+function whoseTask(ctx: { lang: 'ja' | 'en'; member: ToolContext['member'] }, task: Task, owner: string): string {
+  const mine = ctx.member?.id === task.assigneeMemberId;
+  if (ctx.lang === 'en') return `${mine ? 'your' : `${owner}'s`} task "${task.title}"`;
+  return `${mine ? 'あなた' : `${owner}さん`}の『${task.title}』`;
+}
+
+/** The note on a re-created ChatWork task: why it was made again (people see it on ChatWork). */
+function recreatedNote(task: Task, plan: ChangePlan, names: { before: string }, ctx: ToolContext): string {
+  const ja = { timezone: ctx.timezone, now: ctx.now, lang: 'ja' as const };
+  const parts: string[] = [];
+  if (plan.changed.includes('due')) parts.push(`期限 ${dueShown(task.dueAt, ja)}→${dueShown(plan.after.dueAt, ja)}`);
+  if (plan.changed.includes('assignee')) parts.push(`担当 ${names.before}さんから変更`);
+  if (plan.changed.includes('title')) parts.push(`内容「${task.title}」から変更`);
+  return `（Hisho: ${parts.join('、')}のため作り直したタスクです。元のタスクは完了にしました）`;
+}
+
+const changeOut = z.object({
+  taskId: z.string(),
+  title: z.string(),
+  assignee: personOut,
+  due: z.string().nullable(),
+  changed: z.array(z.enum(['due', 'title', 'assignee'])),
+  before: z.object({ title: z.string(), assignee: z.string(), due: z.string().nullable() }),
+  /** What happened on ChatWork; `chatworkNote` says what to tell the person. */
+  chatwork: changeSync,
+  chatworkNote: z.string().nullable(),
+  /** True when an earlier attempt of this call made the change (a retried turn). */
+  alreadyChanged: z.boolean(),
+});
+
+/** A stored ChatWork outcome as the model hears it (`pending`: an attempt was interrupted, so it is unknown). */
+function storedSync(stored: string): { sync: ChangeSyncOut; oldLeftOpen: boolean } {
+  if (stored === 'recreated_old_open') return { sync: 'recreated', oldLeftOpen: true };
+  const known = changeSync.safeParse(stored);
+  return { sync: known.success ? known.data : 'unknown', oldLeftOpen: false };
+}
+
+/** The output of a recorded change (a retried call gets the first attempt's answer). */
+async function changeOutput(ctx: ToolContext, change: TaskChange, alreadyChanged: boolean) {
+  const db = dbOf(ctx);
+  const before = fieldsOf(change.before);
+  const after = fieldsOf(change.after);
+  const { sync, oldLeftOpen } = storedSync(change.chatwork);
+  const changed: ('due' | 'title' | 'assignee')[] = [];
+  if ((after.dueAt?.getTime() ?? null) !== (before.dueAt?.getTime() ?? null)) changed.push('due');
+  if (after.title !== before.title) changed.push('title');
+  if (after.assigneeMemberId !== before.assigneeMemberId) changed.push('assignee');
+  return {
+    taskId: change.taskId,
+    title: after.title,
+    assignee: { memberId: after.assigneeMemberId, name: await memberName(db, ctx.orgId, after.assigneeMemberId) },
+    due: formatDue(after.dueAt, ctx.timezone),
+    changed,
+    before: {
+      title: before.title,
+      assignee: await memberName(db, ctx.orgId, before.assigneeMemberId),
+      due: formatDue(before.dueAt, ctx.timezone),
+    },
+    chatwork: sync,
+    chatworkNote: changeNote(sync, 'change', oldLeftOpen),
+    alreadyChanged,
+  };
+}
+
+/** `change_task`: a task's due date, title or assignee (mirrored on ChatWork by completing and re-creating). */
+export const changeTask = defineTool({
+  name: 'change_task',
+  description:
+    "Change an open task's due date, title or assignee, by its id (from the open tasks in the context, the " +
+    'conversation, or search_tasks). If it is unclear which task is meant (「その件」 could be several), ask the ' +
+    "person; never guess. Changing someone else's task is confirmed first. ChatWork cannot edit a task: the " +
+    'old ChatWork task is completed and a new one created; say so in the reply (chatworkNote).',
+  triggerExamples: [
+    'その件の期限を金曜に延ばして',
+    '田中さんのタスク、担当を佐藤さんに変えて',
+    '見積書のタスク、タイトルを「見積書の再送」に直して',
+  ],
+  effects: ['db.task_update', 'chatwork.task_create', 'chatwork.task_update'],
+  effectKind: 'update',
+  risk: 'none',
+  requiredLevel: 2,
+  paramRoles: { task_id: 'task_change', due: 'date', title: 'text', assignee: 'assignee' },
+  input: z.object({
+    task_id: z.string().trim().min(1).max(100).describe('The task id.'),
+    due: z
+      .string()
+      .trim()
+      .max(40)
+      .optional()
+      .describe('New deadline: YYYY-MM-DD (end of that day) or ISO date-time with offset.'),
+    title: z.string().trim().min(1).max(500).optional().describe('New title, short.'),
+    assignee: z
+      .string()
+      .trim()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe('New assignee: name, alias (e.g. 佐藤さん), member id, or "me".'),
+  }),
+  output: changeOut,
+  async describe(input, ctx) {
+    const db = dbOf(ctx);
+    const task = await openTask(ctx, input.task_id);
+    const plan = await planChange(ctx, task, input);
+    const owner = await memberName(db, ctx.orgId, task.assigneeMemberId);
+    const en = ctx.lang === 'en';
+    const arrow = (a: string, b: string) => `${a}→${b}`;
+    const facts = [];
+    const parts: string[] = [];
+    const oldDue = dueShown(task.dueAt, ctx);
+    const newDue = plan.due ? showWhen(plan.due, ctx) : oldDue;
+    if (plan.changed.includes('due')) {
+      parts.push(en ? `the due date ${arrow(oldDue, newDue)}` : `期限を${arrow(oldDue, newDue)}`);
+    }
+    if (plan.changed.includes('assignee')) {
+      const to = plan.newAssignee!;
+      const shown = personLabel(to.name, to.departmentName);
+      parts.push(en ? `the assignee ${arrow(owner, shown)}` : `担当を${arrow(`${owner}さん`, `${to.name}さん`)}`);
+    }
+    if (plan.changed.includes('title')) {
+      parts.push(en ? `the title to "${plan.after.title}"` : `内容を『${plan.after.title}』`);
+    }
+    facts.push(
+      fact(ctx, 'task', { ja: 'タスク', en: 'Task' }, task.title),
+      fact(
+        ctx,
+        'assignee',
+        { ja: '担当', en: 'Assignee' },
+        plan.newAssignee ? arrow(owner, personLabel(plan.newAssignee.name, plan.newAssignee.departmentName)) : owner,
+      ),
+      fact(ctx, 'due', { ja: '期限', en: 'Due' }, plan.changed.includes('due') ? arrow(oldDue, newDue) : oldDue),
+    );
+    if (plan.changed.includes('title')) {
+      facts.push(fact(ctx, 'title', { ja: '新しい内容', en: 'New title' }, plan.after.title));
+    }
+    if (isMirrored(task)) {
+      const text = en
+        ? 'ChatWork cannot edit a task: the old ChatWork task will be marked done and a new one created'
+        : 'ChatWork ではタスクを編集できないため、元のタスクを完了にして新しいタスクを作り直します';
+      facts.push(fact(ctx, 'chatwork', { ja: 'ChatWork', en: 'ChatWork' }, text));
+    }
+    const whose = whoseTask(ctx, task, owner);
+    const summary = en ? `Change ${parts.join(', ')} of ${whose}.` : `${whose}の${parts.join('、')}に変更します。`;
+    return { summary, facts };
+  },
+  async handler(input, ctx) {
+    const sender = requireSender(ctx);
+    const db = dbOf(ctx);
+    const key = ctx.idempotencyKey;
+    const earlier = await changeByKey(db, key);
+    if (earlier) return changeOutput(ctx, earlier, true);
+    const task = await openTask(ctx, input.task_id);
+    const plan = await planChange(ctx, task, input);
+    const { change, applied } = await applyChange(db, {
+      task,
+      kind: 'change',
+      after: plan.after,
+      byMemberId: sender.id,
+      idempotencyKey: key,
+      at: ctx.now(),
+    });
+    if (!applied) return changeOutput(ctx, change, true);
+    const assignee = plan.newAssignee ?? (await resolvePersonOrAsk(ctx, task.assigneeMemberId).catch(() => null));
+    const before = await memberName(db, ctx.orgId, task.assigneeMemberId);
+    const dueAt = plan.after.dueAt;
+    const mirror = await recreateChatworkTask(ctx, task, {
+      title: plan.after.title,
+      note: recreatedNote(task, plan, { before }, ctx),
+      accountId: assignee?.accounts.chatwork,
+      dueAt,
+      dateOnly: dueAt ? isDateOnlyDue(dueAt, ctx.timezone) : false,
+    });
+    const sync: ChangeSync = mirror.sync === 'recreated' && mirror.oldLeftOpen ? 'recreated_old_open' : mirror.sync;
+    const settled = await settleChange(db, change, { sync, newChatworkTaskId: mirror.newTaskId });
+    return changeOutput(ctx, settled, false);
+  },
+});
+
+/** `cancel_task`: cancels an open task (its ChatWork twin is marked done: ChatWork cannot delete a task). */
+export const cancelTask = defineTool({
+  name: 'cancel_task',
+  description:
+    'Cancel (取り消し) an open task that is no longer needed, by its id (from the open tasks in the context, the ' +
+    'conversation, or search_tasks); not for finished work (complete_task). If it is unclear which task is meant, ' +
+    "ask the person; never guess. Cancelling someone else's task is confirmed first. ChatWork cannot delete a " +
+    'task: its ChatWork task is marked done; say so in the reply (chatworkNote).',
+  triggerExamples: [
+    '企画書のタスクは取り消して',
+    'さっきのタスク、やっぱりなしで',
+    '田中さんに頼んだ資料作成のタスクはキャンセルで',
+  ],
+  effects: ['db.task_update', 'chatwork.task_update'],
+  effectKind: 'cancel',
+  risk: 'none',
+  requiredLevel: 2,
+  paramRoles: { task_id: 'task_change' },
+  input: z.object({ task_id: z.string().trim().min(1).max(100).describe('The task id.') }),
+  output: z.object({
+    taskId: z.string(),
+    title: z.string(),
+    assignee: personOut,
+    status: z.literal('cancelled'),
+    chatwork: changeSync,
+    chatworkNote: z.string().nullable(),
+    alreadyCancelled: z.boolean(),
+  }),
+  async describe(input, ctx) {
+    const db = dbOf(ctx);
+    const task = await openTask(ctx, input.task_id);
+    const owner = await memberName(db, ctx.orgId, task.assigneeMemberId);
+    const facts = [
+      fact(ctx, 'task', { ja: 'タスク', en: 'Task' }, task.title),
+      fact(ctx, 'assignee', { ja: '担当', en: 'Assignee' }, owner),
+      fact(ctx, 'due', { ja: '期限', en: 'Due' }, dueShown(task.dueAt, ctx)),
+    ];
+    if (isMirrored(task)) {
+      const text =
+        ctx.lang === 'en'
+          ? 'ChatWork cannot delete a task: the ChatWork task will be marked done'
+          : 'ChatWork ではタスクを削除できないため、ChatWork のタスクは完了にします';
+      facts.push(fact(ctx, 'chatwork', { ja: 'ChatWork', en: 'ChatWork' }, text));
+    }
+    const whose = whoseTask(ctx, task, owner);
+    return { summary: ctx.lang === 'en' ? `Cancel ${whose}.` : `${whose}を取り消します。`, facts };
+  },
+  async handler(input, ctx) {
+    const sender = requireSender(ctx);
+    const db = dbOf(ctx);
+    const output = async (change: TaskChange, already: boolean) => {
+      const f = fieldsOf(change.before);
+      const { sync } = storedSync(change.chatwork);
+      return {
+        taskId: change.taskId,
+        title: f.title,
+        assignee: { memberId: f.assigneeMemberId, name: await memberName(db, ctx.orgId, f.assigneeMemberId) },
+        status: 'cancelled' as const,
+        chatwork: sync,
+        chatworkNote: changeNote(sync, 'cancel'),
+        alreadyCancelled: already,
+      };
+    };
+    const earlier = await changeByKey(db, ctx.idempotencyKey);
+    if (earlier) return output(earlier, true);
+    const task = await openTask(ctx, input.task_id);
+    const { change, applied } = await applyChange(db, {
+      task,
+      kind: 'cancel',
+      after: task,
+      byMemberId: sender.id,
+      idempotencyKey: ctx.idempotencyKey,
+      at: ctx.now(),
+    });
+    if (!applied) return output(change, true);
+    const cw = await completeChatworkTask(ctx, task);
+    const sync: ChangeSyncOut =
+      cw === 'updated' ? 'completed' : cw === 'failed' ? 'failed' : isMirrored(task) ? 'unreachable' : 'skipped';
+    return output(await settleChange(db, change, { sync }), false);
   },
 });

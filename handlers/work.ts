@@ -215,15 +215,15 @@ export const cancelWork = defineTool({
 });
 
 /**
- * The question a cancelled work was waiting on is withdrawn (through the BrainStateManager, the writer of
- * pending actions), so a later 「はい」 runs nothing for work that no longer exists. Only while it is still the
+ * The question a cancelled work was waiting on is withdrawn (through src/state/pending-actions.ts, the writer
+ * of pending actions), so a later 「はい」 runs nothing for work that no longer exists. Only while it is still the
  * requester's open question in that room.
  */
 async function dropAwaitedQuestion(db: ReturnType<typeof dbOf>, w: WorkRow, pendingActionId: string): Promise<void> {
   const key = { platform: w.platform, roomId: w.roomId, accountId: w.accountId };
   const states = new BrainStateManager(db);
   const session = await states.getSession(key);
-  if (session.pending?.id === pendingActionId) await states.cancelPending(key, 'background work cancelled');
+  if (session.pending?.id === pendingActionId) await states.pending.cancel(key, 'background work cancelled');
 }
 
 /** `save_artifact`: stores a draft, summary or extracted data (referenced by id in reports). */

@@ -95,7 +95,7 @@ for (const c of sccs) console.log(`  ${c.join(', ')}`);
 
 // Writers per table.
 const schema = fs.readFileSync(path.join(root, 'prisma/schema.prisma'), 'utf8');
-const models = [...schema.matchAll(/^model (\w+) \{([^}]*)\}/gm)].map((m) => {
+const models = [...schema.matchAll(/^model (\w+) \{([\s\S]*?)^\}/gm)].map((m) => {
   const map = /@@map\("([^"]+)"\)/.exec(m[2]!);
   return { model: m[1]!, table: map ? map[1]! : m[1]! };
 });
@@ -104,7 +104,9 @@ for (const f of [...src, ...handlers, ...files('scripts')]) {
   const text = fs.readFileSync(path.join(root, f), 'utf8');
   for (const { model, table } of models) {
     const client = model[0]!.toLowerCase() + model.slice(1);
-    const prisma = new RegExp(`\\.${client}\\.(create|createMany|update|updateMany|upsert|delete|deleteMany)\\b`);
+    const prisma = new RegExp(
+      `\\.${client}\\.(create|createMany|createManyAndReturn|update|updateMany|updateManyAndReturn|upsert|delete|deleteMany)\\b`,
+    );
     const raw = new RegExp(`(INSERT INTO|UPDATE|DELETE FROM)\\s+"?${table}"?[\\s(]`, 'i');
     if (prisma.test(text) || raw.test(text)) {
       if (!writers.has(table)) writers.set(table, new Set());

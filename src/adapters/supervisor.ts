@@ -5,10 +5,10 @@
  * slowly: retrying cannot fix it), logs each new reason once, and raises the `adapter_down` admin alert when an
  * adapter stays down `downAlertMs`.
  */
-import type { AlertInput } from '../observability/alerts';
+import type { AlertInput } from '../alerts/alerts';
 import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
-import type { Platform } from './types';
+import type { Platform } from '../core/chat';
 
 export type AdapterState = 'up' | 'down';
 

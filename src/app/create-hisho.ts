@@ -15,7 +15,7 @@ import { ChatworkBotIdentity } from '../adapters/chatwork/bot-identity';
 import { ConsoleSender } from '../adapters/console/console-sender';
 import { createConsoleRouter } from '../adapters/console/console.route';
 import { AdapterSupervisor } from '../adapters/supervisor';
-import type { ChatSender, InboundMessage, Platform } from '../adapters/types';
+import type { ChatSender, InboundMessage, Platform } from '../core/chat';
 import { Reviewer } from '../brain/critique';
 import type { LlmClient } from '../brain/llm-client';
 import { loadPrompts, type PromptSet } from '../brain/prompts';
@@ -31,9 +31,10 @@ import { sqlRunner, type Sql } from '../db/sql';
 import { statementCounterFromEnv, type StatementCounter } from '../db/statement-counter';
 import { Intake } from '../intake/intake';
 import { WorkerPool, type WakeHint } from '../intake/worker-pool';
+import { WorkNotices } from '../intake/work-notices';
 import { WorkQueue } from '../intake/work-queue';
-import { AlertMonitor } from '../observability/alert-monitor';
-import { AdminAlerts, gaveUpAlert } from '../observability/alerts';
+import { AlertMonitor } from '../alerts/alert-monitor';
+import { AdminAlerts, gaveUpAlert } from '../alerts/alerts';
 import { createLogger, type Logger } from '../observability/logger';
 import { createMetrics, type Metrics } from '../observability/metrics';
 import { PLATFORMS } from '../org/directory.schema';
@@ -44,6 +45,7 @@ import { createButtonAnswers } from '../pipeline/button-answers';
 import { QuestionCloser } from '../pipeline/question-closer';
 import { scheduleMaintenance } from '../scheduler/maintenance';
 import { NoticeScheduler } from '../scheduler/notices/notice-scheduler';
+import { fireDueChatSchedules } from '../scheduler/chat-schedules';
 import { startReminderSweep } from '../scheduler/reminders';
 import { AdminAuth } from '../server/admin-auth';
 import { createAdminRouter } from '../server/admin/admin.route';
@@ -182,6 +184,8 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     claimTtlMs: config.WORK_CLAIM_TTL_MS,
     defaultMaxAttempts: config.WORK_MAX_ATTEMPTS,
     pool: database.pgPool,
+    // An intake-only process tells the turns processes what it stored (./roles.ts).
+    notify: duties.stored === 'notify',
     // An item that gave up is alerted, and a worker woken for its apology (SPEC §5: never silent).
     onGaveUp: (g) => {
       raise(gaveUpAlert(g));
@@ -204,7 +208,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     chatwork,
   });
   const buttonAnswer = createButtonAnswers({
-    states: pipeline.states,
+    pending: pipeline.pending,
     intake,
     prompts,
     logger,
@@ -246,7 +250,17 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     scheduler: () => scheduler,
   });
 
-  pool = startWorkers({ config, o, duties, logger, queue, alerts, pipeline });
+  pool = startWorkers({ config, o, duties, logger, queue, alerts, pipeline, intake });
+  // A turns process hears the messages an intake process stored (its poll stays the fallback).
+  const notices =
+    duties.stored === 'listen'
+      ? new WorkNotices({
+          connectionString: database.url,
+          logger,
+          onStored: (ids) => ids.forEach((itemId) => pool?.wake({ itemId })),
+        })
+      : null;
+  await notices?.start();
   const background = await startBackground({
     config,
     o,
@@ -281,6 +295,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     (stopping ??= (async () => {
       await http.stop();
       await background.stop();
+      await notices?.stop();
       await pool!.stop(7000);
       await org.stop();
       if (sqlStatements)
@@ -691,6 +706,7 @@ function startWorkers(d: {
   queue: WorkQueue;
   alerts: AdminAlerts;
   pipeline: Pipeline;
+  intake: Intake;
 }): WorkerPool {
   const { config, queue, alerts, pipeline } = d;
   const pool = new WorkerPool({
@@ -704,6 +720,8 @@ function startWorkers(d: {
     onDatabaseDown: (error) => alerts.databaseDown(error),
     onDatabaseUp: () => alerts.databaseUp(),
     claimNamed: claimNamedBy(pipeline.runner, queue),
+    // The intake of this process first (decision 0002): no new turn starts while webhooks are being stored.
+    hold: { busy: () => d.intake.busy, whenIdle: () => d.intake.whenIdle(), maxMs: 200 },
   });
   pool.start();
   return pool;
@@ -732,9 +750,24 @@ async function startBackground(d: {
 }): Promise<{ scheduler: NoticeScheduler | null; monitor: AlertMonitor; stop(): Promise<void> }> {
   const { config, o, duties, logger, metrics, alerts, wakeMany } = d;
   const { db, sql } = d.database;
-  // Due reminders → notification work items (once across instances: the item's dedupe key).
+  // Due chat-schedule periods, then due reminders → notification work items (once across instances: the
+  // period row, the item's dedupe key).
+  const chatSweep = {
+    db,
+    sql,
+    logger,
+    instanceId: d.instanceId,
+    horizonMs: config.NOTICE_CATCHUP_HORIZON_MINUTES * 60_000,
+  };
   const stopSweep = duties.background
-    ? startReminderSweep({ sql, logger, intervalMs: o.reminderSweepMs ?? 15000, onEnqueued: wakeMany, now: o.now })
+    ? startReminderSweep({
+        sql,
+        logger,
+        intervalMs: o.reminderSweepMs ?? 15000,
+        onEnqueued: wakeMany,
+        now: o.now,
+        before: async (now) => (await fireDueChatSchedules(chatSweep, now)).created,
+      })
     : () => undefined;
   const schedulerOn =
     duties.background && (o.noticeScheduler ?? (config.NOTICES_ENABLED && config.NODE_ENV !== 'test'));

@@ -7,7 +7,8 @@ import type { Env } from '../config/env';
 import { Brain } from '../brain/brain';
 import { CostGuard } from '../brain/cost-guard';
 import { SenderBudget } from '../brain/sender-budget';
-import { AnthropicLlmClient, type LlmClient } from '../brain/llm-client';
+import { AnthropicLlmClient } from '../brain/anthropic-client';
+import type { LlmClient } from '../brain/llm-client';
 import type { ChatworkTasksApi } from '../tools/types';
 import { type PromptSet } from '../brain/prompts';
 import { ContextBuilder, type OrgInfo } from '../context/context-builder';
@@ -23,7 +24,7 @@ import { APOLOGY_KIND, ClaimLostError, type ClaimedItem, type WorkQueue, type Wo
 import { type Logger } from '../observability/logger';
 import { type Metrics } from '../observability/metrics';
 import { safeRedactText } from '../observability/redact';
-import { TurnRecorder } from '../observability/turn-recorder';
+import { TurnRecorder } from '../audit/turn-recorder';
 import { Outbox } from '../outbox/outbox';
 import { ConfirmationFlow } from '../pipeline/confirmation-flow';
 import { NoticeRunner } from '../pipeline/notice-runner';
@@ -33,6 +34,7 @@ import { ConversationLog } from '../state/conversation-log';
 import { TurnStore } from '../state/turn-store';
 import { ProposalStage } from '../pipeline/proposal-stage';
 import { BrainStateManager } from '../state/brain-state-manager';
+import { PendingActions } from '../state/pending-actions';
 import { TurnRunner } from '../turn/turn';
 import { ToolExecutor } from '../tools/executor';
 import { ToolRegistry } from '../tools/registry';
@@ -40,9 +42,9 @@ import { handlers } from '../../handlers';
 import { NoticeDelivery } from '../pipeline/notice-delivery';
 import { Apologies } from '../pipeline/apology';
 import { ScheduledNoticeHandler } from '../scheduler/notices/notice-handler';
-import { AdminAlertNotices, AdminAlerts } from '../observability/alerts';
-import type { InboundMessage } from '../adapters/types';
-import { SelfCritic } from '../observability/self-critique';
+import { AdminAlertNotices, AdminAlerts } from '../alerts/alerts';
+import type { InboundMessage } from '../core/chat';
+import { SelfCritic } from '../pipeline/self-critique';
 import { Reviewer } from '../brain/critique';
 import { Summarizer } from '../brain/summarize';
 import { isSummaryItem, SummaryRunner } from '../pipeline/summary-runner';
@@ -103,6 +105,8 @@ export interface Pipeline {
   proposals: ProposalStage;
   confirmations: ConfirmationFlow;
   states: BrainStateManager;
+  /** The sessions' pending actions (their one writer). */
+  pending: PendingActions;
   contextBuilder: ContextBuilder;
   recorder: TurnRecorder;
   conversations: ConversationLog;
@@ -144,8 +148,18 @@ export function composePipeline(p: PipelineInput): Pipeline {
   const recorder = new TurnRecorder(db, metrics, sql);
   const conversations = new ConversationLog(db, sql);
   const registry = new ToolRegistry(handlers);
-  const contexts = new ToolContexts({ db, outbox, conversations, chatwork: p.chatwork, now, directory });
-  const states = new BrainStateManager(db, { now, sql });
+  const scheduleLimits = { perMember: config.SCHEDULES_PER_MEMBER, perRoom: config.SCHEDULES_PER_ROOM };
+  const contexts = new ToolContexts({
+    db,
+    outbox,
+    conversations,
+    chatwork: p.chatwork,
+    now,
+    directory,
+    scheduleLimits,
+  });
+  const pending = new PendingActions(db, { now });
+  const states = new BrainStateManager(db, { now, pending });
   const executor = new ToolExecutor(registry);
   const shadowMode = config.SHADOW_MODE;
   const proposals = new ProposalStage({
@@ -164,7 +178,7 @@ export function composePipeline(p: PipelineInput): Pipeline {
   });
   const confirmations = new ConfirmationFlow({
     db,
-    states,
+    pending,
     brain,
     registry,
     executor,
@@ -313,6 +327,7 @@ export function composePipeline(p: PipelineInput): Pipeline {
     proposals,
     confirmations,
     states,
+    pending,
     contextBuilder,
     recorder,
     conversations,

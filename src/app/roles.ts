@@ -17,15 +17,33 @@ export interface RoleDuties {
   closesQuestions: boolean;
   /** The notice scheduler, the reminder sweep, the alert thresholds and the nightly maintenance. */
   background: boolean;
+  /**
+   * How messages stored in one process reach the claim loops of another at once (PostgreSQL NOTIFY on
+   * `hisho_work`; the pool's poll stays the fallback): `notify` for a role that stores messages it does not
+   * claim, `listen` for one that claims messages it does not store. In `all` the intake wakes its own loops.
+   */
+  stored: 'notify' | 'listen' | 'none';
 }
 
 const DUTIES: Record<Role, RoleDuties> = {
-  all: { claims: ['user_request', 'notification', 'work'], intake: true, closesQuestions: true, background: true },
-  intake: { claims: [], intake: true, closesQuestions: false, background: false },
+  all: {
+    claims: ['user_request', 'notification', 'work'],
+    intake: true,
+    closesQuestions: true,
+    background: true,
+    stored: 'none',
+  },
+  intake: { claims: [], intake: true, closesQuestions: false, background: false, stored: 'notify' },
   // Turns and notices: what a person waits for (replies, reminders, scheduled notices, alerts, apologies).
-  turns: { claims: ['user_request', 'notification'], intake: false, closesQuestions: true, background: false },
+  turns: {
+    claims: ['user_request', 'notification'],
+    intake: false,
+    closesQuestions: true,
+    background: false,
+    stored: 'listen',
+  },
   // Background work items: self-critiques, conversation summaries, multi-step work (R-W1).
-  background: { claims: ['work'], intake: false, closesQuestions: false, background: true },
+  background: { claims: ['work'], intake: false, closesQuestions: false, background: true, stored: 'none' },
 };
 
 export function dutiesOf(role: Role): RoleDuties {

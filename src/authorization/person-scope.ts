@@ -17,6 +17,7 @@ export const PERSON_ROLES: readonly PersonRole[] = [
   'reminder_target',
   'memory_subject',
   'task',
+  'task_change',
   'recipients',
   'person',
 ];
@@ -26,8 +27,11 @@ export const PERSON_ROLES: readonly PersonRole[] = [
  * department the sender may see (R-Z1); `out_of_scope`: an existing member outside it; `top_secret`: in a
  * top-secret department the sender may not see; `unknown`: no active member (or task) matches.
  */
-/** The roles whose parameter names a member (`task` names a task, whose owner is looked up instead). */
-export const MEMBER_ROLES: readonly PersonRole[] = PERSON_ROLES.filter((r) => r !== 'task');
+/** The roles whose parameter names a task, whose owner is looked up instead of a member. */
+export const TASK_ROLES: readonly PersonRole[] = ['task', 'task_change'];
+
+/** The roles whose parameter names a member. */
+export const MEMBER_ROLES: readonly PersonRole[] = PERSON_ROLES.filter((r) => !TASK_ROLES.includes(r));
 
 export type Relation = 'self' | 'in_scope' | 'out_of_scope' | 'top_secret' | 'unknown';
 
@@ -52,6 +56,8 @@ export const ROLE_LABELS: Readonly<Record<PersonRole, string>> = {
   reminder_target: 'who is reminded (create_reminder person)',
   memory_subject: 'who a memory is about (save_memory subject)',
   task: 'whose task is completed (complete_task task_id: its assignee or creator)',
+  task_change:
+    "whose task is changed or cancelled (change_task, cancel_task task_id: its assignee; another's is asked first)",
   recipients: 'who is mentioned (announce recipients)',
   person: 'any other person parameter',
 };
@@ -63,6 +69,7 @@ export const PERSON_SCOPE_TABLE: Readonly<Record<PersonRole, Readonly<Record<Rel
   reminder_target: { self: ALLOW, in_scope: ALLOW, out_of_scope: DENY, top_secret: DENY, unknown: DENY },
   memory_subject: { self: ALLOW, in_scope: CONFIRM, out_of_scope: DENY, top_secret: DENY, unknown: DENY },
   task: { self: ALLOW, in_scope: { allowFrom: 3 }, out_of_scope: DENY, top_secret: DENY, unknown: DENY },
+  task_change: { self: ALLOW, in_scope: CONFIRM, out_of_scope: DENY, top_secret: DENY, unknown: DENY },
   recipients: { self: ALLOW, in_scope: ALLOW, out_of_scope: CONFIRM, top_secret: DENY, unknown: DENY },
   person: { self: ALLOW, in_scope: ALLOW, out_of_scope: DENY, top_secret: DENY, unknown: DENY },
 };

@@ -8,6 +8,7 @@ import {
   outcomeAt,
   PERSON_ROLES,
   personOutcome,
+  TASK_ROLES,
   type Outcome,
   type PersonRole,
   type Relation,
@@ -66,7 +67,7 @@ export function checkedParams(tool: Pick<ToolMeta, 'paramRoles'>, parameters: Re
 /** Task ids named by `task` parameters (their owners are loaded before the gate decides). */
 export function referencedTaskIds(tool: Pick<ToolMeta, 'paramRoles'>, parameters: Record<string, unknown>): string[] {
   return checkedParams(tool, parameters)
-    .filter((p) => p.role === 'task')
+    .filter((p) => TASK_ROLES.includes(p.role as PersonRole))
     .flatMap((p) => (Array.isArray(p.value) ? p.value : [p.value]))
     .filter((v): v is string => typeof v === 'string')
     .map((v) => v.trim());
@@ -105,12 +106,17 @@ function relationOf(scope: Scope, member: DirectoryMember): Relation {
   return isDepartmentVisible(scope.visible, member.departmentId) ? 'in_scope' : 'out_of_scope';
 }
 
-/** Who a `task` parameter touches: the sender's own task (assignee or creator), else its assignee. */
-function taskRelation(scope: Scope, taskId: string): Relation {
+/**
+ * Who a task parameter touches. `task` (completing): the sender's own task (assignee or creator), else its
+ * assignee. `task_change` (changing or cancelling): the sender's own only when they are its assignee — a task
+ * they gave someone else is that person's, so changing it is asked first.
+ */
+function taskRelation(scope: Scope, role: PersonRole, taskId: string): Relation {
   const task = scope.directory.tasks?.get(taskId);
   if (!task) return 'unknown';
   const me = scope.actor.memberId;
-  if (me !== null && (task.assigneeMemberId === me || task.createdByMemberId === me)) return 'self';
+  const mine = task.assigneeMemberId === me || (role === 'task' && task.createdByMemberId === me);
+  if (me !== null && mine) return 'self';
   const assignee = scope.directory.members.find((m) => m.id === task.assigneeMemberId);
   return assignee ? relationOf(scope, assignee) : 'unknown';
 }
@@ -128,8 +134,8 @@ interface Judged {
  */
 function judgeRef(scope: Scope, role: PersonRole, ref: MemberRef): Judged {
   const level = scope.actor.level;
-  if (role === 'task') {
-    const relation = taskRelation(scope, ref.value.trim());
+  if (TASK_ROLES.includes(role)) {
+    const relation = taskRelation(scope, role, ref.value.trim());
     return { outcome: personOutcome(role, relation, level), relation };
   }
   const members = scope.directory.members;

@@ -1,21 +1,27 @@
-import type Anthropic from '@anthropic-ai/sdk';
 import { AppError } from '../errors/app-error';
 import type { TurnContext } from '../context/types';
-import type { LlmClient, LlmRequest, LlmResponse } from './llm-client';
+import {
+  toolCalls,
+  type LlmClient,
+  type LlmMessage,
+  type LlmPart,
+  type LlmRequest,
+  type LlmResponse,
+} from './llm-client';
 import { parseModelOutput } from './output';
 import { costUsd } from './pricing';
 import { type PromptSet } from './prompts';
 import { fill } from '../core/messages';
 import { buildRequest } from './request';
-import type { Continuation } from './continuation';
+import { errorResults, type Continuation } from './continuation';
 import type { ToolSpec } from './tool-definitions';
 import type { BrainOutput } from '../core/proposal';
 import type { LlmCallRecord } from '../core/llm-usage';
 
 export interface BrainDecision {
   output: BrainOutput;
-  /** The assistant content to append when tool results are sent back (thinking blocks included). */
-  assistantContent: Anthropic.Messages.ContentBlock[];
+  /** The assistant content to append when tool results are sent back (thinking included). */
+  assistantContent: LlmResponse['content'];
   calls: LlmCallRecord[];
   model: string;
   /** Why retries happened ("no_tool", "invalid: …", "max_tokens"), for the turn record. */
@@ -71,7 +77,7 @@ export class Brain {
     if ('refuse' in choice)
       throw new BrainFailure(new AppError('LLM_COST_LIMIT', 'daily LLM cost limit reached'), calls, retries);
     const model = choice.model;
-    let continuation: Anthropic.Messages.MessageParam[] = [...(input.continuation ?? [])];
+    let continuation: LlmMessage[] = [...(input.continuation ?? [])];
     let maxTokens = this.opts.maxTokens;
     let guidedRetryUsed = false;
     let maxTokensRetryUsed = false;
@@ -94,7 +100,7 @@ export class Brain {
         requestId: res.requestId,
       });
 
-      if (res.stopReason === 'max_tokens' || res.stopReason === 'model_context_window_exceeded') {
+      if (res.stopReason === 'max_tokens' || res.stopReason === 'context_window') {
         // Never act on a half-written tool call: discard it and ask again with more room.
         retries.push('max_tokens');
         if (maxTokensRetryUsed)
@@ -132,7 +138,7 @@ export class Brain {
 }
 
 /**
- * The Messages API request of one decision, from the brain's input: the one place it is built, for the service
+ * The model request of one decision, from the brain's input: the one place it is built, for the service
  * and for the evaluation set (`eval/`), so the evaluation measures what the service sends.
  */
 export function decisionRequest(
@@ -152,28 +158,19 @@ export function decisionRequest(
   });
 }
 
-/** Appends the bad answer and a correction, keeping tool_use/tool_result pairing valid. */
+/** Appends the bad answer and a correction, keeping tool call / result pairing valid. */
 function guidanceTurns(
   p: PromptSet,
-  content: Anthropic.Messages.ContentBlock[],
+  content: readonly LlmPart[],
   problem: 'no_tool' | 'invalid',
   detail: string,
-): Anthropic.Messages.MessageParam[] {
+): LlmMessage[] {
   const text =
     problem === 'no_tool'
       ? (p.guidance.retry_no_tool ?? '')
       : fill(p.guidance.retry_invalid ?? '', { problem: detail });
-  const uses = content.filter((b): b is Anthropic.Messages.ToolUseBlock => b.type === 'tool_use');
-  const assistant: Anthropic.Messages.MessageParam = {
-    role: 'assistant',
-    content: content as Anthropic.Messages.ContentBlockParam[],
-  };
+  const uses = toolCalls(content);
+  const assistant: LlmMessage = { role: 'assistant', content };
   if (uses.length === 0) return [assistant, { role: 'user', content: text }];
-  return [
-    assistant,
-    {
-      role: 'user',
-      content: uses.map((u) => ({ type: 'tool_result' as const, tool_use_id: u.id, is_error: true, content: text })),
-    },
-  ];
+  return [assistant, { role: 'user', content: errorResults(uses, text) }];
 }

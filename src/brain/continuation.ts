@@ -1,11 +1,11 @@
-import type Anthropic from '@anthropic-ai/sdk';
 import type { ToolProposal } from '../core/proposal';
+import { toolCalls, type LlmMessage, type LlmPart, type LlmToolResult } from './llm-client';
 
 /**
- * The earlier steps of a turn (the model's tool calls and their results) in the Messages API's shape.
+ * The earlier steps of a turn (the model's tool calls and their results) as messages of the LlmClient port.
  * Opaque outside brain/: the pipeline only passes it back to {@link Brain.decide}.
  */
-export type Continuation = readonly Anthropic.Messages.MessageParam[];
+export type Continuation = readonly LlmMessage[];
 
 /** What one proposal produced, as the model hears it (`content`: JSON text or a short error message). */
 export interface ToolResult {
@@ -14,25 +14,20 @@ export interface ToolResult {
   isError: boolean;
 }
 
-function resultBlock(r: ToolResult): Anthropic.Messages.ToolResultBlockParam {
-  return {
-    type: 'tool_result',
-    tool_use_id: r.proposalId,
-    content: r.content,
-    ...(r.isError ? { is_error: true } : {}),
-  };
+function resultPart(r: ToolResult): LlmToolResult {
+  return { type: 'tool_result', callId: r.proposalId, content: r.content, ...(r.isError ? { isError: true } : {}) };
 }
 
 /** The continuation after a decision's tool calls (its `assistantContent`) were answered with `results`. */
 export function nextStep(
   before: Continuation,
-  decision: { assistantContent: Anthropic.Messages.ContentBlock[] },
+  decision: { assistantContent: readonly LlmPart[] },
   results: readonly ToolResult[],
 ): Continuation {
   return [
     ...before,
-    { role: 'assistant', content: decision.assistantContent as Anthropic.Messages.ContentBlockParam[] },
-    { role: 'user', content: results.map(resultBlock) },
+    { role: 'assistant', content: decision.assistantContent },
+    { role: 'user', content: results.map(resultPart) },
   ];
 }
 
@@ -64,15 +59,9 @@ export function confirmedActionContinuation(a: ConfirmedAction): Continuation {
     parameters: a.proposal.parameters,
     parameter_sources: [],
   };
-  const toolUse: Anthropic.Messages.ToolUseBlockParam = {
-    type: 'tool_use',
-    id: a.proposal.id,
-    name: a.proposal.toolName,
-    input,
-  };
   return [
-    { role: 'assistant', content: [toolUse] },
-    { role: 'user', content: [resultBlock(a.result), { type: 'text', text: a.note }] },
+    { role: 'assistant', content: [{ type: 'tool_call', id: a.proposal.id, name: a.proposal.toolName, input }] },
+    { role: 'user', content: [resultPart(a.result), { type: 'text', text: a.note }] },
   ];
 }
 
@@ -83,19 +72,21 @@ export function confirmedActionContinuation(a: ConfirmedAction): Continuation {
  */
 export function rejectedAnswerContinuation(
   before: Continuation,
-  answer: { content: readonly Anthropic.Messages.ContentBlock[] | null; text: string },
+  answer: { content: readonly LlmPart[] | null; text: string },
   note: string,
 ): Continuation {
-  const uses = (answer.content ?? []).filter((b): b is Anthropic.Messages.ToolUseBlock => b.type === 'tool_use');
+  const uses = toolCalls(answer.content ?? []);
   if (!answer.content || uses.length === 0) {
     return [...before, { role: 'assistant', content: answer.text }, { role: 'user', content: note }];
   }
   return [
     ...before,
-    { role: 'assistant', content: answer.content as Anthropic.Messages.ContentBlockParam[] },
-    {
-      role: 'user',
-      content: uses.map((u) => ({ type: 'tool_result' as const, tool_use_id: u.id, is_error: true, content: note })),
-    },
+    { role: 'assistant', content: answer.content },
+    { role: 'user', content: errorResults(uses, note) },
   ];
+}
+
+/** Every tool call answered with the same error note (keeps call / result pairing valid). */
+export function errorResults(calls: readonly { id: string }[], note: string): LlmToolResult[] {
+  return calls.map((c) => ({ type: 'tool_result', callId: c.id, content: note, isError: true }));
 }

@@ -1,10 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type Anthropic from '@anthropic-ai/sdk';
 import { z } from 'zod';
 import type { LlmCallRecord } from '../core/llm-usage';
 import type { ModelSelector } from './brain';
-import type { LlmClient } from './llm-client';
+import { toolCalls, type LlmClient, type LlmTool } from './llm-client';
 import { costUsd } from './pricing';
 import { PROMPTS_DIR } from './prompts';
 
@@ -18,11 +17,11 @@ const ZCritique = z.object({
 /** A reviewer's answer about one decision (R-B6). */
 export type Critique = z.infer<typeof ZCritique>;
 
-const CRITIQUE_TOOL: Anthropic.Messages.Tool = {
+const CRITIQUE_TOOL: LlmTool = {
   name: 'critique',
   description: 'Your review of the decision (stored with the turn; it changes nothing).',
   strict: true,
-  input_schema: {
+  inputSchema: {
     type: 'object',
     properties: {
       appropriate: { type: 'boolean', description: 'Would you have made the same decision?' },
@@ -69,10 +68,9 @@ export class Reviewer {
     try {
       const res = await this.o.llm.create({
         model: choice.model,
-        max_tokens: 1024,
-        system: [{ type: 'text', text: this.system }],
+        maxTokens: 1024,
+        system: this.system,
         tools: [CRITIQUE_TOOL],
-        tool_choice: { type: 'auto' },
         messages: [
           {
             role: 'user',
@@ -88,9 +86,7 @@ export class Reviewer {
         durationMs: res.durationMs,
         requestId: res.requestId,
       };
-      const use = res.content.find(
-        (b): b is Anthropic.Messages.ToolUseBlock => b.type === 'tool_use' && b.name === CRITIQUE_TOOL.name,
-      );
+      const use = toolCalls(res.content).find((b) => b.name === CRITIQUE_TOOL.name);
       const parsed = ZCritique.safeParse(use?.input);
       if (!parsed.success) return { kind: 'unusable', model: res.model, call };
       return { kind: 'critique', critique: parsed.data, model: res.model, call };

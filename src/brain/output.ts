@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type Anthropic from '@anthropic-ai/sdk';
+import { toolCalls, type LlmPart, type LlmTool } from './llm-client';
 import type { BrainOutput, ParameterSource, Reasoning, ToolProposal } from '../core/proposal';
 import { envelopeSchema, MIN_REASONING_CHARS, ZCapabilityEnvelope, ZConfidence, zodReasoning } from './envelope';
 
@@ -8,15 +8,15 @@ export const REPLY_TOOL = 'reply';
 export const CLARIFY_TOOL = 'ask_clarification';
 
 /** The `reply` and `ask_clarification` tools (deterministic JSON, part of the cached prefix; envelope.ts). */
-export function metaTools(): Anthropic.Messages.Tool[] {
+export function metaTools(): LlmTool[] {
   const schema = (kind: 'reply' | 'clarify', own: Record<string, unknown>) =>
-    envelopeSchema(kind, own, { closed: true }) as Anthropic.Messages.Tool['input_schema'];
+    envelopeSchema(kind, own, { closed: true });
   return [
     {
       name: REPLY_TOOL,
       description: 'Answer in words, no action: conversation, explanations, reporting results.',
       strict: true,
-      input_schema: schema('reply', {
+      inputSchema: schema('reply', {
         text: { type: 'string', description: 'The reply, in the persona, 3–5 sentences, ending with a next step.' },
       }),
     },
@@ -25,7 +25,7 @@ export function metaTools(): Anthropic.Messages.Tool[] {
       description:
         'Ask one short question about something essential that is ambiguous or missing; candidates as options.',
       strict: true,
-      input_schema: schema('clarify', {
+      inputSchema: schema('clarify', {
         question: { type: 'string' },
         options: { type: 'array', items: { type: 'string' } },
       }),
@@ -38,8 +38,8 @@ export function metaTools(): Anthropic.Messages.Tool[] {
  * `parameter_sources`, generated from envelope.ts like the meta-tools') around the tool's own `parameters`
  * (issue 33: the shape is in the schema, not only in prose). {@link parseModelOutput} checks it.
  */
-export function capabilityInputSchema(parameters: Record<string, unknown>): Anthropic.Messages.Tool['input_schema'] {
-  return envelopeSchema('capability', { parameters }, { closed: false }) as Anthropic.Messages.Tool['input_schema'];
+export function capabilityInputSchema(parameters: Record<string, unknown>): Record<string, unknown> {
+  return envelopeSchema('capability', { parameters }, { closed: false });
 }
 
 const ZReplyInput = z.object({
@@ -65,11 +65,11 @@ function reasoningLength(r: Reasoning): number {
 }
 
 /**
- * Turns the model's content blocks into a BrainOutput. Blocks are picked by type (thinking blocks may
- * come first). A text-only answer is `no_tool`; schema problems or too-short reasoning are `invalid`.
+ * Turns the model's answer into a BrainOutput. Parts are picked by type (thinking may come first). A
+ * text-only answer is `no_tool`; schema problems or too-short reasoning are `invalid`.
  */
-export function parseModelOutput(content: Anthropic.Messages.ContentBlock[]): ParseResult {
-  const uses = content.filter((b): b is Anthropic.Messages.ToolUseBlock => b.type === 'tool_use');
+export function parseModelOutput(content: readonly LlmPart[]): ParseResult {
+  const uses = toolCalls(content);
   if (uses.length === 0) return { ok: false, problem: 'no_tool', detail: 'no tool call in the answer' };
   const meta = uses.filter((u) => u.name === REPLY_TOOL || u.name === CLARIFY_TOOL);
   if (meta.length > 0 && meta.length !== uses.length)

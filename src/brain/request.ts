@@ -1,13 +1,10 @@
-import type Anthropic from '@anthropic-ai/sdk';
 import { neutralise, quoted } from '../context/quote';
 import type { TurnContext } from '../context/types';
-import type { LlmRequest } from './llm-client';
+import type { LlmMessage, LlmRequest, LlmText, LlmTool } from './llm-client';
 import { metaTools } from './output';
-import { anthropicTool, type ToolSpec } from './tool-definitions';
+import { modelTool, type ToolSpec } from './tool-definitions';
 import type { Continuation } from './continuation';
 import type { PromptSet } from './prompts';
-
-const EPHEMERAL = { type: 'ephemeral' } as const;
 
 /**
  * The stable system prefix: persona, rules and — for members — the organisation's values and policies.
@@ -85,10 +82,7 @@ const CONTEXT_CLOSE = '</context>';
  * History and the current message as alternating turns, starting with the user. The last user turn
  * carries the context block, then the current message.
  */
-export function renderMessages(
-  ctx: TurnContext,
-  restricted: readonly string[] = [],
-): Anthropic.Messages.MessageParam[] {
+export function renderMessages(ctx: TurnContext, restricted: readonly string[] = []): LlmMessage[] {
   const msgs: { role: 'user' | 'assistant'; text: string }[] = [];
   for (const h of ctx.history) {
     const last = msgs.at(-1);
@@ -98,7 +92,7 @@ export function renderMessages(
   while (msgs[0]?.role === 'assistant') msgs.shift();
   const earlier = msgs.at(-1)?.role === 'user' ? msgs.pop()!.text : null;
   const current = `${neutralise(ctx.sender.name)}: ${ctx.message.text}`;
-  const blocks: Anthropic.Messages.TextBlockParam[] = [
+  const blocks: LlmText[] = [
     ...(earlier !== null ? [{ type: 'text' as const, text: earlier }] : []),
     { type: 'text', text: renderContext(ctx, restricted) },
     { type: 'text', text: current },
@@ -120,45 +114,40 @@ export interface BuildRequestInput {
 }
 
 /**
- * Builds the Messages API request. Order: tools (sorted, meta-tools last, breakpoint on the last) →
- * stable system (breakpoint) → messages, the last user turn carrying the context block. `tool_choice:
- * auto` (forced tool use is rejected by current models); no temperature/top_p/top_k.
+ * Builds the model request: tools (sorted, meta-tools last) and the stable system text as the cached prefix,
+ * then the messages, the last user turn carrying the context block; no temperature/top_p/top_k.
  */
 export function buildRequest(input: BuildRequestInput): LlmRequest {
   return {
     model: input.model,
-    max_tokens: input.maxTokens,
+    maxTokens: input.maxTokens,
     tools: toolList(input.tools),
-    tool_choice: { type: 'auto' },
-    system: [{ type: 'text', text: renderStableSystem(input.prompts, input.ctx), cache_control: EPHEMERAL }],
+    system: renderStableSystem(input.prompts, input.ctx),
     messages: [...renderMessages(input.ctx, input.restricted), ...(input.continuation ?? [])],
+    cachePrefix: true,
   };
 }
 
 /** The last tool list built, by the capabilities it was built from (one organisation's list, reused). */
-let lastList: { specs: readonly ToolSpec[]; tools: Anthropic.Messages.Tool[] } | null = null;
-const listsByNames = new Map<string, { specs: readonly ToolSpec[]; tools: Anthropic.Messages.Tool[] }>();
+let lastList: { specs: readonly ToolSpec[]; tools: readonly LlmTool[] } | null = null;
+const listsByNames = new Map<string, { specs: readonly ToolSpec[]; tools: readonly LlmTool[] }>();
 
 /**
- * The request's tool list: capabilities sorted by name, the meta-tools last, the cache breakpoint on the last
- * one. Built once per set of capability declarations and reused (the same array for every request), so the
- * cached prefix is byte-identical and no turn rebuilds it.
+ * The request's tool list: capabilities sorted by name, the meta-tools last. Built once per set of capability
+ * declarations and reused (the same array for every request), so the cached prefix is byte-identical and
+ * neither this nor the adapter rebuilds it for a turn.
  */
-export function toolList(specs: readonly ToolSpec[]): Anthropic.Messages.Tool[] {
+export function toolList(specs: readonly ToolSpec[]): readonly LlmTool[] {
   const same = (a: readonly ToolSpec[]) => a.length === specs.length && a.every((s, i) => s === specs[i]);
   if (lastList && same(lastList.specs)) return lastList.tools;
   const key = specs.map((s) => s.name).join('\n');
   const hit = listsByNames.get(key);
   if (hit && same(hit.specs)) return (lastList = hit).tools;
   const tools = specs
-    .map(anthropicTool)
+    .map(modelTool)
     .sort((a, b) => a.name.localeCompare(b.name))
     .concat(metaTools());
-  const lastTool = tools.length - 1;
-  const list = {
-    specs: [...specs],
-    tools: tools.map((t, i) => (i === lastTool ? { ...t, cache_control: EPHEMERAL } : t)),
-  };
+  const list = { specs: [...specs], tools };
   // A handful of lists exist (none for public rooms, one per registry); tests build many: keep the map small.
   if (listsByNames.size > 32) listsByNames.clear();
   listsByNames.set(key, list);

@@ -1,11 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type Anthropic from '@anthropic-ai/sdk';
 import { z } from 'zod';
 import type { LlmCallRecord } from '../core/llm-usage';
 import { AppError } from '../errors/app-error';
 import type { ModelSelector } from './brain';
-import type { LlmClient } from './llm-client';
+import { toolCalls, type LlmClient, type LlmTool } from './llm-client';
 import { costUsd } from './pricing';
 import { PROMPTS_DIR } from './prompts';
 
@@ -14,11 +13,11 @@ export const SUMMARY_MAX_CHARS = 2000;
 
 const ZSummary = z.object({ summary: z.string().min(1) });
 
-const SUMMARY_TOOL: Anthropic.Messages.Tool = {
+const SUMMARY_TOOL: LlmTool = {
   name: 'write_summary',
   description: 'The updated summary of the older part of the conversation (stored; shown to you in later turns).',
   strict: true,
-  input_schema: {
+  inputSchema: {
     type: 'object',
     properties: {
       summary: { type: 'string', description: 'The whole updated summary, in Japanese.' },
@@ -76,10 +75,9 @@ export class Summarizer {
     try {
       res = await this.o.llm.create({
         model: choice.model,
-        max_tokens: this.o.maxTokens ?? 1500,
-        system: [{ type: 'text', text: this.system }],
+        maxTokens: this.o.maxTokens ?? 1500,
+        system: this.system,
         tools: [SUMMARY_TOOL],
-        tool_choice: { type: 'auto' },
         messages: [{ role: 'user', content: data }],
       });
     } catch (err) {
@@ -93,9 +91,7 @@ export class Summarizer {
       durationMs: res.durationMs,
       requestId: res.requestId,
     };
-    const use = res.content.find(
-      (b): b is Anthropic.Messages.ToolUseBlock => b.type === 'tool_use' && b.name === SUMMARY_TOOL.name,
-    );
+    const use = toolCalls(res.content).find((b) => b.name === SUMMARY_TOOL.name);
     const parsed = ZSummary.safeParse(use?.input);
     if (!parsed.success) return { kind: 'unusable', model: res.model, call };
     return {

@@ -1,19 +1,19 @@
-import type Anthropic from '@anthropic-ai/sdk';
 import { z } from 'zod';
 import type { ToolDefinition } from '../tools/types';
+import type { LlmTool } from './llm-client';
 import { capabilityInputSchema } from './output';
 
 /** What the brain needs of a capability to offer it to the model (its declaration in handlers/). */
 export type ToolSpec = Pick<ToolDefinition, 'name' | 'description' | 'triggerExamples' | 'input'>;
 
-const cache = new WeakMap<ToolSpec, Anthropic.Messages.Tool>();
+const cache = new WeakMap<ToolSpec, LlmTool>();
 
 /**
- * The Anthropic definition of a capability: description + trigger examples, and the meta-wrapped input
+ * The model's definition of a capability: description + trigger examples, and the meta-wrapped input
  * schema (reasoning, confidence, summary, parameters). Built once per declaration: it is part of the
  * cached prompt prefix, so it must not change between turns.
  */
-export function anthropicTool(spec: ToolSpec): Anthropic.Messages.Tool {
+export function modelTool(spec: ToolSpec): LlmTool {
   const hit = cache.get(spec);
   if (hit) return hit;
   const params = compact(z.toJSONSchema(spec.input, { target: 'draft-2020-12' })) as Record<string, unknown>;
@@ -23,10 +23,10 @@ export function anthropicTool(spec: ToolSpec): Anthropic.Messages.Tool {
     .slice(0, 1)
     .map((e) => `「${e}」`)
     .join(' ');
-  const tool: Anthropic.Messages.Tool = {
+  const tool: LlmTool = {
     name: spec.name,
     description: `${spec.description}\nExamples: ${examples}`,
-    input_schema: capabilityInputSchema(params),
+    inputSchema: capabilityInputSchema(params),
   };
   cache.set(spec, tool);
   return tool;

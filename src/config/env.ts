@@ -144,6 +144,10 @@ export const ZEnv = z.object({
     .default(180),
   /** How often schedules are re-read from the database (a directory import applies without a restart). */
   SCHEDULE_RELOAD_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
+  /** Recurring schedules one member may keep by asking (reminders, digests, room notices they made). */
+  SCHEDULES_PER_MEMBER: z.coerce.number().int().min(0).max(1000).default(20),
+  /** Recurring schedules one room may hold, whoever made them. */
+  SCHEDULES_PER_ROOM: z.coerce.number().int().min(0).max(5000).default(50),
   // [[ADMIN ALERTS]]
   /** Each kind of admin alert is sent at most once per window (repeats are counted). */
   ALERT_WINDOW_MINUTES: z.coerce

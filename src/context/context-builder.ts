@@ -1,6 +1,6 @@
 import type { Directory } from '../authorization/directory';
 import type { DepartmentNode } from '../authorization/scope';
-import type { InboundMessage } from '../adapters/types';
+import type { InboundMessage } from '../core/chat';
 import { calendarLine, readClosingDays } from '../calendar/business-calendar';
 import { detectLanguage } from '../core/language';
 import type { Db } from '../db/prisma';

@@ -1,4 +1,4 @@
-import type { InboundMessage } from '../adapters/types';
+import type { InboundMessage } from '../core/chat';
 import type { Db } from '../db/prisma';
 import { sqlRunner, type Sql } from '../db/sql';
 import type { ContextSection, RoomMember, SenderProfile } from './types';

@@ -1,4 +1,4 @@
-import type { InboundMessage } from '../adapters/types';
+import type { InboundMessage } from '../core/chat';
 import type { ClosingDay } from '../calendar/business-calendar';
 
 /** One line of conversation history given to the LLM. */

@@ -5,7 +5,7 @@
 
 /** What a parameter that names a person does with that person (the rows of authorization/person-scope.ts). */
 export type PersonRole =
-  'target_user' | 'assignee' | 'reminder_target' | 'memory_subject' | 'task' | 'recipients' | 'person';
+  'target_user' | 'assignee' | 'reminder_target' | 'memory_subject' | 'task' | 'task_change' | 'recipients' | 'person';
 
 /**
  * What a successful call of a tool lets the reply say happened (「登録しました」「送りました」…): the
@@ -50,7 +50,7 @@ export interface ToolMeta {
    * deleted), `text` (free text posted or stored), and the person roles the AuthorizationGate checks
    * against the sender's scope with its outcome table (src/authorization/person-scope.ts): `target_user`
    * (whose data is read), `assignee`, `reminder_target`, `memory_subject`, `task` (a task id: its owner),
-   * `person` (any other person reference).
+   * `task_change` (a task id being changed or cancelled: its assignee), `person` (any other person reference).
    */
   paramRoles?: Readonly<Record<string, ParamRole>>;
   /**

@@ -69,9 +69,10 @@ export function checkReplyText(
 }
 
 /** R-C3: a brain output must carry a readable confidence; the value itself does not gate a reply. */
-const META_CONFIDENCE_RULES: readonly Rule<{ confidence: Confidence | null }>[] = [
+export const META_CONFIDENCE_RULES: readonly Rule<{ confidence: Confidence | null }>[] = [
   {
     name: 'confidence.present',
+    label: '確信度の記載',
     priority: 5,
     check: ({ confidence }) => {
       const v = confidence?.overall;
@@ -79,7 +80,7 @@ const META_CONFIDENCE_RULES: readonly Rule<{ confidence: Confidence | null }>[] 
         ? null
         : {
             action: 'BLOCK',
-            code: 'G_CONFIDENCE_VERY_LOW',
+            reasonCode: 'G_CONFIDENCE_VERY_LOW',
             reason: 'confidence missing or outside 0..1',
             userNoteJa: 'ご依頼の内容を理解できませんでした',
           };

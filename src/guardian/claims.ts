@@ -109,8 +109,14 @@ export const CLAIM_PATTERNS: Readonly<Record<ClaimKind, readonly RegExp[]>> = {
     ),
   ],
   update: [
-    suru('設定', '変更', '更新', '記録', '反映'),
-    ...en('updated|changed|set|recorded|turned\\s+(?:on|off)', 'setting|progress'),
+    suru('設定', '変更', '更新', '記録', '反映', '延長', '前倒し'),
+    verb('延ばし', '延ばし'),
+    verb('変え', '変え'),
+    verb('差し替え', '差し替え'),
+    ...en(
+      'updated|changed|set|recorded|turned\\s+(?:on|off)|moved|extended|postponed|renamed|reassigned',
+      'setting|progress|deadline|due\\s+date',
+    ),
   ],
   start: [
     suru('開始', 'スタート', '着手'),

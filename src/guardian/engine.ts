@@ -3,23 +3,22 @@
  * and traced and the strictest enforced hit wins (BLOCK > CONFIRM double > CONFIRM single > MODIFY);
  * the first tier with a BLOCK or CONFIRM decides and lower tiers are not evaluated (seed 003 §5.3.3b).
  */
-import { severityOf, type GuardianAction, type GuardianVerdict, type ReasonCode, type RuleTrace } from './verdict';
+import { severityOf, type BlockVerdict, type ConfirmVerdict, type ModifyVerdict, type RuleTrace } from './verdict';
 
+type WithoutTrace<V> = V extends unknown ? Omit<V, 'trace' | 'modifiedParameters'> : never;
+/** A rule that stops the call or asks first: a BLOCK or CONFIRM verdict without its trace. */
+export type DecidingHit = WithoutTrace<BlockVerdict | ConfirmVerdict>;
+/** A rule that fixed parameters: a MODIFY verdict without its trace and parameters. */
+export type ModifyHit = WithoutTrace<ModifyVerdict>;
 /** What a rule reports when it objects or fixes something. */
-export interface RuleHit {
-  action: Exclude<GuardianAction, 'ALLOW'>;
-  code: ReasonCode;
-  confirmationType?: 'single' | 'double';
-  /** English, internal. */
-  reason: string;
-  userNoteJa?: string;
-  policyId?: string;
-}
+export type RuleHit = DecidingHit | ModifyHit;
 
 /** One row of a rule table. */
 export interface Rule<C> {
   /** Stable name (trace and `shadowRules`). */
   name: string;
+  /** What the rule checks, in Japanese, for operator screens (/admin's inspector). */
+  label: string;
   priority: number;
   /** Statically a shadow rule (e.g. a policy marked `shadow: true`). */
   shadow?: boolean;
@@ -30,13 +29,15 @@ export interface Rule<C> {
 
 /** Result of {@link runRules}: the deciding BLOCK/CONFIRM, if any, and the first enforced MODIFY. */
 export interface RunResult {
-  decided?: RuleHit;
-  modify?: RuleHit;
+  decided?: DecidingHit;
+  modify?: ModifyHit;
 }
+
+const confirmationOf = (h: RuleHit) => (h.action === 'CONFIRM' ? h.confirmationType : undefined);
 
 function strictest(a: RuleHit | undefined, b: RuleHit): RuleHit {
   if (!a) return b;
-  return severityOf(b.action, b.confirmationType) > severityOf(a.action, a.confirmationType) ? b : a;
+  return severityOf(b.action, confirmationOf(b)) > severityOf(a.action, confirmationOf(a)) ? b : a;
 }
 
 /**
@@ -50,20 +51,22 @@ export function runRules<C>(
   trace: RuleTrace[],
 ): RunResult {
   const tiers = [...new Set(rules.map((r) => r.priority))].sort((a, b) => a - b);
-  let modify: RuleHit | undefined;
+  let modify: ModifyHit | undefined;
   for (const priority of tiers) {
     let winner: RuleHit | undefined;
     for (const rule of rules.filter((r) => r.priority === priority)) {
       const hit = rule.check(ctx);
       const shadowed =
         rule.shadowable !== false &&
-        (rule.shadow === true || shadowRules.includes(rule.name) || (hit !== null && shadowRules.includes(hit.code)));
+        (rule.shadow === true ||
+          shadowRules.includes(rule.name) ||
+          (hit !== null && shadowRules.includes(hit.reasonCode)));
       trace.push({
         rule: rule.name,
         priority,
         outcome: hit?.action ?? 'PASS',
         enforced: !shadowed,
-        ...(hit ? { reasonCode: hit.code } : {}),
+        ...(hit ? { reasonCode: hit.reasonCode } : {}),
       });
       if (hit && !shadowed) winner = strictest(winner, hit);
     }
@@ -73,20 +76,12 @@ export function runRules<C>(
   return modify ? { modify } : {};
 }
 
-/** Builds the verdict for a rule hit. */
+/** The verdict of a deciding hit; a CONFIRM carries the normalised parameters its confirmed call runs with. */
 export function verdictFromHit(
-  hit: RuleHit,
+  hit: DecidingHit,
   trace: RuleTrace[],
   modifiedParameters?: Record<string, unknown>,
-): GuardianVerdict {
-  return {
-    action: hit.action,
-    reasonCode: hit.code,
-    ...(hit.action === 'CONFIRM' ? { confirmationType: hit.confirmationType ?? 'single' } : {}),
-    reason: hit.reason,
-    ...(hit.userNoteJa !== undefined ? { userNoteJa: hit.userNoteJa } : {}),
-    ...(modifiedParameters && hit.action !== 'BLOCK' ? { modifiedParameters } : {}),
-    ...(hit.policyId !== undefined ? { policyId: hit.policyId } : {}),
-    trace,
-  };
+): BlockVerdict | ConfirmVerdict {
+  if (hit.action === 'BLOCK') return { ...hit, trace };
+  return { ...hit, ...(modifiedParameters ? { modifiedParameters } : {}), trace };
 }

@@ -100,7 +100,15 @@ export function evaluateProposal(input: EvaluateProposalInput): GuardianVerdict 
 
   const pre = runRules(TOOL_RULES, { toolName: proposal.toolName, tool }, shadow, trace);
   if (pre.decided || !tool) {
-    return verdictFromHit(pre.decided ?? { action: 'BLOCK', code: 'G_UNKNOWN_TOOL', reason: 'unknown tool' }, trace);
+    return verdictFromHit(
+      pre.decided ?? {
+        action: 'BLOCK',
+        reasonCode: 'G_UNKNOWN_TOOL',
+        reason: 'unknown tool',
+        userNoteJa: 'その操作には対応していません',
+      },
+      trace,
+    );
   }
 
   const raw = isRecord(proposal.parameters) ? proposal.parameters : {};
@@ -123,6 +131,6 @@ export function evaluateProposal(input: EvaluateProposalInput): GuardianVerdict 
   const result = runRules(proposalRules(input.policies), ctx, shadow, trace);
   const modified = fixesEnforced && norm.changed ? norm.params : undefined;
   if (result.decided) return withDayOffNotes(verdictFromHit(result.decided, trace, modified), norm);
-  if (result.modify) return verdictFromHit(result.modify, trace, norm.params);
+  if (result.modify) return { ...result.modify, modifiedParameters: norm.params, trace };
   return { action: 'ALLOW', reasonCode: 'G_OK', reason: 'every rule passed', trace };
 }

@@ -3,7 +3,17 @@
  * The LLM proposes; these functions decide ALLOW / CONFIRM / BLOCK / MODIFY with a reason code.
  */
 export { REASON_CODES, severityOf } from './verdict';
-export type { GuardianAction, GuardianVerdict, ReasonCode, RuleTrace } from './verdict';
+export type {
+  AllowVerdict,
+  BlockVerdict,
+  ConfirmVerdict,
+  GuardianAction,
+  GuardianVerdict,
+  ModifyVerdict,
+  ReasonCode,
+  ReasonCodeOf,
+  RuleTrace,
+} from './verdict';
 export {
   DEFAULT_CONFIDENTIAL_WORDS,
   DEFAULT_NG_PATTERNS,
@@ -24,3 +34,4 @@ export type { Normalisation } from './normalise-params';
 export { MIN_REASONING_CHARS, overallConfidence } from './rules-core';
 export { PARAM_LIMITS } from './rules-params';
 export { ALL_RECIPIENT_WORDS, SENDER_ALIASES, parseAmount } from './param-values';
+export { RULE_LABELS, ruleLabel } from './rule-labels';

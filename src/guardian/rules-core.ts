@@ -13,6 +13,7 @@ import {
 } from './config';
 import type { Rule, RuleHit } from './engine';
 import type { Normalisation } from './normalise-params';
+import type { ReasonCodeOf } from './verdict';
 import { findPattern, findWord } from './text-scan';
 
 /** Everything the proposal rules (priority ≥ 1) read. */
@@ -36,24 +37,28 @@ export interface ProposalRuleContext {
 /** Minimum reasoning length in characters (R-C3). */
 export const MIN_REASONING_CHARS = 20;
 
-const block = (code: RuleHit['code'], reason: string, userNoteJa: string): RuleHit => ({
+const block = (
+  code: Exclude<ReasonCodeOf<'BLOCK'>, 'G_POLICY_BLOCK'>,
+  reason: string,
+  userNoteJa: string,
+): RuleHit => ({
   action: 'BLOCK',
-  code,
+  reasonCode: code,
   reason,
   userNoteJa,
 });
-const confirm = (code: RuleHit['code'], type: 'single' | 'double', reason: string, userNoteJa: string): RuleHit => ({
-  action: 'CONFIRM',
-  code,
-  confirmationType: type,
-  reason,
-  userNoteJa,
-});
+const confirm = (
+  code: Exclude<ReasonCodeOf<'CONFIRM'>, 'G_POLICY_CONFIRM'>,
+  type: 'single' | 'double',
+  reason: string,
+  userNoteJa: string,
+): RuleHit => ({ action: 'CONFIRM', reasonCode: code, confirmationType: type, reason, userNoteJa });
 
 /** Priority 0: the tool must exist and be enabled. Never shadowable. */
 export const TOOL_RULES: readonly Rule<{ toolName: string; tool: ToolMeta | undefined }>[] = [
   {
     name: 'tool.unknown',
+    label: '登録済みの機能か',
     priority: 0,
     shadowable: false,
     check: (c) =>
@@ -61,6 +66,7 @@ export const TOOL_RULES: readonly Rule<{ toolName: string; tool: ToolMeta | unde
   },
   {
     name: 'tool.disabled',
+    label: '機能が停止中でないか',
     priority: 0,
     shadowable: false,
     check: (c) =>
@@ -76,12 +82,14 @@ const CONSTITUTION_NOTE = '判断の根拠に問題があったため実行を�
 export const CONSTITUTION_RULES: readonly Rule<{ reasoning: Reasoning | null }>[] = [
   {
     name: 'constitution.reasoning_present',
+    label: '判断の根拠があるか',
     priority: 1,
     check: (c) =>
       c.reasoning ? null : block('G_CONSTITUTION_NO_REASONING', 'brain output carries no reasoning', CONSTITUTION_NOTE),
   },
   {
     name: 'constitution.reasoning_length',
+    label: '判断の根拠の長さ',
     priority: 1,
     check: (c) => {
       const len = [...reasoningText(c.reasoning).trim()].length;
@@ -96,6 +104,7 @@ export const CONSTITUTION_RULES: readonly Rule<{ reasoning: Reasoning | null }>[
   },
   {
     name: 'constitution.permission_claim',
+    label: '権限を自己判断していないか',
     priority: 1,
     check: (c) => {
       const p = findPattern([reasoningText(c.reasoning)], PERMISSION_CLAIM_PATTERNS);
@@ -114,6 +123,7 @@ export const CONSTITUTION_RULES: readonly Rule<{ reasoning: Reasoning | null }>[
 export const SECURITY_RULES: readonly Rule<ProposalRuleContext>[] = [
   {
     name: 'security.ng_pattern',
+    label: '秘密情報（パスワード・マイナンバー等）',
     priority: 2,
     check: (c) => {
       const p = findPattern(c.texts, c.config.ngPatterns);
@@ -128,6 +138,7 @@ export const SECURITY_RULES: readonly Rule<ProposalRuleContext>[] = [
   },
   {
     name: 'security.confidential',
+    label: '機密語（給与・人事評価等）',
     priority: 2,
     check: (c) => {
       const w = findWord(c.texts, c.config.confidentialWords);
@@ -142,6 +153,7 @@ export const SECURITY_RULES: readonly Rule<ProposalRuleContext>[] = [
   },
   {
     name: 'security.personal_identifier_memory',
+    label: '記憶に個人識別情報を残さない',
     priority: 2,
     check: (c) => {
       if (!c.tool.effects.includes(MEMORY_STORE_EFFECT)) return null;
@@ -161,6 +173,7 @@ export const SECURITY_RULES: readonly Rule<ProposalRuleContext>[] = [
 export const DANGEROUS_RULES: readonly Rule<ProposalRuleContext>[] = [
   {
     name: 'dangerous.risk',
+    label: '操作の危険度',
     priority: 3,
     check: ({ tool }) => {
       switch (tool.risk) {
@@ -186,6 +199,7 @@ export const DANGEROUS_RULES: readonly Rule<ProposalRuleContext>[] = [
   },
   {
     name: 'dangerous.requires_confirmation',
+    label: '常に確認が必要な操作',
     priority: 3,
     check: ({ tool }) =>
       tool.requiresConfirmation
@@ -203,6 +217,7 @@ export const DANGEROUS_RULES: readonly Rule<ProposalRuleContext>[] = [
 export function policyRules(policies: readonly GuardianPolicy[]): Rule<ProposalRuleContext>[] {
   return policies.map((p) => ({
     name: `policy:${p.id}`,
+    label: `社内ルール「${p.title}」`,
     priority: 4,
     ...(p.rule.shadow ? { shadow: true } : {}),
     check: (c: ProposalRuleContext): RuleHit | null => {
@@ -213,11 +228,18 @@ export function policyRules(policies: readonly GuardianPolicy[]): Rule<ProposalR
       const why = `policy ${p.id} "${p.title}"${hitWord ? ` (keyword "${hitWord}")` : ''}`;
       return p.rule.action === 'block'
         ? {
-            ...block('G_POLICY_BLOCK', `${why} forbids this call`, `社内ルール「${p.title}」により実行できません`),
+            action: 'BLOCK',
+            reasonCode: 'G_POLICY_BLOCK',
+            reason: `${why} forbids this call`,
+            userNoteJa: `社内ルール「${p.title}」により実行できません`,
             policyId: p.id,
           }
         : {
-            ...confirm('G_POLICY_CONFIRM', 'single', `${why} may apply`, `社内ルール「${p.title}」に関わる操作です`),
+            action: 'CONFIRM',
+            reasonCode: 'G_POLICY_CONFIRM',
+            confirmationType: 'single',
+            reason: `${why} may apply`,
+            userNoteJa: `社内ルール「${p.title}」に関わる操作です`,
             policyId: p.id,
           };
     },
@@ -234,6 +256,7 @@ export function overallConfidence(confidence: Confidence | null | undefined): nu
 export const CONFIDENCE_RULES: readonly Rule<ProposalRuleContext>[] = [
   {
     name: 'confidence',
+    label: '確信度',
     priority: 5,
     check: (c) => {
       const v = overallConfidence(c.confidence);

@@ -13,6 +13,7 @@ import {
   type RecipientCount,
 } from './param-values';
 import type { ProposalRuleContext } from './rules-core';
+import type { ReasonCodeOf } from './verdict';
 import { daysBetween, parseYMD } from '../core/zoned-time';
 
 /** Thresholds of priority 6–7 (yen, people, days). */
@@ -24,13 +25,12 @@ export const PARAM_LIMITS = {
   maxDaysAhead: 365,
 } as const;
 
-const confirm = (code: RuleHit['code'], type: 'single' | 'double', reason: string, userNoteJa: string): RuleHit => ({
-  action: 'CONFIRM',
-  code,
-  confirmationType: type,
-  reason,
-  userNoteJa,
-});
+const confirm = (
+  code: Exclude<ReasonCodeOf<'CONFIRM'>, 'G_POLICY_CONFIRM'>,
+  type: 'single' | 'double',
+  reason: string,
+  userNoteJa: string,
+): RuleHit => ({ action: 'CONFIRM', reasonCode: code, confirmationType: type, reason, userNoteJa });
 
 /** Combined count over every parameter with the role (any "all" wins). */
 function totalCount(c: ProposalRuleContext, role: 'recipients' | 'deletion'): RecipientCount {
@@ -48,6 +48,7 @@ function totalCount(c: ProposalRuleContext, role: 'recipients' | 'deletion'): Re
 export const PARAMETER_RULES: readonly Rule<ProposalRuleContext>[] = [
   {
     name: 'param.amount',
+    label: '金額',
     priority: 6,
     check: (c) => {
       const amounts = paramsWithRole(c.tool, 'amount')
@@ -75,6 +76,7 @@ export const PARAMETER_RULES: readonly Rule<ProposalRuleContext>[] = [
   },
   {
     name: 'param.recipients',
+    label: '宛先の人数',
     priority: 6,
     check: (c) => {
       const { all, count } = totalCount(c, 'recipients');
@@ -103,6 +105,7 @@ export const PARAMETER_RULES: readonly Rule<ProposalRuleContext>[] = [
   },
   {
     name: 'param.deletion',
+    label: '削除',
     priority: 6,
     check: (c) => {
       const { all, count } = totalCount(c, 'deletion');
@@ -118,6 +121,7 @@ export const PARAMETER_RULES: readonly Rule<ProposalRuleContext>[] = [
 export const CONSISTENCY_RULES: readonly Rule<ProposalRuleContext>[] = [
   {
     name: 'consistency.unfixable',
+    label: '解釈できない値',
     priority: 7,
     check: ({ norm }) => {
       const first = norm.unfixable[0];
@@ -128,6 +132,7 @@ export const CONSISTENCY_RULES: readonly Rule<ProposalRuleContext>[] = [
   },
   {
     name: 'consistency.date_range',
+    label: '日付の範囲（過去・1年以上先）',
     priority: 7,
     check: ({ norm, today }) => {
       const base = today ? parseYMD(today) : undefined;
@@ -157,10 +162,11 @@ export const CONSISTENCY_RULES: readonly Rule<ProposalRuleContext>[] = [
   },
   {
     name: 'consistency.fix',
+    label: '値の整形（空白・日付）',
     priority: 7,
     check: ({ norm }) =>
       norm.changed
-        ? { action: 'MODIFY', code: 'G_PARAM_FIXED', reason: `normalised: ${norm.changes.join('; ')}` }
+        ? { action: 'MODIFY', reasonCode: 'G_PARAM_FIXED', reason: `normalised: ${norm.changes.join('; ')}` }
         : null,
   },
 ];
@@ -169,6 +175,7 @@ export const CONSISTENCY_RULES: readonly Rule<ProposalRuleContext>[] = [
 export const APPROVAL_MODE_RULES: readonly Rule<ProposalRuleContext>[] = [
   {
     name: 'approval.strict',
+    label: '厳格モード（すべて確認）',
     priority: 8,
     check: ({ config, tool }) =>
       config.approvalMode === 'strict' && hasEffects(tool) && !config.autoApprove.includes(tool.name)

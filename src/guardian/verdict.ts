@@ -20,25 +20,64 @@ export interface RuleTrace {
   enforced: boolean;
 }
 
-/** The Guardian's decision on one proposal. */
-export interface GuardianVerdict {
-  action: GuardianAction;
-  reasonCode: ReasonCode;
-  /** Only for CONFIRM: `double` asks twice (high risk, very high amount, everyone). */
-  confirmationType?: 'single' | 'double';
+/** What every verdict carries: why (internal) and the rules evaluated. */
+interface VerdictBase {
   /** English, internal (logs and audit). Never shown to users. */
   reason: string;
-  /** Short Japanese hint for the confirmation or blocked reply, e.g. 「3人以上に送ります」. */
-  userNoteJa?: string;
-  /**
-   * Normalised parameters: always present on MODIFY; also on CONFIRM when normalisation changed
-   * something, so that the confirmed call runs with the normalised values.
-   */
-  modifiedParameters?: Record<string, unknown>;
-  /** The organisation policy behind a G_POLICY_* outcome. */
-  policyId?: string;
   trace: RuleTrace[];
 }
+
+/** Every rule passed: run the call as proposed. */
+export interface AllowVerdict extends VerdictBase {
+  action: 'ALLOW';
+  reasonCode: ReasonCodeOf<'ALLOW'>;
+  confirmationType?: never;
+  userNoteJa?: never;
+  modifiedParameters?: never;
+  policyId?: never;
+}
+
+/** Nothing objects, but parameters were normalised: run the call with `modifiedParameters`. */
+export interface ModifyVerdict extends VerdictBase {
+  action: 'MODIFY';
+  reasonCode: ReasonCodeOf<'MODIFY'>;
+  modifiedParameters: Record<string, unknown>;
+  confirmationType?: never;
+  userNoteJa?: never;
+  policyId?: never;
+}
+
+/** The reason code of a verdict, and the organisation policy behind it when it is a G_POLICY_* code. */
+type WithPolicy<A extends 'CONFIRM' | 'BLOCK', P extends ReasonCodeOf<A>> =
+  { reasonCode: Exclude<ReasonCodeOf<A>, P>; policyId?: never } | { reasonCode: P; policyId: string };
+
+/** Ask the person first (once, or twice for `double`), with a short note of what to check. */
+export type ConfirmVerdict = VerdictBase & {
+  action: 'CONFIRM';
+  /** `double` asks twice (high risk, very high amount, everyone). */
+  confirmationType: 'single' | 'double';
+  /** Short Japanese hint for the confirmation question, e.g. 「3人以上に送ります」. */
+  userNoteJa: string;
+  /** Normalised parameters, when normalisation changed something: the confirmed call runs with them. */
+  modifiedParameters?: Record<string, unknown>;
+} & WithPolicy<'CONFIRM', 'G_POLICY_CONFIRM'>;
+
+/** Never run it; the person is told why in `userNoteJa`. */
+export type BlockVerdict = VerdictBase & {
+  action: 'BLOCK';
+  /** Short Japanese hint for the blocked reply, e.g. 「この機能は現在停止中です」. */
+  userNoteJa: string;
+  confirmationType?: never;
+  modifiedParameters?: never;
+} & WithPolicy<'BLOCK', 'G_POLICY_BLOCK'>;
+
+/**
+ * The Guardian's decision on one proposal: each action carries only its own fields (a confirmation type only
+ * on CONFIRM, parameters always on MODIFY and never on ALLOW or BLOCK, a policy only with a G_POLICY_* code,
+ * a reason code of the action's own). Fields another action owns are declared `never`, so reading
+ * `verdict.userNoteJa` needs no narrowing but setting it on an ALLOW does not type-check.
+ */
+export type GuardianVerdict = AllowVerdict | ModifyVerdict | ConfirmVerdict | BlockVerdict;
 
 interface ReasonCodeInfo {
   /** The action this code is used with. */
@@ -116,6 +155,11 @@ export const REASON_CODES = {
 
 /** A Guardian reason code. */
 export type ReasonCode = keyof typeof REASON_CODES;
+
+/** The reason codes used with one action (e.g. `ReasonCodeOf<'CONFIRM'>`). */
+export type ReasonCodeOf<A extends GuardianAction> = {
+  [K in ReasonCode]: (typeof REASON_CODES)[K]['action'] extends A ? K : never;
+}[ReasonCode];
 
 /** Strictness order used to pick the winner inside one tier: BLOCK > CONFIRM double > CONFIRM single > MODIFY. */
 export function severityOf(action: GuardianAction | 'PASS', confirmationType?: 'single' | 'double'): number {

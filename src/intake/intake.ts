@@ -1,4 +1,4 @@
-import type { InboundMessage } from '../adapters/types';
+import type { InboundMessage } from '../core/chat';
 import type { WorkQueue } from './work-queue';
 import type { WakeHint } from './worker-pool';
 
@@ -21,6 +21,10 @@ export function messageDedupeKey(m: Pick<InboundMessage, 'platform' | 'roomId' |
  * message is stored, so an adapter may acknowledge the platform right after (R-A2: accepted = not lost).
  */
 export class Intake {
+  /** Messages being stored now (their platform waits for the acknowledgement). */
+  private storing = 0;
+  private idleWaiters: (() => void)[] = [];
+
   constructor(
     private readonly queue: WorkQueue,
     private readonly onAccepted: (hint: WakeHint) => void = () => undefined,
@@ -28,14 +32,35 @@ export class Intake {
 
   async accept(msg: InboundMessage): Promise<{ status: 'accepted' | 'duplicate' }> {
     const orderingKey = conversationKey(msg);
-    const res = await this.queue.enqueueGrouped({
-      type: 'user_request',
-      payload: msg,
-      orderingKey,
-      dedupeKey: messageDedupeKey(msg),
-    });
+    this.storing++;
+    let res;
+    try {
+      res = await this.queue.enqueueGrouped({
+        type: 'user_request',
+        payload: msg,
+        orderingKey,
+        dedupeKey: messageDedupeKey(msg),
+      });
+    } finally {
+      if (--this.storing === 0) this.idleWaiters.splice(0).forEach((w) => w());
+    }
     if (res.duplicate) return { status: 'duplicate' };
     this.onAccepted({ orderingKey, itemId: res.id, message: msg });
     return { status: 'accepted' };
+  }
+
+  /**
+   * Whether messages are being stored now. The worker pool starts no new turn meanwhile (it `holdWhile`s this):
+   * in one process the intake and the turns share one event loop and one database pool, and a burst's
+   * acknowledgements would wait behind turns (decision 0002).
+   */
+  get busy(): boolean {
+    return this.storing > 0;
+  }
+
+  /** Resolves once no message is being stored. */
+  whenIdle(): Promise<void> {
+    if (this.storing === 0) return Promise.resolve();
+    return new Promise((r) => this.idleWaiters.push(r));
   }
 }

@@ -3,6 +3,7 @@ import type { Pool } from 'pg';
 import type { Db } from '../db/prisma';
 import { NO_FLUSH_WAIT, SqlParams, sqlRunner, type Sql } from '../db/sql';
 import { newErrorId } from '../errors/app-error';
+import { WORK_CHANNEL } from './work-notices';
 
 /** Kinds of work (R-Q1). */
 export type WorkType = 'user_request' | 'work' | 'notification';
@@ -192,6 +193,11 @@ export interface WorkQueueOptions {
   pool?: Pool;
   /** An item gave up ({@link GaveUp}): the service raises the `work_abandoned` alert and wakes a worker. */
   onGaveUp?: (g: GaveUp) => void;
+  /**
+   * Notify {@link WORK_CHANNEL} with the ids of the items stored by {@link enqueue} and {@link enqueueGrouped}, in
+   * the same statement: for a process that stores what other processes claim (`HISHO_ROLE=intake`).
+   */
+  notify?: boolean;
 }
 
 export interface ClaimRow {
@@ -227,13 +233,24 @@ export class WorkQueue {
     return `${this.opts.instanceId}:${randomUUID()}`;
   }
 
+  /**
+   * An insert (RETURNING `id` as text) that also notifies {@link WORK_CHANNEL} with the stored ids, once per
+   * statement, when this queue notifies; the insert as it is otherwise.
+   */
+  private notifying(insert: string): string {
+    if (!this.opts.notify) return insert;
+    return `WITH i AS (${insert}),
+      n AS (SELECT pg_notify('${WORK_CHANNEL}', string_agg(id, ',')) FROM i HAVING count(*) > 0)
+      SELECT i.* FROM i LEFT JOIN n ON true`;
+  }
+
   /** Stores an item; returns `duplicate: true` when the dedupe key exists already. */
   async enqueue(input: EnqueueInput): Promise<Enqueued> {
     const rows = await this.sql<{ id: string }>(
-      `INSERT INTO work_items ("type", "payload", "orderingKey", "dedupeKey", "runAt", "maxAttempts")
+      this.notifying(`INSERT INTO work_items ("type", "payload", "orderingKey", "dedupeKey", "runAt", "maxAttempts")
        VALUES ($1, $2::jsonb, $3, $4, $5, $6)
        ON CONFLICT ("dedupeKey") DO NOTHING
-       RETURNING id::text AS id`,
+       RETURNING id::text AS id`),
       [
         input.type,
         JSON.stringify(input.payload),
@@ -291,11 +308,11 @@ export class WorkQueue {
    */
   private async insertMany(inputs: EnqueueInput[]): Promise<(bigint | null)[]> {
     const rows = await this.sql<{ id: string; dedupeKey: string }>(
-      `INSERT INTO work_items ("type", "payload", "orderingKey", "dedupeKey", "runAt", "maxAttempts")
+      this.notifying(`INSERT INTO work_items ("type", "payload", "orderingKey", "dedupeKey", "runAt", "maxAttempts")
        SELECT g.t, g.p, g.o, g.d, coalesce(g.r, now()), g.m
        FROM jsonb_to_recordset($1::jsonb) AS g(t text, p jsonb, o text, d text, r timestamptz, m int)
        ON CONFLICT ("dedupeKey") DO NOTHING
-       RETURNING id::text AS id, "dedupeKey"`,
+       RETURNING id::text AS id, "dedupeKey"`),
       [
         JSON.stringify(
           inputs.map((i) => ({

@@ -44,6 +44,19 @@ export interface WorkerPoolOptions {
   onAbandoned?: (count: number) => void;
   /** The user-request handler's claim of a named message ({@link ClaimNamed}); absent: a plain claim by id. */
   claimNamed?: ClaimNamed;
+  /**
+   * Priority for the intake in the same process ({@link Hold}): while it is busy, a loop waits before its next claim,
+   * for at most `maxMs`; items already running go on.
+   */
+  hold?: Hold;
+}
+
+/** What the pool yields to: busy now, and a promise of the moment it is not. */
+export interface Hold {
+  busy(): boolean;
+  whenIdle(): Promise<void>;
+  /** Longest wait before a claim (so a steady overload of the intake cannot stop the turns). */
+  maxMs: number;
 }
 
 /**
@@ -84,6 +97,8 @@ export class WorkerPool {
   private lastSweepAt = 0;
   private databaseDown = false;
   private pollTimer: NodeJS.Timeout | null = null;
+  /** The wait of the loops holding back for the intake ({@link holdBack}). */
+  private holding: Promise<void> | null = null;
 
   constructor(private readonly opts: WorkerPoolOptions) {
     this.types = Object.keys(opts.handlers) as WorkType[];
@@ -188,6 +203,10 @@ export class WorkerPool {
     let named: bigint | undefined;
     let message: unknown;
     while (this.running) {
+      if (this.opts.hold?.busy()) {
+        await this.holdBack(this.opts.hold);
+        if (!this.running) break;
+      }
       let item: ClaimedItem | null = null;
       const completionsBefore = this.completions;
       const polled = named === POLLED;
@@ -265,6 +284,20 @@ export class WorkerPool {
       }
       ({ named, message } = await this.idle());
     }
+  }
+
+  /** Waits until the intake is idle, at most `maxMs`; the loops that wait share one timer. */
+  private holdBack(hold: Hold): Promise<void> {
+    this.holding ??= new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, hold.maxMs);
+      void hold.whenIdle().then(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    }).finally(() => {
+      this.holding = null;
+    });
+    return this.holding;
   }
 
   /**

@@ -1,5 +1,6 @@
 import { readClosingDays } from '../calendar/business-calendar';
 import { Prisma } from '../db/prisma';
+import { syncDirectorySchedules } from '../scheduler/schedule-store';
 import type { DirectoryRows } from './directory-rows';
 import type { DirectoryEntity, EntityCounts, ImportSummary } from './import-summary';
 import { writeAccountChanges } from './platform-accounts';
@@ -16,13 +17,11 @@ export type Tx = Prisma.TransactionClient;
 export async function syncDirectory(tx: Tx, rows: DirectoryRows): Promise<ImportSummary> {
   const orgId = rows.org.id;
   const organization = await syncOrganization(tx, rows.org);
-  const schedulePrefix = `${orgId}:`;
   const departments = await tx.department.findMany({ where: { orgId } });
   const members = await tx.member.findMany({ where: { orgId } });
   const accounts = await tx.platformAccount.findMany({ where: { orgId } });
   const rooms = await tx.room.findMany({ where: { orgId } });
   const policies = await tx.policy.findMany({ where: { orgId } });
-  const schedules = await tx.schedule.findMany({ where: { orgId, id: { startsWith: schedulePrefix } } });
   const byId = (r: Record<string, unknown>) => String(r.id);
   const byAccount = (r: Record<string, unknown>) => `${String(r.platform)}:${String(r.accountId)}`;
   const byRoom = (r: Record<string, unknown>) => `${String(r.platform)}:${String(r.externalId)}`;
@@ -70,13 +69,7 @@ export async function syncDirectory(tx: Tx, rows: DirectoryRows): Promise<Import
     (x) => tx.policy.update({ where: { orgId_id: { orgId, id: x.id } }, data: policyData(x) }),
   );
 
-  const s = diffRows(schedules, rows.schedules, byId);
-  await tx.schedule.deleteMany({ where: { orgId, id: { in: s.remove.map(byId) } } });
-  await writeRows(
-    s,
-    (data) => tx.schedule.createMany({ data }),
-    (x) => tx.schedule.update({ where: { id: x.id }, data: x }),
-  );
+  const s = await syncDirectorySchedules(tx, orgId, rows.schedules);
 
   const counts: Record<DirectoryEntity, EntityCounts> = {
     departments: countsOf(d, rows.departments.length),

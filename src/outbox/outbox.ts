@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import type { ChatSender, FoundMessage, OutboundReply, Platform, SendResult } from '../adapters/types';
+import type { ChatSender, FoundMessage, OutboundReply, Platform, SendResult } from '../core/chat';
 import type { Db } from '../db/prisma';
 import { pgText, SqlParams, sqlRunner, type Sql } from '../db/sql';
 import { AppError } from '../errors/app-error';

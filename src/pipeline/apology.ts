@@ -1,4 +1,4 @@
-import type { InboundMessage } from '../adapters/types';
+import { replyTo, type InboundMessage } from '../core/chat';
 import type { PromptSet } from '../brain/prompts';
 import { detectLanguage } from '../core/language';
 import { personaMessage } from '../core/messages';
@@ -6,9 +6,8 @@ import type { Db } from '../db/prisma';
 import { ERROR_CODES, type ErrorCode } from '../errors/app-error';
 import { replyKeyOf, type ClaimedItem } from '../intake/work-queue';
 import type { Logger } from '../observability/logger';
-import type { TurnRecorder } from '../observability/turn-recorder';
+import type { TurnRecorder } from '../audit/turn-recorder';
 import { mayHavePosted, type Outbox } from '../outbox/outbox';
-import { replyTo } from '../turn/reply-to';
 
 /** What the work queue enqueues when a user request gives up (`apologyCte` in `src/intake/work-queue.ts`). */
 export interface ApologyPayload {

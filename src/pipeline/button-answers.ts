@@ -1,9 +1,9 @@
-import type { InboundMessage, Platform } from '../adapters/types';
+import type { InboundMessage, Platform } from '../core/chat';
 import type { PromptSet } from '../brain/prompts';
 import { personaMessage } from '../core/messages';
 import type { Logger } from '../observability/logger';
 import { parseButtonKey } from '../state/answer-parser';
-import type { BrainStateManager } from '../state/brain-state-manager';
+import type { PendingActions } from '../state/pending-actions';
 import type { PendingActionView } from '../state/types';
 import { answerState, decidedAnswerText, type AnswerState } from './confirmation-text';
 
@@ -44,7 +44,7 @@ const SETTLE_POLL_MS = 200;
  * second message in the room).
  */
 export function createButtonAnswers(deps: {
-  states: Pick<BrainStateManager, 'findPendingById'>;
+  pending: Pick<PendingActions, 'find'>;
   intake: { accept(msg: InboundMessage): Promise<{ status: 'accepted' | 'duplicate' }> };
   prompts: PromptSet;
   logger: Logger;
@@ -62,7 +62,7 @@ export function createButtonAnswers(deps: {
   const settled = async (pendingId: string, round: number | undefined): Promise<ButtonOutcome> => {
     const until = Date.now() + (deps.settleWaitMs ?? SETTLE_WAIT_MS);
     for (;;) {
-      const action = await deps.states.findPendingById(pendingId);
+      const action = await deps.pending.find(pendingId);
       if (!action) return { status: 'invalid' };
       const state = answerState(action, now(), round);
       if (state !== 'open' && state !== 'in_progress') return told(action, state);
@@ -74,7 +74,7 @@ export function createButtonAnswers(deps: {
   return async (c) => {
     const parsed = parseButtonKey(c.key);
     if (!parsed) return { status: 'invalid' };
-    const pending = await deps.states.findPendingById(parsed.pendingId);
+    const pending = await deps.pending.find(parsed.pendingId);
     if (!pending) {
       deps.logger.warn({ platform: c.platform }, 'forged or stale button key');
       return { status: 'invalid' };

@@ -1,5 +1,5 @@
 import { stripLeadingName } from '../adapters/addressee';
-import type { InboundMessage, ReplyOption } from '../adapters/types';
+import type { InboundMessage, ReplyOption } from '../core/chat';
 import { authorizeWithLookup, type Actor, type AuthDecision, type Directory } from '../authorization';
 import type { Brain } from '../brain/brain';
 import { confirmedActionContinuation } from '../brain/continuation';
@@ -11,7 +11,7 @@ import type { Db } from '../db/prisma';
 import { ClaimLostError, replyKeyOf, type ClaimedItem } from '../intake/work-queue';
 import type { Logger } from '../observability/logger';
 import { classifyAnswer, isUrgent } from '../state/answer-parser';
-import type { BrainStateManager } from '../state/brain-state-manager';
+import type { PendingActions } from '../state/pending-actions';
 import type { SessionKey } from '../state/session-key';
 import type { NoDecision, PendingActionView, SessionView } from '../state/types';
 import type { ToolExecutor } from '../tools/executor';
@@ -36,7 +36,8 @@ import {
 
 export interface ConfirmationFlowDeps {
   db: Db;
-  states: BrainStateManager;
+  /** The pending actions (their one writer): open, approve, deny, cancel, expire. */
+  pending: PendingActions;
   brain: Pick<Brain, 'decide'>;
   registry: ToolRegistry;
   executor: ToolExecutor;
@@ -95,7 +96,7 @@ export class ConfirmationFlow {
     const ask = composed.kind === 'confirm' && 'by' in composed.ask ? composed.ask : null;
     if (!ask?.pending) return { ...composed, execution: { status: 'not_executed', reason: 'confirmation required' } };
     const { key, ...input } = ask.pending;
-    const pending = await this.d.states.createPending(key, { ...input, question: composed.reply.text });
+    const pending = await this.d.pending.open(key, { ...input, question: composed.reply.text });
     return {
       ...composed,
       reply: { ...composed.reply, options: confirmationOptions(this.d.prompts, lang, pending.id) },
@@ -114,7 +115,8 @@ export class ConfirmationFlow {
 
     if (stale) return this.lateClick(ctx, msg.answerTo!, msg.answerRound);
     if (!pending && (answer === 'approve' || answer === 'deny')) {
-      const recent = await this.recentlyDecided(msg);
+      // The session's action decided in the last two minutes: approved → run it (exactly once); else say how it ended.
+      const recent = await this.d.pending.recentlyDecided(key);
       if (recent) {
         // A 「はい」 again (a duplicate, or this turn retried after a crash): report instead of asking the model.
         if (recent.status === 'approved' && answer === 'approve') return this.execute(input, recent);
@@ -128,22 +130,23 @@ export class ConfirmationFlow {
       return { kind: 'continue' };
     }
     if (answer === 'approve') {
-      if (!(await this.answersThisRound(msg, pending))) return this.askAgain(ctx, pending);
+      const round = { round: msg.answerRound, sentAt: new Date(msg.sentAt) };
+      if (!(await this.d.pending.answersRound(pending, round))) return this.askAgain(ctx, pending);
       return this.approve(input, key, pending);
     }
     if (answer === 'deny') {
-      const r = await this.d.states.deny({ pendingId: pending.id, key });
+      const r = await this.d.pending.deny({ pendingId: pending.id, key });
       if (r.outcome === 'denied')
         return this.decided('cancelled', 'S_USER_DENIED', 'USER', this.say('confirm.cancelled', lang));
       if (r.outcome === 'already_decided' && r.action) return this.alreadyDecided(ctx, r.action);
       return this.noDecision(lang, r.outcome);
     }
     if (answer === 'modify') {
-      await this.d.states.cancelPending(key, 'modified by the asker');
+      await this.d.pending.cancel(key, 'modified by the asker');
       return { kind: 'continue', modifying: pending };
     }
     if (isUrgent(msg.text)) {
-      await this.d.states.cancelPending(key, 'urgent interruption');
+      await this.d.pending.cancel(key, 'urgent interruption');
       const summary = pendingEffect(pending, lang).summary;
       return {
         kind: 'continue',
@@ -157,21 +160,6 @@ export class ConfirmationFlow {
   private remind(ctx: TurnContext, pending: PendingActionView, reasonCode: ReasonCode): ConfirmationStep {
     const options = confirmationOptions(this.d.prompts, ctx.language, pending.id, pending.confirmationsGiven);
     return this.decided('reminder', reasonCode, 'SYSTEM', reminderText(this.d.prompts, pending, ctx.language), options);
-  }
-
-  /**
-   * True when an approval answers the question of the pending action's current round: a button names its
-   * round; a text answer must have been sent after that round's question was delivered.
-   */
-  private async answersThisRound(msg: InboundMessage, pending: PendingActionView): Promise<boolean> {
-    if (msg.answerRound !== undefined) return msg.answerRound === pending.confirmationsGiven;
-    if (!pending.questionKey) return true;
-    // Read with the session in the turn's first statement, or now.
-    const shownAt =
-      pending.questionShownAt !== undefined
-        ? pending.questionShownAt
-        : await this.d.states.questionShownAt(pending.questionKey);
-    return shownAt !== null && new Date(msg.sentAt).getTime() >= shownAt.getTime();
   }
 
   /** An approval sent before this round's question was shown: that question again, nothing counted. */
@@ -201,10 +189,11 @@ export class ConfirmationFlow {
 
   private async approve(input: AnswerInput, key: SessionKey, pending: PendingActionView): Promise<ConfirmationStep> {
     // This turn's reply asks the second question (if one is needed): answers count only once it was delivered.
-    const r = await this.d.states.approve({
+    const r = await this.d.pending.approve({
       pendingId: pending.id,
       key,
       expectedConfirmations: pending.confirmationsGiven,
+      confirmationType: pending.confirmationType,
       questionKey: replyKeyOf(input.item),
     });
     if (r.outcome === 'needs_second')
@@ -221,7 +210,7 @@ export class ConfirmationFlow {
    * expired one gets the expiry note as before.
    */
   private async lateClick(ctx: TurnContext, pendingId: string, round?: number): Promise<ConfirmationStep> {
-    const action = await this.d.states.findPendingById(pendingId);
+    const action = await this.d.pending.find(pendingId);
     const state = action ? answerState(action, new Date(), round) : 'expired';
     if (!action || state === 'expired' || state === 'open') {
       return this.decided('expired', 'S_PENDING_EXPIRED', 'SYSTEM', this.say('confirm.expired', ctx.language));
@@ -245,31 +234,12 @@ export class ConfirmationFlow {
     );
   }
 
-  /**
-   * The session's action decided in the last two minutes (a duplicate or retried answer, or a 「はい」 after a
-   * button): approved → run it (exactly once); otherwise the answer is told how it was decided.
-   */
-  private async recentlyDecided(msg: InboundMessage): Promise<PendingActionView | null> {
-    const row = await this.d.db.pendingAction.findFirst({
-      where: {
-        platform: msg.platform,
-        roomId: msg.roomId,
-        accountId: msg.senderAccountId,
-        status: { in: ['approved', 'executed', 'cancelled', 'failed'] },
-        decidedAt: { gte: new Date(Date.now() - 120_000) },
-      },
-      orderBy: { decidedAt: 'desc' },
-      select: { id: true },
-    });
-    return row ? this.d.states.findPendingById(row.id) : null;
-  }
-
   /** Runs an approved action: the gate decides again, the handler runs once, the brain reports. */
   private async execute(input: AnswerInput, pending: PendingActionView): Promise<ConfirmationStep> {
     const { ctx, item } = input;
     const lang = ctx.language;
     if (this.d.shadowMode) {
-      await this.d.states.markFailed(pending.id, 'shadow mode: not executed');
+      await this.d.pending.markFailed(pending.id, 'shadow mode: not executed');
       return this.decided('cancelled', 'S_SHADOW_NOT_EXECUTED', 'SYSTEM', this.say('confirm.cancelled', lang));
     }
     const summary = pendingEffect(pending, lang).summary;
@@ -282,7 +252,7 @@ export class ConfirmationFlow {
       proposals: [{ tool: proposal.toolName, parameters: proposal.parameters, pendingActionId: pending.id }],
     };
     if (auth.result === 'DENIED' || !actor) {
-      await this.d.states.markFailed(pending.id, `denied at execution: ${auth.reasonCode}`);
+      await this.d.pending.markFailed(pending.id, `denied at execution: ${auth.reasonCode}`);
       const decision = this.decision('denied', auth.reasonCode, 'SYSTEM', this.say('confirm.denied_now', lang));
       return { kind: 'decided', decision: { ...decision, ...facts } as TurnDecision };
     }
@@ -290,8 +260,8 @@ export class ConfirmationFlow {
     // Keyed by the pending action: a retried turn, or another worker that took the item over, does it once.
     const toolCtx = this.d.contexts.forCall(ctx, actor, `pending:${pending.id}`, item);
     const exec = await this.d.executor.run(proposal.toolName, proposal.parameters, toolCtx);
-    if (exec.status === 'ok') await this.d.states.markExecuted(pending.id, exec.output);
-    else await this.d.states.markFailed(pending.id, exec.status === 'error' ? exec.code : exec.status);
+    if (exec.status === 'ok') await this.d.pending.markExecuted(pending.id, exec.output);
+    else await this.d.pending.markFailed(pending.id, exec.status === 'error' ? exec.code : exec.status);
     const execution = {
       status: exec.status,
       ms: exec.ms,

@@ -1,4 +1,4 @@
-import type { ReplyOption } from '../adapters/types';
+import type { ReplyOption } from '../core/chat';
 import type { AuthDecision } from '../authorization';
 import type { PromptSet } from '../brain/prompts';
 import type { Language } from '../core/language';

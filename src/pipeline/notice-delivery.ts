@@ -1,4 +1,4 @@
-import type { InboundMessage, Platform } from '../adapters/types';
+import type { InboundMessage, Platform } from '../core/chat';
 import type { Brain } from '../brain/brain';
 import type { LlmCallRecord } from '../core/llm-usage';
 import type { ContextBuilder } from '../context/context-builder';
@@ -6,7 +6,7 @@ import type { ContextSection, SenderProfile } from '../context/types';
 import { checkBrainOutputMeta, checkReplyText, type GuardianConfig } from '../guardian';
 import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
-import type { TurnRecorder } from '../observability/turn-recorder';
+import type { TurnRecorder } from '../audit/turn-recorder';
 import type { Outbox, WorkClaim } from '../outbox/outbox';
 import type { ConversationLog } from '../state/conversation-log';
 

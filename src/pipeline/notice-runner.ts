@@ -1,4 +1,4 @@
-import type { InboundMessage } from '../adapters/types';
+import type { InboundMessage } from '../core/chat';
 import type { Brain } from '../brain/brain';
 import type { LlmCallRecord } from '../core/llm-usage';
 import { detectLanguage } from '../core/language';
@@ -9,10 +9,11 @@ import type { Db } from '../db/prisma';
 import { checkReplyText, type GuardianConfig } from '../guardian';
 import type { ClaimedItem } from '../intake/work-queue';
 import type { Logger } from '../observability/logger';
-import type { TurnRecorder } from '../observability/turn-recorder';
+import type { TurnRecorder } from '../audit/turn-recorder';
 import type { Outbox } from '../outbox/outbox';
 import type { ConversationLog } from '../state/conversation-log';
 import { neutralise } from '../context/quote';
+import { claimReminderForSending, finishReminder } from '../scheduler/reminders';
 
 export interface NoticeRunnerDeps {
   db: Db;
@@ -40,15 +41,22 @@ export interface NoticeRunnerDeps {
 export class NoticeRunner {
   constructor(private readonly d: NoticeRunnerDeps) {}
 
-  /** True when this notice may go out: moved queued → sending now, or left `sending` by an earlier attempt. */
-  private async claimReminder(id: string): Promise<boolean> {
-    const { count } = await this.d.db.reminder.updateMany({
-      where: { id, status: 'queued' },
-      data: { status: 'sending' },
+  /**
+   * Who a reminder mentions: its member; nobody for a room reminder; the department's active members (with an
+   * account on the platform) for a department reminder. From the directory, never from text.
+   */
+  private async mentions(
+    r: { orgId: string; platform: string; audience: string; departmentId: string | null },
+    account: string,
+  ): Promise<string[]> {
+    if (r.audience === 'member') return [account];
+    if (r.audience !== 'department' || !r.departmentId) return [];
+    const members = await this.d.db.member.findMany({
+      where: { orgId: r.orgId, departmentId: r.departmentId, active: true },
+      include: { accounts: { where: { platform: r.platform } } },
+      orderBy: { id: 'asc' },
     });
-    if (count === 1) return true;
-    const now = await this.d.db.reminder.findUnique({ where: { id }, select: { status: true } });
-    return now?.status === 'sending';
+    return members.flatMap((m) => m.accounts.map((a) => a.accountId));
   }
 
   async handle(item: ClaimedItem): Promise<void> {
@@ -71,7 +79,7 @@ export class NoticeRunner {
       include: { accounts: { where: { platform: r.platform } } },
     });
     if (!member || !member.active) {
-      await this.d.db.reminder.update({ where: { id: r.id }, data: { status: 'cancelled' } });
+      await finishReminder(this.d.db, r.id, 'cancelled');
       return;
     }
     const account = member.accounts[0]?.accountId ?? member.id;
@@ -129,7 +137,8 @@ export class NoticeRunner {
       check.action === 'BLOCK' ? personaMessage(this.d.prompts, 'reply.blocked_confidential', lang) : check.text;
     // queued → sending, conditionally: a reminder cancelled while the notice was being written is not sent,
     // and from here on cancel_reminder says it is already on its way.
-    if (!(await this.claimReminder(r.id))) return;
+    if (!(await claimReminderForSending(this.d.db, r.id))) return;
+    const mentionAccountIds = await this.mentions(r, account);
     const sent = this.d.shadowMode
       ? { skipped: true, platformMessageId: undefined }
       : await this.d.outbox.send(
@@ -139,12 +148,12 @@ export class NoticeRunner {
             roomId: r.roomId,
             text: finalText,
             kind: 'notice',
-            mentionAccountIds: [account],
+            mentionAccountIds,
           },
           item,
         );
     await Promise.all([
-      this.d.db.reminder.update({ where: { id: r.id }, data: { status: this.d.shadowMode ? 'shadow' : 'sent' } }),
+      finishReminder(this.d.db, r.id, this.d.shadowMode ? 'shadow' : 'sent'),
       sent.skipped
         ? Promise.resolve()
         : this.d.conversations.append({

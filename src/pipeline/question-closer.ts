@@ -1,24 +1,15 @@
-import type { ChatSender, Platform, ReplyOption } from '../adapters/types';
+import type { ChatSender, Platform } from '../core/chat';
 import type { PromptSet } from '../brain/prompts';
 import { detectLanguage } from '../core/language';
 import type { Db } from '../db/prisma';
 import type { Logger } from '../observability/logger';
 import { parseButtonKey } from '../state/button-key';
+import { closeQuestion, openQuestions } from '../state/conversation-log';
 import { answerState, closedQuestionNote } from './confirmation-text';
 
 /** Questions posted longer ago than this are closed in the history only (no platform edit, e.g. on first start). */
 const EDIT_WITHIN_MS = 86_400_000;
 const BATCH = 200;
-
-interface OpenQuestion {
-  id: bigint;
-  platform: string;
-  roomId: string;
-  platformMessageId: string | null;
-  text: string;
-  options: ReplyOption[];
-  createdAt: Date;
-}
 
 /**
  * Buttons follow the state (issue 29): a question whose confirmation was decided — by a text answer, a click,
@@ -62,11 +53,7 @@ export class QuestionCloser {
 
   /** Closes the questions whose confirmation is decided; returns how many it closed. */
   async sweep(): Promise<number> {
-    const open = await this.d.db.$queryRaw<OpenQuestion[]>`
-      SELECT id, platform, "roomId", "platformMessageId", text, options, "createdAt"
-      FROM conversation_messages
-      WHERE role = 'assistant' AND jsonb_typeof(options) = 'array' AND (options -> 0 ->> 'key') LIKE 'h1:%'
-      ORDER BY id LIMIT ${BATCH}`;
+    const open = await openQuestions(this.d.db, BATCH);
     if (open.length === 0) return 0;
     const keyed = open.map((q) => ({ q, key: parseButtonKey(q.options[0]?.key) }));
     const ids = [...new Set(keyed.flatMap((k) => (k.key ? [k.key.pendingId] : [])))];
@@ -85,11 +72,7 @@ export class QuestionCloser {
         : 'expired';
       const note = closedQuestionNote(this.d.prompts, state, detectLanguage(q.text));
       if (note === null) continue;
-      const claimed = await this.d.db.$executeRaw`
-        UPDATE conversation_messages
-        SET options = jsonb_build_object('closed', ${state}::text, 'note', ${note}::text, 'choices', options)
-        WHERE id = ${q.id} AND jsonb_typeof(options) = 'array'`;
-      if (claimed === 0) continue;
+      if (!(await closeQuestion(this.d.db, q.id, state, note))) continue;
       closed++;
       if (now.getTime() - q.createdAt.getTime() > EDIT_WITHIN_MS) continue;
       const sender = this.d.senders.get(q.platform as Platform);

@@ -4,7 +4,7 @@ import { AppError } from '../errors/app-error';
 import type { ClaimedItem, WorkOutcome } from '../intake/work-queue';
 import type { Logger } from '../observability/logger';
 import { safeRedactText } from '../observability/redact';
-import { llmUsageCte, type TurnRecorder } from '../observability/turn-recorder';
+import { llmUsageCte, type TurnRecorder } from '../audit/turn-recorder';
 import type { ConversationRef } from '../state/conversation-log';
 import {
   RECENT_MESSAGES,

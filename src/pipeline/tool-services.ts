@@ -1,4 +1,4 @@
-import type { Platform } from '../adapters/types';
+import type { Platform } from '../core/chat';
 import type { Actor } from '../authorization';
 import type { Directory } from '../authorization/directory';
 import type { TurnContext } from '../context/types';
@@ -15,12 +15,14 @@ export interface ToolContextsDeps {
   chatwork: () => ChatworkTasksApi | null;
   /** The organisation directory, cached per organisation (handlers resolve persons from it); absent → db. */
   directory?: (orgId: string) => Promise<Directory>;
+  /** How many recurring schedules a member and a room may hold. */
+  scheduleLimits?: { perMember: number; perRoom: number };
   now?: () => Date;
 }
 
 /**
  * What a handler (or a tool's `describe`) gets for one call: the turn's facts and the services — the
- * database, the ChatWork tasks API in ChatWork rooms, and posting to the turn's room through the outbox
+ * database, the ChatWork tasks API (when ChatWork is configured), and posting to the turn's room through the outbox
  * (once per idempotency key, only while the work item's claim is held; mentions only from the handler's
  * resolved accounts, the text neutralised by the adapter).
  */
@@ -37,7 +39,7 @@ export class ToolContexts {
 
   /** What a tool's `describe` may use: the turn's facts and the database, nothing with effects. */
   forDescribe(ctx: TurnContext, actor: Actor): DescribeContext {
-    const services = { db: this.d.db, directory: this.directoryOf(ctx.org.id) };
+    const services = { db: this.d.db, directory: this.directoryOf(ctx.org.id), scheduleLimits: this.d.scheduleLimits };
     return { ...this.facts(ctx, actor), services, lang: ctx.language };
   }
 
@@ -64,8 +66,13 @@ export class ToolContexts {
     const { outbox, conversations } = this.d;
     const platform = ctx.message.platform as Platform;
     const { roomId, senderAccountId } = ctx.message;
-    const services: ToolServices = { db: this.d.db, directory: this.directoryOf(ctx.org.id) };
-    const chatwork = platform === 'chatwork' ? this.d.chatwork() : null;
+    const services: ToolServices = {
+      db: this.d.db,
+      directory: this.directoryOf(ctx.org.id),
+      scheduleLimits: this.d.scheduleLimits,
+    };
+    // In any room: a task mirrored on ChatWork is kept in step when it is completed or changed from Discord too.
+    const chatwork = this.d.chatwork();
     if (chatwork) services.chatwork = chatwork;
     if (outbox.hasSender(platform)) {
       services.postToRoom = async (text, opts) => {

@@ -1,4 +1,4 @@
-import type { ReplyOption } from '../adapters/types';
+import type { ReplyOption } from '../core/chat';
 import type { AuthDecision, AuthReasonCode } from '../authorization';
 import type { BrainDecision } from '../brain/brain';
 import type { Continuation } from '../brain/continuation';
@@ -7,7 +7,7 @@ import type { LlmCallRecord } from '../core/llm-usage';
 import type { BrainOutput, Confidence, Reasoning } from '../core/proposal';
 import type { ErrorCategory, ErrorCode } from '../errors/app-error';
 import type { GuardianAction, ReasonCode as GuardianReasonCode } from '../guardian';
-import type { FinalDecider } from '../observability/turn-recorder';
+import type { FinalDecider } from '../audit/turn-recorder';
 import type { SessionKey } from '../state/session-key';
 import type { CreatePendingInput } from '../state/types';
 

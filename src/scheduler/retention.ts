@@ -1,10 +1,10 @@
 import type { Db } from '../db/prisma';
 import { purgeFinishedWork } from '../intake/work-queue';
 import { purgeOutbox } from '../outbox/outbox';
-import { purgeDecidedPending, settleStalePending } from '../state/brain-state-manager';
+import { purgeDecidedPending, settleStalePending } from '../state/pending-actions';
 import { purgeConversations } from '../state/conversation-log';
 import { purgeExpiredSummaries } from '../state/conversation-summaries';
-import { purgeTurns } from '../observability/turn-recorder';
+import { purgeTurns } from '../audit/turn-recorder';
 
 export interface RetentionPolicy {
   /** Turn records and LLM usage rows older than this are deleted. */

@@ -1,4 +1,4 @@
-import type { ReplyOption } from '../adapters/types';
+import type { ReplyOption } from '../core/chat';
 import type { Db } from '../db/prisma';
 import { pgText, SqlParams, sqlRunner, type Sql } from '../db/sql';
 
@@ -71,6 +71,41 @@ export class ConversationLog {
     const p = new SqlParams();
     await this.sql(`WITH ${botMessageCte(p, 'b', m)} SELECT 1`, p.values);
   }
+}
+
+/** A bot message that asked a confirmation question and still shows its buttons. */
+export interface OpenQuestion {
+  id: bigint;
+  platform: string;
+  roomId: string;
+  platformMessageId: string | null;
+  text: string;
+  options: ReplyOption[];
+  createdAt: Date;
+}
+
+/**
+ * The oldest `limit` questions whose buttons are open (options still an array of confirmation keys); a partial
+ * index holds exactly these rows (migration 20261123070000_open_questions_index), so the predicate stays SQL.
+ */
+export function openQuestions(db: Db, limit: number): Promise<OpenQuestion[]> {
+  return db.$queryRaw<OpenQuestion[]>`
+    SELECT id, platform, "roomId", "platformMessageId", text, options, "createdAt"
+    FROM conversation_messages
+    WHERE role = 'assistant' AND jsonb_typeof(options) = 'array' AND (options -> 0 ->> 'key') LIKE 'h1:%'
+    ORDER BY id LIMIT ${limit}`;
+}
+
+/**
+ * Closes a question: its options become `{closed, note, choices}`. Conditional on the buttons still being open,
+ * so of several instances one closes it; false when another did.
+ */
+export async function closeQuestion(db: Db, id: bigint, state: string, note: string): Promise<boolean> {
+  const n = await db.$executeRaw`
+    UPDATE conversation_messages
+    SET options = jsonb_build_object('closed', ${state}::text, 'note', ${note}::text, 'choices', options)
+    WHERE id = ${id} AND jsonb_typeof(options) = 'array'`;
+  return n > 0;
 }
 
 /** Deletes messages older than `before` (retention). */

@@ -1,24 +1,30 @@
 /**
- * Low-level statements on conversation_states / pending_actions shared by the BrainStateManager
- * (internal to src/state). Every state change here is one conditional statement, so concurrent
- * callers cannot both win.
+ * The conversation_states table (R-S1): its only writer, and the one way a session is read. Every state change
+ * here is one conditional statement, so concurrent callers cannot both win. The pending action a session points
+ * at is written by `./pending-actions` (which calls the functions here for the session's side).
  */
 import type { ConversationState } from '../generated/prisma/client';
 import type { Db, Prisma } from '../db/prisma';
 import { toPendingView, type PendingRow } from './pending-rows';
 import type { SessionKey } from './session-key';
-import { isPlainSession } from './session-mode';
-import type { PendingActionView } from './types';
+import { effectiveMode, isPlainSession } from './session-mode';
+import type { PendingActionView, SessionView } from './types';
 
 /** The client or an interactive transaction. */
 export type Client = Db | Prisma.TransactionClient;
 
-/** Result of `sweepSession`. */
-export interface Sweep {
-  /** The session row after housekeeping (null: none stored). */
-  state: ConversationState | null;
-  /** The pending action that expired in this sweep (the session's current one first), if any. */
-  expired: PendingActionView | null;
+/** A conversation_states row, as a session is read (its key aside). */
+export type StoredSession = Omit<ConversationState, 'platform' | 'roomId' | 'accountId' | 'updatedAt'>;
+
+/**
+ * A session as read from the database: its row (null: none stored), the pending action the row points at (null:
+ * none or gone) and, when read with it, when that action's current question was delivered (null: not yet;
+ * undefined: not read).
+ */
+export interface SessionRows {
+  state: StoredSession | null;
+  pending: PendingRow | null;
+  questionShownAt?: Date | null;
 }
 
 const where = (key: SessionKey) => ({ platform_roomId_accountId: key });
@@ -28,54 +34,84 @@ export function sessionLockName(key: SessionKey): string {
   return `hisho:session:${JSON.stringify([key.platform, key.roomId, key.accountId])}`;
 }
 
-/**
- * Serialises writers of one session inside a transaction (cancelPending…; createPending takes the same lock
- * inside the database function open_pending_action).
- */
+/** Serialises writers of one session inside a transaction (opening and cancelling pending actions). */
 export async function lockSession(tx: Prisma.TransactionClient, key: SessionKey): Promise<void> {
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${sessionLockName(key)}::text))`;
 }
 
+/** The session's row and the pending action it points at (two reads; a turn's first statement reads both at once). */
+export async function readSession(c: Client, key: SessionKey): Promise<SessionRows> {
+  const state = await c.conversationState.findUnique({ where: where(key) });
+  const pending = state?.pendingActionId
+    ? await c.pendingAction.findUnique({ where: { id: state.pendingActionId } })
+    : null;
+  return { state, pending };
+}
+
+/** The session row alone. */
+export function readSessionRow(c: Client, key: SessionKey): Promise<StoredSession | null> {
+  return c.conversationState.findUnique({ where: where(key) });
+}
+
 /**
- * Expiry housekeeping: an expired session (expiresAt < now) resets to a fresh NORMAL session and its
- * pending actions expire; pending actions past their own expiresAt expire. Idempotent; only one of
- * several concurrent sweeps reports a given expired action.
+ * The session as a turn sees it, when nothing in it can have expired: a live session pointing at a pending action
+ * still within its time, or a plainly NORMAL one. Null when expiry housekeeping must look first.
  */
-export async function sweepSession(c: Client, key: SessionKey, now: Date, sessionTtlMs: number): Promise<Sweep> {
-  const before = await c.conversationState.findUnique({ where: where(key) });
-  const sessionExpired = before !== null && before.expiresAt.getTime() < now.getTime();
-  // Fast path (most turns): no session, or a live one pointing at no pending action — nothing can expire.
-  if (before === null || isPlainSession(before, now)) {
-    return { state: before, expired: null };
+export function liveSessionView(key: SessionKey, rows: SessionRows, now: Date): SessionView | null {
+  const { state, pending: row } = rows;
+  const live =
+    state !== null &&
+    state.expiresAt.getTime() >= now.getTime() &&
+    row !== null &&
+    row.status === 'pending' &&
+    row.expiresAt.getTime() > now.getTime();
+  if (live) {
+    const pending = toPendingView(row);
+    if (rows.questionShownAt !== undefined) pending.questionShownAt = rows.questionShownAt;
+    return sessionView(key, state, pending, null);
   }
-  const expired = await c.$queryRaw<PendingRow[]>`
-    UPDATE pending_actions SET status = 'expired', "decidedAt" = ${now}
-    WHERE platform = ${key.platform} AND "roomId" = ${key.roomId} AND "accountId" = ${key.accountId}
-      AND status = 'pending' AND ("expiresAt" <= ${now} OR ${sessionExpired}::boolean)
-    RETURNING *`;
-  let changed = false;
-  if (sessionExpired) {
-    const n = await c.conversationState.updateMany({
-      where: { ...key, expiresAt: { lt: now } },
-      data: {
-        mode: 'NORMAL',
-        pendingActionId: null,
-        clarificationRounds: 0,
-        errorCount: 0,
-        lastError: null,
-        lastIntent: null,
-        lastTool: null,
-        expiresAt: new Date(now.getTime() + sessionTtlMs),
-      },
-    });
-    changed = n.count > 0;
-  } else if (before?.pendingActionId && expired.some((r) => r.id === before.pendingActionId)) {
-    changed = (await clearSessionPending(c, key, before.pendingActionId)) > 0;
-  }
-  const state = changed ? await c.conversationState.findUnique({ where: where(key) }) : before;
-  const newestFirst = [...expired].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
-  const report = newestFirst.find((r) => r.id === before?.pendingActionId) ?? newestFirst[0];
-  return { state, expired: report ? toPendingView(report) : null };
+  return isPlainSession(state, now) ? sessionView(key, state, null, null) : null;
+}
+
+/** The plain view of a session row with its live pending action (if any) and the one that just expired. */
+export function sessionView(
+  key: SessionKey,
+  state: StoredSession | null,
+  pending: PendingActionView | null,
+  expiredPending: PendingActionView | null,
+): SessionView {
+  return {
+    key,
+    mode: effectiveMode(state?.mode, pending !== null),
+    pending,
+    expiredPending,
+    clarificationRounds: state?.clarificationRounds ?? 0,
+    errorCount: state?.errorCount ?? 0,
+    lastIntent: state?.lastIntent ?? null,
+    lastTool: state?.lastTool ?? null,
+    lastError: state?.lastError ?? null,
+    expiresAt: state?.expiresAt ?? null,
+  };
+}
+
+/** What an expired session starts afresh with. */
+const FRESH = {
+  mode: 'NORMAL',
+  pendingActionId: null,
+  clarificationRounds: 0,
+  errorCount: 0,
+  lastError: null,
+  lastIntent: null,
+  lastTool: null,
+} as const;
+
+/** An expired session (expiresAt < now) starts afresh: NORMAL, nothing pending, counters cleared. Rows changed. */
+export async function resetExpiredSession(c: Client, key: SessionKey, now: Date, expiresAt: Date): Promise<number> {
+  const n = await c.conversationState.updateMany({
+    where: { ...key, expiresAt: { lt: now } },
+    data: { ...FRESH, expiresAt },
+  });
+  return n.count;
 }
 
 /** Session back to NORMAL if (and only if) it still points at `pendingId`. Returns rows changed. */
@@ -92,31 +128,52 @@ export async function clearSessionPending(
   return n.count;
 }
 
-/** pending → expired for one action whose expiry has passed; null if it was not pending any more. */
-export async function expireOne(c: Client, pendingId: string, now: Date): Promise<PendingRow | null> {
-  const rows = await c.$queryRaw<PendingRow[]>`
-    UPDATE pending_actions SET status = 'expired', "decidedAt" = ${now}
-    WHERE id = ${pendingId} AND status = 'pending' AND "expiresAt" <= ${now}
-    RETURNING *`;
-  const row = rows[0];
-  if (!row) return null;
-  await clearSessionPending(c, { platform: row.platform, roomId: row.roomId, accountId: row.accountId }, row.id);
-  return row;
+/**
+ * The session awaits an answer to `pendingId` (CONFIRMATION_PENDING), created if missing; `fresh`: the stored
+ * session had expired, so it starts afresh.
+ */
+export async function pointSessionAt(
+  c: Client,
+  key: SessionKey,
+  pendingId: string,
+  expiresAt: Date,
+  fresh: boolean,
+): Promise<void> {
+  const data = { mode: 'CONFIRMATION_PENDING', pendingActionId: pendingId, expiresAt };
+  await c.conversationState.upsert({
+    where: where(key),
+    create: { ...key, ...data },
+    update: fresh ? { ...FRESH, ...data } : data,
+  });
 }
 
 /** Creates the session row if missing and extends its expiry (a write means activity). */
 export async function touchSession(
   c: Client,
   key: SessionKey,
-  now: Date,
-  sessionTtlMs: number,
+  expiresAt: Date,
   update: Prisma.ConversationStateUpdateInput = {},
   create: Partial<Prisma.ConversationStateCreateInput> = {},
 ): Promise<ConversationState> {
-  const expiresAt = new Date(now.getTime() + sessionTtlMs);
   return c.conversationState.upsert({
     where: where(key),
     create: { ...key, ...create, expiresAt },
     update: { ...update, expiresAt },
+  });
+}
+
+/** The session enters ERROR_RECOVERY unless it awaits a confirmation. */
+export async function enterErrorRecovery(c: Client, key: SessionKey): Promise<void> {
+  await c.conversationState.updateMany({
+    where: { ...key, mode: { not: 'CONFIRMATION_PENDING' } },
+    data: { mode: 'ERROR_RECOVERY' },
+  });
+}
+
+/** ERROR_RECOVERY (or a CONFIRMATION_PENDING pointing at nothing) → NORMAL. */
+export async function leaveErrorRecovery(c: Client, key: SessionKey): Promise<void> {
+  await c.conversationState.updateMany({
+    where: { ...key, OR: [{ mode: 'ERROR_RECOVERY' }, { mode: 'CONFIRMATION_PENDING', pendingActionId: null }] },
+    data: { mode: 'NORMAL' },
   });
 }

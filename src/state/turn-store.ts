@@ -1,4 +1,4 @@
-import type { InboundMessage, ReplyOption } from '../adapters/types';
+import type { InboundMessage, ReplyOption } from '../core/chat';
 import { actorFromRows, type Actor } from '../authorization';
 import type { BudgetVerdict, SenderBudget, UsageRow } from '../brain/sender-budget';
 import { NO_FLUSH_WAIT, SqlParams, type Sql } from '../db/sql';
@@ -11,7 +11,7 @@ import {
   type EnqueueInput,
   type WorkOutcome,
 } from '../intake/work-queue';
-import { turnCtes, type PreparedTurn } from '../observability/turn-recorder';
+import { turnCtes, type PreparedTurn } from '../audit/turn-recorder';
 import {
   markSentCte,
   priorColumns,
@@ -26,10 +26,8 @@ import {
 } from '../outbox/outbox';
 import { botMessageCte, userMessageCte } from './conversation-log';
 import type { ConversationSummaries } from './conversation-summaries';
-import type { SessionKey } from './session-key';
-import { effectiveMode, isPlainSession } from './session-mode';
-import { pendingRowFromJson, toPendingView } from './pending-rows';
-import type { PendingActionView, SessionView } from './types';
+import { pendingRowFromJson } from './pending-rows';
+import type { SessionRows } from './session-store';
 
 /** What one round trip at the start of a turn yields. */
 export interface TurnPrelude {
@@ -39,11 +37,8 @@ export interface TurnPrelude {
   prior: PriorPost | null;
   actor: Actor;
   profile: { title: string | null; preferences: Record<string, unknown>; departmentName: string | null } | null;
-  /**
-   * The session when nothing in it can have expired: plainly NORMAL, or awaiting an answer to a live pending
-   * action; null when the BrainStateManager must look (something expired).
-   */
-  quickSession: SessionView | null;
+  /** The sender's session as stored, with its pending action and that question's delivery (for `getSession`). */
+  session: SessionRows;
   /** Whether the sender is within their per-sender budgets (issue 8), read in the same statement. */
   budget: BudgetVerdict;
   /**
@@ -278,24 +273,29 @@ export class TurnStore {
   }
 }
 
-/**
- * The session's pending action when nothing about it can have expired: the session is live and points at
- * an action still pending within its time. It comes with its question's delivery (answers count only after
- * it). Anything else is null: the BrainStateManager's sweep decides.
- */
-function livePending(r: PreludeRow, now: Date): PendingActionView | null {
-  if (!r.s_exists || !r.p_row || new Date(r.s_expires!).getTime() < now.getTime()) return null;
-  const row = pendingRowFromJson(r.p_row);
-  if (row.status !== 'pending' || row.expiresAt.getTime() <= now.getTime()) return null;
-  const shownAt = r.q_status === 'sent' && r.q_sent ? new Date(r.q_sent) : null;
-  return { ...toPendingView(row), questionShownAt: shownAt };
+/** The session's row, its pending action and the delivery of that action's current question, as read. */
+function sessionRows(r: PreludeRow): SessionRows {
+  const state = r.s_exists
+    ? {
+        mode: r.s_mode!,
+        pendingActionId: r.s_pending,
+        expiresAt: new Date(r.s_expires!),
+        clarificationRounds: r.s_rounds ?? 0,
+        errorCount: r.s_errors ?? 0,
+        lastIntent: r.s_intent,
+        lastTool: r.s_tool,
+        lastError: r.s_error,
+      }
+    : null;
+  const pending = r.p_row ? pendingRowFromJson(r.p_row) : null;
+  return { state, pending, questionShownAt: r.q_status === 'sent' && r.q_sent ? new Date(r.q_sent) : null };
 }
 
 /** The prelude's row as the turn's view of sender, room and session. */
 function prelude(
   r: PreludeRow,
   msg: InboundMessage,
-  opts: { defaultLevel: number; now: Date },
+  opts: { defaultLevel: number },
 ): Omit<TurnPrelude, 'budget' | 'takenLeftMs'> {
   const account =
     r.a_org && r.m_id
@@ -316,31 +316,11 @@ function prelude(
     { account, room },
     { orgId: msg.orgId, defaultLevel: opts.defaultLevel, fallbackAuthority: msg.roomAuthority },
   );
-  const key: SessionKey = { platform: msg.platform, roomId: msg.roomId, accountId: msg.senderAccountId };
-  const stored = r.s_exists
-    ? { mode: r.s_mode!, pendingActionId: r.s_pending, expiresAt: new Date(r.s_expires!) }
-    : null;
-  const pending = livePending(r, opts.now);
-  const quickSession: SessionView | null =
-    isPlainSession(stored, opts.now) || pending
-      ? {
-          key,
-          mode: effectiveMode(r.s_mode, pending !== null),
-          pending,
-          expiredPending: null,
-          clarificationRounds: r.s_rounds ?? 0,
-          errorCount: r.s_errors ?? 0,
-          lastIntent: r.s_intent,
-          lastTool: r.s_tool,
-          lastError: r.s_error,
-          expiresAt: r.s_expires ? new Date(r.s_expires) : null,
-        }
-      : null;
   return {
     alreadySent: r.reserved === 0 && r.prior_status === 'sent',
     prior: r.reserved === 0 ? priorPost(r) : null,
     actor,
     profile: actor.memberId ? { title: r.m_title, preferences: r.m_prefs ?? {}, departmentName: r.d_name } : null,
-    quickSession,
+    session: sessionRows(r),
   };
 }

@@ -58,7 +58,7 @@ export interface SessionView {
   expiresAt: Date | null;
 }
 
-/** What `createPending` stores. */
+/** What `PendingActions.open` stores. */
 export interface CreatePendingInput {
   orgId: string;
   memberId: string | null;

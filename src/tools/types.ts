@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { Directory } from '../authorization/directory';
+import type { Db } from '../db/prisma';
 import type { ToolMeta } from '../core/tool-meta';
 
 export { hasEffects, type ParamRole, type Risk, type ToolMeta } from '../core/tool-meta';
@@ -40,7 +41,7 @@ export interface EffectDescription {
 
 /** What `describe` gets: the handler's context without an idempotency key or effectful services. */
 export interface DescribeContext extends Omit<ToolContext, 'idempotencyKey' | 'services'> {
-  services: Pick<ToolServices, 'db' | 'directory'>;
+  services: Pick<ToolServices, 'db' | 'directory' | 'scheduleLimits'>;
   lang: 'ja' | 'en';
 }
 
@@ -55,7 +56,7 @@ export interface ToolContext {
   idempotencyKey: string;
   now: () => Date;
   timezone: string;
-  /** Injected services (db, platform clients); typed loosely here, narrowed in handlers. */
+  /** Injected services (db, platform clients). */
   services: ToolServices;
 }
 
@@ -76,15 +77,20 @@ export interface ChatworkTasksApi {
 
 /** Services handlers may use. Filled at the composition root. */
 export interface ToolServices {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  db: any;
-  /** Present when the turn's room is a ChatWork room and ChatWork is configured. */
+  /** The Prisma client; each handler writes only its own tables (docs/architecture.md: who writes which table). */
+  db: Db;
+  /**
+   * Present when ChatWork is configured, in any room: new ChatWork tasks are created only from ChatWork rooms
+   * (`_chatwork-task.ts`), but a task mirrored there is completed or changed from anywhere.
+   */
   chatwork?: ChatworkTasksApi;
   /**
    * The turn's organisation directory, cached per organisation (departments with names; active members with
    * names, aliases and accounts). Absent: handlers read the database.
    */
   directory?: () => Promise<Directory>;
+  /** How many recurring schedules a member and a room may hold (SCHEDULES_PER_MEMBER, SCHEDULES_PER_ROOM). */
+  scheduleLimits?: { perMember: number; perRoom: number };
   /**
    * Posts a message to the turn's room on its platform. The adapter neutralises markup in `text`;
    * mentions are added only from `mentionAccountIds` / `toAll` (handler-controlled, never model text).

@@ -1,4 +1,4 @@
-import type { FoundMessage, InboundMessage } from '../adapters/types';
+import type { FoundMessage, InboundMessage } from '../core/chat';
 import type { PromptSet } from '../brain/prompts';
 import type { Language } from '../core/language';
 import type { ContextBuilder, ContextPrefetch } from '../context/context-builder';
@@ -6,8 +6,8 @@ import type { TurnContext } from '../context/types';
 import type { ClaimedItem, WorkOutcome } from '../intake/work-queue';
 import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
-import type { SelfCritic } from '../observability/self-critique';
-import type { TurnRecorder } from '../observability/turn-recorder';
+import type { SelfCritic } from '../pipeline/self-critique';
+import type { TurnRecorder } from '../audit/turn-recorder';
 import type { Delivered, Outbox, TakeAhead } from '../outbox/outbox';
 import type { ConfirmationFlow } from '../pipeline/confirmation-flow';
 import type { ProposalStage } from '../pipeline/proposal-stage';

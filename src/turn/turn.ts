@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { InboundMessage } from '../adapters/types';
+import type { InboundMessage } from '../core/chat';
 import { detectLanguage } from '../core/language';
 import type { SqlParams } from '../db/sql';
 import { replyKeyOf, type ClaimedItem, type WorkOutcome } from '../intake/work-queue';

@@ -1,4 +1,4 @@
-import type { Platform } from '../adapters/types';
+import type { Platform } from '../core/chat';
 import type { PromptSet } from '../brain/prompts';
 import { detectLanguage } from '../core/language';
 import { personaMessage, type MessageKey } from '../core/messages';

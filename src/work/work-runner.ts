@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { InboundMessage, Platform } from '../adapters/types';
+import type { InboundMessage, Platform } from '../core/chat';
 import { audienceOf, loadActor, type Actor } from '../authorization';
 import type { PromptSet } from '../brain/prompts';
 import { detectLanguage, type Language } from '../core/language';
@@ -10,8 +10,8 @@ import type { TurnContext } from '../context/types';
 import type { Db } from '../db/prisma';
 import { ClaimLostError, replyKeyOf, type ClaimedItem, type WorkOutcome } from '../intake/work-queue';
 import type { Logger } from '../observability/logger';
-import { turnAudit } from '../observability/turn-audit';
-import type { TurnRecorder } from '../observability/turn-recorder';
+import { turnAudit } from '../pipeline/turn-audit';
+import type { TurnRecorder } from '../audit/turn-recorder';
 import type { Outbox } from '../outbox/outbox';
 import type { ConfirmationFlow } from '../pipeline/confirmation-flow';
 import type { ProposalStage } from '../pipeline/proposal-stage';

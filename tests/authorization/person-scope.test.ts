@@ -27,6 +27,7 @@ const directory: Directory = {
     ['t-in', { assigneeMemberId: 'm-own', createdByMemberId: 'm-child' }],
     ['t-out', { assigneeMemberId: 'm-other', createdByMemberId: 'm-own' }],
     ['t-secret', { assigneeMemberId: 'm-secret', createdByMemberId: 'm-ceo' }],
+    ['t-given', { assigneeMemberId: 'm-own', createdByMemberId: 'm-actor' }],
   ]),
 };
 
@@ -77,6 +78,7 @@ describe('the person-scope table, row by row (a level-2 member of sales)', () =>
     reminder_target: [A, A, OUT, SECRET, UNKNOWN],
     memory_subject: [A, 'CONFIRM Z_CONFIRM_PERSON', OUT, SECRET, UNKNOWN],
     task: [A, 'DENIED Z_LEVEL_TOO_LOW', OUT, SECRET, UNKNOWN],
+    task_change: [A, 'CONFIRM Z_CONFIRM_PERSON', OUT, SECRET, UNKNOWN],
     recipients: [A, A, 'CONFIRM Z_CONFIRM_PERSON', SECRET, UNKNOWN],
     person: [A, A, OUT, SECRET, UNKNOWN],
   };
@@ -89,12 +91,30 @@ describe('the person-scope table, row by row (a level-2 member of sales)', () =>
   );
 
   it.each(rows)('$role × $relation → $want', ({ role, relation, want }) => {
-    const value = role === 'task' ? TASKS[relation] : role === 'recipients' ? [PEOPLE[relation]] : PEOPLE[relation];
+    const value =
+      role === 'task' || role === 'task_change'
+        ? TASKS[relation]
+        : role === 'recipients'
+          ? [PEOPLE[relation]]
+          : PEOPLE[relation];
     expect(short(decide(role, value, 2))).toBe(want);
   });
 
   it("a task the sender created (assigned to someone outside the scope) is the sender's own", () => {
     expect(short(decide('task', 't-created', 1))).toBe(A);
+  });
+
+  it("a task the sender gave someone is that person's when it is changed: asked first, or denied out of scope", () => {
+    expect(short(decide('task', 't-given', 2))).toBe(A);
+    expect(short(decide('task_change', 't-given', 2))).toBe('CONFIRM Z_CONFIRM_PERSON');
+    expect(short(decide('task_change', 't-created', 2))).toBe(OUT);
+    expect(short(decide('task_change', 't-own', 1))).toBe(A);
+  });
+
+  it('a manager is asked before changing a task in scope, like anyone else', () => {
+    expect(short(decide('task_change', 't-in', 3))).toBe('CONFIRM Z_CONFIRM_PERSON');
+    expect(short(decide('task_change', 't-out', 5))).toBe('CONFIRM Z_CONFIRM_PERSON');
+    expect(short(decide('task_change', 't-secret', 5))).toBe(SECRET);
   });
 
   it('from level 3 a task in scope may be completed; outside the scope still not', () => {

@@ -1,17 +1,17 @@
 import { Brain } from '../../src/brain/brain';
 import { PARAMETER_SOURCES } from '../../src/brain/envelope';
-import { AnthropicLlmClient } from '../../src/brain/llm-client';
+import { AnthropicLlmClient } from '../../src/brain/anthropic-client';
 import { metaTools, parseModelOutput } from '../../src/brain/output';
 import type { LlmResponse } from '../../src/brain/llm-client';
 import { loadPrompts } from '../../src/brain/prompts';
-import { anthropicTool } from '../../src/brain/tool-definitions';
+import { modelTool } from '../../src/brain/tool-definitions';
 import { ToolRegistry } from '../../src/tools/registry';
 import { handlers } from '../../handlers';
 import { FakeAnthropic, FAKE_ANTHROPIC_URL, type ScriptedAnswer } from '../fakes/fake-anthropic';
 import { turnContext } from './turn-context';
 
 type Schema = { type?: string; properties: Record<string, Schema>; required?: string[]; items?: Schema };
-const schemaOf = (t: { input_schema: unknown }) => t.input_schema as Schema;
+const schemaOf = (t: { inputSchema: unknown }) => t.inputSchema as Schema;
 const tools = new ToolRegistry(handlers).all();
 const [reply, clarify] = metaTools().map(schemaOf) as [Schema, Schema];
 
@@ -19,7 +19,7 @@ describe('the envelope every capability call carries is in its schema (issue 33)
   it.each(tools.map((t) => [t.name, t] as const))(
     '%s: reasoning, confidence, summary, parameters, sources',
     (_n, t) => {
-      const s = schemaOf(anthropicTool(t));
+      const s = schemaOf(modelTool(t));
       expect(s.required).toEqual(['reasoning', 'confidence', 'action_summary', 'parameters', 'parameter_sources']);
       const r = s.properties.reasoning!;
       expect(Object.keys(r.properties)).toEqual([
@@ -60,15 +60,15 @@ describe('the envelope every capability call carries is in its schema (issue 33)
   });
 
   it('the tool definitions are built once: the cached prefix is the same object and bytes every time', () => {
-    const a = tools.map(anthropicTool);
-    const b = tools.map(anthropicTool);
+    const a = tools.map(modelTool);
+    const b = tools.map(modelTool);
     a.forEach((t, i) => expect(t).toBe(b[i]));
   });
 });
 
 const REASONING = 'The person wants a task for Tanaka about the report, due tomorrow.';
 const use = (name: string, input: unknown) =>
-  [{ type: 'tool_use', id: 'toolu_1', name, input }] as unknown as LlmResponse['content'];
+  [{ type: 'tool_call', id: 'toolu_1', name, input }] as LlmResponse['content'];
 const full = {
   reasoning: { intent_understanding: REASONING, context_used: [] },
   confidence: { overall: 0.8, intent: 0.8, parameters: 0.8 },

@@ -1,7 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import nock from 'nock';
-import { AnthropicLlmClient, STREAM_ABOVE_TOKENS, type LlmRequest } from '../../src/brain/llm-client';
+import { AnthropicLlmClient, STREAM_ABOVE_TOKENS } from '../../src/brain/anthropic-client';
+import type { LlmRequest } from '../../src/brain/llm-client';
 import { AppError } from '../../src/errors/app-error';
 import { startFakeAnthropicServer, type FakeAnthropicServer } from '../fakes/anthropic-server';
 import { replyCall, type ScriptedAnswer } from '../fakes/anthropic-sse';
@@ -9,10 +10,11 @@ import { replyCall, type ScriptedAnswer } from '../fakes/anthropic-sse';
 /** A request shaped like the brain's: a system block, one tool, one user message. */
 const request = (maxTokens = 4096): LlmRequest => ({
   model: 'claude-opus-5-5',
-  max_tokens: maxTokens,
-  system: [{ type: 'text', text: 'あなたは秘書です。' }],
-  tools: [{ name: 'reply', input_schema: { type: 'object', properties: { text: { type: 'string' } } } }],
-  tool_choice: { type: 'auto' },
+  maxTokens,
+  system: 'あなたは秘書です。',
+  tools: [
+    { name: 'reply', description: '', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } },
+  ],
   messages: [{ role: 'user', content: '[To:9999]Hishoさん\nおはよう' }],
 });
 
@@ -40,10 +42,32 @@ describe('AnthropicLlmClient over HTTP (the real SDK against a loopback Messages
     next = [replyCall('おはようございますウル🐺')];
     const res = await client().create(request());
     expect(server.requests[0]!.stream).toBe(false);
-    expect(res.stopReason).toBe('tool_use');
+    expect(res.stopReason).toBe('tool_calls');
     expect(replyText(res.content)).toBe('おはようございますウル🐺');
     expect(res.usage).toEqual({ inputTokens: 900, outputTokens: 120, cacheWriteTokens: 0, cacheReadTokens: 2400 });
     expect(res.requestId).toMatch(/^req_\d+$/);
+  });
+
+  it('speaks the neutral port: thinking, tool calls and results go back to the API as the blocks it sent', async () => {
+    next = [replyCall('はいウル'), replyCall('了解ウル')];
+    const first = await client().create(request());
+    expect(first.content.map((b) => b.type)).toEqual(['thinking', 'tool_call']);
+    const call = first.content[1] as { id: string };
+    await client().create({
+      ...request(),
+      messages: [
+        ...request().messages,
+        { role: 'assistant', content: first.content },
+        { role: 'user', content: [{ type: 'tool_result', callId: call.id, content: 'denied', isError: true }] },
+      ],
+    });
+    const [, assistant, user] = server.requests[1]!.messages as { content: unknown }[];
+    expect(assistant!.content).toEqual([
+      { type: 'thinking', thinking: '', signature: 'sig' },
+      { type: 'tool_use', id: call.id, name: 'reply', input: expect.any(Object) },
+    ]);
+    expect(user!.content).toEqual([{ type: 'tool_result', tool_use_id: call.id, content: 'denied', is_error: true }]);
+    expect(server.requests[1]!.system).toEqual([{ type: 'text', text: 'あなたは秘書です。' }]);
   });
 
   it(`streams an answer of more than ${STREAM_ABOVE_TOKENS} tokens and assembles the same message`, async () => {

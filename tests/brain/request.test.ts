@@ -1,9 +1,13 @@
 import { loadPrompts } from '../../src/brain/prompts';
-import { buildRequest } from '../../src/brain/request';
-import { anthropicTool } from '../../src/brain/tool-definitions';
+import { anthropicTool, toAnthropicRequest } from '../../src/brain/anthropic-client';
+import { buildRequest as buildNeutral, type BuildRequestInput } from '../../src/brain/request';
+import { modelTool } from '../../src/brain/tool-definitions';
 import { turnContext as ctx } from './turn-context';
 import { handlers } from '../../handlers';
 import { ToolRegistry } from '../../src/tools/registry';
+
+/** The Messages API body the service sends for a turn (the brain's request through the Anthropic adapter). */
+const buildRequest = (input: BuildRequestInput) => toAnthropicRequest(buildNeutral(input));
 
 describe('the Anthropic request body', () => {
   const prompts = loadPrompts('soul');
@@ -80,21 +84,31 @@ describe('the Anthropic request body', () => {
     "announce",
     "break_goal_into_tasks",
     "cancel_reminder",
+    "cancel_schedule",
+    "cancel_task",
     "cancel_work",
+    "change_schedule",
+    "change_task",
     "complete_task",
     "create_reminder",
+    "create_room_schedule",
+    "create_schedule",
     "create_task",
     "delete_memory",
     "get_notice_preferences",
     "list_reminders",
+    "list_schedules",
     "lookup_person",
+    "pause_schedule",
     "query_memory",
     "report_goal_progress",
+    "resume_schedule",
     "save_artifact",
     "save_memory",
     "search_knowledge",
     "search_tasks",
     "set_notice_preference",
+    "snooze_reminder",
     "start_goal_setting",
     "start_work",
     "team_overview",
@@ -135,7 +149,7 @@ describe('the Anthropic request body', () => {
   });
 
   it('every capability schema carries reasoning, confidence and an action summary around the parameters', () => {
-    for (const t of tools.map(anthropicTool)) {
+    for (const t of tools.map((d) => anthropicTool(modelTool(d)))) {
       const s = t.input_schema as { required: string[]; properties: Record<string, unknown> };
       expect(s.required).toEqual(['reasoning', 'confidence', 'action_summary', 'parameters', 'parameter_sources']);
       expect(t.description).toContain('Examples:');

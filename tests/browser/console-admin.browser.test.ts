@@ -67,7 +67,7 @@ describeBrowser('the console and /admin in a real browser (headless Chromium)', 
     await page.waitForSelector('#c-turns canvas');
     await waitFor(async () => Number(await page.getAttribute('#c-turns', 'data-total')) >= 3, 5000, 'chart data');
     expect(await page.getAttribute('#c-turns', 'data-points')).toBe('24');
-    expect(await page.textContent('#today')).toContain('今日のターン');
+    expect(await page.textContent('#today')).toContain('今日の会話');
     await screenshot(page, 'admin-overview');
     await page.click('.range button[data-range="30d"]');
     await waitFor(async () => (await page.getAttribute('#c-turns', 'data-points')) === '30', 5000, '30-day chart');
@@ -82,22 +82,22 @@ describeBrowser('the console and /admin in a real browser (headless Chromium)', 
     const row = page.locator('#audit-rows tr[data-id]');
     await row.first().waitFor();
     expect(await row.count()).toBe(1);
-    expect(await row.first().textContent()).toContain('G_CONFIDENCE_MEDIUM');
+    expect(await row.first().textContent()).toContain('確信度が中程度');
     await screenshot(page, 'admin-audit');
     await row.first().click();
-    await page.waitForSelector('#turn-steps .step >> text=4. Guardian');
+    await page.waitForSelector('#turn-steps .step >> text=4. ルールによる確認');
     const steps = await page.textContent('#turn-steps');
     for (const part of [
-      '1. 入力',
-      '2. 使った文脈',
-      '3. モデルの思考と確信度',
-      '5. 権限ゲート',
-      '6. 実行',
+      '1. 依頼',
+      '2. ボットの理解',
+      '3. 提案された操作',
+      '5. 権限の確認',
+      '6. 実行したこと',
       '7. 返答',
-      '所要時間とトークン',
+      '時間と費用',
     ])
       expect(steps).toContain(part);
-    expect(steps).toContain('G_CONFIDENCE_MEDIUM');
+    expect(steps).toContain('確信度が中程度');
     expect(await page.locator('#turn-steps table tbody tr').count()).toBeGreaterThan(5);
     await screenshot(page, 'admin-turn');
 
@@ -105,6 +105,6 @@ describeBrowser('the console and /admin in a real browser (headless Chromium)', 
       await page.click(`#nav a[href="#${tab}"]`);
       await page.waitForSelector(`section#${tab}.active tbody tr`);
     }
-    expect(await page.textContent('#sched-rows')).toContain('acme:daily-digest');
+    expect(await page.textContent('#sched-rows')).toContain('日次のまとめ');
   }, 30000);
 });

@@ -1,4 +1,4 @@
-import type { InboundMessage } from '../../src/adapters/types';
+import type { InboundMessage } from '../../src/core/chat';
 import { ContextBuilder } from '../../src/context/context-builder';
 import { personsSource } from '../../src/context/sources/persons.source';
 import { defineSqlSource } from '../../src/context/sql-source';

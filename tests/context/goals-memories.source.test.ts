@@ -1,6 +1,6 @@
 import type { ContextSource } from '../../src/context/context-builder';
 import path from 'node:path';
-import type { InboundMessage } from '../../src/adapters/types';
+import type { InboundMessage } from '../../src/core/chat';
 import { goalsSource } from '../../src/context/sources/goals.source';
 import { memoriesSource, overlapTokens } from '../../src/context/sources/memories.source';
 import type { SenderProfile } from '../../src/context/types';

@@ -1,4 +1,4 @@
-import type { InboundMessage } from '../../src/adapters/types';
+import type { InboundMessage } from '../../src/core/chat';
 import { loadDirectory } from '../../src/authorization/directory';
 import { personsSource } from '../../src/context/sources/persons.source';
 import { formatDueJa, tasksSource } from '../../src/context/sources/tasks.source';

@@ -1,5 +1,5 @@
 import { Pool } from 'pg';
-import type { ChatSender, OutboundReply, SendResult } from '../../src/adapters/types';
+import type { ChatSender, OutboundReply, SendResult } from '../../src/core/chat';
 import { WorkQueue } from '../../src/intake/work-queue';
 import { Outbox } from '../../src/outbox/outbox';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';

@@ -35,7 +35,8 @@ describe('roles: intake and turns as separate instances on one database', () => 
     const overrides = { logger: silentLogger(), workerPollMs: 30, chatworkBotAccountId: BOT_ACCOUNT };
     // One after the other: both would import the sample directory into the empty database at once.
     intake = await startService(env('intake'), { ...overrides, instanceId: 'intake' });
-    turns = await startService(env('turns'), { ...overrides, instanceId: 'turns' });
+    // The turns instance polls once a minute: it answers within the test only when the intake's NOTIFY wakes it.
+    turns = await startService(env('turns'), { ...overrides, workerPollMs: 60_000, instanceId: 'turns' });
     cw = new FakeChatwork().install();
     llm = new FakeAnthropic();
   }, 60000);
@@ -45,7 +46,7 @@ describe('roles: intake and turns as separate instances on one database', () => 
     await Promise.all([intake?.stop(), turns?.stop()]);
   });
 
-  it('the intake instance stores the webhooks, the turns instance answers each once, the intake none', async () => {
+  it('the intake instance stores the webhooks, the turns instance (woken by NOTIFY) answers each once', async () => {
     const n = 6;
     llm.script(...Array.from({ length: n + 3 }, (_, i) => replyCall(`返事${i}ウル🐺`)));
     const deliveries = Array.from({ length: n }, (_, i) =>

@@ -56,16 +56,15 @@ export class ScriptedBrain implements Pick<Brain, 'decide'> {
     const next = this.answers.shift();
     if (!next) throw new Error(`the brain was asked (${input.purpose ?? 'turn'}) without a scripted answer`);
     if (next instanceof Error) throw next;
-    const content = (
+    const content: BrainDecision['assistantContent'] =
       next.type === 'tool_call'
         ? next.proposals.map((p) => ({
-            type: 'tool_use',
+            type: 'tool_call',
             id: p.id,
             name: p.toolName,
             input: { parameters: p.parameters },
           }))
-        : [{ type: 'tool_use', id: `toolu_${++seq}`, name: 'reply', input: {} }]
-    ) as BrainDecision['assistantContent'];
+        : [{ type: 'tool_call', id: `toolu_${++seq}`, name: 'reply', input: {} }];
     const usage = { inputTokens: 100, outputTokens: 20, cacheWriteTokens: 0, cacheReadTokens: 0 };
     const calls = [{ model: 'fake-model', purpose: input.purpose ?? 'turn', usage, costUsd: 0.001, durationMs: 0 }];
     return { output: next, assistantContent: content, calls, model: 'fake-model', retries: [] };

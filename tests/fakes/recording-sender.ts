@@ -1,4 +1,4 @@
-import type { ChatSender, OutboundReply, Platform, SendResult } from '../../src/adapters/types';
+import type { ChatSender, OutboundReply, Platform, SendResult } from '../../src/core/chat';
 
 /** A platform sender that records what it was asked to post (the platform itself is outside the machine). */
 export class RecordingSender implements ChatSender {

@@ -1,4 +1,4 @@
-import { evaluateProposal } from '../../src/guardian';
+import { evaluateProposal, type GuardianVerdict } from '../../src/guardian';
 import { SENDER, evaluate, makeInput, members, policy } from './fixtures';
 import { SCENARIOS } from './scenarios';
 
@@ -262,5 +262,47 @@ describe('evaluateProposal: dates on the business calendar', () => {
     });
     expect(firstDay.modifiedParameters).toEqual({ due: '2027-01-04', amount: 300_000 });
     expect(firstDay.userNoteJa).toBe('300,000円の操作です');
+  });
+});
+
+describe('GuardianVerdict: each action carries only its own fields', () => {
+  it('every scenario verdict has exactly the fields of its action', () => {
+    for (const s of SCENARIOS) {
+      const v = evaluate(s.input);
+      const fields = Object.keys(v).filter((k) => !['action', 'reasonCode', 'reason', 'trace'].includes(k));
+      const allowed: Record<string, string[]> = {
+        ALLOW: [],
+        MODIFY: ['modifiedParameters'],
+        CONFIRM: ['confirmationType', 'userNoteJa', 'modifiedParameters', 'policyId'],
+        BLOCK: ['userNoteJa', 'policyId'],
+      };
+      expect({ name: s.name, extra: fields.filter((f) => !allowed[v.action]!.includes(f)) }).toEqual({
+        name: s.name,
+        extra: [],
+      });
+      if (v.action === 'CONFIRM') expect(v.userNoteJa.length).toBeGreaterThan(0);
+      if (v.policyId !== undefined) expect(v.reasonCode).toMatch(/^G_POLICY_/);
+    }
+  });
+
+  it('impossible combinations do not type-check', () => {
+    const trace: GuardianVerdict['trace'] = [];
+    const ok: GuardianVerdict[] = [
+      { action: 'ALLOW', reasonCode: 'G_OK', reason: 'r', trace },
+      { action: 'BLOCK', reasonCode: 'G_POLICY_BLOCK', policyId: 'p', reason: 'r', userNoteJa: 'n', trace },
+    ];
+    const wrong: GuardianVerdict[] = [
+      // @ts-expect-error an ALLOW carries no parameters
+      { action: 'ALLOW', reasonCode: 'G_OK', reason: 'r', trace, modifiedParameters: {} },
+      // @ts-expect-error a CONFIRM code cannot come with a BLOCK
+      { action: 'BLOCK', reasonCode: 'G_DELETE', reason: 'r', userNoteJa: 'n', trace },
+      // @ts-expect-error a CONFIRM says how many times to ask
+      { action: 'CONFIRM', reasonCode: 'G_DELETE', reason: 'r', userNoteJa: 'n', trace },
+      // @ts-expect-error a policy only comes with a G_POLICY_* code
+      { action: 'BLOCK', reasonCode: 'G_NG_PATTERN', policyId: 'p', reason: 'r', userNoteJa: 'n', trace },
+      // @ts-expect-error a MODIFY always carries its parameters
+      { action: 'MODIFY', reasonCode: 'G_PARAM_FIXED', reason: 'r', trace },
+    ];
+    expect(ok.length + wrong.length).toBe(7);
   });
 });

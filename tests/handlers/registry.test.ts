@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { anthropicTool } from '../../src/brain/tool-definitions';
+import { modelTool } from '../../src/brain/tool-definitions';
 import { handlers } from '../../handlers';
 import { ToolRegistry } from '../../src/tools/registry';
 
@@ -14,6 +14,20 @@ const OURS = {
   },
   complete_task: { risk: 'none', requiredLevel: 2, effects: ['db.task_update'], paramRoles: { task_id: 'task' } },
   search_tasks: { risk: 'none', requiredLevel: 1, effects: [], paramRoles: { assignee: 'target_user' } },
+  change_task: {
+    risk: 'none',
+    requiredLevel: 2,
+    effects: ['db.task_update', 'chatwork.task_create', 'chatwork.task_update'],
+    effectKind: 'update',
+    paramRoles: { task_id: 'task_change', due: 'date', title: 'text', assignee: 'assignee' },
+  },
+  cancel_task: {
+    risk: 'none',
+    requiredLevel: 2,
+    effects: ['db.task_update', 'chatwork.task_update'],
+    effectKind: 'cancel',
+    paramRoles: { task_id: 'task_change' },
+  },
   create_reminder: {
     risk: 'none',
     requiredLevel: 1,
@@ -32,7 +46,7 @@ describe('handlers/ manifest', () => {
     const def = registry.get(name);
     expect(def).toBeDefined();
     expect(def).toMatchObject({ ...meta, enabled: true, requiresConfirmation: false });
-    const tool = anthropicTool(def!);
+    const tool = modelTool(def!);
     expect(tool.name).toBe(name);
     expect(tool.description).toContain('Examples:');
   });

@@ -110,7 +110,11 @@ export interface FakePost {
  */
 export class FakeChatwork {
   readonly posts: FakePost[] = [];
-  readonly tasks: { roomId: string; body: Record<string, string> }[] = [];
+  readonly tasks: { roomId: string; body: Record<string, string>; taskId: string }[] = [];
+  /** `PUT /rooms/{id}/tasks/{task}/status` calls (ChatWork's only way to change a task: done or open). */
+  readonly taskStatuses: { roomId: string; taskId: string; status: string }[] = [];
+  /** Every task call in order: `POST /rooms/{id}/tasks`, `PUT /rooms/{id}/tasks/{task}/status done`. */
+  readonly taskCalls: string[] = [];
   readonly faults: PostFault[] = [];
   /** Message list reads (reconciliation). */
   reads = 0;
@@ -127,6 +131,8 @@ export class FakeChatwork {
   install(): this {
     this.posts.length = 0;
     this.tasks.length = 0;
+    this.taskStatuses.length = 0;
+    this.taskCalls.length = 0;
     this.faults.length = 0;
     this.reads = 0;
     this.readStatus = null;
@@ -191,8 +197,19 @@ export class FakeChatwork {
       })
       .post(/\/v2\/rooms\/\d+\/tasks/)
       .reply(function (uri, body) {
-        self.tasks.push({ roomId: uri.split('/')[3]!, body: Object.fromEntries(new URLSearchParams(String(body))) });
-        return [200, { task_ids: [nextId++] }];
+        const taskId = String(nextId++);
+        const roomId = uri.split('/')[3]!;
+        self.tasks.push({ roomId, body: Object.fromEntries(new URLSearchParams(String(body))), taskId });
+        self.taskCalls.push(`POST /rooms/${roomId}/tasks`);
+        return [200, { task_ids: [Number(taskId)] }];
+      })
+      .put(/\/v2\/rooms\/\d+\/tasks\/\d+\/status/)
+      .reply(function (uri, body) {
+        const [, , , roomId, , taskId] = uri.split('/');
+        const status = new URLSearchParams(String(body)).get('body') ?? '';
+        self.taskStatuses.push({ roomId: roomId!, taskId: taskId!, status });
+        self.taskCalls.push(`PUT /rooms/${roomId}/tasks/${taskId}/status ${status}`);
+        return [200, { task_id: Number(taskId) }];
       });
     return this;
   }

@@ -1,4 +1,4 @@
-import type { InboundMessage } from '../../src/adapters/types';
+import type { InboundMessage } from '../../src/core/chat';
 import { loadPrompts } from '../../src/brain/prompts';
 import { loadConfig } from '../../src/config/env';
 import type { DirectoryCache } from '../../src/authorization/directory-cache';

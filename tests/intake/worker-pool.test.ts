@@ -195,3 +195,47 @@ describe('WorkerPool: polling', () => {
     expect(most).toBeGreaterThanOrEqual(3);
   });
 });
+
+describe('WorkerPool: the intake of the same process first', () => {
+  it('starts no new item while the intake is busy, and claims it once the intake is idle', async () => {
+    const queue = new WorkQueue(tdb.db, { instanceId: 'hold-test', claimTtlMs: 30_000, defaultMaxAttempts: 3 });
+    let busy = true;
+    let idle!: () => void;
+    const idleNow = new Promise<void>((r) => {
+      idle = r;
+    });
+    let ranWhileBusy: boolean | null = null;
+    let handled!: () => void;
+    const done = new Promise<void>((r) => {
+      handled = r;
+    });
+    const pool = new WorkerPool({
+      queue,
+      concurrency: 2,
+      pollMs: 20,
+      claimTtlMs: 30_000,
+      logger: silentLogger(),
+      describeError: () => ({ text: 'x', retryable: false }),
+      handlers: {
+        work: async () => {
+          ranWhileBusy = busy;
+          handled();
+        },
+      },
+      // Longer than the test: only the intake going idle releases the hold.
+      hold: { busy: () => busy, whenIdle: () => idleNow, maxMs: 60_000 },
+    });
+    const { id } = await queue.enqueue({ type: 'work', payload: {}, orderingKey: 'h', dedupeKey: 'hold-1' });
+    pool.start();
+    pool.wake({ itemId: id ?? undefined });
+    // Several polls pass while the intake is busy: the item stays queued.
+    await new Promise((r) => setTimeout(r, 200));
+    const waiting = await tdb.db.workItem.findUniqueOrThrow({ where: { dedupeKey: 'hold-1' } });
+    expect(waiting.state).toBe('queued');
+    busy = false;
+    idle();
+    await done;
+    await pool.stop(1000);
+    expect(ranWhileBusy).toBe(false);
+  });
+});

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import type { InboundMessage } from '../../src/adapters/types';
+import type { InboundMessage } from '../../src/core/chat';
 import { knowledgeReaderScope, mayReadKnowledge } from '../../src/authorization/knowledge-access';
 import { SCOPE_FIELDS } from '../../src/authorization/scope';
 import { ContextBuilder } from '../../src/context/context-builder';

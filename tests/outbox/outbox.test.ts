@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ChatSender, FoundMessage, OutboundReply, SendResult } from '../../src/adapters/types';
+import type { ChatSender, FoundMessage, OutboundReply, SendResult } from '../../src/core/chat';
 import { AppError } from '../../src/errors/app-error';
 import { WorkQueue, type ClaimedItem } from '../../src/intake/work-queue';
 import { Outbox } from '../../src/outbox/outbox';

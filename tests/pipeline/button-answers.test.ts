@@ -1,6 +1,6 @@
 import { Client } from 'discord.js';
 import { DiscordGateway } from '../../src/adapters/discord/discord-gateway';
-import type { InboundMessage } from '../../src/adapters/types';
+import type { InboundMessage } from '../../src/core/chat';
 import { silentLogger } from '../../src/observability/logger';
 import { createButtonAnswers } from '../../src/pipeline/button-answers';
 import { confirmationOptions } from '../../src/pipeline/confirmation-text';
@@ -33,7 +33,7 @@ describe('confirmation buttons on Discord → the confirmation flow (real state,
     const client = new Client({ intents: [] });
     (client as unknown as { user: unknown }).user = { id: '111111111111111111' };
     const onButton = createButtonAnswers({
-      states,
+      pending: states.pending,
       intake: {
         accept: async (m) => {
           accepted.push(m);
@@ -87,7 +87,7 @@ describe('confirmation buttons on Discord → the confirmation flow (real state,
   }
 
   async function pending() {
-    return states.createPending(
+    return states.pending.open(
       { platform: 'discord', roomId: CHANNEL, accountId: ASKER },
       {
         orgId: 'acme',

@@ -1,4 +1,4 @@
-import type { InboundMessage } from '../../src/adapters/types';
+import type { InboundMessage } from '../../src/core/chat';
 import type { ConfirmationStep } from '../../src/pipeline/confirmation-flow';
 import { proposes, says } from '../fakes/fake-brain';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';

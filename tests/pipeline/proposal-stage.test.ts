@@ -1,7 +1,7 @@
 import { loadActor, type Actor } from '../../src/authorization';
 import { loadPrompts } from '../../src/brain/prompts';
 import { buildRequest } from '../../src/brain/request';
-import type { InboundMessage } from '../../src/adapters/types';
+import type { InboundMessage } from '../../src/core/chat';
 import type { TurnContext } from '../../src/context/types';
 import type { TurnDecision } from '../../src/pipeline/turn-decision';
 import { proposes, says } from '../fakes/fake-brain';
@@ -101,11 +101,21 @@ describe('ProposalStage', () => {
     // envelope described once in the system prompt. Issue 33 puts the envelope in every capability's schema (a
     // model without it returned a bare number for confidence, a string for reasoning): ≈ 560 bytes more a tool,
     // all of it in the cached prefix. The budget is now that, measured: 26 KB for those 20, ≤ 1,320 bytes a tool.
-    const LATER = new Set(['search_knowledge', 'start_work', 'work_status', 'cancel_work', 'save_artifact']);
+    // Tools added after issue 10 (knowledge, background work, task changes) are outside those 20.
+    const LATER = new Set([
+      'search_knowledge',
+      'start_work',
+      'work_status',
+      'cancel_work',
+      'save_artifact',
+      'change_task',
+      'cancel_task',
+    ]);
     const first20 = JSON.stringify(low.tools.filter((t) => !LATER.has(t.name)));
     expect(low.tools.length - LATER.size).toBe(20);
     expect(Buffer.byteLength(first20, 'utf8')).toBeLessThanOrEqual(26000);
-    expect(Buffer.byteLength(toolJson, 'utf8') / low.tools.length).toBeLessThanOrEqual(1320);
+    // change_task (1.7 KB: three kinds of change) raised the mean to 1,324 bytes; 1,340 keeps the guard tight.
+    expect(Buffer.byteLength(toolJson, 'utf8') / low.tools.length).toBeLessThanOrEqual(1340);
     // The same array, built once and reused: no turn rebuilds the definitions.
     expect(low.tools).toBe(high.tools);
     // The difference is in the volatile context (the user turn), not in the prefix.
@@ -128,7 +138,7 @@ describe('ProposalStage', () => {
     expect(decision).toMatchObject({ kind: 'denied', reasonCode: 'Z_LEVEL_TOO_LOW', auth: { result: 'DENIED' } });
     const result = JSON.stringify(p.brain.asked.at(-1)!.continuation);
     expect(result).toContain('DENIED (Z_LEVEL_TOO_LOW)');
-    expect(result).toContain('"is_error":true');
+    expect(result).toContain('"isError":true');
     expect(result).not.toContain('overdueTasks');
   });
 
@@ -154,7 +164,7 @@ describe('ProposalStage', () => {
     const result = JSON.stringify(second.continuation);
     expect(result).toContain('"type":"tool_result"');
     expect(result).toContain('佐藤美咲');
-    expect(result).not.toContain('"is_error":true');
+    expect(result).not.toContain('"isError":true');
   });
 
   it('a call the Gate denies goes back to the model as an error it must not retry; nothing runs', async () => {
@@ -171,7 +181,7 @@ describe('ProposalStage', () => {
     expect(decision).toMatchObject({ kind: 'denied', reasonCode: 'Z_LEVEL_TOO_LOW', auth: { result: 'DENIED' } });
     const result = JSON.stringify(p.brain.asked.at(-1)!.continuation);
     expect(result).toContain('DENIED (Z_LEVEL_TOO_LOW)');
-    expect(result).toContain('"is_error":true');
+    expect(result).toContain('"isError":true');
     expect(await t.db.task.count({ where: { title: '資料の準備' } })).toBe(0);
   });
 

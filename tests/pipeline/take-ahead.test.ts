@@ -1,4 +1,4 @@
-import type { InboundMessage } from '../../src/adapters/types';
+import type { InboundMessage } from '../../src/core/chat';
 import type { BrainDecision, DecideInput } from '../../src/brain/brain';
 import type { Sql } from '../../src/db/sql';
 import { installStatementCounter } from '../../src/db/statement-counter';

@@ -1,5 +1,5 @@
 import { purgeExpired } from '../../src/scheduler/retention';
-import { claimFireKey } from '../../src/scheduler/run-once';
+import { claimFireKey } from '../../src/scheduler/schedule-store';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
 
 describe('retention purge (R-O2)', () => {

@@ -49,11 +49,11 @@ describe('pending actions keep no raw PII once decided (issue 8)', () => {
     const clock = new Clock();
     const m = new BrainStateManager(tdb.db, { now: clock.now });
     const key = newKey();
-    const p = await m.createPending(key, withPii());
+    const p = await m.pending.open(key, withPii());
     expect((await m.getSession(key)).pending!.proposal.parameters).toEqual(withPii().proposal.parameters);
-    await m.approve({ pendingId: p.id, key });
-    expect((await m.findPendingById(p.id))!.proposal.parameters).toEqual(withPii().proposal.parameters);
-    await m.markExecuted(p.id, { taskId: 't1', title: '０９０－１２３４－５６７８ と sato＠example.jp に連絡' });
+    await m.pending.approve({ pendingId: p.id, key });
+    expect((await m.pending.find(p.id))!.proposal.parameters).toEqual(withPii().proposal.parameters);
+    await m.pending.markExecuted(p.id, { taskId: 't1', title: '０９０－１２３４－５６７８ と sato＠example.jp に連絡' });
     const text = await rowText(p.id);
     expectNoRawPii(text);
     const row = await tdb.db.pendingAction.findUniqueOrThrow({ where: { id: p.id } });
@@ -69,32 +69,32 @@ describe('pending actions keep no raw PII once decided (issue 8)', () => {
     [
       'denied',
       async (m: BrainStateManager, id: string, key: ReturnType<typeof newKey>) => {
-        await m.deny({ pendingId: id, key });
+        await m.pending.deny({ pendingId: id, key });
       },
     ],
     [
       'cancelled by an urgent request',
       async (m: BrainStateManager, _id: string, key: ReturnType<typeof newKey>) => {
-        await m.cancelPending(key, 'urgent');
+        await m.pending.cancel(key, 'urgent');
       },
     ],
     [
       'superseded by a new confirmation',
       async (m: BrainStateManager, _id: string, key: ReturnType<typeof newKey>) => {
-        await m.createPending(key, pendingInput());
+        await m.pending.open(key, pendingInput());
       },
     ],
     [
       'failed at execution',
       async (m: BrainStateManager, id: string, key: ReturnType<typeof newKey>) => {
-        await m.approve({ pendingId: id, key });
-        await m.markFailed(id, 'denied at execution');
+        await m.pending.approve({ pendingId: id, key });
+        await m.pending.markFailed(id, 'denied at execution');
       },
     ],
   ])('redacts when %s', async (_name, decide) => {
     const m = new BrainStateManager(tdb.db, { now: new Clock().now });
     const key = newKey();
-    const p = await m.createPending(key, withPii());
+    const p = await m.pending.open(key, withPii());
     expect(await rowText(p.id)).toContain('０９０－１２３４－５６７８');
     await decide(m, p.id, key);
     expectNoRawPii(await rowText(p.id));
@@ -104,7 +104,7 @@ describe('pending actions keep no raw PII once decided (issue 8)', () => {
     const clock = new Clock();
     const m = new BrainStateManager(tdb.db, { now: clock.now });
     const key = newKey();
-    const p = await m.createPending(key, withPii());
+    const p = await m.pending.open(key, withPii());
     clock.advance(11 * MIN);
     expect((await m.getSession(key)).expiredPending?.id).toBe(p.id);
     expectNoRawPii(await rowText(p.id));
@@ -115,11 +115,11 @@ describe('pending actions keep no raw PII once decided (issue 8)', () => {
     async () => {
       const clock = new Clock('2026-01-01T00:00:00Z');
       const m = new BrainStateManager(tdb.db, { now: clock.now });
-      const forgotten = await m.createPending(newKey(), withPii());
+      const forgotten = await m.pending.open(newKey(), withPii());
       const keyOld = newKey();
-      const old = await m.createPending(keyOld, pendingInput());
-      await m.deny({ pendingId: old.id, key: keyOld });
-      const fresh = await new BrainStateManager(tdb.db).createPending(newKey(), withPii());
+      const old = await m.pending.open(keyOld, pendingInput());
+      await m.pending.deny({ pendingId: old.id, key: keyOld });
+      const fresh = await new BrainStateManager(tdb.db).pending.open(newKey(), withPii());
       await tdb.db.$executeRaw`UPDATE pending_actions SET "createdAt" = now() - interval '60 days'
       WHERE id IN (${old.id}, ${forgotten.id})`;
 
@@ -138,7 +138,7 @@ describe('pending actions keep no raw PII once decided (issue 8)', () => {
   it('settling a forgotten action redacts it even before it is old enough to delete', async () => {
     const clock = new Clock(new Date(Date.now() - 2 * 86_400_000).toISOString());
     const m = new BrainStateManager(tdb.db, { now: clock.now });
-    const p = await m.createPending(newKey(), withPii());
+    const p = await m.pending.open(newKey(), withPii());
     await purgeExpired(tdb.db, { auditDays: 365, historyDays: 30 }, new Date());
     expect(await tdb.db.pendingAction.findUniqueOrThrow({ where: { id: p.id } })).toMatchObject({ status: 'expired' });
     expectNoRawPii(await rowText(p.id));
@@ -147,9 +147,9 @@ describe('pending actions keep no raw PII once decided (issue 8)', () => {
   it('a row written without a redacted copy loses its parameters and texts when decided (fail-closed)', async () => {
     const key = newKey();
     const m = new BrainStateManager(tdb.db);
-    const p = await m.createPending(key, withPii());
+    const p = await m.pending.open(key, withPii());
     await tdb.db.$executeRaw`UPDATE pending_actions SET "redactedCopy" = NULL WHERE id = ${p.id}`;
-    await m.deny({ pendingId: p.id, key });
+    await m.pending.deny({ pendingId: p.id, key });
     const row = await tdb.db.pendingAction.findUniqueOrThrow({ where: { id: p.id } });
     expect(row.proposal).toEqual({ id: 'toolu_9', toolName: 'create_task', parameters: {} });
     expect([row.originalMessage, row.question, row.reasoning]).toEqual(['', '', '']);

@@ -85,7 +85,7 @@ describe('error recovery', () => {
   it('errors do not hide a pending confirmation; a success keeps it', async () => {
     const m = new BrainStateManager(tdb.db);
     const key = newKey();
-    const p = await m.createPending(key, pendingInput());
+    const p = await m.pending.open(key, pendingInput());
     for (let i = 0; i < 3; i++) await m.recordError(key, 'E');
     expect(await m.getSession(key)).toMatchObject({ mode: 'CONFIRMATION_PENDING', errorCount: 3 });
     await m.recordSuccess(key, { lastIntent: 'x' });
@@ -99,7 +99,7 @@ describe('error recovery', () => {
     const broken = createDb({ url: 'postgresql://postgres@127.0.0.1:1/nope', connectionTimeoutMs: 500 });
     const m = new BrainStateManager(broken);
     await expect(m.getSession(newKey())).rejects.toThrow();
-    await expect(m.approve({ pendingId: 'x', key: newKey() })).rejects.toThrow();
+    await expect(m.pending.approve({ pendingId: 'x', key: newKey() })).rejects.toThrow();
     await broken.$disconnect();
   });
 });

@@ -34,7 +34,7 @@ describe('BrainStateManager: state transitions', () => {
   it('NORMAL → CONFIRMATION_PENDING → approved → executed → NORMAL', async () => {
     const { m, clock } = manager();
     const key = newKey();
-    const p = await m.createPending(key, pendingInput());
+    const p = await m.pending.open(key, pendingInput());
     expect(p).toMatchObject({
       status: 'pending',
       key,
@@ -58,14 +58,14 @@ describe('BrainStateManager: state transitions', () => {
     expect(s.expiresAt!.getTime() - clock.now().getTime()).toBe(30 * MIN);
 
     clock.advance(MIN);
-    const a = await m.approve({ pendingId: p.id, key });
+    const a = await m.pending.approve({ pendingId: p.id, key });
     expect(a.outcome).toBe('approved');
     expect(a.action).toMatchObject({ status: 'approved', confirmationsGiven: 1, decidedAt: clock.now() });
     s = await m.getSession(key);
     expect(s.pending).toBeNull();
 
-    expect(await m.markExecuted(p.id, { taskId: 't-9' })).toBe(true);
-    expect(await m.markExecuted(p.id, { taskId: 't-9' })).toBe(false);
+    expect(await m.pending.markExecuted(p.id, { taskId: 't-9' })).toBe(true);
+    expect(await m.pending.markExecuted(p.id, { taskId: 't-9' })).toBe(false);
     const row = await tdb.db.pendingAction.findUniqueOrThrow({ where: { id: p.id } });
     expect(row).toMatchObject({ status: 'executed', result: { taskId: 't-9' } });
     expect(row.executedAt).not.toBeNull();
@@ -78,40 +78,40 @@ describe('BrainStateManager: state transitions', () => {
   it('markExecuted refuses an action that was never approved', async () => {
     const { m } = manager();
     const key = newKey();
-    const p = await m.createPending(key, pendingInput());
-    expect(await m.markExecuted(p.id, {})).toBe(false);
-    expect(await m.markFailed(p.id, 'boom')).toBe(false);
-    expect((await m.findPendingById(p.id))?.status).toBe('pending');
+    const p = await m.pending.open(key, pendingInput());
+    expect(await m.pending.markExecuted(p.id, {})).toBe(false);
+    expect(await m.pending.markFailed(p.id, 'boom')).toBe(false);
+    expect((await m.pending.find(p.id))?.status).toBe('pending');
   });
 
   it('approved → failed records the error and returns the session to NORMAL', async () => {
     const { m } = manager();
     const key = newKey();
-    const p = await m.createPending(key, pendingInput());
-    await m.approve({ pendingId: p.id, key });
-    expect(await m.markFailed(p.id, 'TOOL_TIMEOUT')).toBe(true);
-    expect(await m.markExecuted(p.id, {})).toBe(false);
-    expect(await m.findPendingById(p.id)).toMatchObject({ status: 'failed', result: { error: 'TOOL_TIMEOUT' } });
+    const p = await m.pending.open(key, pendingInput());
+    await m.pending.approve({ pendingId: p.id, key });
+    expect(await m.pending.markFailed(p.id, 'TOOL_TIMEOUT')).toBe(true);
+    expect(await m.pending.markExecuted(p.id, {})).toBe(false);
+    expect(await m.pending.find(p.id)).toMatchObject({ status: 'failed', result: { error: 'TOOL_TIMEOUT' } });
     expect(await m.getSession(key)).toMatchObject({ mode: 'NORMAL', pending: null, lastError: 'TOOL_TIMEOUT' });
   });
 
   it('deny: pending → cancelled, session NORMAL, later approval already_decided', async () => {
     const { m, clock } = manager();
     const key = newKey();
-    const p = await m.createPending(key, pendingInput());
-    const d = await m.deny({ pendingId: p.id, key });
+    const p = await m.pending.open(key, pendingInput());
+    const d = await m.pending.deny({ pendingId: p.id, key });
     expect(d.outcome).toBe('denied');
     expect(d.action).toMatchObject({ status: 'cancelled', decidedAt: clock.now(), result: { cancelReason: 'denied' } });
     expect(await m.getSession(key)).toMatchObject({ mode: 'NORMAL', pending: null });
-    expect((await m.approve({ pendingId: p.id, key })).outcome).toBe('already_decided');
-    expect((await m.deny({ pendingId: p.id, key })).outcome).toBe('already_decided');
-    expect(await m.findPendingById(p.id)).toMatchObject({ status: 'cancelled', confirmationsGiven: 0 });
+    expect((await m.pending.approve({ pendingId: p.id, key })).outcome).toBe('already_decided');
+    expect((await m.pending.deny({ pendingId: p.id, key })).outcome).toBe('already_decided');
+    expect(await m.pending.find(p.id)).toMatchObject({ status: 'cancelled', confirmationsGiven: 0 });
   });
 
   it('expiry: after 10 minutes getSession reports the expired action once and the session is NORMAL', async () => {
     const { m, clock } = manager();
     const key = newKey();
-    const p = await m.createPending(key, pendingInput());
+    const p = await m.pending.open(key, pendingInput());
     clock.advance(10 * MIN - 1);
     expect((await m.getSession(key)).pending?.id).toBe(p.id);
     clock.advance(1);
@@ -119,20 +119,20 @@ describe('BrainStateManager: state transitions', () => {
     expect(s).toMatchObject({ mode: 'NORMAL', pending: null });
     expect(s.expiredPending).toMatchObject({ id: p.id, status: 'expired', decidedAt: clock.now() });
     expect((await m.getSession(key)).expiredPending).toBeNull();
-    expect((await m.approve({ pendingId: p.id, key })).outcome).toBe('expired');
-    expect((await m.deny({ pendingId: p.id, key })).outcome).toBe('expired');
-    expect(await m.findPendingById(p.id)).toMatchObject({ status: 'expired', confirmationsGiven: 0 });
+    expect((await m.pending.approve({ pendingId: p.id, key })).outcome).toBe('expired');
+    expect((await m.pending.deny({ pendingId: p.id, key })).outcome).toBe('expired');
+    expect(await m.pending.find(p.id)).toMatchObject({ status: 'expired', confirmationsGiven: 0 });
   });
 
   it('late approval (without a look first) → expired, nothing approved, session NORMAL', async () => {
     const { m, clock } = manager();
     const key = newKey();
-    const p = await m.createPending(key, pendingInput());
+    const p = await m.pending.open(key, pendingInput());
     clock.advance(11 * MIN);
-    const a = await m.approve({ pendingId: p.id, key });
+    const a = await m.pending.approve({ pendingId: p.id, key });
     expect(a.outcome).toBe('expired');
     expect(a.action).toMatchObject({ id: p.id, status: 'expired' });
-    expect(await m.markExecuted(p.id, {})).toBe(false);
+    expect(await m.pending.markExecuted(p.id, {})).toBe(false);
     const st = await tdb.db.conversationState.findUniqueOrThrow({ where: { platform_roomId_accountId: key } });
     expect(st).toMatchObject({ mode: 'NORMAL', pendingActionId: null });
   });
@@ -143,7 +143,7 @@ describe('BrainStateManager: state transitions', () => {
     await m.bumpClarification(key);
     await m.bumpClarification(key);
     await m.recordError(key, 'E1');
-    const p = await m.createPending(key, pendingInput());
+    const p = await m.pending.open(key, pendingInput());
     expect(await m.getSession(key)).toMatchObject({
       mode: 'CONFIRMATION_PENDING',
       clarificationRounds: 2,
@@ -160,26 +160,26 @@ describe('BrainStateManager: state transitions', () => {
     const clock = new Clock();
     const m = new BrainStateManager(tdb.db, { now: clock.now, sessionTtlMs: 5 * MIN, pendingTtlMs: 60 * MIN });
     const key = newKey();
-    const p = await m.createPending(key, pendingInput());
+    const p = await m.pending.open(key, pendingInput());
     clock.advance(6 * MIN);
     const s = await m.getSession(key);
     expect(s).toMatchObject({ mode: 'NORMAL', pending: null });
     expect(s.expiredPending?.id).toBe(p.id);
-    expect((await m.approve({ pendingId: p.id, key })).outcome).toBe('expired');
+    expect((await m.pending.approve({ pendingId: p.id, key })).outcome).toBe('expired');
   });
 
   it('a new pending action cancels the previous one', async () => {
     const { m } = manager();
     const key = newKey();
-    const first = await m.createPending(key, pendingInput());
-    const second = await m.createPending(key, pendingInput({ question: 'second?' }));
-    expect(await m.findPendingById(first.id)).toMatchObject({
+    const first = await m.pending.open(key, pendingInput());
+    const second = await m.pending.open(key, pendingInput({ question: 'second?' }));
+    expect(await m.pending.find(first.id)).toMatchObject({
       status: 'cancelled',
       result: { cancelReason: 'superseded', supersededBy: second.id },
     });
     expect((await m.getSession(key)).pending?.id).toBe(second.id);
-    expect((await m.approve({ pendingId: first.id, key })).outcome).toBe('already_decided');
-    expect((await m.approve({ pendingId: second.id, key })).outcome).toBe('approved');
+    expect((await m.pending.approve({ pendingId: first.id, key })).outcome).toBe('already_decided');
+    expect((await m.pending.approve({ pendingId: second.id, key })).outcome).toBe('approved');
     expect(await tdb.db.pendingAction.count({ where: { ...key, status: 'pending' } })).toBe(0);
   });
 
@@ -188,11 +188,11 @@ describe('BrainStateManager: state transitions', () => {
     const key = newKey();
     await m.bumpClarification(key);
     await m.recordError(key, 'E1');
-    const first = await m.createPending(key, pendingInput());
+    const first = await m.pending.open(key, pendingInput());
     clock.advance(40 * MIN);
     // No look at the session in between: the new question itself finds both expired.
-    const second = await m.createPending(key, pendingInput({ question: 'second?' }));
-    const old = await m.findPendingById(first.id);
+    const second = await m.pending.open(key, pendingInput({ question: 'second?' }));
+    const old = await m.pending.find(first.id);
     expect(old).toMatchObject({ status: 'expired', result: null });
     expect(old!.decidedAt).toEqual(clock.now());
     expect(second).toMatchObject({ status: 'pending', question: 'second?', confirmationsGiven: 0 });
@@ -212,10 +212,10 @@ describe('BrainStateManager: state transitions', () => {
     const m = new BrainStateManager(tdb.db, { now: clock.now, sessionTtlMs: 60 * MIN, pendingTtlMs: 5 * MIN });
     const key = newKey();
     await m.bumpClarification(key);
-    const first = await m.createPending(key, pendingInput());
+    const first = await m.pending.open(key, pendingInput());
     clock.advance(6 * MIN);
-    const second = await m.createPending(key, pendingInput({ question: 'again?' }));
-    expect(await m.findPendingById(first.id)).toMatchObject({ status: 'expired', result: null });
+    const second = await m.pending.open(key, pendingInput({ question: 'again?' }));
+    expect(await m.pending.find(first.id)).toMatchObject({ status: 'expired', result: null });
     expect(await m.getSession(key)).toMatchObject({ pending: { id: second.id }, clarificationRounds: 1 });
   });
 
@@ -223,9 +223,9 @@ describe('BrainStateManager: state transitions', () => {
     const { m } = manager();
     const key = newKey();
     const other = { ...key, accountId: `${key.accountId}-other` };
-    const mine = await m.createPending(key, pendingInput());
-    const theirs = await m.createPending(other, pendingInput());
-    expect(await m.findPendingById(mine.id)).toMatchObject({ status: 'pending' });
+    const mine = await m.pending.open(key, pendingInput());
+    const theirs = await m.pending.open(other, pendingInput());
+    expect(await m.pending.find(mine.id)).toMatchObject({ status: 'pending' });
     expect((await m.getSession(key)).pending?.id).toBe(mine.id);
     expect((await m.getSession(other)).pending?.id).toBe(theirs.id);
   });
@@ -233,18 +233,18 @@ describe('BrainStateManager: state transitions', () => {
   it('cancelPending (urgent interruption) cancels the pending action with the reason', async () => {
     const { m } = manager();
     const key = newKey();
-    expect(await m.cancelPending(key, 'urgent')).toBeNull();
-    const p = await m.createPending(key, pendingInput());
-    const c = await m.cancelPending(key, 'urgent: ストップ');
+    expect(await m.pending.cancel(key, 'urgent')).toBeNull();
+    const p = await m.pending.open(key, pendingInput());
+    const c = await m.pending.cancel(key, 'urgent: ストップ');
     expect(c).toMatchObject({ id: p.id, status: 'cancelled', result: { cancelReason: 'urgent: ストップ' } });
     expect(await m.getSession(key)).toMatchObject({ mode: 'NORMAL', pending: null });
-    expect((await m.approve({ pendingId: p.id, key })).outcome).toBe('already_decided');
+    expect((await m.pending.approve({ pendingId: p.id, key })).outcome).toBe('already_decided');
   });
 
   it('stores text with NUL characters (which PostgreSQL rejects) without them', async () => {
     const { m } = manager();
     const key = newKey();
-    const p = await m.createPending(
+    const p = await m.pending.open(
       key,
       pendingInput({
         originalMessage: 'a\u0000b',
@@ -259,8 +259,8 @@ describe('BrainStateManager: state transitions', () => {
   it('unknown ids are not_found', async () => {
     const { m } = manager();
     const key = newKey();
-    expect((await m.approve({ pendingId: 'nope', key })).outcome).toBe('not_found');
-    expect((await m.deny({ pendingId: 'nope', key })).outcome).toBe('not_found');
-    expect(await m.findPendingById('nope')).toBeNull();
+    expect((await m.pending.approve({ pendingId: 'nope', key })).outcome).toBe('not_found');
+    expect((await m.pending.deny({ pendingId: 'nope', key })).outcome).toBe('not_found');
+    expect(await m.pending.find('nope')).toBeNull();
   });
 });

@@ -1,3 +1,4 @@
+import type { Db } from '../../src/db/prisma';
 import { z } from 'zod';
 import { defineTool } from '../../src/tools/define-tool';
 import { ToolExecutor, canonicalJson, originKey } from '../../src/tools/executor';
@@ -58,7 +59,7 @@ const ctx = (key: string): ToolContext => ({
   idempotencyKey: key,
   now: () => new Date(),
   timezone: 'Asia/Tokyo',
-  services: { db: null },
+  services: { db: {} as Db }, // these tools read no data
 });
 
 describe('ToolExecutor', () => {

@@ -1,4 +1,4 @@
-import type { InboundMessage } from '../../src/adapters/types';
+import type { InboundMessage } from '../../src/core/chat';
 import { Intake } from '../../src/intake/intake';
 import { replyKeyOf, type ClaimedItem, type WorkQueue } from '../../src/intake/work-queue';
 import { WorkerPool, type ClaimNamed, type WakeHint, type WorkHandler } from '../../src/intake/worker-pool';

@@ -1,5 +1,5 @@
 import type { DecideInput } from '../../src/brain/brain';
-import type { InboundMessage } from '../../src/adapters/types';
+import type { InboundMessage } from '../../src/core/chat';
 import { Intake } from '../../src/intake/intake';
 import type { ClaimedItem } from '../../src/intake/work-queue';
 import { WorkStore } from '../../src/work/work-store';

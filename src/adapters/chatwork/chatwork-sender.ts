@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { ChatSender, FoundMessage, OutboundReply, SendResult } from '../types';
+import type { ChatSender, FoundMessage, OutboundReply, SendResult } from '../../core/chat';
 import { AppError } from '../../errors/app-error';
 import type { Logger } from '../../observability/logger';
 import type { ChatworkClient } from './chatwork-client';

@@ -1,6 +1,6 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import express, { type Router } from 'express';
-import type { InboundMessage } from '../types';
+import type { InboundMessage } from '../../core/chat';
 import { asAppError, newErrorId } from '../../errors/app-error';
 import type { Logger } from '../../observability/logger';
 import { chatworkAnswerText, parseMentions, parseReplyTo, stripChatworkMarkup } from './markup';

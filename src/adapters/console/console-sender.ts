@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ChatSender, ClosedQuestion, OutboundReply, SendResult } from '../types';
+import type { ChatSender, ClosedQuestion, OutboundReply, SendResult } from '../../core/chat';
 
 /**
  * The console's outbound half. The pipeline stores every bot message in the conversation history,

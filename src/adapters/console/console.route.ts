@@ -10,7 +10,7 @@ import type { AdminAuth } from '../../server/admin-auth';
 import { requestGuard } from '../../server/request-guard';
 import { roomOrderingPrefix } from '../../intake/intake';
 import { buttonKey } from '../../state/answer-parser';
-import type { InboundMessage } from '../types';
+import type { InboundMessage } from '../../core/chat';
 import type { ConsoleSender } from './console-sender';
 
 export const CONSOLE_ROOM = 'console-general';

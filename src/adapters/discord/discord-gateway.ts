@@ -30,7 +30,7 @@ import {
   type MessageMentionOptions,
 } from 'discord.js';
 import type { Logger } from '../../observability/logger';
-import type { InboundMessage } from '../types';
+import type { InboundMessage } from '../../core/chat';
 import type { AdapterFailure } from '../supervisor';
 import { BUTTON_KEY_PATTERN, DiscordSender, type DiscordSendPayload } from './discord-sender';
 import { summarizeError } from './error-summary';

@@ -3,7 +3,7 @@
  * strict "is this addressed to the bot?" rule (PLATFORMS.md B2). Pure: no discord.js import, so tests
  * pass plain objects; a discord.js `Message` satisfies {@link DiscordMessageLike} structurally.
  */
-import type { InboundMessage } from '../types';
+import type { InboundMessage } from '../../core/chat';
 
 /** The user fields we read (a discord.js `User` fits). */
 export interface DiscordUserLike {

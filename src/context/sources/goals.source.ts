@@ -30,7 +30,7 @@ export async function goalCompletions(
   if (goalIds.length === 0) return out;
   const groups = await db.task.groupBy({
     by: ['goalId', 'status'],
-    where: { orgId, goalId: { in: [...goalIds] } },
+    where: { orgId, goalId: { in: [...goalIds] }, status: { not: 'cancelled' } },
     _count: { _all: true },
   });
   for (const g of groups) {
@@ -68,7 +68,8 @@ export const goalsSource = defineSqlSource<GoalRow[]>({
             WHERE "orgId" = $1 AND "memberId" = $2 AND status = 'active'
             ORDER BY "createdAt" ASC, id ASC LIMIT ${MAX_GOALS}) g
       CROSS JOIN LATERAL (SELECT count(*) AS total, count(*) FILTER (WHERE t.status = 'done') AS done
-                          FROM tasks t WHERE t."orgId" = g."orgId" AND t."goalId" = g.id) c) x)`,
+                          FROM tasks t WHERE t."orgId" = g."orgId" AND t."goalId" = g.id
+                          AND t.status <> 'cancelled') c) x)`,
   render(rows, { sender, timezone }) {
     if (!sender.known || !sender.memberId || rows.length === 0) return null;
     const lines = rows.map((g) => {

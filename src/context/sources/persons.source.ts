@@ -1,4 +1,4 @@
-import type { InboundMessage } from '../../adapters/types';
+import type { InboundMessage } from '../../core/chat';
 import { loadDirectory, normaliseName, plainName as plain, type Directory } from '../../authorization/directory';
 import { memberSounds, textSounds } from '../../authorization/names';
 import { hiddenTopSecret, type DepartmentNode } from '../../authorization/scope';

@@ -112,7 +112,7 @@ export async function noticeFacts(
         ? []
         : await db.task.groupBy({
             by: ['goalId', 'status'],
-            where: { orgId, goalId: { in: goals.map((g) => g.id) } },
+            where: { orgId, goalId: { in: goals.map((g) => g.id) }, status: { not: 'cancelled' } },
             _count: { _all: true },
           });
     for (const g of goals) {

@@ -1,7 +1,5 @@
 import type { Db } from '../../db/prisma';
 import type { Schedule } from '../../generated/prisma/client';
-import type { Sql } from '../../db/sql';
-import { enqueueSelectCte } from '../../intake/work-queue';
 import { dayBounds, type NoticeKind } from './facts';
 import { noticesEnabled } from './preferences';
 import { parseQuietHours, quietUntil } from './quiet-hours';
@@ -120,74 +118,4 @@ async function membersWithSomethingToSay(
     if ((await db.task.count({ where: { orgId, status: 'open', dueAt: { lt: now } } })) > 0) ids.add('*team');
   }
   return ids;
-}
-
-/** What one period left in `schedule_runs`. */
-export interface PeriodRecord {
-  scheduleId: string;
-  period: Date;
-  status: 'fired' | 'caught_up' | 'skipped';
-  skipped: number;
-  instanceId: string;
-}
-
-/**
- * Records a period and creates its work items in ONE statement (R-P2): the period row's unique key lets
- * exactly one instance insert it, and its items go in with it or not at all. An instance that dies in the
- * middle leaves nothing behind, so another instance (or its own catch-up) fires the period instead.
- * Returns whether this call claimed the period and how many items it created.
- */
-export async function recordPeriod(
-  sql: Sql,
-  rec: PeriodRecord,
-  items: readonly NoticeItem[],
-): Promise<{ claimed: boolean; enqueued: number }> {
-  const rows = items.map((i) => ({
-    payload: i.payload,
-    orderingKey: i.orderingKey,
-    dedupeKey: i.dedupeKey,
-    runAt: i.runAt?.toISOString() ?? null,
-  }));
-  const [r] = await sql<{ claimed: number; enqueued: number }>(
-    `WITH run AS (
-       INSERT INTO schedule_runs ("fireKey", "scheduleId", period, "firedBy", status, recipients, skipped)
-       VALUES ($1, $2, $3::timestamptz AT TIME ZONE 'UTC', $4, $5, $6, $7)
-         ON CONFLICT ("fireKey") DO NOTHING RETURNING 1),
-     mark AS (
-       UPDATE schedules SET "lastFiredAt" = $3::timestamptz AT TIME ZONE 'UTC'
-       WHERE id = $2 AND $5 <> 'skipped' AND EXISTS (SELECT 1 FROM run) RETURNING 1),
-     ${enqueueSelectCte(
-       'ins',
-       `
-       SELECT 'notification', x.payload, x."orderingKey", x."dedupeKey", 3,
-         coalesce(x."runAt"::timestamptz AT TIME ZONE 'UTC', now())
-       FROM jsonb_to_recordset($8::jsonb) AS x(payload jsonb, "orderingKey" text, "dedupeKey" text, "runAt" text)
-       WHERE EXISTS (SELECT 1 FROM run)`,
-       { runAt: true },
-     )}
-     SELECT (SELECT count(*) FROM run)::int AS claimed, (SELECT count(*) FROM ins)::int AS enqueued,
-       (SELECT count(*) FROM mark)::int AS marked`,
-    [
-      `${rec.scheduleId}@${rec.period.toISOString()}`,
-      rec.scheduleId,
-      rec.period.toISOString(),
-      rec.instanceId,
-      rec.status,
-      items.length,
-      rec.skipped,
-      JSON.stringify(rows),
-    ],
-  );
-  return { claimed: r?.claimed === 1, enqueued: r?.enqueued ?? 0 };
-}
-
-/** The newest recorded period of each schedule (one statement). */
-export async function lastPeriods(sql: Sql, scheduleIds: readonly string[]): Promise<Map<string, Date>> {
-  if (scheduleIds.length === 0) return new Map();
-  const rows = await sql<{ id: string; last: string }>(
-    `SELECT "scheduleId" AS id, to_char(max(period), 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS last
-     FROM schedule_runs WHERE "scheduleId" = ANY($1::text[]) AND period IS NOT NULL GROUP BY 1`,
-    [scheduleIds],
-  );
-  return new Map(rows.map((r) => [r.id, new Date(r.last)]));
 }

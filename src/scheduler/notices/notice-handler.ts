@@ -1,4 +1,4 @@
-import type { Platform } from '../../adapters/types';
+import type { Platform } from '../../core/chat';
 import type { PromptSet } from '../../brain/prompts';
 import { personaMessage } from '../../core/messages';
 import type { Db } from '../../db/prisma';
@@ -50,8 +50,10 @@ export class ScheduledNoticeHandler {
       db.noticePreference.findMany({ where: { orgId: p.orgId, memberId: p.memberId } }),
     ]);
     if (!member?.active || !org) return skip('member_gone');
-    if (!schedule?.enabled) return skip('schedule_gone');
-    if (!noticesEnabled(member.noticesOptOut, prefs, p.scheduleKind)) return skip('opted_out');
+    if (!schedule?.enabled || schedule.cancelledAt) return skip('schedule_gone');
+    // A digest the member asked for in chat is their own wish; the directory's notices follow their choices.
+    const asked = schedule.source === 'chat';
+    if (!asked && !noticesEnabled(member.noticesOptOut, prefs, p.scheduleKind)) return skip('opted_out');
     const dept = member.departmentId
       ? await db.department.findUnique({ where: { orgId_id: { orgId: p.orgId, id: member.departmentId } } })
       : null;

@@ -3,7 +3,8 @@ import type { Db } from '../../db/prisma';
 import type { Sql } from '../../db/sql';
 import type { Logger } from '../../observability/logger';
 import type { Metrics } from '../../observability/metrics';
-import { lastPeriods, periodItems, recordPeriod, type ScheduleRow } from './fire';
+import { lastPeriods, recordPeriod } from '../schedule-store';
+import { periodItems, type ScheduleRow } from './fire';
 import { cronMatcher, floorMinute, planDue, type CronMatcher } from './periods';
 
 export interface NoticeSchedulerOptions {
@@ -85,7 +86,7 @@ export class NoticeScheduler {
   /** Re-reads the schedules (directory changes), re-creates changed clocks, then checks every schedule. */
   reload(): Promise<void> {
     return this.serial(async () => {
-      const rows = await this.o.db.schedule.findMany({ orderBy: { id: 'asc' } });
+      const rows = await this.o.db.schedule.findMany({ where: { source: 'directory' }, orderBy: { id: 'asc' } });
       const rooms = await this.o.db.room.findMany({ where: { orgId: { in: [...new Set(rows.map((r) => r.orgId))] } } });
       const seen = new Set<string>();
       for (const row of rows) {

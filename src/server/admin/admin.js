@@ -1,41 +1,87 @@
 // Hisho 管理画面: plain browser JavaScript over /admin/api (session cookie). Charts: uPlot.
+// Every code is shown in words from /admin/api/labels; every time in the organisation's time zone.
 (function () {
   'use strict';
   const $ = (id) => document.getElementById(id);
   const ESC = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' };
   const esc = (v) => String(v === null || v === undefined ? '' : v).replace(/[&<>"]/g, (c) => ESC[c]);
-  const when = (iso) => (iso ? new Date(iso).toLocaleString('ja-JP', { timeZone: 'Asia/Tokyo' }) : '—');
-  const pill = (v) => (v ? `<span class="pill ${esc(v)}">${esc(v)}</span>` : '');
-  const pct = (x) => (x === null || x === undefined ? '—' : `${(x * 100).toFixed(1)}%`);
+  let L = { timezone: 'Asia/Tokyo', reasons: {}, kinds: {}, decisions: {}, actions: {}, statuses: {}, rules: {} };
+  const fmt = (opts) => new Intl.DateTimeFormat('ja-JP', Object.assign({ timeZone: L.timezone }, opts));
+  const when = (iso) =>
+    iso
+      ? fmt({ year: 'numeric', month: 'numeric', day: 'numeric', hour: '2-digit', minute: '2-digit' }).format(
+          new Date(iso),
+        )
+      : '';
+  const pct = (x) => (x === null || x === undefined ? 'なし' : `${(x * 100).toFixed(1)}%`);
+  const usd = (v, d) => `$${Number(v || 0).toFixed(d === undefined ? 2 : d)}`;
   const num = (v, digits) => `<span class="num">${digits === undefined ? esc(v) : Number(v).toFixed(digits)}</span>`;
+  const word = (table, v, other) => (v === null || v === undefined ? '' : table[v] || other || 'その他');
+  /** A decision or action as a coloured pill in words. */
+  const pill = (v, table) => (v ? `<span class="pill ${esc(v)}">${esc(word(table || L.actions, v))}</span>` : '');
+  const decision = (d) => pill(d, L.decisions);
+  /** A reason code as its label; the explanation and next step on hover. */
+  const reason = (code) => {
+    if (!code) return '';
+    const r = L.reasons[code] || { label: 'その他', explain: '分類されていない理由です。', next: '' };
+    return `<span class="reason" title="${esc(r.explain + (r.next ? ` ${r.next}` : ''))}">${esc(r.label)}</span>`;
+  };
+  const kind = (k) => esc(word(L.kinds, k));
+  const person = (id, name) =>
+    id ? `<a href="#member/${esc(id)}">${esc(name || '（名前なし）')}</a>` : esc(name || '');
+  const room = (id, name) => `<a href="#room/${esc(id)}">${esc(name || id)}</a>`;
   /** One table row; cells are HTML already escaped by the caller. */
   const tr = (cells, attrs) => `<tr${attrs || ''}>${cells.map((c) => `<td>${c}</td>`).join('')}</tr>`;
   const rowsOr = (html, cols, empty) => html || `<tr><td colspan="${cols}">${esc(empty)}</td></tr>`;
   const table = (heads, body) =>
     `<table><thead><tr>${heads.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>${body}</tbody></table>`;
-  const json = (v) => `<pre>${esc(JSON.stringify(v, null, 2))}</pre>`;
+  const card = (k, v, sub, href) =>
+    `<div class="card"><div class="k">${esc(k)}</div>` +
+    `<div class="v">${href ? `<a href="${href}">${esc(v)}</a>` : esc(v)}</div>` +
+    `${sub ? `<div class="sub">${esc(sub)}</div>` : ''}</div>`;
 
   async function api(path) {
-    const res = await fetch(`/admin/api/${path}`, { credentials: 'same-origin' });
+    let res;
+    try {
+      res = await fetch(`/admin/api/${path}`, { credentials: 'same-origin' });
+    } catch {
+      throw new Error('サーバーに接続できませんでした。サービスが動いているか確かめて、再読み込みしてください。');
+    }
     if (res.status === 401) {
       location.href = `/admin/login?next=${encodeURIComponent('/admin' + location.hash)}`;
       throw new Error('login');
     }
-    const body = await res.json();
-    if (!res.ok) throw new Error(body.error || res.statusText);
+    const body = await res.json().catch(() => ({}));
+    if (!res.ok) throw new Error(body.error || 'サーバーでエラーが起きました。しばらくして再読み込みしてください。');
     return body;
   }
 
   // ── Overview ──
   const charts = {};
   let range = '24h';
+  /** Time axis and legend in the organisation's time zone, Japanese formats. */
+  function timeOptions() {
+    const tick = range === '24h' ? fmt({ hour: 'numeric' }) : fmt({ month: 'numeric', day: 'numeric' });
+    const full = fmt({ month: 'numeric', day: 'numeric', weekday: 'short', hour: '2-digit', minute: '2-digit' });
+    return {
+      tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), L.timezone),
+      x: {
+        label: '日時',
+        value: (_u, ts) => (ts === null || ts === undefined ? '' : full.format(new Date(ts * 1000))),
+      },
+      axis: { values: (_u, splits) => splits.map((s) => tick.format(new Date(s * 1000))) },
+    };
+  }
   function chart(id, series, data, opts) {
     const el = $(id);
     if (charts[id]) charts[id].destroy();
     el.innerHTML = '';
     const o = opts || {};
+    const t = timeOptions();
     const width = Math.max(480, el.clientWidth - 4);
-    const config = { width, height: 220, series: [{}].concat(series), axes: o.axes, scales: o.scales };
+    const axes = o.axes || [{}, {}];
+    axes[0] = Object.assign({}, axes[0], t.axis);
+    const config = { width, height: 220, tzDate: t.tzDate, series: [t.x].concat(series), axes, scales: o.scales };
     charts[id] = new uPlot(config, data, el);
     el.dataset.points = String(data[0].length);
     el.dataset.total = String(data[1].reduce((a, b) => a + (b || 0), 0));
@@ -43,32 +89,36 @@
   async function overview() {
     const o = await api(`overview?range=${range}`);
     const t = o.today;
-    const cards = [
-      ['今日のターン', t.turns],
-      ['平均処理時間', t.avg_ms === null ? '—' : `${Math.round(t.avg_ms)} ms`],
-      ['確信度の平均', t.avg_confidence === null ? '—' : t.avg_confidence.toFixed(2)],
-      ['確認率（今日）', t.turns ? pct(t.confirms / t.turns) : '—'],
-      ['ブロック率（今日）', t.turns ? pct(t.blocks / t.turns) : '—'],
-      ['コスト（今日）', `$${(t.cost_today || 0).toFixed(2)}`],
-      ['コスト（今月）', `$${(t.cost_month || 0).toFixed(2)}`],
-      ['キュー', t.queue],
-    ];
-    $('today').innerHTML = cards
-      .map(([k, v]) => `<div class="card"><div class="k">${esc(k)}</div><div class="v">${esc(v)}</div></div>`)
-      .join('');
+    const of = (n) => (t.turns ? `${pct(n / t.turns)}` : 'なし');
+    const answered = `承認 ${t.approved}・取り消し ${t.cancelled}・期限切れ ${t.expired}・回答待ち ${t.waiting}`;
+    $('today').innerHTML = [
+      card('今日の会話', `${t.turns} 件`),
+      card('平均処理時間', t.avg_ms === null ? 'なし' : `${Math.round(t.avg_ms)} ミリ秒`),
+      card('確信度の平均', t.avg_confidence === null ? 'なし' : t.avg_confidence.toFixed(2)),
+      card('ブロック率（今日）', of(t.blocks), `ルールで止めた会話 ${t.blocks} 件`),
+      card('権限による拒否率（今日）', of(t.denials), `権限で断った会話 ${t.denials} 件`),
+      card('確認率（今日）', of(t.confirms), `確認 ${t.asked} 件: ${answered}`),
+      card('費用（今日）', usd(t.cost_today)),
+      card('費用（今月）', usd(t.cost_month)),
+      card('キャッシュ読込の割合（今日）', pct(t.cache_share), '入力トークンのうちキャッシュから読んだ割合'),
+      card('処理待ち', `${t.queue} 件`),
+      card('失敗した処理', `${o.failedCount} 件`, '一覧を開く', '#failed'),
+    ].join('');
+    const costRows = (list) =>
+      rowsOr(list.map((c) => tr([esc(c.name), num(usd(c.usd, 4))])).join(''), 2, 'この期間の費用はありません。');
+    const period = range === '24h' ? '今日' : '30日';
+    $('cost-breakdown').innerHTML =
+      `<div class="chart"><h3>費用の内訳（${period}・モデル別）</h3>${table(['モデル', '費用'], costRows(o.cost.byModel))}</div>` +
+      `<div class="chart"><h3>費用の内訳（${period}・用途別）</h3>${table(['用途', '費用'], costRows(o.cost.byPurpose))}</div>`;
     const b = o.buckets;
     const xs = b.map((x) => Date.parse(x.t) / 1000);
     const share = (v) => (v === null ? null : v * 100);
-    chart(
-      'c-turns',
-      [{ label: 'ターン', stroke: '#2c7be5', fill: 'rgba(44,123,229,.15)' }],
-      [xs, b.map((x) => x.turns)],
-    );
+    chart('c-turns', [{ label: '会話', stroke: '#2c7be5', fill: 'rgba(44,123,229,.15)' }], [xs, b.map((x) => x.turns)]);
     chart(
       'c-latency',
       [
-        { label: 'p50', stroke: '#2c7be5' },
-        { label: 'p95', stroke: '#e55353' },
+        { label: '中央値（ミリ秒）', stroke: '#2c7be5' },
+        { label: '95%の上限（ミリ秒）', stroke: '#e55353' },
       ],
       [xs, b.map((x) => x.p50Ms), b.map((x) => x.p95Ms)],
     );
@@ -77,13 +127,14 @@
       [
         { label: '確認率 %', stroke: '#f0ad4e' },
         { label: 'ブロック率 %', stroke: '#e55353' },
+        { label: '権限による拒否率 %', stroke: '#6f42c1' },
       ],
-      [xs, b.map((x) => share(x.confirmRate)), b.map((x) => share(x.blockRate))],
+      [xs, b.map((x) => share(x.confirmRate)), b.map((x) => share(x.blockRate)), b.map((x) => share(x.denialRate))],
     );
     chart(
       'c-cost',
       [
-        { label: 'USD', stroke: '#6f42c1', scale: 'usd' },
+        { label: '費用（USD）', stroke: '#6f42c1', scale: 'usd' },
         { label: 'キャッシュ読込 %', stroke: '#20a779', scale: 'pct' },
       ],
       [xs, b.map((x) => x.costUsd), b.map((x) => share(x.cacheReadShare))],
@@ -103,6 +154,64 @@
   );
 
   // ── Audit log ──
+  function auditRows(turns) {
+    return turns
+      .map((r) =>
+        tr(
+          [
+            esc(when(r.createdAt)),
+            kind(r.kind),
+            person(r.memberId, r.member),
+            room(r.roomId, r.room),
+            decision(r.decision),
+            reason(r.reasonCode),
+            num(r.totalMs),
+            num(usd(r.costUsd, 4)),
+            esc(r.input),
+            r.critique ? pill(r.critique, CRITIQUE) : '',
+          ],
+          ` data-id="${esc(r.id)}" class="link-row"`,
+        ),
+      )
+      .join('');
+  }
+  const AUDIT_HEADS = [
+    '日時',
+    '種類',
+    '人',
+    'ルーム',
+    '判断',
+    '理由',
+    '処理時間（ミリ秒）',
+    '費用',
+    '依頼',
+    '自己批判',
+  ];
+  const CRITIQUE = { ok: '問題なし', concern: '懸念あり', failed: '実施できず', skipped: '対象外' };
+  function linkRows(container) {
+    container.querySelectorAll('tr[data-id]').forEach((row) =>
+      row.addEventListener('click', (e) => {
+        if (e.target.closest('a')) return;
+        location.hash = `turn/${row.dataset.id}`;
+      }),
+    );
+  }
+  function fillFilterOptions() {
+    const reasons = $('audit-form').elements.namedItem('reason');
+    reasons.innerHTML =
+      '<option value="">（すべて）</option>' +
+      Object.entries(L.reasons)
+        .sort((a, b) => a[1].label.localeCompare(b[1].label, 'ja'))
+        .map(([code, r]) => `<option value="${esc(code)}">${esc(r.label)}</option>`)
+        .join('');
+    const decisions = $('audit-form').elements.namedItem('decision');
+    decisions.innerHTML =
+      '<option value="">（すべて）</option>' +
+      Object.entries(L.decisions)
+        .filter(([d]) => !d.startsWith('SHADOW_'))
+        .map(([d, label]) => `<option value="${esc(d)}">${esc(label)}</option>`)
+        .join('');
+  }
   // A slower earlier search (the tab's first load) must not overwrite a newer one's rows.
   let auditSeq = 0;
   async function audit() {
@@ -113,126 +222,204 @@
     const seq = ++auditSeq;
     const { turns } = await api(`audit?${params}`);
     if (seq !== auditSeq) return;
-    const rows = turns
-      .map((r) =>
-        tr(
-          [
-            esc(when(r.createdAt)),
-            esc(r.kind),
-            esc(r.member || r.accountId),
-            `${esc(r.platform)}:${esc(r.roomId)}`,
-            pill(r.decision),
-            esc(r.reasonCode),
-            pill(r.guardianAction),
-            pill(r.authResult),
-            num(r.totalMs),
-            num(r.costUsd, 4),
-            esc(r.input),
-            pill(r.critique),
-          ],
-          ` data-id="${esc(r.id)}" style="cursor:pointer"`,
-        ),
-      )
-      .join('');
-    $('audit-rows').innerHTML = rowsOr(rows, 12, '該当する記録はありません。条件を変えて検索してください。');
-    $('audit-rows').dataset.query = params.toString();
-    document.querySelectorAll('#audit-rows tr[data-id]').forEach((row) =>
-      row.addEventListener('click', () => {
-        location.hash = `turn/${row.dataset.id}`;
-      }),
+    $('audit-rows').innerHTML = rowsOr(
+      auditRows(turns),
+      10,
+      '該当する記録はありません。条件を変えて検索してください。',
     );
+    $('audit-rows').dataset.query = params.toString();
+    $('audit-csv').href = `/admin/api/audit.csv?${params}`;
+    linkRows($('audit-rows'));
   }
   $('audit-form').addEventListener('submit', (e) => {
     e.preventDefault();
     audit().catch(showError);
   });
 
-  // ── Turn inspector: input → context → reasoning → Guardian rules → Gate → execution → reply ──
-  const block = (title, html) => `<div class="step"><h3>${esc(title)}</h3>${html}</div>`;
-  function guardianRules(proposals) {
-    return proposals
-      .map((p, i) => {
-        const g = p.guardian || {};
-        const trace = (g.trace || [])
-          .map((r) =>
-            tr([esc(r.rule), esc(r.priority), pill(r.outcome), esc(r.reasonCode), r.enforced ? '適用' : 'シャドー']),
-          )
-          .join('');
-        return (
-          `<p><b>${i + 1}. ${esc(p.tool)}</b> ${pill(g.action)} ${esc(g.reasonCode)}</p>` +
-          table(['ルール', '優先度', '結果', '理由コード', '適用'], trace)
-        );
-      })
+  // ── Turn inspector: the story of one turn ──
+  const block = (title, html, cls) => `<div class="step${cls ? ` ${cls}` : ''}"><h3>${esc(title)}</h3>${html}</div>`;
+  const para = (text) => `<p>${esc(text)}</p>`;
+  const quote = (text) => `<pre>${esc(text)}</pre>`;
+  const UNDERSTOOD = {
+    intent_understanding: '依頼の理解',
+    context_used: '使った情報',
+    constitution_check: '守るべき原則の確認',
+    alternatives_considered: '検討したほかの案',
+    risks: '気をつけた点',
+    uncertainty: 'はっきりしない点',
+    why_this_tool: 'この操作を選んだ理由',
+  };
+  function understood(t) {
+    const r = t.reasoning;
+    if (!r || typeof r !== 'object') {
+      return para(
+        t.finalDecider === 'USER'
+          ? 'この回は本人の答え（ボタンまたは「はい」「いいえ」）で決まりました。ボットは判断していません。'
+          : 'ボットの判断はありません（ルールだけで決まりました）。',
+      );
+    }
+    const rows = Object.entries(r)
+      .filter(([, v]) => v !== null && v !== undefined && v !== '')
+      .map(([k, v]) =>
+        tr([
+          esc(UNDERSTOOD[k] || '補足'),
+          esc(Array.isArray(v) ? v.join('、') : typeof v === 'object' ? '（詳細あり）' : v),
+        ]),
+      )
       .join('');
+    const c = t.confidence && typeof t.confidence.overall === 'number' ? t.confidence.overall : null;
+    return `${table(['項目', '内容'], rows)}<p>確信度: ${c === null ? '記載なし' : `${Math.round(c * 100)}%`}</p>`;
   }
-  function contextUsed(ctx) {
-    const sections = (ctx.sections || []).map((s) => `<span class="pill">${esc(s)}</span>`).join(' ') || '—';
-    const degraded = ctx.degraded && ctx.degraded.length ? `・取得失敗: ${esc(ctx.degraded.join(', '))}` : '';
-    const facts = ctx.facts ? json(ctx.facts) : '';
-    return (
-      `<p>${sections}</p>${facts}<p class="muted">履歴 ${esc(ctx.historyTurns ?? '—')} 件・` +
-      `要約 ${ctx.summary ? 'あり' : 'なし'}・方針 ${esc(ctx.policies ?? '—')} 件${degraded}</p>`
-    );
+  function proposalInWords(p, pendings) {
+    const pending = (pendings || []).find((x) => x.id === p.pendingActionId) || (pendings || [])[0];
+    if (pending && pending.effect) return quote(pending.effect);
+    const values = Object.values(p.parameters || {})
+      .filter((v) => v !== null && v !== undefined && v !== '')
+      .map((v) => (typeof v === 'object' ? '（詳細）' : String(v)));
+    return para(`操作の内容: ${values.join('・') || '（指定なし）'}`);
   }
-  function durations(t) {
+  function guardianRules(p) {
+    const g = p.guardian || {};
+    const trace = (g.trace || [])
+      .map((r) =>
+        tr([
+          esc(r.rule.startsWith('policy:') ? '社内ルール' : L.rules[r.rule] || 'その他の確認'),
+          pill(r.outcome),
+          r.reasonCode
+            ? `${reason(r.reasonCode)}<div class="muted">${esc((L.reasons[r.reasonCode] || {}).explain || '')}</div>`
+            : '',
+          r.enforced ? '有効' : '試験中（結果に影響しません）',
+        ]),
+      )
+      .join('');
+    const verdict = g.action
+      ? `<p>結論: ${pill(g.action)} ${reason(g.reasonCode)}</p>`
+      : '<p class="muted">この回はルールの確認をしていません。</p>';
+    return verdict + (trace ? table(['確認したこと', '結果', '理由', '扱い'], trace) : '');
+  }
+  function gate(t, proposals) {
+    const lines = proposals
+      .filter((p) => p.auth)
+      .map(
+        (p) =>
+          `<p>${pill(p.auth.result)} ${reason(p.auth.reasonCode)}: ` +
+          `${esc((L.reasons[p.auth.reasonCode] || {}).explain || '')}</p>`,
+      );
+    return lines.join('') || '<p class="muted">権限の確認はありません（操作の提案がない回です）。</p>';
+  }
+  function ran(t, proposals) {
+    const e = t.execution;
+    const lines = [];
+    for (const p of proposals) {
+      if (p.execution)
+        lines.push(
+          `<p>${pill(p.execution.status)}${p.execution.ms !== undefined ? `（${esc(p.execution.ms)} ミリ秒）` : ''}</p>`,
+        );
+    }
+    if (e && e.status === 'pending_confirmation')
+      lines.push(para('確認の答えを待っています（まだ実行していません）。'));
+    else if (e && e.status === 'not_executed') lines.push(para('実行していません。'));
+    else if (e && e.status) lines.push(`<p>${pill(e.status)}</p>`);
+    if (t.errorId) lines.push(para(`エラーID ${t.errorId}（ログの検索に使えます）`));
+    return lines.join('') || para('何も実行していません。');
+  }
+  function links(t) {
+    const parts = [];
+    for (const p of t.pending || []) {
+      parts.push(
+        `<p>この回の確認: ${esc(word(L.statuses, p.status))}` +
+          `（${p.confirmationType === 'double' ? '2回確認' : '1回確認'}・期限 ${esc(when(p.expiresAt))}）</p>`,
+      );
+    }
+    for (const a of t.answers || [])
+      parts.push(
+        `<p>答えた回: <a href="#turn/${esc(a.id)}">${esc(when(a.createdAt))} ${esc(word(L.decisions, a.decision))}</a></p>`,
+      );
+    for (const p of t.answered || []) {
+      parts.push(
+        `<p>この回は確認への答えです（${esc(word(L.statuses, p.status))}）。` +
+          `${p.turnId ? `<a href="#turn/${esc(p.turnId)}">確認した回を開く</a>` : ''}</p>` +
+          quote(p.effect || p.question),
+      );
+    }
+    return parts.join('');
+  }
+  function costs(t) {
     const calls = (t.calls || [])
       .map((c) =>
         tr([
-          esc(c.purpose),
+          esc(c.purposeLabel),
           esc(c.model),
           num(c.durationMs),
           num(c.inputTokens),
           num(c.cacheReadTokens),
-          num(c.cacheWriteTokens),
           num(c.outputTokens),
-          num(c.costUsd, 5),
+          num(usd(c.costUsd, 5)),
         ]),
       )
       .join('');
     return (
-      `<p>合計 ${esc(t.totalMs)} ms（LLM ${esc(t.llmMs)} ms・ツール ${esc(t.toolsMs)} ms）・入力 ${esc(t.inputTokens)}` +
-      `・出力 ${esc(t.outputTokens)}・キャッシュ読込 ${esc(t.cacheReadTokens)}・$${Number(t.costUsd).toFixed(5)}</p>` +
-      table(['目的', 'モデル', 'ms', '入力', 'キャッシュ読込', 'キャッシュ書込', '出力', 'USD'], calls)
+      `<p>合計 ${esc(t.totalMs)} ミリ秒（AI ${esc(t.llmMs)}・操作 ${esc(t.toolsMs)}）・費用 ${usd(t.costUsd, 5)}</p>` +
+      (calls
+        ? table(['用途', 'モデル', 'ミリ秒', '入力', 'キャッシュ読込', '出力', '費用'], calls)
+        : para('AIの呼び出しはありません。'))
     );
+  }
+  function critique(c) {
+    if (!c) return para('この回は自己批判の対象ではありません。');
+    if (c.verdict === 'failed')
+      return para(
+        '自己批判を実施できませんでした（AIが応答しなかったなど）。判断そのものには影響しません。続く場合はアラートを確認してください。',
+      );
+    const notes = c.concerns || c.notes || c.summary;
+    const text = notes ? quote(Array.isArray(notes) ? notes.join('\n') : String(notes)) : '';
+    return `<p>${pill(c.verdict, CRITIQUE)}</p>${text}`;
   }
   async function turn(id) {
     $('turn-form').elements.namedItem('turnId').value = id || '';
+    $('turn-steps').innerHTML = '';
     if (!id) {
       $('turn-steps').innerHTML = '<p class="muted">監査ログの行を選ぶか、ターンIDを入力してください。</p>';
       return;
     }
     const { turn: t } = await api(`turns/${encodeURIComponent(id)}`);
     const proposals = t.proposals || [];
-    const who = esc(t.member || t.accountId);
-    const where = `${esc(when(t.createdAt))}・${who}・${esc(t.platform)}:${esc(t.roomId)}・${esc(t.kind)}`;
-    const gate = proposals.map((p) =>
-      p.auth ? `<p>${esc(p.tool)}: ${pill(p.auth.result)} ${esc(p.auth.reasonCode)}</p>` : '',
-    );
-    const noProposal = '<p class="muted">ツールの提案はありません（返答の出力チェックのみ）。</p>';
+    const r = L.reasons[t.reasonCode] || {};
+    const head =
+      `<p>${esc(when(t.createdAt))}・${person(t.memberId, t.member || '組織外の人')}・` +
+      `${room(t.roomId, t.room)}・${kind(t.kind)}</p>` +
+      `<p class="big">${decision(t.decision)} ${reason(t.reasonCode)}: ${esc(r.explain || '')}</p>` +
+      (r.next && r.next !== '対応は不要です。' ? `<p class="next">次にすること: ${esc(r.next)}</p>` : '');
+    const claim = t.claimCheck
+      ? block(
+          '返答の書き直し',
+          para('ボットが実行していないことを「しました」と書いたため、送る前に書き直させました。') +
+            ((t.claimCheck.claims || []).length ? para(`書き直した表現: ${t.claimCheck.claims.join('、')}`) : ''),
+          'warn',
+        )
+      : '';
     $('turn-steps').innerHTML = [
-      block('1. 入力', `<p class="muted">${where}</p><pre>${esc(t.inputRedacted)}</pre>`),
-      block('2. 使った文脈', contextUsed(t.contextSummary || {})),
+      block('この回のまとめ', head + links(t)),
+      block('1. 依頼', t.inputRedacted ? quote(t.inputRedacted) : para('（本人の発言はありません）')),
+      block('2. ボットの理解', understood(t)),
       block(
-        '3. モデルの思考と確信度',
-        `<p class="muted">モデル ${esc(t.model || '—')}・出力 ${esc(t.outputType || '—')}</p>` +
-          json(t.reasoning) +
-          json(t.confidence),
+        '3. 提案された操作',
+        proposals.length
+          ? proposals.map((p) => proposalInWords(p, (t.pending || []).concat(t.answered || []))).join('')
+          : para('操作の提案はありません（文章での返答です）。'),
       ),
       block(
-        '4. Guardian（ルールごとの結果）',
-        `<p>${pill(t.guardianAction)} ${esc(t.guardianReason)}</p>${guardianRules(proposals) || noProposal}`,
+        '4. ルールによる確認',
+        proposals.length
+          ? proposals.map(guardianRules).join('')
+          : `<p>${pill(t.guardianAction)} ${reason(t.guardianReason)}</p>`,
       ),
-      block('5. 権限ゲート（AuthorizationGate）', `<p>${pill(t.authResult)} ${esc(t.authReason)}</p>${gate.join('')}`),
-      block('6. 実行', `${json(t.execution)}${(t.pending || []).length ? json(t.pending) : ''}`),
-      block(
-        '7. 返答',
-        `<p>${pill(t.decision)} ${esc(t.reasonCode)}・決定者 ${esc(t.finalDecider)}</p><pre>${esc(t.finalReply)}</pre>`,
-      ),
-      block('所要時間とトークン', durations(t)),
-      block(
-        '自己批判（判断は変えません）',
-        t.selfCritique ? json(t.selfCritique) : '<p class="muted">このターンは自己批判の対象ではありません。</p>',
-      ),
+      block('5. 権限の確認', gate(t, proposals)),
+      block('6. 実行したこと', ran(t, proposals)),
+      claim,
+      block('7. 返答', t.finalReply ? quote(t.finalReply) : para('（返答はありません）')),
+      block('時間と費用', costs(t)),
+      block('自己批判（判断は変えません）', critique(t.selfCritique)),
     ].join('');
   }
   $('turn-form').addEventListener('submit', (e) => {
@@ -240,111 +427,129 @@
     location.hash = `turn/${$('turn-form').elements.namedItem('turnId').value.trim()}`;
   });
 
-  // ── Pending confirmations, schedules, constitution audits, alerts ──
-  async function pending() {
-    const { pending: rows } = await api('pending');
-    const html = rows
-      .map((p) =>
-        tr([
+  // ── Pending confirmations ──
+  function pendingRows(rows) {
+    return rows
+      .map((p) => {
+        const rounds = p.confirmationType === 'double' ? 2 : 1;
+        const state =
+          p.status === 'approved'
+            ? '承認済み・実行待ち'
+            : rounds === 2
+              ? `2回確認のうち${p.confirmationsGiven}回承認済み`
+              : '答えを待っています';
+        return tr([
           esc(when(p.createdAt)),
           esc(when(p.expiresAt)),
-          esc(p.member),
-          `${esc(p.platform)}:${esc(p.roomId)}`,
-          esc(p.tool),
-          esc(p.question),
-          `${esc(p.confirmationsGiven)}/${p.confirmationType === 'double' ? 2 : 1}`,
-          esc(p.reasonCode),
-          p.turnId ? `<a href="#turn/${esc(p.turnId)}">開く</a>` : '',
-        ]),
-      )
+          person(p.memberId, p.member),
+          room(p.roomId, p.room),
+          `<pre>${esc(p.effect || p.question)}</pre>`,
+          esc(state),
+          reason(p.reasonCode),
+          p.turnId ? `<a href="#turn/${esc(p.turnId)}">質問した回を開く</a>` : '',
+        ]);
+      })
       .join('');
-    $('pending-rows').innerHTML = rowsOr(html, 9, '確認待ちの操作はありません。');
   }
+  const PENDING_HEADS = ['作成', '期限', '人', 'ルーム', '内容', '状態', '理由', '質問した回'];
+  async function pending() {
+    const { pending: rows } = await api('pending');
+    $('pending-rows').innerHTML = rowsOr(pendingRows(rows), 8, '確認待ちの操作はありません。');
+  }
+
+  // ── Schedules, constitution audits, alerts, failed work ──
   const PROBLEMS = {
     no_room: 'ルーム未指定',
     room_not_in_directory: 'ルームがディレクトリにない',
-    platform_not_enabled: 'このプラットフォームは無効',
+    platform_not_enabled: 'このチャットサービスは無効',
     room_notices_off: 'ルームで通知オフ',
     public_room: '公開ルーム（送信しない）',
   };
+  const SCHEDULE_KINDS = {
+    daily_digest: '日次のまとめ',
+    deadline_reminder: '期限のお知らせ',
+    goal_checkin: '目標の振り返り',
+  };
+  const RUN_STATUS = { sent: '送信済み', done: '完了', skipped: '送信せず', failed: '失敗', running: '実行中' };
   function lastRun(r) {
-    if (!r) return '—';
-    const skipped = r.skipped ? `・スキップ ${esc(r.skipped)}` : '';
-    return `${esc(when(r.period))} ${pill(r.status)} ${esc(r.recipients)}件${skipped}`;
+    if (!r) return 'まだ動いていません';
+    const skipped = r.skipped ? `・送らなかった人 ${esc(r.skipped)}` : '';
+    return `${esc(when(r.period))} ${esc(word(RUN_STATUS, r.status))} ${esc(r.recipients)}人${skipped}`;
   }
   async function schedules() {
     const s = await api('schedules');
     $('sched-note').textContent = s.running
       ? ''
-      : 'このインスタンスでは通知スケジューラが動いていません（NOTICES_ENABLED）。';
+      : 'このインスタンスでは定期通知が止まっています。設定で通知を有効にすると動きます。';
     const html = s.schedules
       .map((x) =>
         tr([
-          esc(x.id),
-          esc(x.kind),
+          esc(word(SCHEDULE_KINDS, x.kind)),
           `<code>${esc(x.cron)}</code>`,
           esc(x.timezone),
-          esc(x.room),
+          x.room ? esc(x.room) : '本人あて',
           x.enabled ? '有効' : '無効',
           lastRun(x.lastRun),
           esc(when(x.nextRun)),
-          x.problem ? `${pill('BLOCK')} ${esc(PROBLEMS[x.problem] || x.problem)}` : pill('ok'),
+          x.problem
+            ? `<span class="pill BLOCK">${esc(PROBLEMS[x.problem] || '設定に問題')}</span>`
+            : '<span class="pill ok">正常</span>',
         ]),
       )
       .join('');
-    $('sched-rows').innerHTML = rowsOr(html, 9, 'スケジュールはありません。');
+    $('sched-rows').innerHTML = rowsOr(html, 8, 'スケジュールはありません。');
   }
   const FINDINGS = {
     short_reasoning: '思考過程が短い',
-    permission_claim: '権限の判断',
-    asserts_execution: '実行の断定',
+    permission_claim: '権限の判断を口にした',
+    asserts_execution: '実行を断定した',
     violation_blocked: '違反をブロック',
-    guardian_skipped: 'Guardian 未経由',
-    auth_skipped: '権限チェック未経由',
+    guardian_skipped: 'ルールの確認を経ずに実行',
+    auth_skipped: '権限の確認を経ずに実行',
   };
   async function constitution() {
     const c = await api('audits/constitution?days=7');
     $('const-checks').innerHTML = Object.entries(c.checks)
-      .map(
-        ([k, v]) =>
-          `<div class="card"><div class="k">${esc(FINDINGS[k] || k)}</div>` + `<div class="v">${esc(v)}</div></div>`,
-      )
+      .map(([k, v]) => card(FINDINGS[k] || 'その他', `${v} 件`))
       .join('');
     const html = c.turns
       .map((t) =>
         tr([
-          esc(when(t.createdAt)),
-          `<a href="#turn/${esc(t.id)}">${esc(t.id)}</a>`,
-          pill(t.decision),
-          esc(t.reasonCode),
-          t.findings.map((f) => `<span class="pill">${esc(FINDINGS[f] || f)}</span>`).join(' '),
+          `<a href="#turn/${esc(t.id)}">${esc(when(t.createdAt))}</a>`,
+          decision(t.decision),
+          reason(t.reasonCode),
+          t.findings.map((f) => `<span class="pill">${esc(FINDINGS[f] || 'その他')}</span>`).join(' '),
         ]),
       )
       .join('');
-    $('const-rows').innerHTML = rowsOr(html, 5, '該当はありません。');
+    $('const-rows').innerHTML = rowsOr(html, 4, '該当はありません。');
   }
+  const SEVERITY = { info: 'お知らせ', warn: '注意', critical: '緊急' };
   async function alerts() {
     const { alerts: rows } = await api('alerts');
-    const facts = (a) =>
-      Object.entries(a.facts || {})
-        .map(([k, v]) => `${k}=${v}`)
-        .join(', ');
     const html = rows
-      .map((a) => tr([esc(when(a.createdAt)), esc(a.kind), pill(a.severity), esc(facts(a)), num(a.repeats)]))
+      .map((a) =>
+        tr([
+          esc(when(a.createdAt)),
+          esc(a.title || 'アラート'),
+          `<span class="pill ${a.severity === 'critical' ? 'ERROR' : ''}">${esc(word(SEVERITY, a.severity))}</span>`,
+          esc((a.lines || []).join('／')),
+          num(a.repeats),
+        ]),
+      )
       .join('');
     $('alert-rows').innerHTML = rowsOr(html, 5, 'アラートはありません。');
   }
-
   async function failed() {
     const { failed: rows } = await api('failed');
     const html = rows
       .map((f) =>
         tr([
           esc(when(f.failedAt)),
-          `<code>${esc(f.errorId || '—')}</code>`,
+          `<code>${esc(f.errorId || 'なし')}</code>`,
           esc(f.what),
           esc(f.cause),
-          esc(f.room || '—'),
+          esc(f.room || ''),
           num(f.attempts),
           esc(when(f.createdAt)),
           f.told === '未送信' ? `<span class="pill ERROR">${esc(f.told)}</span>` : esc(f.told),
@@ -354,22 +559,63 @@
     $('failed-rows').innerHTML = rowsOr(html, 8, '失敗した処理はありません。');
   }
 
+  // ── A member's or a room's page ──
+  async function scope(kindOf, id) {
+    const el = $(kindOf === 'members' ? 'member-view' : 'room-view');
+    el.innerHTML = '';
+    const v = await api(`${kindOf}/${encodeURIComponent(id || '')}`);
+    const sched = v.schedules
+      .map((s) => tr([esc(word(SCHEDULE_KINDS, s.kind)), `<code>${esc(s.cron)}</code>`, s.enabled ? '有効' : '無効']))
+      .join('');
+    el.innerHTML =
+      `<h2>${esc(v.title)}</h2><div class="cards">${card('直近30日の会話', `${v.cost30d.turns} 件`)}` +
+      `${card('直近30日の費用', usd(v.cost30d.usd, 4))}${card('確認待ち', `${v.pending.length} 件`)}</div>` +
+      `<h3>確認待ち</h3>${table(PENDING_HEADS, rowsOr(pendingRows(v.pending), 8, '確認待ちはありません。'))}` +
+      `<h3>最近の会話</h3>${table(AUDIT_HEADS, rowsOr(auditRows(v.turns), 10, '記録はありません。'))}` +
+      `<h3>定期通知</h3>${table(['種類', '時刻の指定', '状態'], rowsOr(sched, 3, '定期通知はありません。'))}`;
+    linkRows(el);
+  }
+
   function showError(err) {
     if (err && err.message === 'login') return;
     const s = document.querySelector('section.active');
-    const text = `読み込めませんでした: ${esc(err && err.message)}。再読み込みしてください。`;
-    if (s) s.insertAdjacentHTML('afterbegin', `<p class="error" role="alert">${text}</p>`);
+    if (!s) return;
+    s.querySelectorAll('.error').forEach((x) => x.remove());
+    s.insertAdjacentHTML('afterbegin', `<p class="error" role="alert">${esc(err && err.message)}</p>`);
   }
   function route() {
-    const [page, arg] = (location.hash.slice(1) || 'overview').split('/');
-    document.querySelectorAll('main section').forEach((s) => s.classList.toggle('active', s.id === page));
+    const [page, ...rest] = (location.hash.slice(1) || 'overview').split('/');
+    const arg = rest.length ? decodeURIComponent(rest.join('/')) : '';
+    document.querySelectorAll('main section').forEach((s) => {
+      s.classList.toggle('active', s.id === page);
+      s.querySelectorAll('.error').forEach((x) => x.remove());
+    });
     document
       .querySelectorAll('#nav a')
       .forEach((a) => a.classList.toggle('active', a.getAttribute('href') === `#${page}`));
-    const inspect = () => turn(arg && decodeURIComponent(arg));
-    const pages = { overview, audit, turn: inspect, pending, schedules, constitution, alerts, failed };
+    const pages = {
+      overview,
+      audit,
+      turn: () => turn(arg),
+      pending,
+      schedules,
+      constitution,
+      alerts,
+      failed,
+      member: () => scope('members', arg),
+      room: () => scope('rooms', arg),
+    };
     if (pages[page]) pages[page]().catch(showError);
   }
-  window.addEventListener('hashchange', route);
-  route();
+  api('labels')
+    .then((labels) => {
+      L = labels;
+      document.querySelectorAll('.tz').forEach((x) => (x.textContent = L.timezone));
+      fillFilterOptions();
+    })
+    .catch(showError)
+    .finally(() => {
+      window.addEventListener('hashchange', route);
+      route();
+    });
 })();

@@ -8,9 +8,20 @@ import type { Logger } from '../../observability/logger';
 import type { NoticeScheduler } from '../../scheduler/notices/notice-scheduler';
 import { safeNext, type AdminAuth } from '../admin-auth';
 import { requestGuard } from '../request-guard';
-import { auditLog, constitutionAudits, lastRuns, overview, pendingConfirmations, turnDetail } from './admin-queries';
+import {
+  auditLog,
+  constitutionAudits,
+  lastRuns,
+  overview,
+  pendingConfirmations,
+  scopeView,
+  turnDetail,
+} from './admin-queries';
+import { auditCsv } from './audit-csv';
+import { pageLabels } from './labels';
 import { readArtifact } from '../../work/artifacts';
 import { failedWork } from './failed-work';
+import { alertLines, type AlertKind } from '../../alerts/alerts';
 
 export interface AdminDeps {
   db: Db;
@@ -52,13 +63,27 @@ const ZAudit = z.object({
     .max(40)
     .regex(/^[A-Z_]*$/)
     .optional(),
-  kind: z.enum(['user_request', 'notification']).optional(),
+  kind: z.enum(['user_request', 'notification', 'work']).optional(),
   from: z.string().max(30).optional(),
   to: z.string().max(30).optional(),
   before: z.string().max(30).optional(),
   q: z.string().max(100).optional(),
   limit: z.coerce.number().int().min(1).max(200).optional(),
 });
+
+/** The audit filter's fields as the form names them (for an error message). */
+const AUDIT_FIELDS: Record<string, string> = {
+  person: '人',
+  room: 'ルーム',
+  reason: '理由',
+  decision: '判断',
+  kind: '種類',
+  from: '開始日',
+  to: '終了日',
+  before: 'ページ',
+  q: '本文',
+  limit: '件数',
+};
 
 /** Security headers of every admin response: no caching, no framing, scripts from this origin only. */
 function hardened(_req: Request, res: Response, next: NextFunction): void {
@@ -109,31 +134,72 @@ export function createAdminRouter(deps: AdminDeps): Router {
 
   const api = express.Router();
   api.use(deps.auth.require('api'));
+  api.get('/labels', (_req, res) => {
+    res.json({ timezone: deps.timezone, ...pageLabels() });
+  });
   api.get('/overview', async (req, res) => {
     const range = req.query.range ?? '24h';
-    if (range !== '24h' && range !== '30d') return void res.status(400).json({ error: 'range must be 24h or 30d' });
-    res.json({ range, ...(await overview(deps.sql, range, now(), deps.timezone)) });
+    if (range !== '24h' && range !== '30d')
+      return void res.status(400).json({ error: '期間は「24時間」か「30日」を選んでください。' });
+    const [o, failed] = await Promise.all([overview(deps.sql, range, now(), deps.timezone), failedWork(deps.sql)]);
+    res.json({ range, timezone: deps.timezone, ...o, failedCount: failed.length });
   });
-  api.get('/audit', async (req, res) => {
+  const auditFilter = (req: Request, res: Response) => {
     const f = ZAudit.safeParse(req.query);
-    if (!f.success)
-      return void res
-        .status(400)
-        .json({ error: f.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') });
-    res.json({ turns: await auditLog(deps.db, f.data) });
+    if (f.success) return f.data;
+    res.status(400).json({
+      error:
+        `検索条件を読めませんでした（${f.error.issues.map((i) => AUDIT_FIELDS[String(i.path[0])] ?? '条件').join('・')}）。` +
+        '入力を直して検索し直してください。',
+    });
+    return null;
+  };
+  api.get('/audit', async (req, res) => {
+    const f = auditFilter(req, res);
+    if (f) res.json({ turns: await auditLog(deps.db, f, deps.timezone) });
+  });
+  // The filtered audit as CSV (UTF-8 with a BOM so that Excel reads it), up to 10,000 rows.
+  api.get('/audit.csv', async (req, res) => {
+    const f = auditFilter(req, res);
+    if (!f) return;
+    const rows = await auditLog(deps.db, { ...f, limit: 10_000, max: 10_000 }, deps.timezone);
+    res
+      .type('text/csv; charset=utf-8')
+      .set('content-disposition', `attachment; filename="hisho-audit-${now().toISOString().slice(0, 10)}.csv"`)
+      .send(auditCsv(rows, deps.timezone));
   });
   api.get('/turns/:id', async (req, res) => {
     const id = String(req.params.id);
-    if (!/^[\w-]{1,80}$/.test(id)) return void res.status(400).json({ error: 'bad turn id' });
+    const missing = 'このターンIDの記録はありません。監査ログで検索し、行をクリックして開いてください。';
+    if (!/^[\w-]{1,80}$/.test(id)) return void res.status(404).json({ error: missing });
     const turn = await turnDetail(deps.db, id);
-    if (!turn) return void res.status(404).json({ error: 'no such turn' });
+    if (!turn) return void res.status(404).json({ error: missing });
     res.json({ turn });
+  });
+  api.get('/members/:id', async (req, res) => {
+    const view = await scopeView(deps.db, deps.sql, { memberId: String(req.params.id) }, now(), deps.timezone);
+    if (!view)
+      return void res
+        .status(404)
+        .json({ error: 'この人はディレクトリにいません。監査ログの人の名前から開いてください。' });
+    res.json(view);
+  });
+  api.get('/rooms/:id', async (req, res) => {
+    const view = await scopeView(deps.db, deps.sql, { roomId: String(req.params.id) }, now(), deps.timezone);
+    if (!view)
+      return void res
+        .status(404)
+        .json({ error: 'このルームの記録はありません。監査ログのルーム名から開いてください。' });
+    res.json(view);
   });
   api.get('/pending', async (_req, res) => {
     res.json({ pending: await pendingConfirmations(deps.db, now()) });
   });
   api.get('/schedules', async (_req, res) => {
-    const [rows, runs] = await Promise.all([deps.db.schedule.findMany({ orderBy: { id: 'asc' } }), lastRuns(deps.db)]);
+    const [rows, runs] = await Promise.all([
+      deps.db.schedule.findMany({ where: { source: 'directory' }, orderBy: { id: 'asc' } }),
+      lastRuns(deps.db),
+    ]);
     const live = new Map((deps.scheduler()?.statuses() ?? []).map((s) => [s.id, s]));
     res.json({
       running: deps.scheduler() !== null,
@@ -153,12 +219,25 @@ export function createAdminRouter(deps: AdminDeps): Router {
   api.get('/audits/constitution', async (req, res) => {
     const days = Number(req.query.days ?? 7);
     if (!Number.isInteger(days) || days < 1 || days > 90)
-      return void res.status(400).json({ error: 'days must be 1..90' });
+      return void res.status(400).json({ error: '日数は1〜90で指定してください。' });
     res.json({ days, ...(await constitutionAudits(deps.sql, days)) });
   });
   api.get('/alerts', async (_req, res) => {
     const rows = await deps.db.adminAlert.findMany({ orderBy: { createdAt: 'desc' }, take: 100 });
-    res.json({ alerts: rows.map((a) => ({ ...a, id: a.id.toString() })) });
+    res.json({
+      alerts: rows.map((a) => {
+        const lines = alertLines(a.kind as AlertKind, (a.facts ?? {}) as Record<string, string | number>, 0);
+        return {
+          id: a.id.toString(),
+          createdAt: a.createdAt,
+          severity: a.severity,
+          repeats: a.repeats,
+          title: (lines[0] ?? '').replace(/^種類: /, '').replace(/（[a-z_]+）$/, ''),
+          // The facts in words; codes and ids are for the inspector, not this list.
+          lines: lines.slice(1, -1).filter((l) => !/^(理由コード|ターンID):/.test(l)),
+        };
+      }),
+    });
   });
   api.get('/failed', async (_req, res) => {
     res.json({ failed: await failedWork(deps.sql) });
@@ -166,13 +245,14 @@ export function createAdminRouter(deps: AdminDeps): Router {
   // Read-only view of an artifact made by background work (the completion report links here, R-W2).
   api.get('/artifacts/:id', async (req, res) => {
     const id = String(req.params.id);
-    if (!/^[0-9a-f-]{36}$/.test(id)) return void res.status(400).json({ error: 'bad artifact id' });
+    const missing = 'この成果物はありません。完了報告のリンクから開いてください。';
+    if (!/^[0-9a-f-]{36}$/.test(id)) return void res.status(404).json({ error: missing });
     const artifact = await readArtifact(deps.db, null, id);
-    if (!artifact) return void res.status(404).json({ error: 'no such artifact' });
+    if (!artifact) return void res.status(404).json({ error: missing });
     res.json({ artifact });
   });
   api.use((_req, res) => {
-    res.status(404).json({ error: 'no such endpoint' });
+    res.status(404).json({ error: 'このページはありません。上のメニューから選んでください。' });
   });
   r.use('/admin/api', api);
   return r;

@@ -1,6 +1,6 @@
 import type { Sql } from '../../db/sql';
 import { failureOf, type WorkType } from '../../intake/work-queue';
-import { WORK_TYPE_LABELS } from '../../observability/alerts';
+import { WORK_TYPE_LABELS } from '../../alerts/alerts';
 
 /** What a notification or background item was, by `payload.kind` (operators read Japanese, never a raw kind). */
 const KIND_LABELS: Record<string, string> = {

@@ -1,4 +1,4 @@
-import type { InboundMessage } from '../../adapters/types';
+import type { InboundMessage } from '../../core/chat';
 import { audienceOf, type Actor } from '../../authorization';
 import type { ContextBuilder, ContextPrefetch } from '../../context/context-builder';
 import type { SenderProfile, TurnContext } from '../../context/types';

@@ -1,5 +1,5 @@
 import { deliveryRecord } from '../../outbox/outbox';
-import { replyTo } from '../reply-to';
+import { replyTo } from '../../core/chat';
 import { need, type TurnStep } from '../turn-state';
 
 /**

@@ -1,5 +1,5 @@
 import { mayHavePosted } from '../../outbox/outbox';
-import { replyTo } from '../reply-to';
+import { replyTo } from '../../core/chat';
 import { decide, need, type TurnStep } from '../turn-state';
 
 /**

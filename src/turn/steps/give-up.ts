@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { personaMessage } from '../../core/messages';
 import { AppError, asAppError, givingUp } from '../../errors/app-error';
 import { ClaimLostError } from '../../intake/work-queue';
-import { turnAudit } from '../../observability/turn-audit';
+import { turnAudit } from '../../pipeline/turn-audit';
 import type { TurnDecision } from '../../pipeline/turn-decision';
 import type { TurnDeps, TurnState } from '../turn-state';
 

@@ -3,16 +3,17 @@ import { asAppError } from '../../errors/app-error';
 import { decide, need, type TurnStep } from '../turn-state';
 
 /**
- * Step 7 — the session (pending confirmations): a plainly NORMAL one came with the first statement; pending or
- * expired ones need the state manager. It is the one context source whose failure stops the turn (R-X2):
- * without it an answer could be misread, so nothing is executed and the person is told.
+ * Step 7 — the session (pending confirmations), from what the first statement read: the state manager makes the
+ * view of it, after expiry housekeeping when something in it can have expired. It is the one context source whose
+ * failure stops the turn (R-X2): without it an answer could be misread, so nothing is executed and the person is
+ * told.
  */
 export const loadSession: TurnStep = async (t, d) => {
   const prelude = need(t.prelude, 'prelude');
   const key = { platform: t.msg.platform, roomId: t.msg.roomId, accountId: t.msg.senderAccountId };
   t.sessionKey = key;
   try {
-    t.session = prelude.quickSession ?? (await d.states.getSession(key));
+    t.session = await d.states.getSession(key, prelude.session);
   } catch (err) {
     const app = asAppError(err, 'SESSION_STATE_UNAVAILABLE');
     t.log.error({ errorId: app.errorId, err: app.message }, 'session state unavailable; nothing executed');

@@ -1,4 +1,4 @@
-import type { InboundMessage } from '../../adapters/types';
+import type { InboundMessage } from '../../core/chat';
 import type { ContextPrefetch } from '../../context/context-builder';
 import type { SqlParams } from '../../db/sql';
 import { messageDedupeKey } from '../../intake/intake';

@@ -1,5 +1,5 @@
-import type { InboundMessage } from '../../adapters/types';
-import { turnAudit } from '../../observability/turn-audit';
+import type { InboundMessage } from '../../core/chat';
+import { turnAudit } from '../../pipeline/turn-audit';
 import { DECISION_LABELS, type TurnDecision } from '../../pipeline/turn-decision';
 import { need, nowOf, type TurnDeps, type TurnStep } from '../turn-state';
 

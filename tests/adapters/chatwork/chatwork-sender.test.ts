@@ -1,5 +1,5 @@
 import nock from 'nock';
-import type { OutboundReply } from '../../../src/adapters/types';
+import type { OutboundReply } from '../../../src/core/chat';
 import { ChatworkClient } from '../../../src/adapters/chatwork/chatwork-client';
 import {
   CHATWORK_MAX_BODY_LENGTH,

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import { Writable } from 'node:stream';
 import express from 'express';
 import pino from 'pino';
-import type { InboundMessage } from '../../../src/adapters/types';
+import type { InboundMessage } from '../../../src/core/chat';
 import {
   chatworkWebhookRouter,
   createChatworkWebhookHandler,

@@ -9,7 +9,7 @@ import {
   type ButtonOutcome,
   type DiscordGatewayOptions,
 } from '../../../src/adapters/discord/discord-gateway';
-import type { InboundMessage } from '../../../src/adapters/types';
+import type { InboundMessage } from '../../../src/core/chat';
 import { ALICE_ID, BOT, BOT_ID, CHANNEL_ID, GUILD_ID, fakeMessage } from './fakes';
 
 /** A logger whose JSON lines are kept for assertions. */

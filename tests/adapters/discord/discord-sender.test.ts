@@ -1,6 +1,6 @@
 import { AppError } from '../../../src/errors/app-error';
 import { DiscordSender, buildButtonRows, type DiscordSendPayload } from '../../../src/adapters/discord/discord-sender';
-import type { OutboundReply } from '../../../src/adapters/types';
+import type { OutboundReply } from '../../../src/core/chat';
 
 /** Records every sendToChannel call; message ids are m1, m2, … */
 function fakePort(failAt?: number) {

@@ -1,7 +1,7 @@
 import type { Sql } from '../db/sql';
 import { startOfDay } from '../brain/cost-guard';
 import type { AdminAlerts, AlertInput } from './alerts';
-import type { Logger } from './logger';
+import type { Logger } from '../observability/logger';
 
 /** The monitoring thresholds of seed 003 §15.1 (the same numbers ship in ops/prometheus/hisho-alerts.yml). */
 export interface AlertThresholds {

@@ -1,12 +1,12 @@
-import type { ChatSender, Platform } from '../adapters/types';
+import type { ChatSender, Platform } from '../core/chat';
 import type { PromptSet } from '../brain/prompts';
 import { personaMessage } from '../core/messages';
 import type { Db } from '../db/prisma';
 import type { Sql } from '../db/sql';
 import { enqueueSelectCte, type ClaimedItem, type GaveUp, type WorkType } from '../intake/work-queue';
 import type { NoticeDelivery } from '../pipeline/notice-delivery';
-import type { Logger } from './logger';
-import type { Metrics } from './metrics';
+import type { Logger } from '../observability/logger';
+import type { Metrics } from '../observability/metrics';
 
 /** What an admin alert is about (R-O5, seed 003 §4.7.3, §15.1). */
 export type AlertKind =

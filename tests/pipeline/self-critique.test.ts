@@ -1,4 +1,4 @@
-import { critiqueReason } from '../../src/observability/self-critique';
+import { critiqueReason } from '../../src/pipeline/self-critique';
 
 describe('self-critique sampling (R-B6, seed 003 §5.5.3)', () => {
   const never = () => 0.99;

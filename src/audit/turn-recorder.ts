@@ -3,8 +3,8 @@ import type { LlmCallRecord } from '../core/llm-usage';
 import type { Db } from '../db/prisma';
 import { NO_FLUSH_WAIT, SqlParams, sqlRunner, type Sql } from '../db/sql';
 import { completeCte, type ClaimedItem } from '../intake/work-queue';
-import type { Metrics } from './metrics';
-import { Redactor, safeRedactValue } from './redact';
+import type { Metrics } from '../observability/metrics';
+import { Redactor, safeRedactValue } from '../observability/redact';
 
 /** Who made the final decision of a turn (seed 001). */
 export type FinalDecider = 'SYSTEM' | 'USER' | 'LLM';

@@ -1,6 +1,6 @@
-import type { TurnDecision } from '../pipeline/turn-decision';
-import { DECISION_LABELS } from '../pipeline/turn-decision';
-import type { TurnRecordInput } from './turn-recorder';
+import type { TurnDecision } from './turn-decision';
+import { DECISION_LABELS } from './turn-decision';
+import type { TurnRecordInput } from '../audit/turn-recorder';
 
 /** The turn's facts that are not part of its decision: where it happened, for whom, and how long it took. */
 export interface TurnFacts {

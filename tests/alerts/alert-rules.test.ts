@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
 import { loadConfig } from '../../src/config/env';
-import { alertsFor, DEFAULT_THRESHOLDS, type MonitorFigures } from '../../src/observability/alert-monitor';
+import { alertsFor, DEFAULT_THRESHOLDS, type MonitorFigures } from '../../src/alerts/alert-monitor';
 import { createMetrics } from '../../src/observability/metrics';
 
 const RULES = path.resolve(__dirname, '..', '..', 'ops', 'prometheus', 'hisho-alerts.yml');

@@ -124,3 +124,18 @@ export interface ClosedQuestion {
   /** What happened (「✅ 実行済み」…), written where the buttons were. */
   note: string;
 }
+
+/** The answer to `msg`: threaded to it, mentioning the asker. */
+export function replyTo(msg: InboundMessage, text: string): OutboundReply {
+  return {
+    platform: msg.platform,
+    roomId: msg.roomId,
+    text,
+    kind: 'reply',
+    inReplyTo: {
+      platformMessageId: msg.platformMessageId,
+      accountId: msg.senderAccountId,
+      accountName: msg.senderName,
+    },
+  };
+}

@@ -2,9 +2,9 @@ import type { Reviewer } from '../brain/critique';
 import type { Db } from '../db/prisma';
 import { sqlRunner, type Sql } from '../db/sql';
 import type { ClaimedItem, EnqueueInput, WorkOutcome } from '../intake/work-queue';
-import type { Logger } from './logger';
-import type { Metrics } from './metrics';
-import type { TurnRecorder } from './turn-recorder';
+import type { Logger } from '../observability/logger';
+import type { Metrics } from '../observability/metrics';
+import type { TurnRecorder } from '../audit/turn-recorder';
 
 /** Why a turn was picked for self-critique (R-B6, seed 003 §5.5.3). */
 export type CritiqueReason = 'mid_confidence' | 'dangerous_tool' | 'several_tools' | 'random';

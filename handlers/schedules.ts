@@ -1,0 +1,581 @@
+/**
+ * Recurring schedules people make by asking (issue 31): a reminder (「毎週月曜9時に週報のリマインドして」), a
+ * digest of one's own tasks (「毎朝9時に今日のタスクを教えて」), and — from level 3, with a confirmation — a room
+ * or department notice (「平日の17時に日報を出すよう営業部に声をかけて」); listing, pausing, resuming,
+ * changing and cancelling them; and snoozing a reminder that just arrived (「30分後にもう一度」).
+ * The rule is the structured one of src/scheduler/recurrence.ts, rendered back in Japanese in the
+ * confirmation question. The directory's schedules are the administrator's: these tools never touch them.
+ */
+import { z } from 'zod';
+import { readClosingDays, type BusinessCalendar } from '../src/calendar/business-calendar';
+import type { Db } from '../src/db/prisma';
+import { describeRuleJa, nextOccurrence, recurrenceSchema, RecurrenceRule } from '../src/scheduler/recurrence';
+import { createReminder } from '../src/scheduler/reminders';
+import { createChatSchedule, updateChatSchedule, type ChatScheduleChange } from '../src/scheduler/schedule-store';
+import { formatWhen } from '../src/tools/describe';
+import { defineTool } from '../src/tools/define-tool';
+import { ToolError, type DescribeContext, type ToolContext } from '../src/tools/types';
+import { fact } from './_describe';
+import { createOnce, dbOf, memberName, requireSender, resolvePersonOrAsk, type PeopleContext } from './_people';
+import { REMIND_OTHERS_LEVEL } from './reminders';
+import { formatLocalIso } from './_when';
+
+/** Level needed for a notice to a whole room or department. */
+export const ROOM_SCHEDULE_LEVEL = 3;
+/** Defaults when no limit is configured (SCHEDULES_PER_MEMBER, SCHEDULES_PER_ROOM). */
+const DEFAULT_LIMITS = { perMember: 20, perRoom: 50 };
+/** A snooze finds the reminder it answers among those sent this recently. */
+const SNOOZE_WINDOW_MS = 12 * 3_600_000;
+
+/** The rule as the model fills it: intervals of 30 minutes and up. */
+const ruleInput = recurrenceSchema(30).describe(
+  'The recurrence. freq: daily | weekdays (Mon–Fri) | business_days (weekdays minus national holidays and ' +
+    'company closing days) | weekly (days: [mon…sun]) | monthly (day: 1–31 or "last" = 月末; or nth: ' +
+    '{ n: 1–5 or -1 = last, weekday } = 第2火曜) | interval (everyMinutes ≥ 30, from/until office hours, on). ' +
+    'time: HH:MM 24h in the organisation time zone. holiday: skip | previous (前営業日) | next (翌営業日) | ignore.',
+);
+const catchUp = z
+  .enum(['once', 'skip'])
+  .default('once')
+  .describe('After the bot was down: once = send the missed one late (within hours), skip = drop it.');
+const quietHours = z
+  .enum(['deliver', 'skip'])
+  .default('deliver')
+  .describe("In the recipient's quiet hours: deliver when they end, or skip that time.");
+const scheduleId = z.string().trim().min(1).max(100).describe('The schedule id (from list_schedules).');
+
+type ScheduleRow = Awaited<ReturnType<Db['schedule']['findFirst']>> & object;
+type Ctx = PeopleContext & Pick<ToolContext, 'now' | 'timezone' | 'platform' | 'roomId'>;
+
+/** The organisation's business calendar (national holidays + its closing days). */
+async function calendarOf(db: Db, orgId: string): Promise<BusinessCalendar> {
+  const org = await db.organization.findUnique({ where: { id: orgId }, select: { closingDays: true } });
+  return { closingDays: readClosingDays(org?.closingDays) };
+}
+
+/** A rule the store accepts, or a ToolError telling the model what to fix. */
+function checkedRule(value: unknown): RecurrenceRule {
+  const r = RecurrenceRule.safeParse(value);
+  if (!r.success) {
+    const why = r.error.issues.map((i) => i.message).join('; ');
+    throw new ToolError(`The recurrence rule is not valid (${why}); ask the person when it should repeat.`, 'BAD_RULE');
+  }
+  return r.data;
+}
+
+/** The first period from now, or a ToolError for a rule that never fires. */
+async function firstRun(ctx: Ctx, rule: RecurrenceRule): Promise<Date> {
+  const next = nextOccurrence(rule, ctx.now(), ctx.timezone, await calendarOf(dbOf(ctx), ctx.orgId));
+  if (!next) throw new ToolError('That rule has no date within a year; ask the person again.', 'NO_OCCURRENCE');
+  return next;
+}
+
+/** Refuses a new schedule past the member's or the room's limit, with the sentence to say. */
+async function assertWithinLimits(ctx: Ctx & { services: { scheduleLimits?: typeof DEFAULT_LIMITS } }) {
+  const sender = requireSender(ctx);
+  const limits = ctx.services.scheduleLimits ?? DEFAULT_LIMITS;
+  const db = dbOf(ctx);
+  const live = { orgId: ctx.orgId, source: 'chat', cancelledAt: null };
+  const [mine, room] = await Promise.all([
+    db.schedule.count({ where: { ...live, ownerMemberId: sender.id } }),
+    db.schedule.count({ where: { ...live, platform: ctx.platform, roomId: ctx.roomId } }),
+  ]);
+  if (mine >= limits.perMember) {
+    throw new ToolError(
+      `The sender already has ${mine} recurring schedules (limit ${limits.perMember}). Tell them: ` +
+        `「定期の予定は1人${limits.perMember}件までです。いらなくなったものを取り消してから、もう一度お願いします」 ` +
+        'and offer list_schedules.',
+      'LIMIT_MEMBER',
+    );
+  }
+  if (room >= limits.perRoom) {
+    throw new ToolError(
+      `This room already holds ${room} recurring schedules (limit ${limits.perRoom}). Tell them: ` +
+        `「このルームの定期の予定は${limits.perRoom}件までです。不要なものを取り消してからお願いします」.`,
+      'LIMIT_ROOM',
+    );
+  }
+}
+
+const whenJa = (at: Date, ctx: Pick<DescribeContext, 'timezone' | 'lang' | 'now'>) =>
+  formatWhen(at, { timezone: ctx.timezone, lang: ctx.lang, now: ctx.now(), dateOnly: false });
+
+const KIND_JA: Record<string, string> = {
+  reminder: 'リマインド',
+  digest: '自分のタスクのまとめ',
+  room_reminder: 'ルームへの定期連絡',
+};
+
+const scheduleOut = z.object({
+  scheduleId: z.string(),
+  kind: z.string(),
+  repeat: z.string(),
+  text: z.string().nullable(),
+  nextRun: z.string().nullable(),
+  paused: z.boolean(),
+  person: z.string().nullable(),
+});
+
+async function showSchedule(db: Db, s: ScheduleRow, timezone: string): Promise<z.infer<typeof scheduleOut>> {
+  const rule = RecurrenceRule.safeParse(s.rule);
+  return {
+    scheduleId: s.id,
+    kind: s.kind,
+    repeat: rule.success ? describeRuleJa(rule.data) : '',
+    text: s.text,
+    nextRun: s.enabled && s.nextRunAt ? formatLocalIso(s.nextRunAt, timezone) : null,
+    paused: !s.enabled,
+    person: s.targetMemberId ? await memberName(db, s.orgId, s.targetMemberId) : null,
+  };
+}
+
+/** Who a personal reminder is for: the sender, or (from level 2) someone else. */
+async function remindedPerson(ctx: PeopleContext, ref: string | undefined) {
+  const sender = requireSender(ctx);
+  const target = ref ? await resolvePersonOrAsk(ctx, ref) : { memberId: sender.id, name: sender.name };
+  if (target.memberId !== sender.id && sender.level < REMIND_OTHERS_LEVEL) {
+    throw new ToolError('The sender may only set recurring reminders for themselves.', 'FORBIDDEN');
+  }
+  return target;
+}
+
+/** The personal schedule input, checked the same way by `describe` and the handler. */
+function readPersonal(input: { kind: 'reminder' | 'digest'; text?: string; person?: string }) {
+  if (input.kind === 'reminder' && !input.text) {
+    throw new ToolError('A reminder needs its text; ask the person what to remind them of.', 'NO_TEXT');
+  }
+  if (input.kind === 'digest' && input.person) {
+    throw new ToolError(
+      'A digest is only ever of the sender’s own tasks; it cannot be set for someone else.',
+      'FORBIDDEN',
+    );
+  }
+}
+
+/** `create_schedule`: a recurring reminder (for oneself, or someone else from level 2) or a digest of one's tasks. */
+export const createSchedule = defineTool({
+  name: 'create_schedule',
+  description:
+    'Create a RECURRING schedule in this room: kind reminder (a text, for the sender or — level 2+ — another ' +
+    'member) or digest (a summary of the sender’s own open tasks). For a one-off reminder use create_reminder; ' +
+    'for a notice to the whole room or a department use create_room_schedule.',
+  triggerExamples: [
+    '毎週月曜9時に週報のリマインドして',
+    '毎朝9時に今日のタスクを教えて',
+    '毎月月末の17時に経費精算をリマインドして、休みなら前の営業日で',
+    '第2火曜の10時に定例の資料準備をリマインドして',
+  ],
+  effects: ['db.schedule_create'],
+  effectKind: 'remind',
+  risk: 'none',
+  requiredLevel: 1,
+  requiresConfirmation: true,
+  paramRoles: { person: 'reminder_target', text: 'text' },
+  input: z.object({
+    kind: z.enum(['reminder', 'digest']).describe('reminder = a text; digest = the sender’s own open tasks.'),
+    rule: ruleInput,
+    text: z.string().trim().min(1).max(500).optional().describe('What to remind about (reminders only).'),
+    person: z
+      .string()
+      .trim()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe('Who is reminded (reminders only): name, alias, member id. Omit for the sender.'),
+    catch_up: catchUp,
+    quiet_hours: quietHours,
+  }),
+  output: z.object({ schedule: scheduleOut }),
+  async describe(input, ctx) {
+    readPersonal(input);
+    const rule = checkedRule(input.rule);
+    const target = input.kind === 'reminder' ? await remindedPerson(ctx, input.person) : null;
+    await assertWithinLimits(ctx);
+    const next = await firstRun(ctx, rule);
+    const facts = [
+      fact(ctx, 'kind', { ja: '種類', en: 'Kind' }, KIND_JA[input.kind]),
+      fact(ctx, 'rule', { ja: '繰り返し', en: 'Repeats' }, describeRuleJa(rule)),
+      fact(ctx, 'next', { ja: '初回', en: 'First' }, whenJa(next, ctx)),
+      ...(target ? [fact(ctx, 'person', { ja: '相手', en: 'For' }, target.name)] : []),
+      ...(input.text ? [fact(ctx, 'text', { ja: '内容', en: 'About' }, input.text)] : []),
+      ...(input.quiet_hours === 'skip'
+        ? [fact(ctx, 'quiet', { ja: '夜間・休息時間', en: 'Quiet hours' }, 'その回は送りません')]
+        : []),
+    ];
+    const summary = ctx.lang === 'en' ? 'Create this recurring schedule.' : 'この定期の予定を登録します。';
+    return { summary, facts };
+  },
+  async handler(input, ctx) {
+    const sender = requireSender(ctx);
+    const db = dbOf(ctx);
+    const key = ctx.idempotencyKey || null;
+    const find = () => (key ? db.schedule.findUnique({ where: { idempotencyKey: key } }) : Promise.resolve(null));
+    const earlier = await find();
+    if (earlier) return { schedule: await showSchedule(db, earlier, ctx.timezone) };
+    readPersonal(input);
+    const rule = checkedRule(input.rule);
+    const target = input.kind === 'reminder' ? await remindedPerson(ctx, input.person) : null;
+    await assertWithinLimits(ctx);
+    const next = await firstRun(ctx, rule);
+    const { row } = await createOnce(
+      find,
+      () =>
+        createChatSchedule(db, {
+          orgId: ctx.orgId,
+          kind: input.kind,
+          ownerMemberId: sender.id,
+          targetMemberId: target?.memberId ?? null,
+          departmentId: null,
+          platform: ctx.platform,
+          roomId: ctx.roomId,
+          text: input.text ?? null,
+          rule,
+          timezone: ctx.timezone,
+          catchUp: input.catch_up,
+          quietPolicy: input.quiet_hours,
+          nextRunAt: next,
+          idempotencyKey: key,
+        }),
+      { foundNothing: true },
+    );
+    return { schedule: await showSchedule(db, row, ctx.timezone) };
+  },
+});
+
+/** The department a room notice names, if any. */
+async function departmentOf(ctx: PeopleContext, ref: string | undefined): Promise<{ id: string; name: string } | null> {
+  if (!ref) return null;
+  const db = dbOf(ctx);
+  const depts = await db.department.findMany({ where: { orgId: ctx.orgId } });
+  const hit = depts.filter((d) => d.id === ref || d.name === ref || d.name.includes(ref) || ref.includes(d.name));
+  if (hit.length !== 1) {
+    throw new ToolError(`No single department matches "${ref}"; ask which department is meant.`, 'UNKNOWN_DEPARTMENT');
+  }
+  return { id: hit[0]!.id, name: hit[0]!.name };
+}
+
+/** `create_room_schedule`: a recurring notice to this room, or mentioning one department's members (level 3+). */
+export const createRoomSchedule = defineTool({
+  name: 'create_room_schedule',
+  description:
+    'Create a RECURRING notice posted to this whole room, optionally mentioning the members of one ' +
+    `department (「営業部に声をかけて」). Needs level ${ROOM_SCHEDULE_LEVEL} or higher and the sender’s confirmation.`,
+  triggerExamples: ['平日の17時に日報を出すよう営業部に声をかけて', '毎週金曜16時にこのルームで週報の締切を告知して'],
+  effects: ['db.schedule_create'],
+  effectKind: 'remind',
+  risk: 'medium',
+  requiredLevel: ROOM_SCHEDULE_LEVEL,
+  requiresConfirmation: true,
+  paramRoles: { department: 'target_department', text: 'text' },
+  input: z.object({
+    rule: ruleInput,
+    text: z.string().trim().min(1).max(500).describe('What the notice says.'),
+    department: z
+      .string()
+      .trim()
+      .min(1)
+      .max(100)
+      .optional()
+      .describe('A department whose members are mentioned (name or id). Omit for the room as a whole.'),
+    catch_up: catchUp,
+    quiet_hours: quietHours,
+  }),
+  output: z.object({ schedule: scheduleOut, department: z.string().nullable() }),
+  async describe(input, ctx) {
+    const rule = checkedRule(input.rule);
+    const dept = await departmentOf(ctx, input.department);
+    await assertWithinLimits(ctx);
+    const next = await firstRun(ctx, rule);
+    const facts = [
+      fact(ctx, 'rule', { ja: '繰り返し', en: 'Repeats' }, describeRuleJa(rule)),
+      fact(ctx, 'next', { ja: '初回', en: 'First' }, whenJa(next, ctx)),
+      fact(ctx, 'to', { ja: '宛先', en: 'To' }, dept ? `${dept.name}のメンバー（このルーム）` : 'このルームの全員'),
+      fact(ctx, 'text', { ja: '内容', en: 'About' }, input.text),
+    ];
+    const summary =
+      ctx.lang === 'en' ? 'Post this notice in this room, repeatedly.' : 'このルームに定期連絡を登録します。';
+    return { summary, facts };
+  },
+  async handler(input, ctx) {
+    const sender = requireSender(ctx);
+    const db = dbOf(ctx);
+    const key = ctx.idempotencyKey || null;
+    const find = () => (key ? db.schedule.findUnique({ where: { idempotencyKey: key } }) : Promise.resolve(null));
+    const earlier = await find();
+    if (earlier) {
+      const dept = earlier.departmentId ? await departmentOf(ctx, earlier.departmentId) : null;
+      return { schedule: await showSchedule(db, earlier, ctx.timezone), department: dept?.name ?? null };
+    }
+    const rule = checkedRule(input.rule);
+    const dept = await departmentOf(ctx, input.department);
+    await assertWithinLimits(ctx);
+    const next = await firstRun(ctx, rule);
+    const { row } = await createOnce(
+      find,
+      () =>
+        createChatSchedule(db, {
+          orgId: ctx.orgId,
+          kind: 'room_reminder',
+          ownerMemberId: sender.id,
+          targetMemberId: null,
+          departmentId: dept?.id ?? null,
+          platform: ctx.platform,
+          roomId: ctx.roomId,
+          text: input.text,
+          rule,
+          timezone: ctx.timezone,
+          catchUp: input.catch_up,
+          quietPolicy: input.quiet_hours,
+          nextRunAt: next,
+          idempotencyKey: key,
+        }),
+      { foundNothing: true },
+    );
+    return { schedule: await showSchedule(db, row, ctx.timezone), department: dept?.name ?? null };
+  },
+});
+
+/** `list_schedules`: the recurring schedules the sender made, and those that remind them. */
+export const listSchedules = defineTool({
+  name: 'list_schedules',
+  description:
+    'List the recurring schedules the sender made (reminders, digests, room notices) and recurring reminders ' +
+    'set for them, with ids, how they repeat and the next time. The directory’s schedules are not listed.',
+  triggerExamples: ['定期のリマインド、何が入ってる？', '毎週のやつ一覧で見せて'],
+  effects: [],
+  risk: 'none',
+  requiredLevel: 1,
+  input: z.object({}),
+  output: z.object({ schedules: z.array(scheduleOut) }),
+  async handler(_input, ctx) {
+    const sender = requireSender(ctx);
+    const db = dbOf(ctx);
+    const rows = await db.schedule.findMany({
+      where: {
+        orgId: ctx.orgId,
+        source: 'chat',
+        cancelledAt: null,
+        OR: [{ ownerMemberId: sender.id }, { targetMemberId: sender.id }],
+      },
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+      take: 100,
+    });
+    return { schedules: await Promise.all(rows.map((r) => showSchedule(db, r, ctx.timezone))) };
+  },
+});
+
+/** One of the sender's own chat schedules, or a ToolError (the directory's are the administrator's). */
+async function ownSchedule(ctx: PeopleContext, id: string): Promise<ScheduleRow> {
+  const sender = requireSender(ctx);
+  const db = dbOf(ctx);
+  const s = await db.schedule.findFirst({ where: { id, orgId: ctx.orgId } });
+  if (s && s.source !== 'chat') {
+    throw new ToolError(
+      'That schedule comes from the organisation directory: only the administrator changes it (the directory ' +
+        'file). The person can turn that kind of notice off for themselves with set_notice_preference.',
+      'DIRECTORY_SCHEDULE',
+    );
+  }
+  if (!s || s.cancelledAt || s.ownerMemberId !== sender.id) {
+    throw new ToolError(`The sender has no schedule with id "${id}" (see list_schedules).`, 'NOT_FOUND');
+  }
+  return s;
+}
+
+function scheduleFacts(s: ScheduleRow, ctx: Pick<DescribeContext, 'lang'>) {
+  const rule = RecurrenceRule.safeParse(s.rule);
+  return [
+    fact(ctx, 'kind', { ja: '種類', en: 'Kind' }, KIND_JA[s.kind] ?? s.kind),
+    fact(ctx, 'rule', { ja: '繰り返し', en: 'Repeats' }, rule.success ? describeRuleJa(rule.data) : ''),
+    ...(s.text ? [fact(ctx, 'text', { ja: '内容', en: 'About' }, s.text)] : []),
+  ];
+}
+
+/** A pause/resume/cancel tool: the sender's own schedule, one state change, idempotent on retry. */
+function stateTool(o: {
+  name: string;
+  description: string;
+  triggerExamples: string[];
+  effectKind: 'update' | 'cancel';
+  summaryJa: string;
+  change: (s: ScheduleRow, ctx: Ctx) => Promise<ChatScheduleChange>;
+}) {
+  return defineTool({
+    name: o.name,
+    description: o.description,
+    triggerExamples: o.triggerExamples,
+    effects: ['db.schedule_update'],
+    effectKind: o.effectKind,
+    risk: 'none',
+    requiredLevel: 1,
+    input: z.object({ schedule_id: scheduleId }),
+    output: z.object({ schedule: scheduleOut, cancelled: z.boolean() }),
+    async describe(input, ctx) {
+      const s = await ownSchedule(ctx, input.schedule_id);
+      return { summary: ctx.lang === 'en' ? o.name.replace('_', ' ') : o.summaryJa, facts: scheduleFacts(s, ctx) };
+    },
+    async handler(input, ctx) {
+      const db = dbOf(ctx);
+      const found = await db.schedule.findFirst({ where: { id: input.schedule_id, orgId: ctx.orgId } });
+      // A retried cancel finds its own earlier work done.
+      if (found?.cancelledAt && found.ownerMemberId === ctx.member?.id && o.effectKind === 'cancel') {
+        return { schedule: await showSchedule(db, found, ctx.timezone), cancelled: true };
+      }
+      const s = await ownSchedule(ctx, input.schedule_id);
+      await updateChatSchedule(db, s.id, await o.change(s, ctx));
+      const now = await db.schedule.findUniqueOrThrow({ where: { id: s.id } });
+      return { schedule: await showSchedule(db, now, ctx.timezone), cancelled: now.cancelledAt !== null };
+    },
+  });
+}
+
+export const pauseSchedule = stateTool({
+  name: 'pause_schedule',
+  description: "Pause one of the sender's own recurring schedules (it stays listed; resume_schedule restarts it).",
+  triggerExamples: ['週報のリマインド、しばらく止めて', '朝のタスク通知を一時停止して'],
+  effectKind: 'update',
+  summaryJa: 'この定期の予定を一時停止します。',
+  change: async () => ({ enabled: false, nextRunAt: null }),
+});
+
+export const resumeSchedule = stateTool({
+  name: 'resume_schedule',
+  description: "Resume one of the sender's own paused recurring schedules from the next time it is due.",
+  triggerExamples: ['週報のリマインドを再開して', '止めてた朝の通知、また送って'],
+  effectKind: 'update',
+  summaryJa: 'この定期の予定を再開します。',
+  change: async (s, ctx) => ({ enabled: true, nextRunAt: await firstRun(ctx, checkedRule(s.rule)) }),
+});
+
+export const cancelSchedule = stateTool({
+  name: 'cancel_schedule',
+  description: "Cancel (delete) one of the sender's own recurring schedules for good.",
+  triggerExamples: ['週報のリマインドはもういらない、消して', '毎朝のタスク通知をやめて'],
+  effectKind: 'cancel',
+  summaryJa: 'この定期の予定を取り消します。',
+  change: async (_s, ctx) => ({ enabled: false, nextRunAt: null, cancelledAt: ctx.now() }),
+});
+
+/** `change_schedule`: a new rule, text or policy for one of the sender's own recurring schedules. */
+export const changeSchedule = defineTool({
+  name: 'change_schedule',
+  description:
+    "Change one of the sender's own recurring schedules: its rule (give the whole new rule), its text, " +
+    'its catch-up or quiet-hours choice.',
+  triggerExamples: ['週報のリマインドを月曜10時に変えて', '月末のリマインド、休みなら翌営業日にして'],
+  effects: ['db.schedule_update'],
+  effectKind: 'update',
+  risk: 'none',
+  requiredLevel: 1,
+  requiresConfirmation: true,
+  input: z.object({
+    schedule_id: scheduleId,
+    rule: ruleInput.optional(),
+    text: z.string().trim().min(1).max(500).optional(),
+    catch_up: z.enum(['once', 'skip']).optional(),
+    quiet_hours: z.enum(['deliver', 'skip']).optional(),
+  }),
+  output: z.object({ schedule: scheduleOut }),
+  async describe(input, ctx) {
+    const s = await ownSchedule(ctx, input.schedule_id);
+    const rule = checkedRule(input.rule ?? s.rule);
+    const facts = [
+      fact(ctx, 'rule', { ja: '繰り返し', en: 'Repeats' }, describeRuleJa(rule)),
+      fact(ctx, 'next', { ja: '次回', en: 'Next' }, whenJa(await firstRun(ctx, rule), ctx)),
+      ...((input.text ?? s.text) ? [fact(ctx, 'text', { ja: '内容', en: 'About' }, input.text ?? s.text)] : []),
+    ];
+    return { summary: ctx.lang === 'en' ? 'Change this schedule.' : 'この定期の予定を変更します。', facts };
+  },
+  async handler(input, ctx) {
+    const db = dbOf(ctx);
+    const s = await ownSchedule(ctx, input.schedule_id);
+    const rule = input.rule ? checkedRule(input.rule) : undefined;
+    const change: ChatScheduleChange = {
+      ...(rule ? { rule } : {}),
+      ...(input.text ? { text: input.text } : {}),
+      ...(input.catch_up ? { catchUp: input.catch_up } : {}),
+      ...(input.quiet_hours ? { quietPolicy: input.quiet_hours } : {}),
+    };
+    if (rule && s.enabled) change.nextRunAt = await firstRun(ctx, rule);
+    await updateChatSchedule(db, s.id, change);
+    return {
+      schedule: await showSchedule(db, await db.schedule.findUniqueOrThrow({ where: { id: s.id } }), ctx.timezone),
+    };
+  },
+});
+
+/**
+ * `snooze_reminder`: 「あとで」「30分後にもう一度」 said to a reminder that just arrived — that reminder
+ * comes again after the given minutes (the newest one sent to the sender in this room in the last 12 hours).
+ */
+export const snoozeReminder = defineTool({
+  name: 'snooze_reminder',
+  description:
+    'Snooze the reminder the sender just received in this room (「あとで」「30分後にもう一度」): it is sent ' +
+    'again after `minutes` (default 30; 「あとで」 without a time = 30).',
+  triggerExamples: ['30分後にもう一度言って', 'あとで', '1時間後にまた教えて'],
+  effects: ['db.reminder_create'],
+  effectKind: 'remind',
+  risk: 'none',
+  requiredLevel: 1,
+  input: z.object({
+    minutes: z
+      .number()
+      .int()
+      .min(5)
+      .max(24 * 60)
+      .default(30)
+      .describe('Minutes from now.'),
+  }),
+  output: z.object({ reminderId: z.string(), remindAt: z.string(), text: z.string() }),
+  async handler(input, ctx) {
+    const sender = requireSender(ctx);
+    const db = dbOf(ctx);
+    const key = ctx.idempotencyKey || null;
+    const find = () => (key ? db.reminder.findUnique({ where: { idempotencyKey: key } }) : Promise.resolve(null));
+    const earlier = await find();
+    const show = (r: { id: string; remindAt: Date; text: string }) => ({
+      reminderId: r.id,
+      remindAt: formatLocalIso(r.remindAt, ctx.timezone),
+      text: r.text,
+    });
+    if (earlier) return show(earlier);
+    const now = ctx.now();
+    const last = await db.reminder.findFirst({
+      where: {
+        orgId: ctx.orgId,
+        platform: ctx.platform,
+        roomId: ctx.roomId,
+        memberId: sender.id,
+        audience: 'member',
+        status: 'sent',
+        remindAt: { gte: new Date(now.getTime() - SNOOZE_WINDOW_MS), lte: now },
+      },
+      orderBy: [{ remindAt: 'desc' }, { createdAt: 'desc' }],
+    });
+    if (!last) {
+      throw new ToolError(
+        'No reminder was sent to the sender in this room in the last 12 hours; ask what to remind them of and when ' +
+          '(create_reminder).',
+        'NOTHING_TO_SNOOZE',
+      );
+    }
+    const { row } = await createOnce(
+      find,
+      () =>
+        createReminder(db, {
+          orgId: ctx.orgId,
+          platform: ctx.platform,
+          roomId: ctx.roomId,
+          memberId: sender.id,
+          text: last.text,
+          remindAt: new Date(now.getTime() + input.minutes * 60_000),
+          idempotencyKey: key,
+          quietPolicy: last.quietPolicy === 'skip' ? 'skip' : 'deliver',
+          snoozedFromId: last.id,
+        }),
+      { foundNothing: true },
+    );
+    return show(row);
+  },
+});

@@ -1,0 +1,218 @@
+import Anthropic from '@anthropic-ai/sdk';
+import { AppError } from '../errors/app-error';
+import type { LlmClient, LlmMessage, LlmPart, LlmRequest, LlmResponse, LlmStopReason, LlmTool } from './llm-client';
+import { nodeFetch } from './node-fetch';
+
+/**
+ * The Anthropic adapter of the LlmClient port: the one file that speaks the Messages API (SDK types, content
+ * blocks, `cache_control`). It turns Hisho's neutral requests into the API's body and the API's answers back.
+ */
+
+/** The Messages API body the adapter sends (API 2026-10-21; no sampling parameters). */
+export interface AnthropicRequest {
+  model: string;
+  max_tokens: number;
+  tools: Anthropic.Messages.Tool[];
+  tool_choice: { type: 'auto'; disable_parallel_tool_use?: boolean };
+  system: Anthropic.Messages.TextBlockParam[];
+  messages: Anthropic.Messages.MessageParam[];
+}
+
+const EPHEMERAL = { type: 'ephemeral' } as const;
+
+const toolCache = new WeakMap<LlmTool, Anthropic.Messages.Tool>();
+const listCache = new WeakMap<readonly LlmTool[], Anthropic.Messages.Tool[]>();
+
+/** The API's definition of a tool (one object per neutral tool, so the cached prefix stays byte-identical). */
+export function anthropicTool(t: LlmTool): Anthropic.Messages.Tool {
+  let tool = toolCache.get(t);
+  if (!tool) {
+    tool = {
+      name: t.name,
+      description: t.description,
+      ...(t.strict !== undefined ? { strict: t.strict } : {}),
+      input_schema: t.inputSchema as Anthropic.Messages.Tool['input_schema'],
+    };
+    toolCache.set(t, tool);
+  }
+  return tool;
+}
+
+/** A tool list with the cache breakpoint on its last tool; built once per list (the brain reuses its lists). */
+function cachedToolList(tools: readonly LlmTool[]): Anthropic.Messages.Tool[] {
+  let list = listCache.get(tools);
+  if (!list) {
+    const last = tools.length - 1;
+    list = tools.map((t, i) => (i === last ? { ...anthropicTool(t), cache_control: EPHEMERAL } : anthropicTool(t)));
+    listCache.set(tools, list);
+  }
+  return list;
+}
+
+function wirePart(p: LlmPart): Anthropic.Messages.ContentBlockParam {
+  switch (p.type) {
+    case 'text':
+      return { type: 'text', text: p.text };
+    case 'tool_call':
+      return { type: 'tool_use', id: p.id, name: p.name, input: p.input };
+    case 'tool_result':
+      return {
+        type: 'tool_result',
+        tool_use_id: p.callId,
+        content: p.content,
+        ...(p.isError ? { is_error: true } : {}),
+      };
+    case 'thinking':
+      return { type: 'thinking', thinking: p.text, signature: p.signature };
+    case 'redacted_thinking':
+      return { type: 'redacted_thinking', data: p.data };
+  }
+}
+
+function wireMessage(m: LlmMessage): Anthropic.Messages.MessageParam {
+  return { role: m.role, content: typeof m.content === 'string' ? m.content : m.content.map(wirePart) };
+}
+
+/**
+ * The Messages API body of a neutral request. Order: tools (a cache breakpoint on the last when
+ * `cachePrefix`) → system (a breakpoint when `cachePrefix`) → messages; `tool_choice: auto` (forced tool
+ * use is rejected by current models).
+ */
+export function toAnthropicRequest(req: LlmRequest): AnthropicRequest {
+  return {
+    model: req.model,
+    max_tokens: req.maxTokens,
+    tools: req.cachePrefix ? cachedToolList(req.tools) : req.tools.map(anthropicTool),
+    tool_choice: { type: 'auto' },
+    system: [{ type: 'text', text: req.system, ...(req.cachePrefix ? { cache_control: EPHEMERAL } : {}) }],
+    messages: req.messages.map(wireMessage),
+  };
+}
+
+/** The answer's blocks in neutral parts (blocks the brain does not use, e.g. server tool results, are left out). */
+export function fromAnthropicContent(content: readonly Anthropic.Messages.ContentBlock[]): LlmResponse['content'] {
+  const out: LlmResponse['content'] = [];
+  for (const b of content) {
+    if (b.type === 'text') out.push({ type: 'text', text: b.text });
+    else if (b.type === 'tool_use') out.push({ type: 'tool_call', id: b.id, name: b.name, input: b.input });
+    else if (b.type === 'thinking') out.push({ type: 'thinking', text: b.thinking, signature: b.signature });
+    else if (b.type === 'redacted_thinking') out.push({ type: 'redacted_thinking', data: b.data });
+  }
+  return out;
+}
+
+const STOP_REASONS: Record<string, LlmStopReason> = {
+  end_turn: 'end_turn',
+  stop_sequence: 'end_turn',
+  tool_use: 'tool_calls',
+  max_tokens: 'max_tokens',
+  model_context_window_exceeded: 'context_window',
+  refusal: 'refusal',
+};
+
+/** The API's stop reason in neutral terms (unknown ones, e.g. `pause_turn`, are `other`). */
+export function stopReasonOf(r: string | null): LlmStopReason | null {
+  return r === null ? null : (STOP_REASONS[r] ?? 'other');
+}
+
+export interface AnthropicClientOptions {
+  apiKey: string;
+  baseURL?: string;
+  timeoutMs: number;
+  maxRetries: number;
+}
+
+/**
+ * Answers of up to this many tokens are asked for in one plain request; larger ones are streamed. A
+ * plain request costs the worker less CPU (one JSON parse instead of the SDK's event-stream machinery and
+ * its re-parsing of partial tool input: 0.5 ms a call, issue 10), and an 8,192-token answer comes well
+ * within the SDK's limit for unstreamed requests (about 21,000 tokens, "operations that may take longer
+ * than 10 minutes"). The default budget is 4,096; the one retry after a cut answer doubles it.
+ */
+export const STREAM_ABOVE_TOKENS = 8192;
+
+/**
+ * The Anthropic SDK behind the LlmClient port. The SDK owns retries for 408/409/429/5xx/529 (with
+ * `retry-after` and jittered backoff, bounded by `maxRetries`) and the request timeout; this class asks
+ * for short answers in one request and streams long ones ({@link STREAM_ABOVE_TOKENS}), sends them over
+ * node:http's keep-alive agents ({@link nodeFetch}), and maps failures to AppErrors whose messages carry
+ * the request id and type, never the key.
+ */
+export class AnthropicLlmClient implements LlmClient {
+  private readonly sdk: Anthropic;
+
+  constructor(private readonly opts: AnthropicClientOptions) {
+    this.sdk = new Anthropic({
+      apiKey: opts.apiKey,
+      baseURL: opts.baseURL,
+      timeout: opts.timeoutMs,
+      maxRetries: opts.maxRetries,
+      fetch: nodeFetch,
+    });
+  }
+
+  async create(neutral: LlmRequest): Promise<LlmResponse> {
+    const started = performance.now();
+    const req = toAnthropicRequest(neutral);
+    try {
+      let msg: Anthropic.Messages.Message;
+      let requestId: string | null | undefined;
+      if (req.max_tokens > STREAM_ABOVE_TOKENS) {
+        const stream = this.sdk.messages.stream(req as Anthropic.Messages.MessageStreamParams);
+        msg = await stream.finalMessage();
+        requestId = stream.request_id;
+      } else {
+        const answer = await this.sdk.messages.create({ ...req, stream: false }).withResponse();
+        msg = answer.data;
+        requestId = answer.request_id;
+      }
+      const u = msg.usage;
+      return {
+        content: fromAnthropicContent(msg.content),
+        stopReason: stopReasonOf(msg.stop_reason),
+        model: msg.model ?? req.model,
+        requestId: requestId ?? undefined,
+        durationMs: Math.round(performance.now() - started),
+        usage: {
+          inputTokens: u.input_tokens ?? 0,
+          outputTokens: u.output_tokens ?? 0,
+          cacheWriteTokens: u.cache_creation_input_tokens ?? 0,
+          cacheReadTokens: u.cache_read_input_tokens ?? 0,
+        },
+      };
+    } catch (err) {
+      throw mapLlmError(err);
+    }
+  }
+}
+
+/** SDK errors → AppError codes (R-B5). Never includes request bodies or credentials. */
+export function mapLlmError(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  const e = err as { status?: number; type?: string; requestID?: string; headers?: Headers };
+  const ref = `status=${e.status ?? 'none'} type=${e.type ?? 'none'} request_id=${e.requestID ?? 'none'}`;
+  if (err instanceof Anthropic.APIConnectionTimeoutError)
+    return new AppError('LLM_TIMEOUT', `LLM timeout (${ref})`, { cause: err });
+  if (err instanceof Anthropic.RateLimitError) {
+    const ra = Number(e.headers?.get?.('retry-after'));
+    return new AppError('LLM_RATE_LIMITED', `LLM rate limited (${ref})`, {
+      cause: err,
+      retryAfterMs: Number.isFinite(ra) ? ra * 1000 : undefined,
+    });
+  }
+  if (err instanceof Anthropic.InternalServerError || err instanceof Anthropic.APIConnectionError) {
+    return new AppError('LLM_UNAVAILABLE', `LLM unavailable (${ref})`, { cause: err });
+  }
+  if (err instanceof Anthropic.AuthenticationError || err instanceof Anthropic.PermissionDeniedError) {
+    return new AppError('LLM_NOT_CONFIGURED', `LLM credentials rejected (${ref})`, { cause: err });
+  }
+  if (err instanceof Anthropic.APIError) {
+    // A mid-stream `event: error` (e.g. overloaded_error) arrives with no status.
+    if (e.status === undefined && (e.type === 'overloaded_error' || e.type === 'api_error')) {
+      return new AppError('LLM_UNAVAILABLE', `LLM stream error (${ref})`, { cause: err });
+    }
+    return new AppError('LLM_UNAVAILABLE', `LLM request failed (${ref})`, { cause: err });
+  }
+  const name = err instanceof Error ? err.name : 'unknown';
+  return new AppError('LLM_UNAVAILABLE', `LLM call failed (${name})`, { cause: err });
+}
