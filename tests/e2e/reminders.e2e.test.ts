@@ -10,6 +10,9 @@ describe('one-off reminders are delivered (console)', () => {
 
   beforeAll(async () => {
     svc = await startTestService({}, { reminderSweepMs: 100 });
+    // Reminders are sent in real time here: no quiet hours, whatever the hour the suite runs at (quiet hours are
+    // tested on a fixed clock in chat-schedules.e2e.test.ts and tests/scheduler/reminders.test.ts).
+    await svc.db.organization.update({ where: { id: 'acme' }, data: { quietHours: null } });
   });
   afterAll(async () => {
     await svc.close();

@@ -26,6 +26,8 @@ describe('trust boundary (end to end, ChatWork)', () => {
 
   beforeAll(async () => {
     svc = await startTestService(chatworkEnv());
+    // Reminders are sent in real time here: no quiet hours, whatever the hour the suite runs at.
+    await svc.db.organization.update({ where: { id: 'acme' }, data: { quietHours: null } });
   });
   afterAll(async () => {
     await svc.close();
