@@ -463,10 +463,9 @@ async function changeOutput(ctx: ToolContext, change: TaskChange, alreadyChanged
 export const changeTask = defineTool({
   name: 'change_task',
   description:
-    "Change an open task's due date, title or assignee, by its id (from the open tasks in the context, the " +
-    'conversation, or search_tasks). If it is unclear which task is meant (「その件」 could be several), ask the ' +
-    "person; never guess. Changing someone else's task is confirmed first. ChatWork cannot edit a task: the " +
-    'old ChatWork task is completed and a new one created; say so in the reply (chatworkNote).',
+    "Change an open task's due date, title or assignee, by its id (from the context's open tasks, the " +
+    'conversation or search_tasks). If it is unclear which task is meant, ask; never guess. ChatWork cannot ' +
+    'edit a task: the old ChatWork task is completed and a new one created; say so (chatworkNote).',
   triggerExamples: [
     'その件の期限を金曜に延ばして',
     '田中さんのタスク、担当を佐藤さんに変えて',
@@ -577,10 +576,9 @@ export const changeTask = defineTool({
 export const cancelTask = defineTool({
   name: 'cancel_task',
   description:
-    'Cancel (取り消し) an open task that is no longer needed, by its id (from the open tasks in the context, the ' +
-    'conversation, or search_tasks); not for finished work (complete_task). If it is unclear which task is meant, ' +
-    "ask the person; never guess. Cancelling someone else's task is confirmed first. ChatWork cannot delete a " +
-    'task: its ChatWork task is marked done; say so in the reply (chatworkNote).',
+    'Cancel (取り消し) an open task that is no longer needed, by its id (context, conversation or search_tasks); ' +
+    'finished work is complete_task. If it is unclear which task is meant, ask; never guess. ChatWork cannot ' +
+    'delete a task: its ChatWork task is marked done; say so (chatworkNote).',
   triggerExamples: [
     '企画書のタスクは取り消して',
     'さっきのタスク、やっぱりなしで',

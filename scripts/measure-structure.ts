@@ -33,7 +33,9 @@ for (const f of [...src, ...handlers]) {
     const target = path.posix.normalize(path.posix.join(path.posix.dirname(f), m[3]!));
     if (!target.startsWith('src/') && !target.startsWith('handlers')) continue;
     const a = folderOf(f);
-    const b = folderOf(target.endsWith('.ts') ? target : `${target}.ts`);
+    // `../guardian` is the folder's index.ts, not a file at the top of src/.
+    const isDir = fs.existsSync(path.join(root, target)) && fs.statSync(path.join(root, target)).isDirectory();
+    const b = folderOf(target.endsWith('.ts') ? target : isDir ? `${target}/index.ts` : `${target}.ts`);
     if (a === b) continue;
     const key = `${a} -> ${b}`;
     const e = edges.get(key) ?? { all: 0, typeOnly: 0 };
@@ -104,9 +106,8 @@ for (const f of [...src, ...handlers, ...files('scripts')]) {
   const text = fs.readFileSync(path.join(root, f), 'utf8');
   for (const { model, table } of models) {
     const client = model[0]!.toLowerCase() + model.slice(1);
-    const prisma = new RegExp(
-      `\\.${client}\\.(create|createMany|createManyAndReturn|update|updateMany|updateManyAndReturn|upsert|delete|deleteMany)\\b`,
-    );
+    const writes = '(create|update|delete)(Many)?(AndReturn)?|upsert';
+    const prisma = new RegExp(`\\.${client}\\.(${writes})\\b`);
     const raw = new RegExp(`(INSERT INTO|UPDATE|DELETE FROM)\\s+"?${table}"?[\\s(]`, 'i');
     if (prisma.test(text) || raw.test(text)) {
       if (!writers.has(table)) writers.set(table, new Set());

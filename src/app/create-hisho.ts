@@ -39,7 +39,7 @@ import { createLogger, type Logger } from '../observability/logger';
 import { createMetrics, type Metrics } from '../observability/metrics';
 import { PLATFORMS } from '../org/directory.schema';
 import { DirectoryImportError, formatImportSummary, importDirectoryFile } from '../org/import-directory';
-import { startOrgCaches, type OrgCaches } from '../org/org-caches';
+import { startOrgCaches, type OrgCaches } from './org-caches';
 import { Outbox, postingMarginMs } from '../outbox/outbox';
 import { createButtonAnswers } from '../pipeline/button-answers';
 import { QuestionCloser } from '../pipeline/question-closer';

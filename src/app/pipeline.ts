@@ -6,7 +6,7 @@
 import type { Env } from '../config/env';
 import { Brain } from '../brain/brain';
 import { CostGuard } from '../brain/cost-guard';
-import { SenderBudget } from '../brain/sender-budget';
+import { SenderBudget } from '../state/sender-budget';
 import { AnthropicLlmClient } from '../brain/anthropic-client';
 import type { LlmClient } from '../brain/llm-client';
 import type { ChatworkTasksApi } from '../tools/types';
@@ -158,7 +158,7 @@ export function composePipeline(p: PipelineInput): Pipeline {
     directory,
     scheduleLimits,
   });
-  const pending = new PendingActions(db, { now });
+  const pending = new PendingActions(db, { now, sql });
   const states = new BrainStateManager(db, { now, pending });
   const executor = new ToolExecutor(registry);
   const shadowMode = config.SHADOW_MODE;

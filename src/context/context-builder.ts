@@ -56,7 +56,7 @@ export interface ContextBuilderOptions {
   orgCacheMs?: number;
   /**
    * The organisation and its policies from the service's per-organisation cache, which an import's notification
-   * clears (`src/org/org-caches.ts`); absent → read here and kept for `orgCacheMs`.
+   * clears (`src/app/org-caches.ts`); absent → read here and kept for `orgCacheMs`.
    */
   orgInfo?: (orgId: string) => Promise<OrgInfo | null>;
   sources?: ContextSource[];

@@ -4,7 +4,12 @@ import type { WakeHint } from './worker-pool';
 
 /** Keys that identify a conversation and a message in the queue. */
 export function conversationKey(m: Pick<InboundMessage, 'platform' | 'roomId' | 'senderAccountId'>): string {
-  return `${m.platform}:${m.roomId}:${m.senderAccountId}`;
+  return `${roomOrderingPrefix(m.platform, m.roomId)}${m.senderAccountId}`;
+}
+
+/** The start of the ordering key of every conversation in a room (the console asks whether a turn runs there). */
+export function roomOrderingPrefix(platform: string, roomId: string): string {
+  return `${platform}:${roomId}:`;
 }
 
 export function messageDedupeKey(m: Pick<InboundMessage, 'platform' | 'roomId' | 'platformMessageId'>): string {

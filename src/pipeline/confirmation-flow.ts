@@ -1,4 +1,4 @@
-import { stripLeadingName } from '../adapters/addressee';
+import { stripLeadingName } from '../core/addressee';
 import type { InboundMessage, ReplyOption } from '../core/chat';
 import { authorizeWithLookup, type Actor, type AuthDecision, type Directory } from '../authorization';
 import type { Brain } from '../brain/brain';

@@ -2,7 +2,7 @@ import type { ReplyOption } from '../core/chat';
 import type { AuthDecision, AuthReasonCode } from '../authorization';
 import type { BrainDecision } from '../brain/brain';
 import type { Continuation } from '../brain/continuation';
-import type { SenderBudgetCode } from '../brain/sender-budget';
+import type { SenderBudgetCode } from '../state/sender-budget';
 import type { LlmCallRecord } from '../core/llm-usage';
 import type { BrainOutput, Confidence, Reasoning } from '../core/proposal';
 import type { ErrorCategory, ErrorCode } from '../errors/app-error';
@@ -157,7 +157,7 @@ interface DecisionBase {
 
 /**
  * What one turn decided, as a typed value (issue 9): the stages return it, reply.ts composes what the
- * person reads from it, and observability/turn-audit.ts builds the audit row from it — once.
+ * person reads from it, and pipeline/turn-audit.ts builds the audit row from it — once.
  */
 export type TurnDecision =
   /** The brain answered in words. */

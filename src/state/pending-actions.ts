@@ -2,8 +2,10 @@
  * Pending actions (R-S1..R-S4, seed 003 §5.1.5–5.1.7): the only writer of the pending_actions table, and the
  * whole life of a confirmation — open (the question is asked), whether an answer counts for the round asked,
  * approve (once, or twice for a double confirmation: the second question is asked again), deny, cancel,
- * expire, and the outcome once the approved call ran. The words said to the person are the confirmation
- * flow's (`pipeline/confirmation-flow.ts`); the session's side of each change is `./session-store`.
+ * expire, and the outcome once the approved call ran. Opening runs in the database function
+ * `open_pending_action` (its migration states the same rules as {@link PendingActions.sweep}; decision record
+ * 0005). The words said to the person are the confirmation flow's (`pipeline/confirmation-flow.ts`); the
+ * session's side of each change is `./session-store`.
  *
  * An action executes at most once: every decision is one conditional update (… status = 'pending' AND
  * "expiresAt" > now AND the asker AND the round … RETURNING), so of any number of concurrent or duplicated
@@ -12,7 +14,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Prisma, type Db } from '../db/prisma';
-import { pgText } from '../db/sql';
+import { pgText, sqlRunner, type Sql } from '../db/sql';
 import { safeRedactValue } from '../observability/redact';
 import { isOwner, jsonText, redactedCopy, toPendingView, type PendingRow } from './pending-rows';
 import type { SessionKey } from './session-key';
@@ -20,9 +22,9 @@ import { isPlainSession } from './session-mode';
 import {
   clearSessionPending,
   lockSession,
-  pointSessionAt,
   readSessionRow,
   resetExpiredSession,
+  sessionLockName,
   type Client,
   type StoredSession,
 } from './session-store';
@@ -43,6 +45,8 @@ export interface PendingActionsOptions {
   pendingTtlMs?: number;
   /** Clock (tests inject one). */
   now?: () => Date;
+  /** Raw SQL on the `pg` pool (the composition root passes it); through Prisma when absent. */
+  sql?: Sql;
 }
 
 /** Approval input; `expectedConfirmations` guards double confirmation against stale or duplicate answers. */
@@ -84,6 +88,7 @@ export class PendingActions {
   readonly sessionTtlMs: number;
   readonly pendingTtlMs: number;
   readonly now: () => Date;
+  private readonly sql: Sql;
 
   constructor(
     private readonly db: Db,
@@ -92,60 +97,46 @@ export class PendingActions {
     this.sessionTtlMs = opts.sessionTtlMs ?? 30 * 60_000;
     this.pendingTtlMs = opts.pendingTtlMs ?? 10 * 60_000;
     this.now = opts.now ?? (() => new Date());
+    this.sql = opts.sql ?? sqlRunner(db);
   }
 
   /**
-   * Opens a pending action and puts the session in CONFIRMATION_PENDING. Under the session's lock, the session's
-   * earlier pending action ends as the expiry sweep would end it (expired when its time or the session's is
-   * up), else cancelled as superseded by the new one; an expired session starts afresh.
+   * Opens a pending action and puts the session in CONFIRMATION_PENDING, in one call of the database function
+   * `open_pending_action` (decision record 0005: one statement instead of a transaction of six): under the
+   * session's advisory lock, the session's earlier pending action ends as {@link sweep} would end it (expired when
+   * its time or the session's is up), else cancelled as superseded by the new one; an expired session starts
+   * afresh and points at the new action.
    */
   async open(key: SessionKey, input: CreatePendingInput): Promise<PendingActionView> {
     const now = this.now();
-    const id = randomUUID();
-    const row = await this.db.$transaction(async (tx) => {
-      await lockSession(tx, key);
-      const session = await readSessionRow(tx, key);
-      const sessionExpired = session !== null && session.expiresAt.getTime() < now.getTime();
-      const open = { ...key, status: 'pending' };
-      // A session's only pending action is the one it points at (every change of either is made with the other),
-      // so a session pointing at none has nothing to supersede: the first question of a session skips both updates.
-      const earlier = session?.pendingActionId != null;
-      if (earlier) {
-        await tx.pendingAction.updateMany({
-          where: sessionExpired ? open : { ...open, expiresAt: { lte: now } },
-          data: { status: 'expired', decidedAt: now },
-        });
-      }
-      if (earlier && !sessionExpired) {
-        await tx.pendingAction.updateMany({
-          where: open,
-          data: { status: 'cancelled', decidedAt: now, result: { cancelReason: 'superseded', supersededBy: id } },
-        });
-      }
-      const created = await tx.pendingAction.create({
-        data: {
-          id,
-          ...key,
-          orgId: input.orgId,
-          memberId: input.memberId ?? null,
-          turnId: input.turnId ?? null,
-          proposal: json(input.proposal),
-          question: pgText(input.question),
-          confirmationType: input.confirmationType,
-          originalMessage: pgText(input.originalMessage),
-          reasoning: pgText(input.reasoning),
-          confidence: input.confidence,
-          questionKey: input.questionKey ?? null,
-          reasonCode: input.reasonCode,
-          expiresAt: new Date(now.getTime() + this.pendingTtlMs),
-          // Put in place of the raw texts by a database trigger once the action is decided (R-O2).
-          redactedCopy: json(redactedCopy(input)),
-        },
-      });
-      await pointSessionAt(tx, key, id, new Date(now.getTime() + this.sessionTtlMs), sessionExpired);
-      return created;
-    });
-    return toPendingView(row);
+    const row = {
+      id: randomUUID(),
+      ...key,
+      orgId: input.orgId,
+      memberId: input.memberId ?? null,
+      turnId: input.turnId ?? null,
+      proposal: input.proposal,
+      question: input.question,
+      confirmationType: input.confirmationType,
+      originalMessage: input.originalMessage,
+      reasoning: input.reasoning,
+      confidence: input.confidence,
+      questionKey: input.questionKey ?? null,
+      reasonCode: input.reasonCode,
+      expiresAt: new Date(now.getTime() + this.pendingTtlMs).toISOString(),
+      // Put in place of the raw texts by a database trigger once the action is decided (R-O2).
+      redactedCopy: redactedCopy(input),
+    };
+    const rows = await this.sql<PendingRow>(
+      'SELECT * FROM open_pending_action($1, $2::jsonb, $3::timestamp, $4::timestamp)',
+      [
+        sessionLockName(key),
+        jsonText(row),
+        now.toISOString(),
+        new Date(now.getTime() + this.sessionTtlMs).toISOString(),
+      ],
+    );
+    return toPendingView(rows[0]!);
   }
 
   /**

@@ -1,7 +1,8 @@
 /**
  * The conversation_states table (R-S1): its only writer, and the one way a session is read. Every state change
  * here is one conditional statement, so concurrent callers cannot both win. The pending action a session points
- * at is written by `./pending-actions` (which calls the functions here for the session's side).
+ * at is written by `./pending-actions` (which calls the functions here for the session's side; opening one sets
+ * the session's pointer inside the database function `open_pending_action`, decision record 0005).
  */
 import type { ConversationState } from '../generated/prisma/client';
 import type { Db, Prisma } from '../db/prisma';
@@ -34,7 +35,7 @@ export function sessionLockName(key: SessionKey): string {
   return `hisho:session:${JSON.stringify([key.platform, key.roomId, key.accountId])}`;
 }
 
-/** Serialises writers of one session inside a transaction (opening and cancelling pending actions). */
+/** Serialises writers of one session inside a transaction (cancelling; `open_pending_action` takes the same lock). */
 export async function lockSession(tx: Prisma.TransactionClient, key: SessionKey): Promise<void> {
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${sessionLockName(key)}::text))`;
 }
@@ -126,25 +127,6 @@ export async function clearSessionPending(
     data: { mode: 'NORMAL', pendingActionId: null, ...(lastError !== undefined ? { lastError } : {}) },
   });
   return n.count;
-}
-
-/**
- * The session awaits an answer to `pendingId` (CONFIRMATION_PENDING), created if missing; `fresh`: the stored
- * session had expired, so it starts afresh.
- */
-export async function pointSessionAt(
-  c: Client,
-  key: SessionKey,
-  pendingId: string,
-  expiresAt: Date,
-  fresh: boolean,
-): Promise<void> {
-  const data = { mode: 'CONFIRMATION_PENDING', pendingActionId: pendingId, expiresAt };
-  await c.conversationState.upsert({
-    where: where(key),
-    create: { ...key, ...data },
-    update: fresh ? { ...FRESH, ...data } : data,
-  });
 }
 
 /** Creates the session row if missing and extends its expiry (a write means activity). */

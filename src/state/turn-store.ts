@@ -1,6 +1,6 @@
 import type { InboundMessage, ReplyOption } from '../core/chat';
 import { actorFromRows, type Actor } from '../authorization';
-import type { BudgetVerdict, SenderBudget, UsageRow } from '../brain/sender-budget';
+import type { BudgetVerdict, SenderBudget, UsageRow } from './sender-budget';
 import { NO_FLUSH_WAIT, SqlParams, type Sql } from '../db/sql';
 import {
   claimedItem,

@@ -60,7 +60,7 @@ describeBrowser('/admin in the operator’s language (headless Chromium)', () =>
     await waitTurns('c-morning', 1);
 
     llm.script(
-      toolCall('create_task', { assignee: '田中花子', title: '企画書', due_date: '2030-11-28' }, { overall: 0.6 }),
+      toolCall('create_task', { assignee: '田中花子', title: '企画書', due: '2030-11-28' }, { overall: 0.6 }),
     );
     await say('suzuki-kenji', '田中花子さんに企画書のタスクをお願い、期限は2030年11月28日', 'c-morning');
     await waitTurns('c-morning', 2);
@@ -126,7 +126,11 @@ describeBrowser('/admin in the operator’s language (headless Chromium)', () =>
     const denied = await svc.db.turnRecord.findFirstOrThrow({ where: { roomId: 'c-denied' } });
     await page.goto(`${svc.url}/admin#turn/${denied.id}`);
     await page.waitForSelector('#turn-steps .step');
-    await measure('turn-denied');
+    const story = await measure('turn-denied');
+    // The proposal in the tool's own words, the Gate's reason and what to do, the reply's correction.
+    expect(story).toContain('田中太郎さんにタスクを作成します。');
+    expect(story).toContain('次にすること: 必要なら上長から依頼してもらうか');
+    expect(story).toContain('返答の書き直し');
     const summary = Object.fromEntries(Object.entries(counts).map(([k, v]) => [k, v.count]));
     expect(summary).toEqual(Object.fromEntries(Object.keys(summary).map((k) => [k, 0])));
     expect(errors).toEqual([]);
@@ -165,7 +169,7 @@ describeBrowser('/admin in the operator’s language (headless Chromium)', () =>
     expect(hovered).toContain(`${String(hourTokyo).padStart(2, '0')}:00`);
   }, 30000);
 
-  it('numbers that add up: denials and blocks apart, confirmation outcomes, cost by purpose, failed items', async () => {
+  it('numbers that add up: denials apart from blocks, confirmation outcomes, cost by purpose, failures', async () => {
     await page.goto(`${svc.url}/admin#overview`);
     await page.waitForSelector('#today .card');
     const cards = (await page.textContent('#today'))!;
@@ -177,7 +181,7 @@ describeBrowser('/admin in the operator’s language (headless Chromium)', () =>
     await page.waitForSelector('section#failed.active');
   }, 30000);
 
-  it('the inspector: an approval by button reads as an answer, linked to its question; a wrong id says what to do', async () => {
+  it('inspector: a button approval reads as an answer linked to its question; a wrong id says what to do', async () => {
     const approval = await svc.db.turnRecord.findFirstOrThrow({
       where: { roomId: 'c-morning', reasonCode: 'S_USER_APPROVED' },
     });
@@ -185,7 +189,9 @@ describeBrowser('/admin in the operator’s language (headless Chromium)', () =>
     await page.waitForSelector('#turn-steps .step');
     const text = (await page.textContent('#turn-steps'))!;
     expect(text).toContain('この回は確認への答えです');
-    expect(text).toContain('企画書');
+    expect(text).toContain('内容: 企画書');
+    expect(text).toMatch(/期限: 2030\/11\/28（木）/);
+    expect(text).toContain('「承認」を選択（ボタンまたは「1」）');
     expect(text).not.toMatch(/null|undefined|—/);
     await page.click('#turn-steps a >> text=確認した回を開く');
     await page.waitForSelector('#turn-steps >> text=答えた回');

@@ -6,7 +6,8 @@
 
 /** One scripted model answer: content blocks plus stop reason, or an HTTP error. */
 export type ScriptedAnswer =
-  | { content: ScriptedBlock[]; stop_reason?: string; usage?: Partial<Usage> }
+  /** `delayMs`: the model takes that long to answer (the console's typing indicator shows meanwhile). */
+  | { content: ScriptedBlock[]; stop_reason?: string; usage?: Partial<Usage>; delayMs?: number }
   | { status: number; errorType: string; headers?: Record<string, string>; delayMs?: number }
   | { hangMs: number }
   /**

@@ -70,7 +70,9 @@ export class FakeAnthropic {
         }
         // A plain answer cut halfway ends where the connection closed (nock sends the half as the whole body).
         const ok = okBody(a, body, self.model);
-        done(200, ok.text, { 'content-type': ok.contentType, ...(ok.requestId ? { 'request-id': ok.requestId } : {}) });
+        const headers = { 'content-type': ok.contentType, ...(ok.requestId ? { 'request-id': ok.requestId } : {}) };
+        const send = () => done(200, ok.text, headers);
+        return void ('delayMs' in a && a.delayMs ? setTimeout(send, a.delayMs) : send());
       });
   }
 

@@ -2,7 +2,7 @@
  * ChatWork message notation (PLATFORMS.md A3): stripping it for the LLM, reading mentions and reply
  * tags from inbound bodies, and neutralising it in text we post.
  */
-import { addresseeAfterTag } from '../addressee';
+import { addresseeAfterTag } from '../../core/addressee';
 
 /** Where a `[rp aid=… to=room-message]` reply tag points. */
 export interface ChatworkReplyTarget {

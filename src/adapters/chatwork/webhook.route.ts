@@ -1,6 +1,7 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import express, { type Router } from 'express';
 import type { InboundMessage } from '../../core/chat';
+import { receive, type IntakeStore, type Received } from '../../intake/receive';
 import { asAppError, newErrorId } from '../../errors/app-error';
 import type { Logger } from '../../observability/logger';
 import { chatworkAnswerText, parseMentions, parseReplyTo, stripChatworkMarkup } from './markup';
@@ -23,7 +24,7 @@ export interface ChatworkWebhookDeps {
    */
   refreshBotAccount?: () => Promise<unknown>;
   /** Stores the message durably; must resolve only once it is stored (or known to be a duplicate). */
-  intake: { accept(msg: InboundMessage): Promise<{ status: 'accepted' | 'duplicate' }> };
+  intake: IntakeStore;
   resolveOrgId: (roomId: string) => Promise<string | null>;
   defaultOrgId: () => string | undefined;
   maxEventAgeSeconds: number;
@@ -58,18 +59,38 @@ function signatureOf(req: IncomingMessage): string | undefined {
   return values.length === 1 && values[0] ? values[0].replace(/ /g, '+') : undefined;
 }
 
-/** Why a verified delivery is acknowledged without being taken in, or `null` when it is a request. */
-function ignoreReason(hook: Exclude<ChatworkWebhook, { type: 'unknown' }>, botId: string | undefined): string | null {
-  if (hook.type === 'message_updated') return 'message_updated';
-  const sender = String(hook.type === 'mention_to_me' ? hook.event.from_account_id : hook.event.account_id);
-  if (botId !== undefined && sender === botId) return 'own_message';
-  if (hook.type === 'mention_to_me') {
-    // The account webhook belongs to the bot, so its mentions are for the bot even before /me is known.
-    return botId !== undefined && String(hook.event.to_account_id) !== botId ? 'not_addressed_to_bot' : null;
-  }
-  if (botId === undefined) return 'bot_account_unknown';
-  return parseMentions(hook.event.body).includes(botId) ? null : 'not_mentioned';
+/**
+ * A verified, parsed room message as the shared intake steps read it (`src/intake/receive.ts`): ChatWork's
+ * addressing rule, the room's organisation (the directory, else the default one), the message for the queue.
+ */
+function chatworkReceived(
+  hook: Exclude<ChatworkWebhook, { type: 'unknown' | 'message_updated' }>,
+  botId: string | undefined,
+  deps: ChatworkWebhookDeps,
+): Received {
+  const roomId = String(hook.event.room_id);
+  return {
+    platform: 'chatwork',
+    senderAccountId: String(hook.type === 'mention_to_me' ? hook.event.from_account_id : hook.event.account_id),
+    botAccountId: botId,
+    notAddressed: () => {
+      // The account webhook belongs to the bot, so its mentions are for the bot even before /me is known.
+      if (hook.type === 'mention_to_me')
+        return botId !== undefined && String(hook.event.to_account_id) !== botId ? 'not_addressed_to_bot' : null;
+      if (botId === undefined) return 'bot_account_unknown';
+      return parseMentions(hook.event.body).includes(botId) ? null : 'not_mentioned';
+    },
+    organisation: async () => {
+      const roomOrg = await deps.resolveOrgId(roomId);
+      const orgId = roomOrg ?? deps.defaultOrgId();
+      return orgId ? { orgId, roomListed: roomOrg !== null } : null;
+    },
+    toInbound: (org) => chatworkInbound(hook, { ...org, botNames: deps.getBotNames?.() ?? [] }),
+  };
 }
+
+/** Reasons to ignore a delivery that an operator should look at (the rest are the normal traffic of a room). */
+const WARN_REASONS = new Set(['bot_account_unknown', 'no_organisation']);
 
 /**
  * The message a delivery carries, as the pipeline reads it: the text without markup, the answer without the
@@ -99,9 +120,10 @@ export function chatworkInbound(
 }
 
 /**
- * `POST /webhooks/chatwork` (R-A2). Order: raw body → signature on the raw bytes → JSON → schema →
- * filters → durable intake → 200. ChatWork never retries, so 200 is answered only after the intake
- * has stored the message; bodies stay tiny (ChatWork treats > 2,048 bytes as an error).
+ * `POST /webhooks/chatwork` (R-A2). Order: raw body → signature on the raw bytes → JSON → schema → age →
+ * the shared intake steps (`RECEIVE_STEPS`: ignore own, addressed to the bot, organisation, durable store) → 200.
+ * ChatWork never retries, so 200 is answered only after the intake has stored the message; bodies stay tiny
+ * (ChatWork treats > 2,048 bytes as an error).
  *
  * A plain Node handler (no express on the way: the service routes this path to it first, which saves the
  * service ≈ 0.2 ms of CPU per webhook); {@link chatworkWebhookRouter} mounts the same handler in an
@@ -161,19 +183,16 @@ export function createChatworkWebhookHandler(deps: ChatworkWebhookDeps): Request
     if (now().getTime() / 1000 - hook.eventTime > deps.maxEventAgeSeconds) {
       return ignore({ ...msgIds, eventTime: hook.eventTime }, 'stale_event', 'warn');
     }
+    if (hook.type === 'message_updated') return ignore(msgIds, 'message_updated');
     if (deps.getBotAccountId() === undefined && deps.refreshBotAccount) {
       await withTimeout(deps.refreshBotAccount(), REFRESH_WAIT_MS);
     }
-    const reason = ignoreReason(hook, deps.getBotAccountId());
-    if (reason) return ignore(msgIds, reason, reason === 'bot_account_unknown' ? 'warn' : 'info');
-
+    // Verified and parsed: the shared intake steps (ignore own, addressed to the bot, organisation, store).
     try {
-      const roomOrg = await deps.resolveOrgId(msgIds.roomId);
-      const orgId = roomOrg ?? deps.defaultOrgId();
-      if (!orgId) return ignore(msgIds, 'no_organisation', 'warn');
-      const msg = chatworkInbound(hook, { orgId, roomListed: roomOrg !== null, botNames: deps.getBotNames?.() ?? [] });
-      const { status } = await deps.intake.accept(msg);
-      log.info({ ...msgIds, orgId, status }, 'chatwork.webhook.accepted');
+      const outcome = await receive(chatworkReceived(hook, deps.getBotAccountId(), deps), deps.intake);
+      if (outcome.status === 'ignored')
+        return ignore(msgIds, outcome.reason, WARN_REASONS.has(outcome.reason) ? 'warn' : 'info');
+      log.info({ ...msgIds, orgId: outcome.message.orgId, status: outcome.status }, 'chatwork.webhook.accepted');
       ok(res);
     } catch (err) {
       const appErr = asAppError(err);

@@ -30,6 +30,7 @@ export class ConsoleSender implements ChatSender {
   waitForNext(ms: number): Promise<void> {
     return new Promise((resolve) => {
       const t = setTimeout(resolve, ms);
+      t.unref(); // a page's open poll never keeps a stopping process alive
       this.listeners.push(() => {
         clearTimeout(t);
         resolve();

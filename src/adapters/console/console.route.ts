@@ -8,6 +8,8 @@ import type { Logger } from '../../observability/logger';
 import { ensureConsoleAccount } from '../../org/platform-accounts';
 import type { AdminAuth } from '../../server/admin-auth';
 import { requestGuard } from '../../server/request-guard';
+import { roomOrderingPrefix } from '../../intake/intake';
+import { buttonKey } from '../../state/answer-parser';
 import type { InboundMessage } from '../../core/chat';
 import type { ConsoleSender } from './console-sender';
 
@@ -40,11 +42,15 @@ export interface ConsoleDeps {
 
 const ZPost = z.object({
   memberId: z.string().min(1).max(100),
-  text: z.string().trim().min(1, 'text is empty').max(4000, 'text is longer than 4000 characters'),
+  text: z.string().trim().min(1, 'メッセージが空です。').max(4000, 'メッセージは4000文字までです。'),
   roomId: z.string().min(1).max(100).default(CONSOLE_ROOM),
   /** The confirmation button the text answers (so a stale button cannot approve a newer action). */
   key: z.string().max(100).optional(),
 });
+
+/** What the page shows for a request it cannot use (Japanese: operators try the bot here). */
+const UNREADABLE = '送信内容を読み取れませんでした。ページを再読み込みしてください。';
+const NO_ORG = '組織が読み込まれていません。npm run org:import -- ファイル名 で組織ディレクトリを読み込んでください。';
 
 const PAGE = fs.readFileSync(path.join(__dirname, 'console.html'), 'utf8');
 
@@ -74,7 +80,7 @@ export function createConsoleRouter(deps: ConsoleDeps): Router {
         org: null,
         members: [],
         room: CONSOLE_ROOM,
-        notice: 'No organisation is loaded: run `npm run org:import -- FILE`.',
+        notice: NO_ORG,
       });
     const [org, members, depts] = await Promise.all([
       deps.db.organization.findUnique({ where: { id: orgId } }),
@@ -95,6 +101,7 @@ export function createConsoleRouter(deps: ConsoleDeps): Router {
         name: m.name,
         level: m.level,
         department: m.departmentId ? (deptName.get(m.departmentId) ?? null) : null,
+        title: m.title ?? null,
         accountId: m.accounts[0]?.accountId ?? m.id,
       })),
     });
@@ -105,17 +112,22 @@ export function createConsoleRouter(deps: ConsoleDeps): Router {
     if (!parsed.success)
       return void res
         .status(400)
-        .json({ error: parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ') });
+        .json({ error: parsed.error.issues.find((i) => i.path[0] === 'text')?.message ?? UNREADABLE });
     const orgId = deps.defaultOrgId();
-    if (!orgId) return void res.status(409).json({ error: 'no organisation loaded' });
+    if (!orgId) return void res.status(409).json({ error: NO_ORG });
     const member = await deps.db.member.findUnique({
       where: { orgId_id: { orgId, id: parsed.data.memberId } },
       include: { accounts: { where: { platform: 'console' } } },
     });
-    if (!member || !member.active) return void res.status(404).json({ error: 'unknown member' });
+    if (!member || !member.active)
+      return void res
+        .status(404)
+        .json({ error: 'このメンバーは見つかりません。ページを再読み込みして選び直してください。' });
     const accountId = member.accounts[0]?.accountId ?? (await ensureConsoleAccount(deps.db, orgId, member.id));
     if (!accountId) {
-      return void res.status(409).json({ error: 'this member has no console identity; re-import the directory' });
+      return void res.status(409).json({
+        error: 'このメンバーのコンソール用IDを別のメンバーが使っています。組織ディレクトリを読み込み直してください。',
+      });
     }
     const id = randomUUID();
     const msg: InboundMessage = {
@@ -140,8 +152,9 @@ export function createConsoleRouter(deps: ConsoleDeps): Router {
         key: parsed.data.key,
         clickId: id,
       });
-      if (outcome.status === 'invalid') return void res.status(400).json({ error: 'unknown button' });
-      if (outcome.status !== 'accepted') return void res.status(200).json({ id: null, note: outcome.note ?? null });
+      if (outcome.status === 'invalid') return void res.status(400).json({ error: 'このボタンはもう使えません。' });
+      if (outcome.status !== 'accepted')
+        return void res.status(200).json({ id: null, status: outcome.status, note: outcome.note ?? null });
       return void res.status(202).json({ id });
     }
     await deps.intake.accept(msg);
@@ -159,9 +172,13 @@ export function createConsoleRouter(deps: ConsoleDeps): Router {
         take: 200,
       });
     let rows = await load();
+    let busy = await turnRunning(deps.db, roomId);
     if (rows.length === 0 && wait) {
-      await deps.sender.waitForNext(15000);
+      // While a turn runs the page re-asks every 2 s, so the typing indicator goes once the turn ends (a reply
+      // wakes it at once; a turn that ends without one is noticed then).
+      await deps.sender.waitForNext(busy ? 2000 : 15000);
       rows = await load();
+      busy = await turnRunning(deps.db, roomId);
     }
     const accounts = await deps.db.platformAccount.findMany({
       where: { platform: 'console', accountId: { in: [...new Set(rows.map((r) => r.accountId))] } },
@@ -173,18 +190,20 @@ export function createConsoleRouter(deps: ConsoleDeps): Router {
       SELECT id, options ->> 'note' AS note FROM conversation_messages
       WHERE platform = 'console' AND "roomId" = ${roomId} AND role = 'assistant' AND options ? 'closed'
       ORDER BY id DESC LIMIT 50`;
-    res.json({
-      closed: closed.map((c) => ({ id: c.id.toString(), note: c.note })),
-      messages: rows.map((r) => ({
+    const messages = [];
+    for (const r of rows)
+      messages.push({
         id: r.id.toString(),
         role: r.role,
         accountId: r.accountId,
         name: r.role === 'user' ? (nameOf.get(r.accountId) ?? '（不明なメンバー）') : null,
         text: r.text,
+        // A button press is stored as its answer 「1」/「2」: the bubble shows the button's label.
+        ...(r.role === 'user' ? await buttonLabel(deps.db, r) : {}),
         ...optionsOf(r.options),
         at: r.sentAt.toISOString(),
-      })),
-    });
+      });
+    res.json({ busy, closed: closed.map((c) => ({ id: c.id.toString(), note: c.note })), messages });
   });
   return r;
 }
@@ -196,4 +215,42 @@ function optionsOf(stored: unknown): { options: unknown; closed?: string | null 
     return { options: c.choices ?? null, closed: typeof c.note === 'string' ? c.note : null };
   }
   return { options: stored ?? null };
+}
+
+/** Whether a person's message in the room is waiting for or in its turn (the page shows the bot typing). */
+async function turnRunning(db: Db, roomId: string): Promise<boolean> {
+  const prefix = `${roomOrderingPrefix('console', roomId).replace(/[\\%_]/g, '\\$&')}%`;
+  const open = await db.$queryRaw<{ one: number }[]>`
+    SELECT 1 AS one FROM work_items
+    WHERE state IN ('queued', 'running') AND type = 'user_request' AND "orderingKey" LIKE ${prefix}
+    LIMIT 1`;
+  return open.length > 0;
+}
+
+/**
+ * The label of the button a user row answered (`button:<pending id>:<round>`, text 「1」 or 「2」), read from
+ * the question that offered it; nothing for a typed message or when the question is gone.
+ */
+async function buttonLabel(
+  db: Db,
+  row: { accountId: string; roomId: string; text: string; platformMessageId: string | null },
+): Promise<{ label?: string }> {
+  const m = /^button:(.+):(\d)$/.exec(row.platformMessageId ?? '');
+  if (!m || (row.text !== '1' && row.text !== '2')) return {};
+  let key: string;
+  try {
+    key = buttonKey(m[1]!, row.text === '1' ? 'approve' : 'deny', Number(m[2]));
+  } catch {
+    return {};
+  }
+  const offered = JSON.stringify([{ key }]);
+  const found = await db.$queryRaw<{ label: string | null }[]>`
+    SELECT (SELECT o ->> 'label' FROM jsonb_array_elements(CASE WHEN jsonb_typeof(options) = 'array'
+              THEN options ELSE options -> 'choices' END) o WHERE o ->> 'key' = ${key} LIMIT 1) AS label
+    FROM conversation_messages
+    WHERE platform = 'console' AND "roomId" = ${row.roomId} AND "accountId" = ${row.accountId} AND role = 'assistant'
+      AND (options @> ${offered}::jsonb OR options -> 'choices' @> ${offered}::jsonb)
+    ORDER BY id DESC LIMIT 1`;
+  const label = found[0]?.label;
+  return typeof label === 'string' && label !== '' ? { label } : {};
 }

@@ -29,6 +29,7 @@ import {
   type MessageCreateOptions,
   type MessageMentionOptions,
 } from 'discord.js';
+import { receive, type Received } from '../../intake/receive';
 import type { Logger } from '../../observability/logger';
 import type { InboundMessage } from '../../core/chat';
 import type { AdapterFailure } from '../supervisor';
@@ -340,29 +341,41 @@ export class DiscordGateway {
         this.log.debug(ids, 'discord message before ready: ignored');
         return;
       }
-      const addressing = { botUserId };
-      if (!isAddressedToBot(message, addressing)) return;
-      if (message.content.trim() === '' && message.guildId !== null) {
+      // Parsed by discord.js: the shared intake steps (ignore own, addressed to the bot, organisation, store).
+      const outcome = await receive(this.received(message, botUserId), this.opts.intake);
+      if (outcome.status !== 'ignored') {
+        const fields = { ...ids, senderAccountId: outcome.message.senderAccountId, status: outcome.status };
+        this.log.info(fields, 'discord message taken in');
+      } else if (outcome.reason === 'no_text') {
         // Without the Message Content intent a reply that does not ping the bot arrives without its text.
         this.log.info(ids, 'discord reply to the bot without text (Message Content intent off?): ignored');
-        return;
-      }
-      const room = await this.roomFor(message);
-      if (!room) {
+      } else if (outcome.reason === 'no_organisation') {
         const why = 'discord message from a guild not allow-listed (or no organisation): ignored';
         this.log.warn({ ...ids, guildId: message.guildId }, why);
-        return;
       }
-      const inbound = toInbound(message, { ...addressing, room });
-      if (!inbound) return;
-      const result = await this.opts.intake.accept(inbound);
-      this.log.info(
-        { ...ids, senderAccountId: inbound.senderAccountId, status: result.status },
-        'discord message taken in',
-      );
     } catch (err) {
       this.log.error({ ...ids, error: summarizeError(err) }, 'discord message handling failed');
     }
+  }
+
+  /** A message as the shared intake steps read it (`src/intake/receive.ts`): Discord's addressing and rooms. */
+  private received(message: GatewayMessage, botUserId: string): Received {
+    let room: DiscordRoomContext | null = null;
+    return {
+      platform: 'discord',
+      senderAccountId: message.author.id,
+      botAccountId: botUserId,
+      notAddressed: () => {
+        if (!isAddressedToBot(message, { botUserId })) return 'not_addressed_to_bot';
+        return message.content.trim() === '' && message.guildId !== null ? 'no_text' : null;
+      },
+      organisation: async () => {
+        room = await this.roomFor(message);
+        // The room's authority (directory, allow-listed guild, DM) travels in `room`, which toInbound reads.
+        return room ? { orgId: room.orgId, roomListed: true } : null;
+      },
+      toInbound: () => (room ? toInbound(message, { botUserId, room }) : null),
+    };
   }
 
   /**

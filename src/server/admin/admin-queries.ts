@@ -6,6 +6,7 @@ import { safeRedactText, safeRedactValue } from '../../observability/redact';
 import { pendingEffect } from '../../pipeline/confirmation-text';
 import { renderEffect } from '../../tools/describe';
 import { purposeGroup, purposeLabel } from './labels';
+import { proposalInWords } from './proposal-words';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -250,7 +251,7 @@ export async function auditLog(db: Db, f: AuditFilter, timezone = 'Asia/Tokyo'):
     costUsd: Number(r.costUsd),
     member: r.memberId ? (names.get(r.memberId) ?? r.memberId) : null,
     room: roomNames.get(r.roomId) ?? r.roomId,
-    input: clip(r.inputRedacted, f.max && f.max > 200 ? 2000 : 160),
+    input: clip(answerInWords(r.inputRedacted, r.reasonCode), f.max && f.max > 200 ? 2000 : 160),
     reply: clip(r.finalReply, f.max && f.max > 200 ? 2000 : 160),
     inputRedacted: undefined,
     finalReply: undefined,
@@ -260,7 +261,12 @@ export async function auditLog(db: Db, f: AuditFilter, timezone = 'Asia/Tokyo'):
 }
 
 /** Everything about one turn for the inspector: the record, its LLM calls, its pending action and its links. */
-export async function turnDetail(db: Db, id: string): Promise<Record<string, unknown> | null> {
+export async function turnDetail(
+  db: Db,
+  id: string,
+  timezone = 'Asia/Tokyo',
+  now = new Date(),
+): Promise<Record<string, unknown> | null> {
   const turn = await db.turnRecord.findUnique({ where: { id } });
   if (!turn) return null;
   const answered = (turn.proposals as { pendingActionId?: string }[] | null)?.find(
@@ -327,12 +333,23 @@ export async function turnDetail(db: Db, id: string): Promise<Record<string, unk
       ),
   );
   const notes = (turn.contextSummary as { notes?: Record<string, unknown> } | null)?.notes ?? {};
+  const proposals = await Promise.all(
+    ((turn.proposals as Record<string, unknown>[] | null) ?? []).map(async (p) => ({
+      ...p,
+      words:
+        typeof p.tool === 'string'
+          ? safeRedactText(await proposalInWords(db, turn, p.tool, p.parameters ?? {}, timezone, now))
+          : null,
+    })),
+  );
   return {
     ...turn,
     workItemId: turn.workItemId?.toString() ?? null,
     costUsd: Number(turn.costUsd),
     member: turn.memberId ? (names.get(turn.memberId) ?? turn.memberId) : null,
     room: rooms.get(turn.roomId) ?? turn.roomId,
+    inputRedacted: answerInWords(turn.inputRedacted, turn.reasonCode),
+    proposals,
     calls: calls.map((c) => ({
       ...c,
       id: c.id.toString(),
@@ -517,6 +534,18 @@ export async function constitutionAudits(
   };
   for (const r of rows) for (const f of r.findings as string[]) checks[f] = (checks[f] ?? 0) + 1;
   return { checks, turns: rows.map((r) => safeRedactValue(r)) };
+}
+
+/**
+ * What a person answered to a confirmation, in words: a button sends 「1」 (approve) or 「2」 (cancel) as the
+ * message (so does typing the number), which alone reads as nothing.
+ */
+export function answerInWords(input: string | null, reasonCode: string): string | null {
+  if (!/^S_(USER_APPROVED|USER_DENIED|SECOND_CONFIRMATION)$/.test(reasonCode) && reasonCode !== 'T_TOOL_FAILED')
+    return input;
+  if (input?.trim() === '1') return '「承認」を選択（ボタンまたは「1」）';
+  if (input?.trim() === '2') return '「キャンセル」を選択（ボタンまたは「2」）';
+  return input;
 }
 
 /** Room names from the directory (a console room or one not in the directory keeps its id). */

@@ -273,6 +273,7 @@
   function proposalInWords(p, pendings) {
     const pending = (pendings || []).find((x) => x.id === p.pendingActionId) || (pendings || [])[0];
     if (pending && pending.effect) return quote(pending.effect);
+    if (p.words) return quote(p.words);
     const values = Object.values(p.parameters || {})
       .filter((v) => v !== null && v !== undefined && v !== '')
       .map((v) => (typeof v === 'object' ? '（詳細）' : String(v)));
@@ -316,9 +317,16 @@
           `<p>${pill(p.execution.status)}${p.execution.ms !== undefined ? `（${esc(p.execution.ms)} ミリ秒）` : ''}</p>`,
         );
     }
-    if (e && e.status === 'pending_confirmation')
-      lines.push(para('確認の答えを待っています（まだ実行していません）。'));
-    else if (e && e.status === 'not_executed') lines.push(para('実行していません。'));
+    const asked = (t.pending || [])[0];
+    if (e && e.status === 'pending_confirmation') {
+      lines.push(
+        para(
+          asked && asked.status !== 'pending'
+            ? `この回では実行せず、確認を求めました。その後: ${word(L.statuses, asked.status)}。`
+            : '確認の答えを待っています（まだ実行していません）。',
+        ),
+      );
+    } else if (e && e.status === 'not_executed') lines.push(para('実行していません。'));
     else if (e && e.status) lines.push(`<p>${pill(e.status)}</p>`);
     if (t.errorId) lines.push(para(`エラーID ${t.errorId}（ログの検索に使えます）`));
     return lines.join('') || para('何も実行していません。');
@@ -470,6 +478,14 @@
     deadline_reminder: '期限のお知らせ',
     goal_checkin: '目標の振り返り',
   };
+  /** Common cron forms in words (「平日 8:30」「毎週月曜 10:00」); anything else as written. */
+  function cronWords(cron) {
+    const m = /^(\d+) (\d+) \* \* (\*|1-5|[0-6])$/.exec(String(cron).trim());
+    if (!m) return `<code>${esc(cron)}</code>`;
+    const at = `${m[2]}:${m[1].padStart(2, '0')}`;
+    const days = m[3] === '*' ? '毎日' : m[3] === '1-5' ? '平日' : `毎週${'日月火水木金土'[Number(m[3])]}曜`;
+    return esc(`${days} ${at}`);
+  }
   const RUN_STATUS = { sent: '送信済み', done: '完了', skipped: '送信せず', failed: '失敗', running: '実行中' };
   function lastRun(r) {
     if (!r) return 'まだ動いていません';
@@ -485,7 +501,7 @@
       .map((x) =>
         tr([
           esc(word(SCHEDULE_KINDS, x.kind)),
-          `<code>${esc(x.cron)}</code>`,
+          cronWords(x.cron),
           esc(x.timezone),
           x.room ? esc(x.room) : '本人あて',
           x.enabled ? '有効' : '無効',
@@ -565,7 +581,7 @@
     el.innerHTML = '';
     const v = await api(`${kindOf}/${encodeURIComponent(id || '')}`);
     const sched = v.schedules
-      .map((s) => tr([esc(word(SCHEDULE_KINDS, s.kind)), `<code>${esc(s.cron)}</code>`, s.enabled ? '有効' : '無効']))
+      .map((s) => tr([esc(word(SCHEDULE_KINDS, s.kind)), cronWords(s.cron), s.enabled ? '有効' : '無効']))
       .join('');
     el.innerHTML =
       `<h2>${esc(v.title)}</h2><div class="cards">${card('直近30日の会話', `${v.cost30d.turns} 件`)}` +

@@ -14,6 +14,7 @@ import {
   lastRuns,
   overview,
   pendingConfirmations,
+  roomLabels,
   scopeView,
   turnDetail,
 } from './admin-queries';
@@ -172,7 +173,7 @@ export function createAdminRouter(deps: AdminDeps): Router {
     const id = String(req.params.id);
     const missing = 'このターンIDの記録はありません。監査ログで検索し、行をクリックして開いてください。';
     if (!/^[\w-]{1,80}$/.test(id)) return void res.status(404).json({ error: missing });
-    const turn = await turnDetail(deps.db, id);
+    const turn = await turnDetail(deps.db, id, deps.timezone, now());
     if (!turn) return void res.status(404).json({ error: missing });
     res.json({ turn });
   });
@@ -201,6 +202,10 @@ export function createAdminRouter(deps: AdminDeps): Router {
       lastRuns(deps.db),
     ]);
     const live = new Map((deps.scheduler()?.statuses() ?? []).map((s) => [s.id, s]));
+    const names = await roomLabels(
+      deps.db,
+      rows.flatMap((s) => (s.roomId ? [s.roomId] : [])),
+    );
     res.json({
       running: deps.scheduler() !== null,
       schedules: rows.map((s) => ({
@@ -208,7 +213,7 @@ export function createAdminRouter(deps: AdminDeps): Router {
         kind: s.kind,
         cron: s.cron,
         timezone: s.timezone,
-        room: s.platform && s.roomId ? `${s.platform}:${s.roomId}` : null,
+        room: s.platform && s.roomId ? (names.get(s.roomId) ?? s.roomId) : null,
         enabled: s.enabled,
         problem: live.get(s.id)?.problem ?? null,
         nextRun: live.get(s.id)?.nextRun ?? null,

@@ -5,9 +5,9 @@ import type { Db } from '../db/prisma';
 import type { Sql } from '../db/sql';
 import { hasKnowledgeDocuments } from '../knowledge/store';
 import type { Logger } from '../observability/logger';
-import { DirectoryChanges } from './directory-changes';
-import { OrgCache } from './org-cache';
-import { loadAllRooms, RoomIndex } from './room-index';
+import { DirectoryChanges } from '../org/directory-changes';
+import { OrgCache } from '../org/org-cache';
+import { loadAllRooms, RoomIndex } from '../org/room-index';
 
 /** What is kept per organisation in one process, and the listener that clears it. */
 export interface OrgCaches {

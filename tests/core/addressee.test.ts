@@ -1,4 +1,4 @@
-import { stripLeadingName } from '../../src/adapters/addressee';
+import { stripLeadingName } from '../../src/core/addressee';
 
 describe('stripLeadingName', () => {
   const names = ['Hisho', 'ソウルくん', '秘書'];
