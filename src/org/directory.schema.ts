@@ -2,6 +2,7 @@ import { validate as isValidCron } from 'node-cron';
 import { z } from 'zod';
 import { isTimeZone } from '../config/time-zone';
 import { CLOSING_DAY_PATTERN } from '../calendar/business-calendar';
+import { QUIET_HOURS_PATTERN } from '../scheduler/notices/quiet-hours';
 
 /**
  * The organisation directory file (SPEC §4 "Organisation directory file", R-F3), as a strict zod schema:
@@ -22,8 +23,6 @@ export const SCHEDULE_KINDS = ['deadline_reminder', 'daily_digest', 'goal_checki
 const ZId = z.string().regex(/^\S+$/, { error: 'must be a non-empty id without spaces' });
 const ZText = z.string().trim().min(1, { error: 'must not be empty' });
 const ZTimeZone = z.string().refine(isTimeZone, { error: 'must be an IANA time zone such as Asia/Tokyo' });
-/** Quiet hours "HH:MM-HH:MM" (may wrap past midnight, e.g. "21:00-08:00"); see scheduler/notices/quiet-hours. */
-export const QUIET_HOURS_PATTERN = /^([01]\d|2[0-3]):[0-5]\d-([01]\d|2[0-3]):[0-5]\d$/;
 const ZQuietHours = z
   .string()
   .regex(QUIET_HOURS_PATTERN, { error: 'must be "HH:MM-HH:MM", e.g. "21:00-08:00"' })

@@ -1,5 +1,5 @@
 import type { Db, Prisma } from '../db/prisma';
-import type { RowDiff } from './row-diff';
+import type { RowDiff } from '../db/row-diff';
 
 /**
  * The single writer of `platform_accounts` (a member's identity on ChatWork, Discord or the console): the

@@ -4,7 +4,7 @@ import { syncDirectorySchedules } from '../scheduler/schedule-store';
 import type { DirectoryRows } from './directory-rows';
 import type { DirectoryEntity, EntityCounts, ImportSummary } from './import-summary';
 import { writeAccountChanges } from './platform-accounts';
-import { diffRows, type RowDiff } from './row-diff';
+import { diffRows, type RowDiff } from '../db/row-diff';
 
 /** A Prisma interactive-transaction client. */
 export type Tx = Prisma.TransactionClient;

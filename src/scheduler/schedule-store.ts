@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { Db, Prisma } from '../db/prisma';
 import type { Sql } from '../db/sql';
 import { enqueueSelectCte } from '../intake/work-queue';
-import { diffRows, type RowDiff } from '../org/row-diff';
+import { diffRows, type RowDiff } from '../db/row-diff';
 import { reminderOccurrenceCte } from './reminders';
 
 /** A directory schedule row as the directory import writes it. */

@@ -1,5 +1,7 @@
 import { addDays, formatZonedDateTime, zonedParts, type YMD } from '../../core/zoned-time';
-import { QUIET_HOURS_PATTERN } from '../../org/directory.schema';
+
+/** Quiet hours "HH:MM-HH:MM" (may wrap past midnight, e.g. "21:00-08:00"); the directory checks it with this. */
+export const QUIET_HOURS_PATTERN = /^([01]\d|2[0-3]):[0-5]\d-([01]\d|2[0-3]):[0-5]\d$/;
 
 /** Quiet hours as minutes of the day; `start > end` wraps past midnight (21:00-08:00). */
 export interface QuietHours {
