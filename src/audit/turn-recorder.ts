@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { LlmCallRecord } from '../core/llm-usage';
 import type { Db } from '../db/prisma';
-import { NO_FLUSH_WAIT, SqlParams, sqlRunner, type Sql } from '../db/sql';
+import { SqlParams, sqlRunner, type Sql } from '../db/sql';
 import { completeCte, type ClaimedItem } from '../intake/work-queue';
 import type { Metrics } from '../observability/metrics';
 import { Redactor, safeRedactValue } from '../observability/redact';
@@ -170,10 +170,9 @@ export class TurnRecorder {
       WHERE id = ${p.add(turn.id)} AND "selfCritique" IS NULL RETURNING 1)`,
     ];
     if (call) ctes.push(usageCte(p, usageRows(turn, [call])));
-    // The critique's own work item completes in the same statement (no round trip of its own). It commits
-    // without waiting for the flush (NO_FLUSH_WAIT): a database crash that loses it leaves the item to run again.
+    // The critique's own work item completes in the same statement (no round trip of its own).
     if (item) ctes.push(completeCte(p, 'w', item));
-    await this.sql(`WITH ${ctes.join(',\n')} SELECT ${item ? NO_FLUSH_WAIT : 1}`, p.values);
+    await this.sql(`WITH ${ctes.join(',\n')} SELECT 1`, p.values);
   }
 
   /** Usage rows of LLM calls made outside a turn whose result is not stored (an unusable summary). */

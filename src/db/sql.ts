@@ -50,18 +50,6 @@ export class SqlParams {
   }
 }
 
-/**
- * A select-list (or RETURNING) expression that lets its statement commit without waiting for the WAL flush
- * (`synchronous_commit = off` for that statement's transaction only). Only for statements whose writes a
- * database crash may lose harmlessly: the work item's claim, a turn's first statement, a self-critique's
- * verdict. They hold nothing the outside world has seen, and a retry redoes them. Everything a person or a
- * platform may see first is committed synchronously before it (the intake's insert before the webhook's 200,
- * the outbox's take before a post, a handler's record before its platform call), and the WAL is flushed in
- * order, so that commit makes every earlier write of the turn durable too. Each such commit would otherwise
- * wait for a flush (0.4–0.6 ms under load here, twice on a turn's way to its model call).
- */
-export const NO_FLUSH_WAIT = `set_config('synchronous_commit', 'off', true)`;
-
 /** Text without NUL characters (PostgreSQL text and jsonb cannot hold them). */
 export function pgText(s: string): string {
   // eslint-disable-next-line no-control-regex -- NUL is exactly what must go

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
 import type { Db } from '../db/prisma';
-import { NO_FLUSH_WAIT, SqlParams, sqlRunner, type Sql } from '../db/sql';
+import { SqlParams, sqlRunner, type Sql } from '../db/sql';
 import { newErrorId } from '../errors/app-error';
 import { WORK_CHANNEL } from './work-notices';
 
@@ -347,9 +347,7 @@ export class WorkQueue {
    * finished item's leftover index entry: 6.3 ms a claim in a burst instead of under 1).
    */
   async claim(types?: WorkType[]): Promise<ClaimedItem | null> {
-    // The claim commits without waiting for the flush (NO_FLUSH_WAIT): a crash of the database that loses it
-    // leaves the item to be claimed again, and nothing is posted before a synchronous commit (the outbox's take).
-    const claimSql = `SELECT ${CLAIMED_COLUMNS}, ${NO_FLUSH_WAIT} AS no_flush FROM claim_work_item($1, $2, $3::text[])`;
+    const claimSql = `SELECT ${CLAIMED_COLUMNS} FROM claim_work_item($1, $2, $3::text[])`;
     const rows = await this.sql<ClaimRow>(claimSql, [this.newClaimToken(), this.opts.claimTtlMs, claimTypes(types)]);
     return rows[0] ? claimedItem(rows[0]) : null;
   }
@@ -361,10 +359,7 @@ export class WorkQueue {
    */
   async claimById(id: bigint, types?: readonly WorkType[]): Promise<ClaimedItem | null> {
     const p = new SqlParams();
-    const rows = await this.sql<ClaimRow>(
-      `WITH ${this.claimByIdCte(p, 'c', id, types)} SELECT c.*, ${NO_FLUSH_WAIT} AS no_flush FROM c`,
-      p.values,
-    );
+    const rows = await this.sql<ClaimRow>(`WITH ${this.claimByIdCte(p, 'c', id, types)} SELECT c.* FROM c`, p.values);
     return rows[0] ? claimedItem(rows[0]) : null;
   }
 

@@ -300,21 +300,14 @@ export function heldClaimCte(p: SqlParams, name: string, claim: WorkClaim): stri
 }
 
 /**
- * The select-list expressions of a statement that reserved the reply's row in CTE `reserved` and took it for the
- * claim of CTE `claim` (`reserveCte`'s `takenBy`; the claim's CTE returns `"claimExpiresAt"`):
- * - `taken_left_ms`: the ms the claim had left as the database saw it, or null when the row was not taken here
- *   (it existed already: a retry, whose post takes it as usual; or the claim was lost);
- * - the commit: when the row was taken, it waits for the flush as the server is configured (the take is what a
- *   post relies on, and it makes every earlier write of the turn durable, as the take's own statement does);
- *   otherwise it does not (`NO_FLUSH_WAIT`: the statement's writes are redone by a retry).
- * The turn hands `taken_left_ms` to {@link Outbox.takenAt}: one statement fewer per reply (issue 10).
+ * The select-list expression of a statement that reserved the reply's row in CTE `reserved` and took it for the
+ * claim of CTE `claim` (`reserveCte`'s `takenBy`; the claim's CTE returns `"claimExpiresAt"`): `taken_left_ms`,
+ * the ms the claim had left as the database saw it, or null when the row was not taken here (it existed already:
+ * a retry, whose post takes it as usual; or the claim was lost). The turn hands it to {@link Outbox.takenAt}.
  */
 export function takenWithColumns(reserved: string, claim: string): string {
-  const taken = `EXISTS (SELECT 1 FROM ${reserved}) AND EXISTS (SELECT 1 FROM ${claim})`;
   return `(SELECT (extract(epoch FROM k."claimExpiresAt" - now()) * 1000)::float8 FROM ${claim} k
-             WHERE EXISTS (SELECT 1 FROM ${reserved})) AS taken_left_ms,
-          set_config('synchronous_commit',
-            CASE WHEN ${taken} THEN current_setting('synchronous_commit') ELSE 'off' END, true) AS flush`;
+             WHERE EXISTS (SELECT 1 FROM ${reserved})) AS taken_left_ms`;
 }
 
 /** What a delivered message's row records. */

@@ -1,7 +1,7 @@
 import type { InboundMessage, ReplyOption } from '../core/chat';
 import { actorFromRows, type Actor } from '../authorization';
 import type { BudgetVerdict, SenderBudget, UsageRow } from './sender-budget';
-import { NO_FLUSH_WAIT, SqlParams, type Sql } from '../db/sql';
+import { SqlParams, type Sql } from '../db/sql';
 import {
   claimedItem,
   completeCte,
@@ -126,9 +126,7 @@ export class TurnStore {
    * One statement: reserve the reply key, store the user message (idempotent), and read the sender,
    * the room, the session row and the sender's use of their budgets. With `take` (the turn's claim) the reply's row
    * is taken for that claim as it is reserved, and then the commit waits for the flush: the post relies on it as on
-   * the outbox's take (`takenLeftMs`). Otherwise (a retry finds the row reserved; no `take`) it commits without
-   * waiting for the flush (NO_FLUSH_WAIT): both writes are redone by a retry, and the outbox's take before the post
-   * is synchronous.
+   * the outbox's take (`takenLeftMs`).
    */
   async open(
     msg: InboundMessage,
@@ -207,7 +205,7 @@ export class TurnStore {
               s."lastIntent" AS s_intent, s."lastTool" AS s_tool, s."lastError" AS s_error,
               row_to_json(pa) AS p_row, q.status AS q_status, q."sentAt" AS q_sent,
               ${usage} AS budget_usage,
-              ${takenBy ? takenWithColumns('r', takenBy) : `NULL::float8 AS taken_left_ms, ${NO_FLUSH_WAIT} AS flush`}
+              ${takenBy ? takenWithColumns('r', takenBy) : 'NULL::float8 AS taken_left_ms'}
        FROM (SELECT 1) one
        LEFT JOIN outbound_messages o ON o."dedupeKey" = ${key}
        LEFT JOIN platform_accounts a ON a.platform = ${platform} AND a."accountId" = ${account}

@@ -5,9 +5,9 @@ import { Outbox } from '../../src/outbox/outbox';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
 
 /**
- * Statements that commit without waiting for the WAL flush (NO_FLUSH_WAIT in src/db/sql.ts: the claim, a turn's
- * first statement) stay safe only if whatever a platform sees is preceded by a synchronous commit, which flushes
- * the WAL up to it, and if the setting never outlives its own statement on a pooled connection.
+ * Whatever a platform sees must be preceded by a durable commit of the turn's writes (the claim, the reply's row),
+ * and no statement may leave a changed commit setting behind on a pooled connection. (The claim and a turn's first
+ * statement once committed without waiting for the flush; the bench showed no gain and that was removed.)
  */
 describe('commits that do not wait for the flush', () => {
   let t: TestDatabase;
@@ -54,7 +54,7 @@ describe('commits that do not wait for the flush', () => {
       expect((await pool.query<{ s: string }>("SELECT current_setting('synchronous_commit') AS s")).rows[0]!.s).toBe(
         'on',
       );
-      // Everything written so far, the claim included (it committed without waiting for the flush).
+      // Everything written so far, the claim included.
       writtenBefore = await lsn('insert');
       const res = await outbox.deliver(`reply-${n}`, { platform: 'console', roomId: 'r1', text: 'はい' }, item!);
       expect(res.platformMessageId).toBe(`m${n}`);
