@@ -9,9 +9,8 @@ import { consoleMessage, createTestPipeline, type TestPipeline } from '../helper
 
 /**
  * The post needs no statement of its own to take the reply's outbox row (issue 10). The turn's first statement
- * takes it for the turn's claim as it reserves it, and then its commit waits for the flush (the post relies on
- * it). A row that already existed (a retry) is taken while the turn thinks: that take's round trip and flush overlap
- * the model request, and is sent after it.
+ * takes it for the turn's claim as it reserves it (the post relies on it). A row that already existed (a retry) is
+ * taken while the turn thinks: that take's round trip overlaps the model request, and is sent after it.
  */
 describe('the outbox take made before the post', () => {
   let t: TestDatabase;
@@ -19,14 +18,14 @@ describe('the outbox take made before the post', () => {
   const counter = installStatementCounter();
   /** Outbox row updates: the take (a turn's "sent" mark is part of its last statement, a WITH). */
   const takes = () => counter.byShape()['UPDATE outbound_messages'] ?? 0;
-  /** The commit setting each turn's first statement chose (its `flush` column): 'on' waits for the flush. */
-  let flushes: string[] = [];
+  /** How many first statements (the ones that reserve the reply's row: `taken_left_ms`) each turn sent. */
+  let firstStatements = 0;
   const watch =
     (sql: Sql): Sql =>
     async <T>(text: string, params?: unknown[]) => {
       const rows = await sql<T>(text, params);
-      const first = rows[0] as { flush?: string; taken_left_ms?: unknown } | undefined;
-      if (first && 'taken_left_ms' in first) flushes.push(String(first.flush));
+      const first = rows[0] as { taken_left_ms?: unknown } | undefined;
+      if (first && 'taken_left_ms' in first) firstStatements += 1;
       return rows;
     };
   /** Whether the reply's row was taken for `item` while the brain thought (looked at from inside `decide`). */
@@ -49,7 +48,7 @@ describe('the outbox take made before the post', () => {
   beforeEach(() => {
     takenWhileThinking = [];
     takesAtRequest = [];
-    flushes = [];
+    firstStatements = 0;
     counter.reset();
   });
 
@@ -63,13 +62,13 @@ describe('the outbox take made before the post', () => {
     }
   }
 
-  it('a conversational turn: taken by its first statement, whose commit waits for the flush; no take', async () => {
+  it('a conversational turn: taken by its first statement; no take', async () => {
     p.brain.script(says('おはようウル！'));
     current = await p.take(consoleMessage('おはよう'));
     counter.reset();
     expect(await p.runner.handleUserRequest(current)).toEqual({ completed: true });
     expect(takenWhileThinking).toEqual([true]);
-    expect(flushes).toEqual(['on']);
+    expect(firstStatements).toBe(1);
     expect(takes()).toBe(0);
     expect(p.sender.sent.at(-1)!.text).toBe('おはようウル！');
     expect(await t.db.outboundMessage.findUnique({ where: { dedupeKey: replyKeyOf(current) } })).toMatchObject({
@@ -88,7 +87,7 @@ describe('the outbox take made before the post', () => {
     counter.reset();
     await p.runner.handleUserRequest(current);
     expect(takenWhileThinking[0]).toBe(true);
-    expect(flushes).toEqual(['on']);
+    expect(firstStatements).toBe(1);
     expect(takes()).toBe(0);
     expect(p.sender.sent).toHaveLength(posted + 1);
     expect(await t.db.task.count({ where: { title: '議事録の清書' } })).toBe(1);
@@ -104,7 +103,7 @@ describe('the outbox take made before the post', () => {
     p.brain.script(says('こんばんはウル！'));
     counter.reset();
     expect(await p.runner.handleUserRequest(current)).toEqual({ completed: true });
-    expect(flushes).toEqual(['off']);
+    expect(firstStatements).toBe(1);
     expect(takesAtRequest).toEqual([0]);
     expect(takenWhileThinking).toEqual([true]);
     expect(takes()).toBe(1);
@@ -122,7 +121,7 @@ describe('the outbox take made before the post', () => {
     const posted = p.sender.sent.length;
     await expect(p.runner.handleUserRequest(current)).rejects.toBeInstanceOf(ClaimLostError);
     expect(takenWhileThinking).toEqual([false]);
-    expect(flushes).toEqual(['off']);
+    expect(firstStatements).toBe(1);
     expect(p.sender.sent).toHaveLength(posted);
     expect(await t.db.outboundMessage.findUnique({ where: { dedupeKey: replyKeyOf(current) } })).toMatchObject({
       status: 'sending',
