@@ -1,4 +1,4 @@
-import { Client } from 'pg';
+import { PgListener } from '../db/pg-listener';
 import type { Logger } from '../observability/logger';
 
 /**
@@ -17,52 +17,31 @@ export interface WorkNoticesOptions {
 }
 
 /**
- * Listens for {@link WORK_CHANNEL} on a dedicated connection (LISTEN needs one that stays open). The worker pool's
- * poll stays the fallback: while the connection is down, or for a notice lost with it, items are found by the
- * poll within about its interval.
+ * Listens for {@link WORK_CHANNEL} on a dedicated connection. The worker pool's poll stays the fallback: while the
+ * connection is down, or for a notice lost with it, items are found by the poll within about its interval.
  */
 export class WorkNotices {
-  private client: Client | null = null;
-  private stopped = false;
-  private retry: NodeJS.Timeout | null = null;
+  private readonly listener: PgListener;
 
-  constructor(private readonly opts: WorkNoticesOptions) {}
-
-  /** Starts listening; resolves once LISTEN is in place (or after the first failure, retrying behind). */
-  async start(): Promise<void> {
-    if (this.stopped) return;
-    const client = new Client({ connectionString: this.opts.connectionString, connectionTimeoutMillis: 3000 });
-    this.client = client;
-    const lost = () => {
-      if (this.client !== client) return;
-      this.client = null;
-      client.removeAllListeners('notification');
-      void client.end().catch(() => undefined);
-      if (this.stopped) return;
-      this.retry = setTimeout(() => void this.start(), this.opts.retryMs ?? 1000);
-      this.retry.unref();
-    };
-    client.on('error', lost);
-    client.on('end', lost);
-    client.on('notification', (n) => {
-      if (n.channel !== WORK_CHANNEL || !n.payload) return;
-      const ids = n.payload.split(',').flatMap((s) => (/^\d+$/.test(s) ? [BigInt(s)] : []));
-      if (ids.length > 0) this.opts.onStored(ids);
+  constructor(opts: WorkNoticesOptions) {
+    this.listener = new PgListener({
+      connectionString: opts.connectionString,
+      logger: opts.logger,
+      channel: WORK_CHANNEL,
+      retryMs: opts.retryMs,
+      unavailable: 'work notice listener unavailable; polling meanwhile',
+      onNotice: (payload) => {
+        const ids = payload.split(',').flatMap((s) => (/^\d+$/.test(s) ? [BigInt(s)] : []));
+        if (ids.length > 0) opts.onStored(ids);
+      },
     });
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${WORK_CHANNEL}`);
-    } catch (err) {
-      this.opts.logger.warn({ err: (err as Error).name }, 'work notice listener unavailable; polling meanwhile');
-      lost();
-    }
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.retry) clearTimeout(this.retry);
-    const c = this.client;
-    this.client = null;
-    await c?.end().catch(() => undefined);
+  start(): Promise<void> {
+    return this.listener.start();
+  }
+
+  stop(): Promise<void> {
+    return this.listener.stop();
   }
 }

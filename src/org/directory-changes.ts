@@ -1,4 +1,4 @@
-import { Client } from 'pg';
+import { PgListener } from '../db/pg-listener';
 import type { Logger } from '../observability/logger';
 
 /**
@@ -23,48 +23,27 @@ export interface DirectoryChangesOptions {
  * so every drop tells the caches to forget everything, and listening resumes on its own.
  */
 export class DirectoryChanges {
-  private client: Client | null = null;
-  private stopped = false;
-  private retry: NodeJS.Timeout | null = null;
+  private readonly listener: PgListener;
 
-  constructor(private readonly opts: DirectoryChangesOptions) {}
-
-  /** Starts listening; resolves once LISTEN is in place (or after the first failure, retrying behind). */
-  async start(): Promise<void> {
-    if (this.stopped) return;
-    const client = new Client({ connectionString: this.opts.connectionString, connectionTimeoutMillis: 3000 });
-    this.client = client;
-    const lost = () => {
-      if (this.client !== client) return;
-      this.client = null;
-      client.removeAllListeners('notification');
-      void client.end().catch(() => undefined);
-      this.opts.onChange(null);
-      if (this.stopped) return;
-      this.retry = setTimeout(() => void this.start(), this.opts.retryMs ?? 1000);
-      this.retry.unref();
-    };
-    client.on('error', lost);
-    client.on('end', lost);
-    client.on('notification', (n) => {
-      if (n.channel === DIRECTORY_CHANNEL) this.opts.onChange(n.payload || null);
+  constructor(opts: DirectoryChangesOptions) {
+    this.listener = new PgListener({
+      connectionString: opts.connectionString,
+      logger: opts.logger,
+      channel: DIRECTORY_CHANNEL,
+      retryMs: opts.retryMs,
+      unavailable: 'directory change listener unavailable; retrying',
+      onNotice: (orgId) => opts.onChange(orgId || null),
+      // Anything imported before LISTEN took effect, or while the connection was down, is unknown: start clean.
+      onListening: () => opts.onChange(null),
+      onLost: () => opts.onChange(null),
     });
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${DIRECTORY_CHANNEL}`);
-      // Anything imported before LISTEN took effect is unknown to the caches: start clean.
-      this.opts.onChange(null);
-    } catch (err) {
-      this.opts.logger.warn({ err: (err as Error).name }, 'directory change listener unavailable; retrying');
-      lost();
-    }
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.retry) clearTimeout(this.retry);
-    const c = this.client;
-    this.client = null;
-    await c?.end().catch(() => undefined);
+  start(): Promise<void> {
+    return this.listener.start();
+  }
+
+  stop(): Promise<void> {
+    return this.listener.stop();
   }
 }
