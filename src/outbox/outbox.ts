@@ -44,9 +44,9 @@ export interface OutboxOptions {
 }
 
 /**
- * A take started before the reply is known ({@link Outbox.takeAhead}): settles with the monotonic time until which
- * the claim is held for certain (the time the take was sent plus what the database said the claim had left), or
- * null when it did not take the row (the claim lost or too short, or the statement failed). Never rejects.
+ * A take made before the reply is known (a turn's first statement, {@link Outbox.takenAt}): settles with the
+ * monotonic time until which the claim is held for certain (the time the take was sent plus what the database said
+ * the claim had left), or null when it did not take the row (the claim lost or too short). Never rejects.
  */
 export interface TakeAhead {
   readonly settled: Promise<number | null>;
@@ -56,9 +56,9 @@ export interface TakeAhead {
  * The single writer of `outbound_messages`. Sends bot messages through the adapters, at most once per key:
  * - a row is reserved before sending and marked `sent` after; a key already `sent` is never posted again;
  * - the row is taken by the worker that holds the work item's claim, in one statement that also checks the
- *   claim still has time to run, so a worker that lost its claim (missed heartbeat) posts nothing; a turn takes it
- *   while its model thinks ({@link takeAhead}), and posts on that take only while the claim, as the take saw it,
- *   still has that time left (a claim is taken over only once it has expired);
+ *   claim still has time to run, so a worker that lost its claim (missed heartbeat) posts nothing; a turn's first
+ *   statement takes it ({@link takenAt}), and the post relies on that take only while the claim, as the take saw
+ *   it, still has that time left (a claim is taken over only once it has expired);
  * - a post that may have landed (timeout, 5xx) is marked `uncertain` and looked for among the room's messages
  *   — after a short wait, and again by the next attempt — before it is ever posted again; so is a row an
  *   earlier attempt took and never finished (a crash between posting and recording).
@@ -137,7 +137,7 @@ export class Outbox {
    * its own next statement ({@link markSentCte}; a turn's last statement): until then the row is `sending`
    * under this claim, which a retry treats as possibly posted and looks for before posting again.
    * `postedAt`: when the post began (what {@link deliveryRecord} records as the message's `sentAt`). With `ahead`
-   * (a {@link takeAhead} for this key and claim) the row is not taken again while that take still holds.
+   * (the take a turn's first statement made, {@link takenAt}) the row is not taken again while that take holds.
    */
   async deliver(
     dedupeKey: string,
@@ -185,27 +185,6 @@ export class Outbox {
     const p = new SqlParams();
     const cte = markSentCte(p, 'o', d);
     return this.sql(`WITH ${cte} SELECT 1`, p.values);
-  }
-
-  /**
-   * Takes the row for a reply still being thought of (issue 10: the take's round trip and its commit's flush overlap
-   * the model request instead of delaying the post). The same statement as {@link deliver}'s own take, which it
-   * makes unnecessary while the claim it saw has the margin left. It is sent on the event loop's next turn, after
-   * what the caller sends in this one (a turn's model request: sent first, the take does not delay it; measured in
-   * the README). Taking early has one cost: a retry after a crash before the post looks for the reply in the room
-   * first, as after any take.
-   */
-  takeAhead(dedupeKey: string, claim: WorkClaim): TakeAhead {
-    const settled = new Promise<number | null>((resolve) =>
-      setImmediate(() => {
-        const sent = this.monotonic();
-        this.takeRow(dedupeKey, claim).then(
-          (leftMs) => resolve(leftMs === null ? null : sent + leftMs),
-          () => resolve(null),
-        );
-      }),
-    );
-    return { settled };
   }
 
   /**

@@ -69,8 +69,6 @@ export interface TurnState {
   sessionKey?: SessionKey;
   /** Set by `buildContext`: what the brain sees. */
   ctx?: TurnContext;
-  /** Set by `takeReplyRowAhead`: the reply's outbox row, taken while the turn thinks. */
-  ahead?: TakeAhead;
   /** Set by `answerPendingConfirmation`: 「さっきの確認は取り消したウル」 said before the reply. */
   prefix?: string;
   /** Set by `answerPendingConfirmation`: the pending action the person asked to change, for `think`. */

@@ -19,7 +19,6 @@ import { record } from './steps/record';
 import { replyAlreadySent } from './steps/reply-already-sent';
 import { senderBudget } from './steps/sender-budget';
 import { stranger } from './steps/stranger';
-import { takeReplyRowAhead } from './steps/take-reply-row-ahead';
 import { think } from './steps/think';
 import { trackErrors } from './steps/track-errors';
 import type { TurnDeps, TurnState, TurnStep } from './turn-state';
@@ -38,7 +37,6 @@ export const TURN_STEPS: readonly TurnStep[] = [
   noModel, //                     … no ANTHROPIC_API_KEY
   loadSession, //                 the conversation state and its pending confirmation
   buildContext, //                what the brain sees
-  takeReplyRowAhead, //           performance: take the reply's outbox row while the turn thinks
   answerPendingConfirmation, //   はい / いいえ / a change to a pending action
   think, //                       brain → Guardian → Gate → executor, until a final answer
   keepReplyHonest, //             the reply claims only what happened

@@ -10,7 +10,7 @@ import { consoleMessage, createTestPipeline, type TestPipeline } from '../helper
 /**
  * The post needs no statement of its own to take the reply's outbox row (issue 10). The turn's first statement
  * takes it for the turn's claim as it reserves it (the post relies on it). A row that already existed (a retry) is
- * taken while the turn thinks: that take's round trip overlaps the model request, and is sent after it.
+ * taken by the post itself. (A take made while the model thought was removed: no gain measured, decision 0004.)
  */
 describe('the outbox take made before the post', () => {
   let t: TestDatabase;
@@ -93,7 +93,7 @@ describe('the outbox take made before the post', () => {
     expect(await t.db.task.count({ where: { title: '議事録の清書' } })).toBe(1);
   });
 
-  it('a row an earlier attempt reserved: taken while the turn thinks, after the model request; posted', async () => {
+  it('a row an earlier attempt reserved: taken by the post, after the model answered; posted', async () => {
     const msg: InboundMessage = consoleMessage('こんばんは');
     current = await p.take(msg);
     // An earlier attempt reserved the reply and stopped before anything took it (nothing can have been posted).
@@ -105,7 +105,7 @@ describe('the outbox take made before the post', () => {
     expect(await p.runner.handleUserRequest(current)).toEqual({ completed: true });
     expect(firstStatements).toBe(1);
     expect(takesAtRequest).toEqual([0]);
-    expect(takenWhileThinking).toEqual([true]);
+    expect(takenWhileThinking).toEqual([false]);
     expect(takes()).toBe(1);
     expect(p.sender.sent.at(-1)!.text).toBe('こんばんはウル！');
     expect(await t.db.outboundMessage.findUnique({ where: { dedupeKey: replyKeyOf(current) } })).toMatchObject({

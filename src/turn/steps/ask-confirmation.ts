@@ -1,7 +1,7 @@
 import { need, type TurnStep } from '../turn-state';
 
 /**
- * Step 14 — a CONFIRM (the Guardian's, or the Gate's `confirm`) stores a pending action and asks
+ * Step 13 — a CONFIRM (the Guardian's, or the Gate's `confirm`) stores a pending action and asks
  * 「実行してよいウル？」 with its options (`ConfirmationFlow.open`).
  */
 export const askConfirmation: TurnStep = async (t, d) => {

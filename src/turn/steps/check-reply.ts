@@ -1,7 +1,7 @@
 import { need, type TurnStep } from '../turn-state';
 
 /**
- * Step 13 — the Guardian's reply check (R-C4; `ReplyComposer.compose`): NG patterns and confidential words block
+ * Step 12 — the Guardian's reply check (R-C4; `ReplyComposer.compose`): NG patterns and confidential words block
  * the reply (the persona's 「お答えできない」 instead), mention markup is neutralised, option labels are checked.
  */
 export const checkReply: TurnStep = (t, d) => {

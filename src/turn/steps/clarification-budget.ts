@@ -3,7 +3,7 @@ import { clarificationStep } from '../../state/clarification-budget';
 import { need, type TurnStep } from '../turn-state';
 
 /**
- * Step 15 — R-S5: a question back counts a clarification round; after 3 rounds the reply suggests starting over,
+ * Step 14 — R-S5: a question back counts a clarification round; after 3 rounds the reply suggests starting over,
  * after 4 the flow ends. Any other decision resets the count.
  */
 export const clarificationBudget: TurnStep = async (t, d) => {

@@ -20,9 +20,8 @@ export const deliver: TurnStep = async (t, d) => {
     return;
   }
   const reply = { ...replyTo(t.msg, text), title: decision.reply.title, options: decision.reply.options };
-  // Posted on the take made by the first statement or while the turn thought (`takeReplyRowAhead`), if any.
-  const ahead = t.ahead ?? t.taken;
-  const res = await d.outbox.deliver(t.replyKey, reply, t.item, { markLater: true, ahead });
+  // Posted on the take made by the turn's first statement, if it made one; otherwise `deliver` takes the row.
+  const res = await d.outbox.deliver(t.replyKey, reply, t.item, { markLater: true, ahead: t.taken });
   t.sent = res;
   t.posted = deliveryRecord(t.replyKey, text, res, res.postedAt);
 };

@@ -1,7 +1,7 @@
 import { need, type TurnStep } from '../turn-state';
 
 /**
- * Step 12 — a reply the model wrote may say something was done only when a call with that effect ran in this
+ * Step 11 — a reply the model wrote may say something was done only when a call with that effect ran in this
  * turn; otherwise it is written again from what really happened (issue 29; `ReplyComposer.honest`).
  */
 export const keepReplyHonest: TurnStep = async (t, d) => {

@@ -1,6 +1,6 @@
 import { need, type TurnStep } from '../turn-state';
 
-/** Step 16 — consecutive errors move the session to ERROR_RECOVERY (state manager); a good turn clears them. */
+/** Step 15 — consecutive errors move the session to ERROR_RECOVERY (state manager); a good turn clears them. */
 export const trackErrors: TurnStep = async (t, d) => {
   const decision = need(t.decision, 'decision');
   const session = need(t.session, 'session');
