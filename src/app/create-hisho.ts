@@ -4,7 +4,6 @@ import path from 'node:path';
 import type { Router } from 'express';
 import type { Pool } from 'pg';
 import {
-  CHATWORK_WEBHOOK_PATH,
   type ChatworkClient,
   chatworkClientFrom,
   ChatworkSender,
@@ -49,7 +48,7 @@ import { fireDueChatSchedules } from '../scheduler/chat-schedules';
 import { startReminderSweep } from '../scheduler/reminders';
 import { AdminAuth } from '../server/admin-auth';
 import { createAdminRouter } from '../server/admin/admin.route';
-import { createApp, requestListener, type FastRoute } from '../server/app';
+import { createApp } from '../server/app';
 import {
   claimNamedBy,
   composeBrain,
@@ -502,8 +501,6 @@ interface Adapters {
   supervisor: AdapterSupervisor;
   /** The console's sender when the console is on (its page is served by a role with intake). */
   consoleSender: ConsoleSender | null;
-  /** Webhook paths served before express (see requestListener); the routers serve any other form of them. */
-  fastRoutes: FastRoute[];
   routers: Router[];
   stop(): Promise<void>;
 }
@@ -537,7 +534,6 @@ async function startAdapters(d: {
     now: o.now,
   });
   const routers: Router[] = [];
-  const fastRoutes: FastRoute[] = [];
   const stoppers: (() => Promise<void>)[] = [async () => supervisor.stop()];
   const botNames = botNamesOf(d.prompts, chatwork);
 
@@ -563,8 +559,6 @@ async function startAdapters(d: {
         // Count webhook answers by status (401/400/413/503 show up here, not in turn records).
         onAnswered: (status) => metrics.webhookAcks.inc({ platform: 'chatwork', status: String(status) }),
       });
-      fastRoutes.push({ method: 'POST', path: CHATWORK_WEBHOOK_PATH, handle: webhook });
-      // Other spellings of the path (a trailing slash, another case) reach the same handler through express.
       routers.push(chatworkWebhookRouter(webhook));
     }
     supervisor.always('chatwork');
@@ -614,7 +608,7 @@ async function startAdapters(d: {
   const stop = async () => {
     for (const s of stoppers) await s().catch(() => undefined);
   };
-  return { supervisor, fastRoutes, routers, consoleSender, stop };
+  return { supervisor, routers, consoleSender, stop };
 }
 
 // ---- HTTP -----------------------------------------------------------------------------------------------------
@@ -678,7 +672,7 @@ async function startHttp(d: {
     },
   });
   const server = await new Promise<Server>((resolve, reject) => {
-    const s = createServer(requestListener(app, adapters.fastRoutes));
+    const s = createServer(app);
     s.once('error', (err: NodeJS.ErrnoException) => reject(listenFailure(err, config.PORT)));
     s.listen(config.PORT, () => resolve(s));
   });

@@ -1,4 +1,3 @@
-import type { RequestListener } from 'node:http';
 import express, { type ErrorRequestHandler, type Express, type Router } from 'express';
 import { asAppError } from '../errors/app-error';
 import type { Logger } from '../observability/logger';
@@ -50,27 +49,4 @@ export function createApp(deps: AppDeps): Express {
   };
   app.use(onError);
   return app;
-}
-
-/** A path answered by a plain Node handler before express sees the request (the webhooks: the hot path). */
-export interface FastRoute {
-  method: string;
-  path: string;
-  handle: RequestListener;
-}
-
-/**
- * The server's request listener: a fast route when the method and the path match exactly (express's routing,
- * request decoration and body parser cost ≈ 0.2 ms of CPU per webhook), the app otherwise.
- */
-export function requestListener(app: Express, fast: readonly FastRoute[]): RequestListener {
-  if (fast.length === 0) return app;
-  return (req, res) => {
-    const url = req.url ?? '';
-    const q = url.indexOf('?');
-    const pathname = q < 0 ? url : url.slice(0, q);
-    const route = fast.find((r) => r.method === req.method && r.path === pathname);
-    if (route) route.handle(req, res);
-    else app(req, res);
-  };
 }
