@@ -48,7 +48,7 @@ describeBrowser('console page: layout, picker, typing, button answers (headless 
 
   const open = async (svc: TestService, viewport: { width: number; height: number }) => {
     const page = await browser.newPage({ viewport, locale: 'ja-JP' });
-    page.setDefaultTimeout(8000);
+    page.setDefaultTimeout(20000); // a turn on a loaded CI machine can take several seconds
     page.on('pageerror', (err) => {
       errors.push(err.message);
     });
@@ -150,7 +150,7 @@ describeBrowser('console page: layout, picker, typing, button answers (headless 
       // Gone with the reply (the same answer of the page's poll), not seconds later.
       await typing.waitFor({ state: 'hidden', timeout: 1000 });
       expect(await page.locator('.msg.user').last().textContent()).toContain('おはよう');
-    }, 30000);
+    }, 60000);
 
     it('a turn that fails: the indicator goes too, and the person is told', async () => {
       const typing = page.locator('#typing');
@@ -162,7 +162,7 @@ describeBrowser('console page: layout, picker, typing, button answers (headless 
       await typing.waitFor({ state: 'hidden', timeout: 15000 });
       await page.waitForFunction(`document.querySelectorAll('.msg.assistant').length > ${before}`);
       await screenshot(page, 'console-turn-failed');
-    }, 30000);
+    }, 60000);
 
     it('a button answer: buttons off at once, the bubble shows the label, not 「1」', async () => {
       llm.script(toolCall('create_task', { assignee: '田中花子', title: '見積書の確認' }, { overall: 0.6 }));
@@ -198,7 +198,7 @@ describeBrowser('console page: layout, picker, typing, button answers (headless 
       expect((await page.locator('.msg.user').last().textContent())!.endsWith(approveLabel)).toBe(true);
       const again = page.locator('.msg.assistant', { has: page.locator('.options button') }).last();
       expect(await again.locator('.options button:enabled').count()).toBe(0);
-    }, 30000);
+    }, 60000);
 
     it('no raw codes or identifiers in what the page shows', async () => {
       // The whole morning drawn from the history: greeting, failure, question, button answer, result.
