@@ -257,6 +257,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
           connectionString: database.url,
           logger,
           onStored: (ids) => ids.forEach((itemId) => pool?.wake({ itemId })),
+          onListening: () => pool?.wake(),
         })
       : null;
   await notices?.start();

@@ -12,6 +12,8 @@ export interface WorkNoticesOptions {
   logger: Logger;
   /** Items were stored by another process (their ids). */
   onStored: (ids: bigint[]) => void;
+  /** Listening (again): items stored before LISTEN took effect were not heard; look for them now. */
+  onListening?: () => void;
   /** Wait before listening again after the connection dropped (default 1 s). */
   retryMs?: number;
 }
@@ -30,6 +32,7 @@ export class WorkNotices {
       channel: WORK_CHANNEL,
       retryMs: opts.retryMs,
       unavailable: 'work notice listener unavailable; polling meanwhile',
+      onListening: opts.onListening,
       onNotice: (payload) => {
         const ids = payload.split(',').flatMap((s) => (/^\d+$/.test(s) ? [BigInt(s)] : []));
         if (ids.length > 0) opts.onStored(ids);
