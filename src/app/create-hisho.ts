@@ -50,7 +50,6 @@ import { AdminAuth } from '../server/admin-auth';
 import { createAdminRouter } from '../server/admin/admin.route';
 import { createApp } from '../server/app';
 import {
-  claimNamedBy,
   composeBrain,
   composePipeline,
   describeWorkError,
@@ -714,7 +713,6 @@ function startWorkers(d: {
     describeError: describeWorkError,
     onDatabaseDown: (error) => alerts.databaseDown(error),
     onDatabaseUp: () => alerts.databaseUp(),
-    claimNamed: claimNamedBy(pipeline.runner, queue),
     // The intake of this process first (decision 0002): no new turn starts while webhooks are being stored.
     hold: { busy: () => d.intake.busy, whenIdle: () => d.intake.whenIdle(), maxMs: 200 },
   });

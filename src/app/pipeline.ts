@@ -19,8 +19,8 @@ import { asAppError } from '../errors/app-error';
 import { defaultGuardianConfig, type GuardianConfig } from '../guardian';
 import { DirectoryCache } from '../authorization/directory-cache';
 import { OrgCache } from '../org/org-cache';
-import { type ClaimNamed, type WorkHandler, type WorkerPoolOptions } from '../intake/worker-pool';
-import { APOLOGY_KIND, ClaimLostError, type ClaimedItem, type WorkQueue, type WorkType } from '../intake/work-queue';
+import { type WorkHandler, type WorkerPoolOptions } from '../intake/worker-pool';
+import { APOLOGY_KIND, ClaimLostError, type ClaimedItem, type WorkType } from '../intake/work-queue';
 import { type Logger } from '../observability/logger';
 import { type Metrics } from '../observability/metrics';
 import { safeRedactText } from '../observability/redact';
@@ -362,12 +362,6 @@ export function workItemHandlers(
     },
   };
   return Object.fromEntries(kinds.map((k) => [k, all[k]]));
-}
-
-/** The worker pool's claim of a named message: in the turn's first statement. */
-export function claimNamedBy(runner: TurnRunner, queue: WorkQueue): ClaimNamed {
-  return (id, message, types) =>
-    runner.claimNamed(message as InboundMessage, (p, name) => queue.claimByIdCte(p, name, id, types));
 }
 
 /**

@@ -45,7 +45,7 @@ export class Intake {
       if (--this.storing === 0) this.idleWaiters.splice(0).forEach((w) => w());
     }
     if (res.duplicate) return { status: 'duplicate' };
-    this.onAccepted({ orderingKey, itemId: res.id, message: msg });
+    this.onAccepted({ itemId: res.id });
     return { status: 'accepted' };
   }
 

@@ -359,22 +359,16 @@ export class WorkQueue {
    */
   async claimById(id: bigint, types?: readonly WorkType[]): Promise<ClaimedItem | null> {
     const p = new SqlParams();
-    const rows = await this.sql<ClaimRow>(`WITH ${this.claimByIdCte(p, 'c', id, types)} SELECT c.* FROM c`, p.values);
+    const rows = await this.sql<ClaimRow>(
+      `UPDATE work_items w SET state = 'running', "claimedBy" = ${p.add(this.newClaimToken())},
+          "claimExpiresAt" = now() + (${p.add(this.opts.claimTtlMs)}::int * interval '1 millisecond'),
+          attempts = attempts + 1, "updatedAt" = now()
+        WHERE w.id = ${p.add(id.toString())}::bigint AND w.state = 'queued' AND w."runAt" <= now()
+          AND w.type = ANY(${p.add(claimTypes(types))}::text[]) AND ${FIRST_IN_CONVERSATION}
+        RETURNING ${CLAIMED_COLUMNS}`,
+      p.values,
+    );
     return rows[0] ? claimedItem(rows[0]) : null;
-  }
-
-  /**
-   * CTE `name`: the claim by id ({@link claimById}) inside a caller's statement, RETURNING the claimed columns and
-   * the claim's `"claimExpiresAt"` (no row when it could not claim). A turn claims the message a wake-up named in
-   * its own first statement, whose writes are made only for a row of this CTE.
-   */
-  claimByIdCte(p: SqlParams, name: string, id: bigint, types?: readonly WorkType[]): string {
-    return `${name} AS (UPDATE work_items w SET state = 'running', "claimedBy" = ${p.add(this.newClaimToken())},
-        "claimExpiresAt" = now() + (${p.add(this.opts.claimTtlMs)}::int * interval '1 millisecond'),
-        attempts = attempts + 1, "updatedAt" = now()
-      WHERE w.id = ${p.add(id.toString())}::bigint AND w.state = 'queued' AND w."runAt" <= now()
-        AND w.type = ANY(${p.add(claimTypes(types))}::text[]) AND ${FIRST_IN_CONVERSATION}
-      RETURNING ${CLAIMED_COLUMNS}, "claimExpiresAt")`;
   }
 
   /** Marks an item done. False when the claim was lost (expired and taken by another worker). */

@@ -8,22 +8,10 @@ import type { ClaimedItem, WorkOutcome, WorkQueue, WorkType } from './work-queue
  */
 export type WorkHandler = (item: ClaimedItem) => Promise<WorkOutcome | void>;
 
-/**
- * What a wake-up may say about the new item: its conversation (which worker), its id (claimed directly) and,
- * for a user request, the stored message itself (so the turn can claim it in its own first statement).
- */
+/** What a wake-up may say about the new item: its id, which the woken loop claims directly. */
 export interface WakeHint {
-  orderingKey?: string;
   itemId?: bigint;
-  message?: unknown;
 }
-
-/**
- * Claims a user request a wake-up named, with the stored message the wake-up carried, in the handler's own first
- * statement (one round trip instead of a claim and then that statement); null when it could not be claimed
- * (another worker took it, or it waits behind an older item), and nothing was written.
- */
-export type ClaimNamed = (itemId: bigint, message: unknown, types: readonly WorkType[]) => Promise<ClaimedItem | null>;
 
 export interface WorkerPoolOptions {
   queue: WorkQueue;
@@ -42,8 +30,6 @@ export interface WorkerPoolOptions {
   onDatabaseDown?: (error: string) => void;
   onDatabaseUp?: () => void;
   onAbandoned?: (count: number) => void;
-  /** The user-request handler's claim of a named message ({@link ClaimNamed}); absent: a plain claim by id. */
-  claimNamed?: ClaimNamed;
   /**
    * Priority for the intake in the same process ({@link Hold}): while it is busy, a loop waits before its next claim,
    * for at most `maxMs`; items already running go on.
@@ -70,15 +56,9 @@ export class WorkerPool {
   private running = false;
   private loops: Promise<void>[] = [];
   /** Idle loops, each woken with the id of the new item when the wake-up names one. */
-  private waiters: ((itemId?: bigint, message?: unknown) => void)[] = [];
+  private waiters: ((itemId?: bigint) => void)[] = [];
   /** Wake-ups that found no idle loop (every loop was busy or between claims): owed a claim each. */
   private missedWakes = 0;
-  /**
-   * What those wake-ups named, oldest first (at most {@link MAX_MISSED_NAMED}): a loop that owes a claim takes the
-   * oldest whose conversation has nothing running here, so under load a message is still claimed by its turn's
-   * first statement. An item claimed any other way is dropped from here.
-   */
-  private readonly missedNamed = new Map<bigint, WakeHint>();
   /**
    * A claim found nothing while items were running: what it missed may be waiting behind one of them (one
    * conversation is processed in order), so the loop that finishes one claims again.
@@ -134,10 +114,8 @@ export class WorkerPool {
     // A pool that claims nothing (HISHO_ROLE=intake) keeps no wake-ups: another process's poll finds the item.
     if (this.types.length === 0) return;
     const waiter = this.waiters.shift();
-    if (waiter) return waiter(hint?.itemId, hint?.message);
+    if (waiter) return waiter(hint?.itemId);
     this.missedWakes++;
-    if (hint?.itemId !== undefined && hint.message !== undefined && this.missedNamed.size < MAX_MISSED_NAMED)
-      this.missedNamed.set(hint.itemId, hint);
   }
 
   /** {@link wake} for `n` new items (a sweep or a scheduler that enqueued several). */
@@ -145,24 +123,11 @@ export class WorkerPool {
     for (let i = 0; i < n; i++) this.wake();
   }
 
-  /**
-   * Whether a loop should claim again now rather than wait (a wake it owes): null when it owes none; else the
-   * message to claim by name, if a missed wake-up named one whose conversation has nothing running here (one
-   * that has would wait behind it), or nothing named (the ordered claim).
-   */
-  private owed(): { named?: bigint; message?: unknown } | null {
-    if (this.missedWakes <= 0) return null;
+  /** Whether a loop owes a claim (a wake-up that found every loop busy): it claims again now rather than wait. */
+  private owed(): boolean {
+    if (this.missedWakes <= 0) return false;
     this.missedWakes--;
-    if (this.missedNamed.size === 0) return {};
-    const running = new Set([...this.inFlight].map((i) => i.orderingKey));
-    let looked = 0;
-    for (const [id, hint] of this.missedNamed) {
-      if (++looked > 16) break;
-      if (hint.orderingKey !== undefined && running.has(hint.orderingKey)) continue;
-      this.missedNamed.delete(id);
-      return { named: id, message: hint.message };
-    }
-    return {};
+    return true;
   }
 
   private wakeAll(): void {
@@ -201,7 +166,6 @@ export class WorkerPool {
   private async loop(index: number): Promise<void> {
     const pollMs = this.opts.pollMs ?? 500;
     let named: bigint | undefined;
-    let message: unknown;
     while (this.running) {
       if (this.opts.hold?.busy()) {
         await this.holdBack(this.opts.hold);
@@ -212,15 +176,10 @@ export class WorkerPool {
       const polled = named === POLLED;
       if (polled) named = undefined;
       try {
-        // Woken for a named item: take it directly (a cheap statement, or the turn's own first statement when the
-        // wake-up carried the message); else, or if it is gone, claim as usual.
-        if (named !== undefined)
-          item =
-            message !== undefined && this.opts.claimNamed && this.types.includes('user_request')
-              ? await this.opts.claimNamed(named, message, this.types)
-              : await this.opts.queue.claimById(named, this.types);
+        // Woken for a named item: take it directly (a cheap statement on the primary key); else, or if it is gone
+        // (another worker took it, or it waits behind an older item of its conversation), claim as usual.
+        if (named !== undefined) item = await this.opts.queue.claimById(named, this.types);
         named = undefined;
-        message = undefined;
         item ??= await this.opts.queue.claim(this.types);
         // The poll found work nobody woke us for: more may be waiting (a backlog from another instance, retries
         // that came due together), so one more idle loop looks too, and so on while they find work.
@@ -261,12 +220,8 @@ export class WorkerPool {
             this.opts.onAbandoned?.(n);
           }
         }
-        const owedClaim = this.owed();
-        if (owedClaim) {
-          ({ named, message } = owedClaim);
-          continue;
-        }
-        ({ named, message } = await this.idle());
+        if (this.owed()) continue;
+        named = await this.idle();
         continue;
       }
       await this.run(item, index);
@@ -277,12 +232,8 @@ export class WorkerPool {
         this.behindRunning = this.inFlight.size > 0;
         continue;
       }
-      const owedClaim = this.owed();
-      if (owedClaim) {
-        ({ named, message } = owedClaim);
-        continue;
-      }
-      ({ named, message } = await this.idle());
+      if (this.owed()) continue;
+      named = await this.idle();
     }
   }
 
@@ -304,15 +255,14 @@ export class WorkerPool {
    * Waits for a wake-up: a new item (resolves with its id when the wake-up named one), or the pool's poll
    * ({@link POLLED}: also when a loop the poll woke found work).
    */
-  private idle(): Promise<{ named?: bigint; message?: unknown }> {
-    if (!this.running) return Promise.resolve({});
+  private idle(): Promise<bigint | undefined> {
+    if (!this.running) return Promise.resolve(undefined);
     return new Promise((resolve) => {
-      this.waiters.push((named, message) => resolve({ named, message }));
+      this.waiters.push(resolve);
     });
   }
 
   private async run(item: ClaimedItem, worker: number): Promise<void> {
-    this.missedNamed.delete(item.id);
     const handler = this.opts.handlers[item.type];
     this.inFlight.add(item);
     // A slow turn (LLM retries) must not look like a crashed worker: keep the claim alive while it runs. A
@@ -353,9 +303,6 @@ export class WorkerPool {
     }
   }
 }
-
-/** Missed wake-ups whose message is kept for a claim by name (beyond it they are only counted). */
-const MAX_MISSED_NAMED = 2000;
 
 /** What the pool's poll wakes a loop with (item ids are positive): look, and pass it on if there is work. */
 const POLLED = -1n;

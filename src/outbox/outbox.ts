@@ -254,18 +254,16 @@ export interface Reservation {
 
 /**
  * CTE `name`: reserves the key (status `sending`) unless a row exists; RETURNING 1 when newly reserved. With
- * `onlyIf` (the name of another CTE of the statement, e.g. a claim) it reserves only when that CTE has a row.
- * With `takenBy` (the name of a CTE with the `"claimedBy"` of the claim the caller holds, or no row) the new row
+ * `takenBy` (the name of a CTE with the `"claimedBy"` of the claim the caller holds, or no row) the new row
  * is taken for that claim as it is reserved: see {@link takenWithColumns}.
  */
-export function reserveCte(p: SqlParams, name: string, r: Reservation, onlyIf?: string, takenBy?: string): string {
+export function reserveCte(p: SqlParams, name: string, r: Reservation, takenBy?: string): string {
   const row = `gen_random_uuid(), ${p.add(r.dedupeKey)}::text, ${p.add(r.platform)}::text, ${p.add(r.roomId)}::text,
             ${p.add(r.body)}::text, 'sending'${takenBy ? `, (SELECT "claimedBy" FROM ${takenBy})` : ''}`;
   return `${name} AS (INSERT INTO outbound_messages (id, "dedupeKey", platform, "roomId", body, status${
     takenBy ? ', "claimedBy"' : ''
   })
-    ${onlyIf ? `SELECT ${row} WHERE EXISTS (SELECT 1 FROM ${onlyIf})` : `VALUES (${row})`}
-    ON CONFLICT ("dedupeKey") DO NOTHING RETURNING 1)`;
+    VALUES (${row}) ON CONFLICT ("dedupeKey") DO NOTHING RETURNING 1)`;
 }
 
 /**
@@ -280,7 +278,7 @@ export function heldClaimCte(p: SqlParams, name: string, claim: WorkClaim): stri
 
 /**
  * The select-list expression of a statement that reserved the reply's row in CTE `reserved` and took it for the
- * claim of CTE `claim` (`reserveCte`'s `takenBy`; the claim's CTE returns `"claimExpiresAt"`): `taken_left_ms`,
+ * claim of CTE `claim` (`reserveCte`'s `takenBy`; that CTE has the claim's `"claimExpiresAt"`): `taken_left_ms`,
  * the ms the claim had left as the database saw it, or null when the row was not taken here (it existed already:
  * a retry, whose post takes it as usual; or the claim was lost). The turn hands it to {@link Outbox.takenAt}.
  */

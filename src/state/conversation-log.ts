@@ -33,17 +33,13 @@ export interface BotMessage extends ConversationRef {
 
 const COLUMNS = '"orgId", platform, "roomId", "accountId", role, text, "platformMessageId", options, "sentAt"';
 
-/**
- * CTE `name`: stores the user's message once (a retried turn stores nothing new). With `onlyIf` (the name of
- * another CTE of the statement, e.g. a claim) it stores the message only when that CTE has a row.
- */
-export function userMessageCte(p: SqlParams, name: string, m: UserMessage, onlyIf?: string): string {
+/** CTE `name`: stores the user's message once (a retried turn stores nothing new). */
+export function userMessageCte(p: SqlParams, name: string, m: UserMessage): string {
   const row = `${p.add(m.orgId)}::text, ${p.add(m.platform)}::text, ${p.add(m.roomId)}::text,
             ${p.add(m.accountId)}::text, 'user', ${p.add(m.text)}::text, ${p.add(m.platformMessageId)}::text,
             NULL::jsonb, ${p.add(m.sentAt)}::timestamp(3)`;
   return `${name} AS (INSERT INTO conversation_messages (${COLUMNS})
-    ${onlyIf ? `SELECT ${row} WHERE EXISTS (SELECT 1 FROM ${onlyIf})` : `VALUES (${row})`}
-    ON CONFLICT DO NOTHING RETURNING 1)`;
+    VALUES (${row}) ON CONFLICT DO NOTHING RETURNING 1)`;
 }
 
 /** CTE `name`: appends a bot message. */

@@ -3,11 +3,9 @@ import { actorFromRows, type Actor } from '../authorization';
 import type { BudgetVerdict, SenderBudget, UsageRow } from './sender-budget';
 import { SqlParams, type Sql } from '../db/sql';
 import {
-  claimedItem,
   completeCte,
   enqueueValuesCte,
   type ClaimedItem,
-  type ClaimRow,
   type EnqueueInput,
   type WorkOutcome,
 } from '../intake/work-queue';
@@ -103,8 +101,6 @@ interface PreludeRow extends PriorRow {
   budget_usage: UsageRow | null;
   /** The ms the turn's claim had left when the statement took the reply's row with it (null: not taken). */
   taken_left_ms: number | null;
-  /** The work item the statement claimed (its claim CTE's row), when it had one. */
-  claimed: ClaimRow | null;
 }
 
 /**
@@ -133,59 +129,24 @@ export class TurnStore {
     replyKey: string,
     opts: { defaultLevel: number; now: Date; take?: WorkClaim },
   ): Promise<TurnPrelude> {
-    return (await this.first(msg, replyKey, opts, null)).prelude;
-  }
-
-  /**
-   * The first statement with the claim of the message's work item folded in (`claim` writes the claim's CTE, see
-   * `WorkQueue.claimByIdCte`): the reply key and the user message are written only when the claim took the item.
-   * Null when it did not (another worker took it, or it waits behind an older item): then nothing was written.
-   * `take`: take the reply's row for this claim as it is reserved (see {@link open}).
-   */
-  async claimAndOpen(
-    msg: InboundMessage,
-    replyKey: string,
-    opts: { defaultLevel: number; now: Date; take?: boolean },
-    claim: (p: SqlParams, name: string) => string,
-  ): Promise<{ item: ClaimedItem; prelude: TurnPrelude } | null> {
-    const { prelude, claimed } = await this.first(msg, replyKey, opts, claim);
-    return claimed ? { item: claimedItem(claimed), prelude } : null;
-  }
-
-  private async first(
-    msg: InboundMessage,
-    replyKey: string,
-    opts: { defaultLevel: number; now: Date; take?: WorkClaim | boolean },
-    claim: ((p: SqlParams, name: string) => string) | null,
-  ): Promise<{ prelude: TurnPrelude; claimed: ClaimRow | null }> {
     const p = new SqlParams();
-    const claimCte = claim ? claim(p, 'c') : null;
-    const onlyIf = claimCte ? 'c' : undefined;
-    // The reply's row is taken for the turn's claim as it is reserved (the claim of this statement, or the held
-    // claim the caller names), so the post needs no take of its own.
-    const held = typeof opts.take === 'object' ? heldClaimCte(p, 'k', opts.take) : null;
-    const takenBy = held ? 'k' : opts.take === true && claimCte ? 'c' : undefined;
+    // The reply's row is taken for the turn's claim as it is reserved, so the post needs no take of its own.
+    const held = opts.take ? heldClaimCte(p, 'k', opts.take) : null;
     const reserve = reserveCte(
       p,
       'r',
       { dedupeKey: replyKey, platform: msg.platform, roomId: msg.roomId, body: '' },
-      onlyIf,
-      takenBy,
+      held ? 'k' : undefined,
     );
-    const stored = userMessageCte(
-      p,
-      'm',
-      {
-        orgId: msg.orgId,
-        platform: msg.platform,
-        roomId: msg.roomId,
-        accountId: msg.senderAccountId,
-        text: msg.text,
-        platformMessageId: msg.platformMessageId,
-        sentAt: new Date(msg.sentAt),
-      },
-      onlyIf,
-    );
+    const stored = userMessageCte(p, 'm', {
+      orgId: msg.orgId,
+      platform: msg.platform,
+      roomId: msg.roomId,
+      accountId: msg.senderAccountId,
+      text: msg.text,
+      platformMessageId: msg.platformMessageId,
+      sentAt: new Date(msg.sentAt),
+    });
     const [key, platform, room, account] = [
       p.add(replyKey),
       p.add(msg.platform),
@@ -194,9 +155,8 @@ export class TurnStore {
     ];
     const usage = this.parts.budget?.usageColumn(p, msg) ?? 'NULL::json';
     const rows = await this.sql<PreludeRow>(
-      `WITH ${claimCte ? `${claimCte}, ` : ''}${held ? `${held}, ` : ''}${reserve}, ${stored}
+      `WITH ${held ? `${held}, ` : ''}${reserve}, ${stored}
        SELECT (SELECT count(*) FROM r)::int AS reserved, ${priorColumns('o')},
-              ${claimCte ? '(SELECT row_to_json(c) FROM c)' : 'NULL::json'} AS claimed,
               a."orgId" AS a_org, mb.id AS m_id, mb."orgId" AS m_org, mb.name AS m_name, mb.level AS m_level,
               mb."departmentId" AS m_dept, mb.active AS m_active, mb.title AS m_title, mb.preferences AS m_prefs,
               d.name AS d_name, rm."orgId" AS r_org, rm.authority AS r_authority,
@@ -205,7 +165,7 @@ export class TurnStore {
               s."lastIntent" AS s_intent, s."lastTool" AS s_tool, s."lastError" AS s_error,
               row_to_json(pa) AS p_row, q.status AS q_status, q."sentAt" AS q_sent,
               ${usage} AS budget_usage,
-              ${takenBy ? takenWithColumns('r', takenBy) : 'NULL::float8 AS taken_left_ms'}
+              ${held ? takenWithColumns('r', 'k') : 'NULL::float8 AS taken_left_ms'}
        FROM (SELECT 1) one
        LEFT JOIN outbound_messages o ON o."dedupeKey" = ${key}
        LEFT JOIN platform_accounts a ON a.platform = ${platform} AND a."accountId" = ${account}
@@ -220,8 +180,8 @@ export class TurnStore {
     );
     const row = rows[0]!;
     const budget = this.parts.budget?.verdict(row.budget_usage) ?? { ok: true };
-    const takenLeftMs = takenBy ? row.taken_left_ms : null;
-    return { prelude: { ...prelude(row, msg, opts), budget, takenLeftMs }, claimed: row.claimed };
+    const takenLeftMs = held ? row.taken_left_ms : null;
+    return { ...prelude(row, msg, opts), budget, takenLeftMs };
   }
 
   /**

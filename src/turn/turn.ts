@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { InboundMessage } from '../core/chat';
 import { detectLanguage } from '../core/language';
-import type { SqlParams } from '../db/sql';
 import { replyKeyOf, type ClaimedItem, type WorkOutcome } from '../intake/work-queue';
 import { answerPendingConfirmation } from './steps/answer-pending-confirmation';
 import { askConfirmation } from './steps/ask-confirmation';
@@ -14,7 +13,7 @@ import { crashedEveryAttempt, crashError, giveUp, turnFailed } from './steps/giv
 import { keepReplyHonest } from './steps/keep-reply-honest';
 import { loadSession } from './steps/load-session';
 import { noModel } from './steps/no-model';
-import { claimNamed, openTurn } from './steps/open-turn';
+import { openTurn } from './steps/open-turn';
 import { record } from './steps/record';
 import { replyAlreadySent } from './steps/reply-already-sent';
 import { senderBudget } from './steps/sender-budget';
@@ -88,10 +87,5 @@ export class TurnRunner {
 
   handleUserRequest(item: ClaimedItem): Promise<WorkOutcome | void> {
     return runTurn(this.d, item);
-  }
-
-  /** The folded claim (a performance device, `steps/open-turn.ts`). */
-  claimNamed(msg: InboundMessage, claim: (p: SqlParams, name: string) => string): Promise<ClaimedItem | null> {
-    return claimNamed(this.d, msg, claim);
   }
 }
