@@ -27,7 +27,6 @@ import { safeRedactText } from '../observability/redact';
 import { TurnRecorder } from '../audit/turn-recorder';
 import { Outbox } from '../outbox/outbox';
 import { ConfirmationFlow } from '../pipeline/confirmation-flow';
-import { NoticeRunner } from '../pipeline/notice-runner';
 import { ToolContexts } from '../pipeline/tool-services';
 import { ReplyComposer } from '../pipeline/reply';
 import { ConversationLog } from '../state/conversation-log';
@@ -42,6 +41,7 @@ import { handlers } from '../../handlers';
 import { NoticeDelivery } from '../pipeline/notice-delivery';
 import { Apologies } from '../pipeline/apology';
 import { ScheduledNoticeHandler } from '../scheduler/notices/notice-handler';
+import { ReminderNotices } from '../scheduler/reminder-notice';
 import { AdminAlertNotices, AdminAlerts } from '../alerts/alerts';
 import type { InboundMessage } from '../core/chat';
 import { SelfCritic } from '../pipeline/self-critique';
@@ -101,7 +101,8 @@ export interface CritiqueInput {
 /** The turn pipeline, one object per stage (what the worker pool and the adapters are given). */
 export interface Pipeline {
   runner: TurnRunner;
-  notices: NoticeRunner;
+  /** `notification` items, by kind. */
+  notices: { handle(item: ClaimedItem): Promise<void> };
   proposals: ProposalStage;
   confirmations: ConfirmationFlow;
   states: BrainStateManager;
@@ -301,26 +302,17 @@ export function composePipeline(p: PipelineInput): Pipeline {
   const scheduled = new ScheduledNoticeHandler({ db, delivery, prompts, logger, metrics, now });
   const alertNotices = new AdminAlertNotices({ db, prompts, delivery, windowMs: config.ALERT_WINDOW_MINUTES * 60_000 });
   const apologies = new Apologies({ db, outbox, prompts, recorder, logger, shadowMode });
-  const notices = new NoticeRunner({
-    db,
-    brain,
-    contextBuilder,
-    prompts,
-    outbox,
-    conversations,
-    recorder,
-    guardianConfig,
-    logger,
-    llmConfigured: p.llmConfigured,
-    shadowMode,
-    now,
-    kinds: {
+  const reminders = new ReminderNotices({ db, delivery, prompts, shadowMode });
+  const notices = noticesByKind(
+    {
+      reminder: (item) => reminders.handle(item),
       schedule: (item) => scheduled.handle(item),
       admin_alert: (item) => alertNotices.handle(item),
       work_report: (item) => reporter.handle(item),
       [APOLOGY_KIND]: (item) => apologies.handle(item),
     },
-  });
+    logger,
+  );
   return {
     runner,
     notices,
@@ -337,6 +329,21 @@ export function composePipeline(p: PipelineInput): Pipeline {
   };
 }
 
+/** Runs a `notification` item by its payload's kind; an unknown kind is logged and ignored. */
+function noticesByKind(
+  kinds: Record<string, (item: ClaimedItem) => Promise<void>>,
+  logger: Logger,
+): Pipeline['notices'] {
+  return {
+    handle: async (item) => {
+      const kind = (item.payload as { kind?: string }).kind;
+      const run = kind !== undefined && Object.hasOwn(kinds, kind) ? kinds[kind] : undefined;
+      if (run) return run(item);
+      logger.warn({ workItemId: String(item.id) }, 'unknown notification kind: ignored');
+    },
+  };
+}
+
 /**
  * The worker pool's handlers by work item type, for the kinds this process claims (its role's): the pool claims
  * only the kinds it has a handler for.
@@ -344,7 +351,7 @@ export function composePipeline(p: PipelineInput): Pipeline {
 export function workItemHandlers(
   p: {
     runner: TurnRunner;
-    notices: NoticeRunner;
+    notices: Pipeline['notices'];
     critic: SelfCritic | null;
     summaries: SummaryRunner | null;
     work: WorkRunner;

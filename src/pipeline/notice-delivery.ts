@@ -39,8 +39,8 @@ export interface NoticeRequest {
   reader: SenderProfile;
   /** What to write, as the user turn the brain answers (a persona message). */
   instruction: string;
-  /** The only data the notice may use, already scoped to its reader. */
-  facts: ContextSection;
+  /** The only data the notice may use, already scoped to its reader (none: the instruction holds all it needs). */
+  facts?: ContextSection;
   /** Persona template used when the brain cannot write (no LLM, cost limit, failure). */
   fallback: string;
   outboxKey: string;
@@ -53,9 +53,19 @@ export interface NoticeRequest {
    * are), so a worker whose claim expired mid-notice never posts it beside the one that took the item over.
    */
   claim?: WorkClaim;
+  /**
+   * What to send instead when the Guardian blocks the written text (a reminder the person asked for: they are told it
+   * cannot be shown); absent: nothing is sent.
+   */
+  whenBlocked?: string;
+  /**
+   * The last check before sending (a reminder cancelled while its notice was being written): false and nothing is
+   * sent or recorded.
+   */
+  stillWanted?: () => Promise<boolean>;
 }
 
-export type NoticeOutcome = 'sent' | 'blocked' | 'shadow' | 'duplicate';
+export type NoticeOutcome = 'sent' | 'blocked' | 'shadow' | 'duplicate' | 'withdrawn';
 
 /**
  * Writes a proactive message with the brain in the persona (R-C4, seed 003 §17.5), checks it with the
@@ -72,36 +82,30 @@ export class NoticeDelivery {
     const written = await this.write(req, now);
     const check = checkReplyText(written.text, this.d.guardianConfig);
     const blocked = check.action === 'BLOCK';
+    const text = blocked ? (req.whenBlocked ?? null) : check.text;
+    if (req.stillWanted && !(await req.stillWanted())) return this.count(req, 'withdrawn');
     const outcome: NoticeOutcome = blocked ? 'blocked' : this.d.shadowMode ? 'shadow' : 'sent';
-    let platformMessageId: string | undefined;
-    if (outcome === 'sent') {
+    if (blocked)
+      this.d.logger.warn(
+        { kind: req.kind, reasonCode: check.reasonCode, roomId: req.roomId },
+        text === null ? 'notice blocked by the Guardian: not sent' : 'notice blocked by the Guardian: told instead',
+      );
+    if (text !== null && !this.d.shadowMode) {
       const res = await this.d.outbox.send(
         req.outboxKey,
-        {
-          platform: req.platform,
-          roomId: req.roomId,
-          text: check.text,
-          kind: 'notice',
-          mentionAccountIds: req.mentionAccountIds,
-        },
+        { platform: req.platform, roomId: req.roomId, text, kind: 'notice', mentionAccountIds: req.mentionAccountIds },
         req.claim,
       );
       if (res.skipped) return this.count(req, 'duplicate');
-      platformMessageId = res.platformMessageId;
       await this.d.conversations.append({
         orgId: req.orgId,
         platform: req.platform,
         roomId: req.roomId,
         accountId: req.accountId,
-        text: check.text,
-        platformMessageId: platformMessageId ?? null,
+        text,
+        platformMessageId: res.platformMessageId ?? null,
         sentAt: now,
       });
-    } else if (blocked) {
-      this.d.logger.warn(
-        { kind: req.kind, reasonCode: check.reasonCode, roomId: req.roomId },
-        'notice blocked by the Guardian: not sent',
-      );
     }
     await this.d.recorder.record({
       orgId: req.orgId,
@@ -112,12 +116,12 @@ export class NoticeDelivery {
       workItemId: req.workItemId,
       kind: 'notification',
       input: req.instruction,
-      contextSummary: { sections: [req.facts.title], facts: req.facts.lines, notice: req.kind },
+      contextSummary: { sections: req.facts ? [req.facts.title] : [], facts: req.facts?.lines ?? [], notice: req.kind },
       model: written.model,
       outputType: written.outputType,
       reasoning: written.reasoning,
       confidence: written.confidence,
-      finalReply: blocked ? null : check.text,
+      finalReply: text,
       decision: blocked ? 'NOTICE_BLOCKED' : this.d.shadowMode ? 'SHADOW_NOTICE' : 'NOTICE',
       reasonCode: blocked ? check.reasonCode : req.reasonCode,
       finalDecider: blocked ? 'SYSTEM' : written.decider,
@@ -164,7 +168,7 @@ export class NoticeDelivery {
         sender: req.reader,
         room: { platform: req.platform, roomId: req.roomId, name: null, authority: 'member' },
       });
-      ctx.sections.push(req.facts);
+      if (req.facts) ctx.sections.push(req.facts);
       const decision = await this.d.brain.decide({ ctx, tools: [], purpose: 'notice' });
       const out = decision.output;
       const meta = checkBrainOutputMeta(out.reasoning, out.confidence, this.d.guardianConfig);
