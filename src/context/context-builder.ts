@@ -243,6 +243,7 @@ export class ContextBuilder {
    * boundary — is that same member with a member audience (a member has one in a listed member room, in a room the
    * directory does not list and in a direct chat; a room the directory lists as public gives everyone a public one);
    * otherwise they are dropped unread. Never rejects; a failed read fails the build's use of it like its own read.
+   * Kept for its measured gain (decision 0009).
    */
   async prefetch(msg: InboundMessage): Promise<ContextPrefetch | null> {
     if (!this.o.directory) return null;

@@ -5,7 +5,7 @@ import { nowOf, type TurnDeps, type TurnStep } from '../turn-state';
 /**
  * Step 1 — open the turn: one statement confirms the claim, reserves (and, outside shadow mode, takes) the
  * reply's outbox row, stores the user message and reads the sender, room, session and per-sender budget use
- * (`TurnStore.open`). The context read starts beside it ({@link prefetchContext}).
+ * (`TurnStore.open`). The context read starts beside it ({@link prefetchContext}; decision 0009).
  */
 export const openTurn: TurnStep = async (t, d) => {
   // The first statement takes the reply's outbox row for this claim as it reserves it (not in shadow mode,
