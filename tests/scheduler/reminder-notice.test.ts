@@ -20,8 +20,12 @@ describe('a due reminder’s notice', () => {
   });
   afterAll(() => t.close());
 
-  /** A reminder for 田中太郎 in its own console room, due a second ago, with its notice claimed. */
+  /**
+   * A reminder for 田中太郎 in its own console room, due a second before the sweep, with its notice claimed. The sweep
+   * runs at 10:00 in Tokyo on a weekday, outside any quiet hours (a sweep at night holds the reminder until morning).
+   */
   async function due(text: string) {
+    const sweepAt = new Date('2026-11-26T01:00:00Z');
     const roomId = `console-remind-${++n}`;
     const r = await createReminder(t.db, {
       orgId: 'acme',
@@ -29,10 +33,10 @@ describe('a due reminder’s notice', () => {
       roomId,
       memberId: 'tanaka-taro',
       text,
-      remindAt: new Date(Date.now() - 1000),
+      remindAt: new Date(sweepAt.getTime() - 1000),
       idempotencyKey: null,
     });
-    expect(await enqueueDueReminders(sqlRunner(t.db))).toBe(1);
+    expect(await enqueueDueReminders(sqlRunner(t.db), sweepAt)).toBe(1);
     const item = await p.queue.claim(['notification']);
     expect(item?.payload).toMatchObject({ kind: 'reminder', reminderId: r.id });
     const status = async () => (await t.db.reminder.findUniqueOrThrow({ where: { id: r.id } })).status;
