@@ -65,6 +65,23 @@ export interface NoticeRequest {
   stillWanted?: () => Promise<boolean>;
 }
 
+/** A member as the reader a notice is written for (the brain sees their name, level and title). */
+export function memberAsReader(
+  m: { id: string; name: string; level: number; departmentId: string | null; title: string | null },
+  departmentName: string | null = null,
+): SenderProfile {
+  return {
+    known: true,
+    memberId: m.id,
+    name: m.name,
+    level: m.level,
+    departmentId: m.departmentId,
+    departmentName,
+    title: m.title,
+    preferences: {},
+  };
+}
+
 export type NoticeOutcome = 'sent' | 'blocked' | 'shadow' | 'duplicate' | 'withdrawn';
 
 /**

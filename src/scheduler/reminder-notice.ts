@@ -4,7 +4,7 @@ import { detectLanguage } from '../core/language';
 import { personaMessage } from '../core/messages';
 import type { Db } from '../db/prisma';
 import type { ClaimedItem } from '../intake/work-queue';
-import type { NoticeDelivery } from '../pipeline/notice-delivery';
+import { memberAsReader, type NoticeDelivery } from '../pipeline/notice-delivery';
 import { claimReminderForSending, finishReminder } from './reminders';
 
 /**
@@ -38,16 +38,7 @@ export class ReminderNotices {
       roomId: r.roomId,
       accountId: account,
       memberId: member.id,
-      reader: {
-        known: true,
-        memberId: member.id,
-        name: member.name,
-        level: member.level,
-        departmentId: member.departmentId,
-        departmentName: null,
-        title: member.title,
-        preferences: {},
-      },
+      reader: memberAsReader(member),
       instruction: personaMessage(prompts, 'notice.reminder_task', lang, vars),
       fallback: personaMessage(prompts, 'notice.reminder_fallback', lang, vars),
       whenBlocked: personaMessage(prompts, 'reply.blocked_confidential', lang),

@@ -4,7 +4,7 @@ import { detectLanguage } from '../core/language';
 import { personaMessage, type MessageKey } from '../core/messages';
 import type { Db } from '../db/prisma';
 import type { ClaimedItem } from '../intake/work-queue';
-import type { NoticeDelivery } from '../pipeline/notice-delivery';
+import { memberAsReader, type NoticeDelivery } from '../pipeline/notice-delivery';
 import { ARTIFACT_INLINE_MAX, artifactsOfWork, type ArtifactView } from './artifacts';
 import { readContext } from './step-context';
 import { WORK_REPORT_KIND, type WorkStore } from './work-store';
@@ -83,16 +83,7 @@ export class WorkReporter {
       roomId: w.roomId,
       accountId: w.accountId,
       memberId: member.id,
-      reader: {
-        known: true,
-        memberId: member.id,
-        name: member.name,
-        level: member.level,
-        departmentId: member.departmentId,
-        departmentName: null,
-        title: member.title,
-        preferences: {},
-      },
+      reader: memberAsReader(member),
       instruction: personaMessage(this.d.prompts, 'work.report_task', lang, { name: member.name }),
       facts: { title: 'バックグラウンド作業の結果', lines },
       fallback,

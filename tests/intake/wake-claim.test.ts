@@ -48,20 +48,29 @@ describe('claiming the message a wake-up names', () => {
 
   const itemRow = (id: bigint) => t.db.workItem.findUniqueOrThrow({ where: { id } });
 
-  it('a woken loop takes the named message by id and answers it', async () => {
-    const ran: ClaimedItem[] = [];
-    const pool = onePool(p.queue, async (item) => {
-      ran.push(item);
-      p.brain.script(says('こんにちはウル！'));
-      return p.runner.handleUserRequest(item);
-    });
+  /**
+   * One loop running user requests with `handler`, woken by an intake that stores messages; returns once the loop's
+   * first look at the (empty) queue is over. `ids`: the stored items, in order.
+   */
+  async function started(handler: WorkHandler): Promise<{ pool: WorkerPool; intake: Intake; ids: bigint[] }> {
+    const pool = onePool(p.queue, handler);
     const ids: bigint[] = [];
     const intake = new Intake(p.queue, (h) => {
       ids.push(h.itemId!);
       pool.wake(h);
     });
     pool.start();
-    await new Promise((r) => setTimeout(r, 200)); // the loop's first look at the empty queue is over
+    await new Promise((r) => setTimeout(r, 200));
+    return { pool, intake, ids };
+  }
+
+  it('a woken loop takes the named message by id and answers it', async () => {
+    const ran: ClaimedItem[] = [];
+    const { pool, intake, ids } = await started(async (item) => {
+      ran.push(item);
+      p.brain.script(says('こんにちはウル！'));
+      return p.runner.handleUserRequest(item);
+    });
     try {
       await intake.accept(consoleMessage('こんにちは', { roomId: 'console-general', senderAccountId: 'tanaka-taro' }));
       await waitUntil(async () => ran.length === 1 && (await itemRow(ids[0]!)).state === 'done');
@@ -111,14 +120,11 @@ describe('claiming the message a wake-up names', () => {
     const q = p.queue;
     const claimById = q.claimById;
     q.claimById = async () => null; // as if another worker had looked first and let it go
-    const pool = onePool(q, async (item) => {
+    const { pool, intake } = await started(async (item) => {
       ran.push((item.payload as InboundMessage).text);
       p.brain.script(says('了解ウル。'));
       return p.runner.handleUserRequest(item);
     });
-    const intake = new Intake(q, (h) => pool.wake(h));
-    pool.start();
-    await new Promise((r) => setTimeout(r, 200));
     try {
       await intake.accept(consoleMessage('一つ目', { senderAccountId: 'ito-yui', senderName: '伊藤結衣' }));
       await waitUntil(() => ran.length === 1);
@@ -136,20 +142,13 @@ describe('claiming the message a wake-up names', () => {
     const held = new Promise<void>((r) => {
       release = r;
     });
-    const pool = onePool(p.queue, async (item) => {
+    const { pool, intake, ids } = await started(async (item) => {
       const text = (item.payload as InboundMessage).text;
       ran.push(text);
       if (text === '最初') await held; // the only loop is busy while the next two arrive
       p.brain.script(says('了解ウル。'));
       return p.runner.handleUserRequest(item);
     });
-    const ids: bigint[] = [];
-    const intake = new Intake(p.queue, (h) => {
-      ids.push(h.itemId!);
-      pool.wake(h);
-    });
-    pool.start();
-    await new Promise((r) => setTimeout(r, 200));
     try {
       await intake.accept(consoleMessage('最初', { senderAccountId: 'kato-ryo', senderName: '加藤亮' }));
       await waitUntil(() => ran.length === 1);

@@ -5,7 +5,7 @@ import type { Db } from '../../db/prisma';
 import type { ClaimedItem } from '../../intake/work-queue';
 import type { Logger } from '../../observability/logger';
 import type { Metrics } from '../../observability/metrics';
-import type { NoticeDelivery } from '../../pipeline/notice-delivery';
+import { memberAsReader, type NoticeDelivery } from '../../pipeline/notice-delivery';
 import { noticeFacts } from './facts';
 import type { ScheduledNoticePayload } from './fire';
 import { noticesEnabled } from './preferences';
@@ -81,16 +81,7 @@ export class ScheduledNoticeHandler {
       roomId: p.roomId,
       accountId: account,
       memberId: member.id,
-      reader: {
-        known: true,
-        memberId: member.id,
-        name: member.name,
-        level: member.level,
-        departmentId: member.departmentId,
-        departmentName: dept?.name ?? null,
-        title: member.title,
-        preferences: {},
-      },
+      reader: memberAsReader(member, dept?.name ?? null),
       instruction: personaMessage(this.d.prompts, `notice.${p.scheduleKind}_task`, 'ja', vars),
       facts,
       fallback: personaMessage(this.d.prompts, `notice.${p.scheduleKind}_fallback`, 'ja', vars),
