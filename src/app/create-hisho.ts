@@ -42,7 +42,7 @@ import { startOrgCaches, type OrgCaches } from './org-caches';
 import { Outbox, postingMarginMs } from '../outbox/outbox';
 import { createButtonAnswers } from '../pipeline/button-answers';
 import { QuestionCloser } from '../pipeline/question-closer';
-import { scheduleMaintenance } from '../scheduler/maintenance';
+import { scheduleMaintenance } from '../retention/maintenance';
 import { NoticeScheduler } from '../scheduler/notices/notice-scheduler';
 import { fireDueChatSchedules } from '../scheduler/chat-schedules';
 import { startReminderSweep } from '../scheduler/reminders';

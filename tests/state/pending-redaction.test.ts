@@ -1,4 +1,4 @@
-import { purgeExpired } from '../../src/scheduler/retention';
+import { purgeExpired } from '../../src/retention/retention';
 import { BrainStateManager } from '../../src/state/brain-state-manager';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
 import { Clock, MIN, newKey, pendingInput } from './fixtures';

@@ -1,8 +1,18 @@
 import type { Db } from '../../db/prisma';
 import type { Schedule } from '../../generated/prisma/client';
-import { dayBounds, type NoticeKind } from './facts';
+import { addDays, formatZonedDateTime, zonedParts } from '../../core/zoned-time';
 import { noticesEnabled } from './preferences';
 import { parseQuietHours, quietUntil } from './quiet-hours';
+
+/** The kinds of scheduled notices (R-P1); the directory's `SCHEDULE_KINDS`. */
+export type NoticeKind = 'deadline_reminder' | 'daily_digest' | 'goal_checkin';
+
+/** Local day boundaries as instants: start of today, tomorrow and the day after (organisation time zone). */
+export function dayBounds(now: Date, timezone: string): { today: Date; tomorrow: Date; dayAfter: Date } {
+  const p = zonedParts(now, timezone);
+  const at = (n: number) => new Date(formatZonedDateTime(addDays({ y: p.y, m: p.m, d: p.d }, n), '00:00', timezone));
+  return { today: at(0), tomorrow: at(1), dayAfter: at(2) };
+}
 
 /** A schedule as the scheduler reads it from the database (directory import, R-P1). */
 export type ScheduleRow = Omit<Schedule, 'lastFiredAt'>;

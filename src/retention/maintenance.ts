@@ -3,7 +3,7 @@ import type { Db } from '../db/prisma';
 import type { Logger } from '../observability/logger';
 import { purgeExpired, type RetentionPolicy } from './retention';
 import { localDate } from '../core/zoned-time';
-import { claimFireKey } from './schedule-store';
+import { claimFireKey } from '../scheduler/schedule-store';
 
 /**
  * Daily maintenance (retention purge, R-O2) at 03:30 in the bot's time zone. Several instances may run

@@ -1,13 +1,11 @@
-import { authorize, loadDirectory, type Actor, type Directory } from '../../authorization';
-import { formatDueJa } from '../../context/sources/tasks.source';
-import { completionRate } from '../../context/sources/goals.source';
-import type { ContextSection } from '../../context/types';
-import type { Db } from '../../db/prisma';
-import { addDays, formatZonedDateTime, localDate, zonedParts } from '../../core/zoned-time';
-import type { ToolMeta } from '../../tools/types';
-
-/** The kinds of scheduled notices (R-P1); the directory's `SCHEDULE_KINDS`. */
-export type NoticeKind = 'deadline_reminder' | 'daily_digest' | 'goal_checkin';
+import { authorize, loadDirectory, type Actor, type Directory } from '../authorization';
+import { formatDueJa } from '../context/sources/tasks.source';
+import { completionRate } from '../context/sources/goals.source';
+import type { ContextSection } from '../context/types';
+import type { Db } from '../db/prisma';
+import { localDate } from '../core/zoned-time';
+import type { ToolMeta } from '../tools/types';
+import { dayBounds, type NoticeKind } from '../scheduler/notices/fire';
 
 /** The member a notice is written for. */
 export interface NoticeRecipient {
@@ -53,13 +51,6 @@ export function readerScope(reader: NoticeRecipient, directory: Directory): (mem
   });
   return (memberId) =>
     authorize({ actor, tool: NOTICE_SUBJECT, proposal: proposal(memberId), directory }).result === 'ALLOWED';
-}
-
-/** Local day boundaries as instants: start of today, tomorrow and the day after (organisation time zone). */
-export function dayBounds(now: Date, timezone: string): { today: Date; tomorrow: Date; dayAfter: Date } {
-  const p = zonedParts(now, timezone);
-  const at = (n: number) => new Date(formatZonedDateTime(addDays({ y: p.y, m: p.m, d: p.d }, n), '00:00', timezone));
-  return { today: at(0), tomorrow: at(1), dayAfter: at(2) };
 }
 
 interface TaskRow {

@@ -1,4 +1,4 @@
-import { purgeExpired } from '../../src/scheduler/retention';
+import { purgeExpired } from '../../src/retention/retention';
 import { claimFireKey } from '../../src/scheduler/schedule-store';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
 

@@ -1,14 +1,14 @@
-import type { Platform } from '../../core/chat';
-import type { PromptSet } from '../../brain/prompts';
-import { personaMessage } from '../../core/messages';
-import type { Db } from '../../db/prisma';
-import type { ClaimedItem } from '../../intake/work-queue';
-import type { Logger } from '../../observability/logger';
-import type { Metrics } from '../../observability/metrics';
-import { memberAsReader, type NoticeDelivery } from '../../pipeline/notice-delivery';
-import { noticeFacts } from './facts';
-import type { ScheduledNoticePayload } from './fire';
-import { noticesEnabled } from './preferences';
+import type { Platform } from '../core/chat';
+import type { PromptSet } from '../brain/prompts';
+import { personaMessage } from '../core/messages';
+import type { Db } from '../db/prisma';
+import type { ClaimedItem } from '../intake/work-queue';
+import type { Logger } from '../observability/logger';
+import type { Metrics } from '../observability/metrics';
+import { memberAsReader, type NoticeDelivery } from './notice-delivery';
+import { noticeFacts } from './notice-facts';
+import type { ScheduledNoticePayload } from '../scheduler/notices/fire';
+import { noticesEnabled } from '../scheduler/notices/preferences';
 
 const REASON: Record<ScheduledNoticePayload['scheduleKind'], string> = {
   deadline_reminder: 'P_DEADLINE_REMINDER',

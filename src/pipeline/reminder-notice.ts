@@ -4,8 +4,8 @@ import { detectLanguage } from '../core/language';
 import { personaMessage } from '../core/messages';
 import type { Db } from '../db/prisma';
 import type { ClaimedItem } from '../intake/work-queue';
-import { memberAsReader, type NoticeDelivery } from '../pipeline/notice-delivery';
-import { claimReminderForSending, finishReminder } from './reminders';
+import { memberAsReader, type NoticeDelivery } from './notice-delivery';
+import { claimReminderForSending, finishReminder } from '../scheduler/reminders';
 
 /**
  * Runs a due reminder (`notification` item of kind `reminder`, R-P2): the brain writes it in the persona for its
