@@ -16,7 +16,7 @@ describeBrowser('the console and /admin in a real browser (headless Chromium)', 
     svc = await startTestService({ ADMIN_TOKEN });
     browser = await launchBrowser();
     page = await browser.newPage({ viewport: { width: 1280, height: 900 }, locale: 'ja-JP' });
-    page.setDefaultTimeout(8000);
+    page.setDefaultTimeout(20000); // a turn on a loaded CI machine can take several seconds
     page.on('pageerror', (err) => {
       errors.push(err.message);
     });
@@ -47,7 +47,7 @@ describeBrowser('the console and /admin in a real browser (headless Chromium)', 
     await page.waitForSelector('.msg.assistant >> text=お願いしたウル');
     expect(await svc.db.task.count({ where: { title: 'ブラウザからの依頼' } })).toBe(1);
     await screenshot(page, 'console');
-  }, 30000);
+  }, 60000);
 
   it('admin: login, a chart with data, search the audit log, open a turn in the inspector', async () => {
     await page.goto(`${svc.url}/admin`);
@@ -106,5 +106,5 @@ describeBrowser('the console and /admin in a real browser (headless Chromium)', 
       await page.waitForSelector(`section#${tab}.active tbody tr`);
     }
     expect(await page.textContent('#sched-rows')).toContain('日次のまとめ');
-  }, 30000);
+  }, 60000);
 });

@@ -19,7 +19,7 @@ describeBrowser('console: buttons follow the confirmation (headless Chromium)', 
     svc = await startTestService();
     browser = await launchBrowser();
     page = await browser.newPage({ viewport: { width: 1000, height: 800 }, locale: 'ja-JP' });
-    page.setDefaultTimeout(8000);
+    page.setDefaultTimeout(20000); // a turn on a loaded CI machine can take several seconds
     page.on('pageerror', (err) => {
       errors.push(err.message);
     });
@@ -114,5 +114,5 @@ describeBrowser('console: buttons follow the confirmation (headless Chromium)', 
     expect(await again.locator('.closed').textContent()).toBe('✅ 実行済みウル');
     expect(await again.locator('.options button:enabled').count()).toBe(0);
     expect(errors).toEqual([]);
-  }, 45000);
+  }, 90000);
 });
