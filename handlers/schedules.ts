@@ -11,7 +11,12 @@ import { readClosingDays, type BusinessCalendar } from '../src/calendar/business
 import type { Db } from '../src/db/prisma';
 import { describeRuleJa, nextOccurrence, RecurrenceRule, WEEKDAY_CODES } from '../src/scheduler/recurrence';
 import { createReminder } from '../src/scheduler/reminders';
-import { createChatSchedule, updateChatSchedule, type ChatScheduleChange } from '../src/scheduler/schedule-store';
+import {
+  createChatSchedule,
+  updateChatSchedule,
+  type ChatScheduleChange,
+  type NewChatSchedule,
+} from '../src/scheduler/schedule-store';
 import { formatWhen } from '../src/tools/describe';
 import { defineTool } from '../src/tools/define-tool';
 import { ToolError, type DescribeContext, type ToolContext } from '../src/tools/types';
@@ -208,41 +213,50 @@ export const createSchedule = defineTool({
     return { summary, facts };
   },
   async handler(input, ctx) {
-    const sender = requireSender(ctx);
-    const db = dbOf(ctx);
-    const key = ctx.idempotencyKey || null;
-    const find = () => (key ? db.schedule.findUnique({ where: { idempotencyKey: key } }) : Promise.resolve(null));
-    const earlier = await find();
-    if (earlier) return { schedule: await showSchedule(db, earlier, ctx.timezone) };
-    readPersonal(input);
-    const rule = checkedRule(input.rule);
-    const target = input.kind === 'reminder' ? await remindedPerson(ctx, input.person) : null;
-    await assertWithinLimits(ctx);
-    const next = await firstRun(ctx, rule);
-    const { row } = await createOnce(
-      find,
-      () =>
-        createChatSchedule(db, {
-          orgId: ctx.orgId,
-          kind: input.kind,
-          ownerMemberId: sender.id,
-          targetMemberId: target?.memberId ?? null,
-          departmentId: null,
-          platform: ctx.platform,
-          roomId: ctx.roomId,
-          text: input.text ?? null,
-          rule,
-          timezone: ctx.timezone,
-          catchUp: input.catch_up,
-          quietPolicy: input.quiet_hours,
-          nextRunAt: next,
-          idempotencyKey: key,
-        }),
-      { foundNothing: true },
-    );
-    return { schedule: await showSchedule(db, row, ctx.timezone) };
+    const { row } = await storeScheduleOnce(ctx, async () => {
+      readPersonal(input);
+      const rule = checkedRule(input.rule);
+      const target = input.kind === 'reminder' ? await remindedPerson(ctx, input.person) : null;
+      await assertWithinLimits(ctx);
+      return {
+        kind: input.kind,
+        targetMemberId: target?.memberId ?? null,
+        departmentId: null,
+        text: input.text ?? null,
+        rule,
+        catchUp: input.catch_up,
+        quietPolicy: input.quiet_hours,
+        nextRunAt: await firstRun(ctx, rule),
+      };
+    });
+    return { schedule: await showSchedule(dbOf(ctx), row, ctx.timezone) };
   },
 });
+
+/**
+ * The schedule this call's idempotency key already stored (a retried call: nothing is checked or written again),
+ * else the one `prepare` checks and describes, stored once under the key for the sender in this room.
+ */
+async function storeScheduleOnce(
+  ctx: PeopleContext & ToolContext,
+  prepare: () => Promise<
+    Omit<NewChatSchedule, 'orgId' | 'ownerMemberId' | 'platform' | 'roomId' | 'timezone' | 'idempotencyKey'>
+  >,
+) {
+  const sender = requireSender(ctx);
+  const db = dbOf(ctx);
+  const key = ctx.idempotencyKey || null;
+  const find = () => (key ? db.schedule.findUnique({ where: { idempotencyKey: key } }) : Promise.resolve(null));
+  const earlier = await find();
+  if (earlier) return { row: earlier, created: false };
+  const fields = await prepare();
+  const common = { orgId: ctx.orgId, ownerMemberId: sender.id, platform: ctx.platform, roomId: ctx.roomId };
+  return createOnce(
+    find,
+    () => createChatSchedule(db, { ...common, ...fields, timezone: ctx.timezone, idempotencyKey: key }),
+    { foundNothing: true },
+  );
+}
 
 /** The department a room notice names, if any. */
 async function departmentOf(ctx: PeopleContext, ref: string | undefined): Promise<{ id: string; name: string } | null> {
@@ -292,41 +306,25 @@ export const createRoomSchedule = defineTool({
     return { summary, facts };
   },
   async handler(input, ctx) {
-    const sender = requireSender(ctx);
-    const db = dbOf(ctx);
-    const key = ctx.idempotencyKey || null;
-    const find = () => (key ? db.schedule.findUnique({ where: { idempotencyKey: key } }) : Promise.resolve(null));
-    const earlier = await find();
-    if (earlier) {
-      const dept = earlier.departmentId ? await departmentOf(ctx, earlier.departmentId) : null;
-      return { schedule: await showSchedule(db, earlier, ctx.timezone), department: dept?.name ?? null };
-    }
-    const rule = checkedRule(input.rule);
-    const dept = await departmentOf(ctx, input.department);
-    await assertWithinLimits(ctx);
-    const next = await firstRun(ctx, rule);
-    const { row } = await createOnce(
-      find,
-      () =>
-        createChatSchedule(db, {
-          orgId: ctx.orgId,
-          kind: 'room_reminder',
-          ownerMemberId: sender.id,
-          targetMemberId: null,
-          departmentId: dept?.id ?? null,
-          platform: ctx.platform,
-          roomId: ctx.roomId,
-          text: input.text,
-          rule,
-          timezone: ctx.timezone,
-          catchUp: input.catch_up,
-          quietPolicy: input.quiet_hours,
-          nextRunAt: next,
-          idempotencyKey: key,
-        }),
-      { foundNothing: true },
-    );
-    return { schedule: await showSchedule(db, row, ctx.timezone), department: dept?.name ?? null };
+    let dept: { id: string; name: string } | null = null;
+    const { row, created } = await storeScheduleOnce(ctx, async () => {
+      const rule = checkedRule(input.rule);
+      dept = await departmentOf(ctx, input.department);
+      await assertWithinLimits(ctx);
+      return {
+        kind: 'room_reminder',
+        targetMemberId: null,
+        departmentId: dept?.id ?? null,
+        text: input.text,
+        rule,
+        catchUp: input.catch_up,
+        quietPolicy: input.quiet_hours,
+        nextRunAt: await firstRun(ctx, rule),
+      };
+    });
+    // A retried call shows the schedule its first attempt stored (with that attempt's department).
+    if (!created) dept = row.departmentId ? await departmentOf(ctx, row.departmentId) : null;
+    return { schedule: await showSchedule(dbOf(ctx), row, ctx.timezone), department: dept?.name ?? null };
   },
 });
 
