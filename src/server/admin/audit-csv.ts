@@ -1,3 +1,4 @@
+import { zonedParts } from '../../core/zoned-time';
 import type { AuditRow } from './admin-queries';
 import { DECIDER_LABELS, DECISION_TEXT, KIND_LABELS, reasonInfo } from './labels';
 
@@ -8,18 +9,11 @@ function field(v: unknown): string {
   return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
-/** `YYYY/MM/DD HH:mm:ss` in the organisation's time zone. */
+/** `YYYY/MM/DD HH:mm:ss` in the organisation's time zone (zones' offsets are whole minutes: the seconds are UTC's). */
 function local(at: Date, timezone: string): string {
-  return new Intl.DateTimeFormat('ja-JP', {
-    timeZone: timezone,
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-    hour12: false,
-  }).format(at);
+  const p = zonedParts(at, timezone);
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${p.y}/${two(p.m)}/${two(p.d)} ${two(p.hh)}:${two(p.mm)}:${two(at.getUTCSeconds())}`;
 }
 
 /**
