@@ -1,9 +1,23 @@
 import { ConfigError, environment, loadConfig, retiredVariables } from './config/env';
-import { startService } from './app/create-hisho';
+import { startService, type Service } from './app/create-hisho';
 import { StartupError } from './app/startup-checks';
 
-/** `npm start`: validate the environment, start the service, stop cleanly on SIGTERM/SIGINT (≤ 10 s). */
+/**
+ * `npm start`: validate the environment, start the service, stop cleanly on SIGTERM/SIGINT/SIGHUP (≤ 10 s).
+ * The signal handlers are installed before anything starts: a signal during start-up (a process manager
+ * giving up, Ctrl-C while the embedded PostgreSQL starts) stops the service as soon as it is up, instead of
+ * killing this process and leaving the embedded PostgreSQL behind.
+ */
 async function main(): Promise<void> {
+  let service: Service | null = null;
+  let requested: string | null = null;
+  const onSignal = (signal: string) => {
+    if (requested) return; // a second Ctrl-C while stopping: the 10 s limit below still holds
+    requested = signal;
+    if (service) shutdown(service, signal);
+  };
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, () => onSignal(signal));
+
   const env = environment();
   let config;
   try {
@@ -15,7 +29,8 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const service = await startService(config);
+  if (requested) process.exit(0);
+  service = await startService(config);
   for (const variable of retiredVariables(env))
     service.logger.warn(
       { variable },
@@ -26,20 +41,20 @@ async function main(): Promise<void> {
   const consoleUrl = on.includes('console') ? ` (console: ${url}/console)` : '';
   const adapters = on.join(', ') || 'none';
   console.log(`Hisho is listening on ${url}${consoleUrl}, adapters: ${adapters}, started in ${service.startupMs} ms`);
-  const shutdown = (signal: string) => {
-    service.logger.info({ signal }, 'shutting down');
-    const force = setTimeout(() => {
-      service.logger.error('shutdown took longer than 10 s; exiting');
-      process.exit(1);
-    }, 10000);
-    force.unref();
-    service.stop().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  };
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
-  process.once('SIGINT', () => shutdown('SIGINT'));
+  if (requested) shutdown(service, requested);
+}
+
+function shutdown(service: Service, signal: string): void {
+  service.logger.info({ signal }, 'shutting down');
+  const force = setTimeout(() => {
+    service.logger.error('shutdown took longer than 10 s; exiting');
+    process.exit(1);
+  }, 10000);
+  force.unref();
+  service.stop().then(
+    () => process.exit(0),
+    () => process.exit(1),
+  );
 }
 
 main().catch((err: Error) => {

