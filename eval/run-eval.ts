@@ -69,10 +69,9 @@ export async function runEval(o: EvalOptions): Promise<EvalOutcome> {
     cases = select(loadCases(o.casesDir), o);
   } catch (err) {
     if (err instanceof CaseFileError || err instanceof ConfigError)
-      return fail(
-        err instanceof CaseFileError ? err.problems : err.problems,
-        `${err.message.split('\n')[0]} The model was not asked.`,
-      );
+      return err instanceof CaseFileError
+        ? fail(err.problems, `${err.message.split('\n')[0]} The model was not asked.`)
+        : fail(err.message.split('\n'), 'Invalid configuration. The model was not asked.');
     throw err;
   }
   if (cases.length === 0) return fail([], 'No case matches the selection. The model was not asked.');

@@ -1,4 +1,4 @@
-import { ConfigError, environment, loadConfig, retiredVariables } from './config/env';
+import { ConfigError, dotEnvOrigin, environment, loadConfig, retiredVariables } from './config/env';
 import { startService, type Service } from './app/create-hisho';
 import { StartupError } from './app/startup-checks';
 
@@ -21,7 +21,7 @@ async function main(): Promise<void> {
   const env = environment();
   let config;
   try {
-    config = loadConfig(env);
+    config = loadConfig(env, { origin: dotEnvOrigin() });
   } catch (err) {
     if (err instanceof ConfigError) {
       console.error(err.message);

@@ -58,7 +58,14 @@ import {
   type Pipeline,
 } from './pipeline';
 import { dutiesOf, type RoleDuties } from './roles';
-import { checkDatabase, checkPortFree, directoryFailure, listenFailure } from './startup-checks';
+import { EmbeddedInUse } from '../db/postmaster-lock';
+import {
+  checkDatabase,
+  checkPortFree,
+  directoryFailure,
+  embeddedInUseFailure,
+  listenFailure,
+} from './startup-checks';
 
 /** Answers a confirmation-button click (Discord, the console). */
 type ButtonAnswer = ReturnType<typeof createButtonAnswers>;
@@ -343,6 +350,8 @@ async function connectDatabase(config: Readonly<Env>, logger: Logger): Promise<D
       dataDir: config.EMBEDDED_DATA_DIR,
       persistent: true,
       log: (l) => logger.debug({ component: 'embedded-postgres' }, l),
+    }).catch((err: Error) => {
+      throw err instanceof EmbeddedInUse ? embeddedInUseFailure(err) : err;
     });
     url = embedded.url;
     logger.info({ dataDir: embedded.dataDir }, 'DATABASE_URL unset: embedded PostgreSQL started');

@@ -1,6 +1,9 @@
 import net from 'node:net';
 import { Client } from 'pg';
+import { terminalLanguage, type OperatorLanguage } from '../config/operator-language';
+import type { EmbeddedInUse } from '../db/postmaster-lock';
 import { DirectoryImportError } from '../org/import-directory';
+import { describeYamlSlip, type YamlSlip } from '../org/yaml-slips';
 
 /**
  * A start-up failure the operator can fix: its message is one sentence that says what is wrong and what to
@@ -14,13 +17,8 @@ export class StartupError extends Error {
   }
 }
 
-type Lang = 'ja' | 'en';
-
-/** The terminal's language: Japanese for a `ja…` locale, English otherwise. */
-export function terminalLanguage(env: Record<string, string | undefined> = process.env): Lang {
-  const locale = env.LC_ALL || env.LC_MESSAGES || env.LANG || '';
-  return locale.toLowerCase().startsWith('ja') ? 'ja' : 'en';
-}
+type Lang = OperatorLanguage;
+export { terminalLanguage };
 
 const say = (lang: Lang, ja: string, en: string) => new StartupError(lang === 'ja' ? ja : en);
 
@@ -94,6 +92,8 @@ function databaseFailure(err: Error & { code?: string }, url: string, lang: Lang
   const where = `${host}:${port}${name ? `/${name}` : ''}`;
   const fixJa = 'PostgreSQL を起動するか、DATABASE_URL を直すか、DATABASE_URL を外して内蔵データベースを使ってください';
   const fixEn = 'start PostgreSQL there, correct DATABASE_URL, or unset it to use the embedded database';
+  const ssl = sslFailure(err, where, lang);
+  if (ssl) return ssl;
   switch (err.code) {
     case '3D000':
       return say(
@@ -131,6 +131,39 @@ function databaseFailure(err: Error & { code?: string }, url: string, lang: Lang
   );
 }
 
+/** Certificate problems Node reports by code (a self-signed server, an unknown CA, a name mismatch, expired). */
+const CERT_CODES = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER/;
+
+/** SSL asked for and not offered, offered and not asked for, or a certificate not trusted: said plainly. */
+function sslFailure(err: Error & { code?: string }, where: string, lang: Lang): StartupError | null {
+  if (/does not support SSL/i.test(err.message))
+    return say(
+      lang,
+      `データベース ${where} は SSL 接続を受け付けませんが、DATABASE_URL が SSL を求めている（sslmode）ため ` +
+        'Hisho を起動できません（信頼できるネットワーク内のサーバーなら DATABASE_URL から sslmode を外すか、サーバーの SSL を有効にしてください）。',
+      `Hisho could not start: the database at ${where} does not accept SSL connections, but DATABASE_URL asks for ` +
+        'SSL (sslmode); remove sslmode from DATABASE_URL for a server on a trusted network, or turn SSL on in the ' +
+        'server.',
+    );
+  if (/SSL off|SSL connection is required|no encryption/i.test(err.message))
+    return say(
+      lang,
+      `データベース ${where} は SSL 接続しか受け付けないため Hisho を起動できません` +
+        '（DATABASE_URL の末尾に ?sslmode=require を付けてください）。',
+      `Hisho could not start: the database at ${where} accepts SSL connections only; add ?sslmode=require to ` +
+        'DATABASE_URL.',
+    );
+  if (err.code && CERT_CODES.test(err.code))
+    return say(
+      lang,
+      `データベース ${where} の証明書を確かめられないため Hisho を起動できません（${err.code}）: 暗号化だけでよければ ` +
+        'sslmode=require に、証明書も確かめるなら sslrootcert=CA証明書のパス を DATABASE_URL に付けてください。',
+      `Hisho could not start: the certificate of the database at ${where} could not be verified (${err.code}); use ` +
+        'sslmode=require to encrypt without checking it, or add sslrootcert=/path/to/ca.pem to DATABASE_URL.',
+    );
+  return null;
+}
+
 /**
  * The sentence for a directory file that cannot be imported: the file, the first problem with its line, how
  * many more there are and where to see them all, and what to do.
@@ -149,6 +182,7 @@ export function directoryFailure(err: DirectoryImportError, lang = terminalLangu
       `Hisho could not start: the organisation directory file ${file} cannot be read; correct the path in ` +
         'ORG_DIRECTORY_FILE.',
     );
+  if (err.slip) return slipFailure(err.slip, file, lang);
   const moreJa = more > 0 ? `、ほか${more}件は ${check} で確認できます` : '';
   const moreEn = more > 0 ? `; ${more} more listed by \`${check}\`` : '';
   const atJa = line ? `${line[1]}行目` : '';
@@ -159,4 +193,68 @@ export function directoryFailure(err: DirectoryImportError, lang = terminalLangu
     `Hisho could not start: the organisation directory ${file} has an error${atEn} (${problem}${moreEn}); ` +
       'correct it and start again.',
   );
+}
+
+/**
+ * The embedded database's folder is held by a running server: another `npm start` (say so, with its PID: the port
+ * it listens on is not the problem), or a PostgreSQL an earlier start left behind (how to stop it).
+ */
+export function embeddedInUseFailure(err: EmbeddedInUse, lang = terminalLanguage()): StartupError {
+  const { dataDir, hishoPid, postgresPid } = err;
+  if (hishoPid !== null)
+    return say(
+      lang,
+      `Hisho はすでに起動しています（PID ${hishoPid}、データフォルダ ${dataDir}）: 先にそちらを止める` +
+        `（kill ${hishoPid}）か、2つ目は共有の PostgreSQL（DATABASE_URL）で動かしてください（README.ja.md「2台で動かす」）。`,
+      `Hisho is already running (PID ${hishoPid}) on the data folder ${dataDir}; stop it first ` +
+        `(\`kill ${hishoPid}\`), or run a second instance on a shared PostgreSQL server ` +
+        '(DATABASE_URL; docs/operations.md "Two instances").',
+    );
+  return say(
+    lang,
+    `以前の起動で残った内蔵 PostgreSQL（PID ${postgresPid}）がデータフォルダ ${dataDir} を使っているため ` +
+      `Hisho を起動できません（止めてから起動し直してください: kill -INT ${postgresPid}）。`,
+    `Hisho could not start: an embedded PostgreSQL (PID ${postgresPid}) left running by an earlier start still ` +
+      `holds the data folder ${dataDir}; stop it (\`kill -INT ${postgresPid}\`) and start again.`,
+  );
+}
+
+/** A typing slip in the directory file as one sentence: where, what was typed, and what to type instead. */
+function slipFailure(slip: YamlSlip, file: string, lang: Lang): StartupError {
+  const at = `組織ディレクトリ ${file} の${slip.line}行目`;
+  const en = `Hisho could not start: the organisation directory ${file} has a typing slip on line ${slip.line}: `;
+  const what = describeYamlSlip(slip).replace(/ \(line \d+\)$/, '');
+  switch (slip.kind) {
+    case 'full_width_colon':
+      return say(
+        lang,
+        `${at}「${slip.text}」のコロンが全角「：」のため Hisho を起動できません（半角のコロンと空白で「${slip.fixed}」と書き直してください）。`,
+        `${en}${what}.`,
+      );
+    case 'full_width_space':
+      return say(
+        lang,
+        `${at}の字下げに全角スペースが入っているため Hisho を起動できません（半角スペースに置き換えてください）。`,
+        `${en}${what}.`,
+      );
+    case 'tab':
+      return say(
+        lang,
+        `${at}の字下げにタブが入っているため Hisho を起動できません（YAML ではタブが使えないので、半角スペースに置き換えてください）。`,
+        `${en}${what}.`,
+      );
+    case 'no_space':
+      return say(
+        lang,
+        `${at}「${slip.text}」のコロンの後に空白がないため Hisho を起動できません（「${slip.fixed}」と書いてください）。`,
+        `${en}${what}.`,
+      );
+    case 'indent':
+      return say(
+        lang,
+        `${at}の字下げ（空白${slip.indent}個）が上の行（${slip.expected}個）とそろっていないため Hisho を起動できません` +
+          '（同じ項目のキーは同じ位置から書き始めてください）。',
+        `${en}${what}.`,
+      );
+  }
 }

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseEnv } from 'node:util';
 import { z } from 'zod';
+import { terminalLanguage, type OperatorLanguage } from './operator-language';
 import { isTimeZone } from './time-zone';
 
 /**
@@ -16,6 +17,16 @@ const flag = (def: 'true' | 'false') =>
 const nonEmpty = () => z.string().trim().min(1);
 const rate = z.coerce.number().min(0).max(1);
 
+/**
+ * `sslmode` in DATABASE_URL means what PostgreSQL's documentation (and psql) says it means: `require` encrypts
+ * without checking the certificate, `verify-full` checks it. The pg driver still reads `require` as `verify-full`
+ * unless told otherwise, and prints a multi-line SECURITY WARNING at every connection saying so.
+ */
+function libpqSslModes(url: string): string {
+  if (!/[?&]sslmode=(?:prefer|require|verify-ca)\b/.test(url) || /[?&]uselibpqcompat=/.test(url)) return url;
+  return `${url}&uselibpqcompat=true`;
+}
+
 export const ZEnv = z.object({
   // [[SERVICE]]
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -26,6 +37,7 @@ export const ZEnv = z.object({
   // [[DATABASE]]
   DATABASE_URL: nonEmpty()
     .regex(/^postgres(ql)?:\/\//, 'must start with postgresql://')
+    .transform(libpqSslModes)
     .optional(),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(100).default(10),
   EMBEDDED_DATA_DIR: z.string().default('./data'),
@@ -196,15 +208,110 @@ export function retiredVariables(source: Record<string, string | undefined> = pr
   return RETIRED.filter((key) => (source[key] ?? '').trim() !== '');
 }
 
-/** Thrown for a bad environment; `message` names every bad variable and never includes its value. */
+/** One bad variable, said in both languages (no value, ever). */
+export interface ConfigProblem {
+  variable: string;
+  /** What the value must be, e.g. "must be a number" / 「数字にしてください」. */
+  en: string;
+  ja: string;
+  /** An example to show (default: the variable with its default value); null for none. */
+  example?: string | null;
+}
+
+/** Where a variable was set: a line of the `.env` file (null: the process environment). */
+export type ConfigOrigin = (variable: string) => { file: string; line: number } | null;
+
+/**
+ * Thrown for a bad environment: one sentence per bad variable in the operator's language, naming the variable,
+ * where it was set (`.env` and its line), what it must be and an example — never its value.
+ */
 export class ConfigError extends Error {
-  constructor(readonly problems: string[]) {
-    super(
-      `Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}\nSee .env.example for every variable.`,
-    );
+  constructor(
+    readonly problems: ConfigProblem[],
+    lang: OperatorLanguage = terminalLanguage(),
+    origin: ConfigOrigin = () => null,
+  ) {
+    super(problems.map((p) => configSentence(p, lang, origin(p.variable))).join('\n'));
     this.name = 'ConfigError';
   }
 }
+
+function configSentence(p: ConfigProblem, lang: OperatorLanguage, at: { file: string; line: number } | null): string {
+  const example = p.example === undefined ? exampleOf(p.variable) : p.example;
+  if (lang === 'ja') {
+    const where = at ? `${at.file} の${at.line}行目の ` : '';
+    return `Hisho を起動できません: ${where}${p.variable} は${p.ja}${example ? `（例: ${example}）` : ''}。`;
+  }
+  const where = at ? ` in ${at.file} (line ${at.line})` : '';
+  return (
+    `Hisho could not start: ${p.variable}${where} ${p.en}${example ? `, e.g. ${example}` : ''}; ` +
+    'correct it and start again (every variable is explained in .env.example).'
+  );
+}
+
+/** `PORT=3000`: the variable with its default, when the default is a plain value. */
+function exampleOf(variable: string): string | null {
+  const defaults = ZEnv.safeParse({});
+  const v = defaults.success ? (defaults.data as Record<string, unknown>)[variable] : undefined;
+  if (typeof v === 'number' || (typeof v === 'string' && v !== '')) return `${variable}=${v}`;
+  if (typeof v === 'boolean') return `${variable}=${v}`;
+  return EXAMPLES[variable] ?? null;
+}
+
+const EXAMPLES: Record<string, string> = {
+  DATABASE_URL: 'DATABASE_URL=postgresql://hisho:password@127.0.0.1:5432/hisho',
+  ANTHROPIC_BASE_URL: 'ANTHROPIC_BASE_URL=https://api.anthropic.com',
+  HTTPS_PROXY: 'HTTPS_PROXY=http://proxy.example.co.jp:8080',
+  HTTP_PROXY: 'HTTP_PROXY=http://proxy.example.co.jp:8080',
+};
+
+/** What a variable must be, from one zod issue, in both languages. */
+function describeIssue(issue: z.core.$ZodIssue): ConfigProblem {
+  const variable = issue.path.join('.');
+  const own = OWN_RULES[variable];
+  const say = (en: string, ja: string): ConfigProblem => ({ variable, en, ja });
+  switch (issue.code) {
+    case 'invalid_type':
+      return issue.expected === 'int'
+        ? say('must be a whole number', '整数にしてください')
+        : say('must be a number', '数字にしてください');
+    case 'too_small':
+      if (issue.origin === 'string')
+        return say(`must be at least ${issue.minimum} characters`, `${issue.minimum}文字以上にしてください`);
+      return issue.inclusive
+        ? say(`must be at least ${issue.minimum}`, `${issue.minimum}以上にしてください`)
+        : say(`must be more than ${issue.minimum}`, `${issue.minimum}より大きくしてください`);
+    case 'too_big':
+      return issue.inclusive
+        ? say(`must be at most ${issue.maximum}`, `${issue.maximum}以下にしてください`)
+        : say(`must be less than ${issue.maximum}`, `${issue.maximum}より小さくしてください`);
+    case 'invalid_value': {
+      const values = issue.values.map(String);
+      return say(`must be one of ${values.join(', ')}`, `${values.join('・')} のどれかにしてください`);
+    }
+    case 'invalid_format':
+      if (own) return say(own[0], own[1]);
+      if (issue.format === 'url')
+        return say('must be a URL such as https://…', 'https://… のような URL にしてください');
+      return say('is not written in the expected form', '決まった書き方になっていません');
+    default:
+      return own ? say(own[0], own[1]) : say('is not valid', '正しくありません');
+  }
+}
+
+/** Variables whose rule is their own (a pattern or a check), in both languages. */
+const OWN_RULES: Record<string, [string, string]> = {
+  DATABASE_URL: ['must start with postgresql://', 'postgresql:// で始まる接続先にしてください'],
+  BOT_TIMEZONE: ['must be an IANA time zone such as Asia/Tokyo', 'Asia/Tokyo のようなタイムゾーン名にしてください'],
+  HTTPS_PROXY: [
+    'must be a proxy URL such as http://proxy:8080',
+    'http://proxy:8080 のようなプロキシの URL にしてください',
+  ],
+  HTTP_PROXY: [
+    'must be a proxy URL such as http://proxy:8080',
+    'http://proxy:8080 のようなプロキシの URL にしてください',
+  ],
+};
 
 /**
  * The process environment, with `.env` in the working directory (if present) underneath: variables
@@ -216,8 +323,34 @@ export function environment(dotEnvPath = path.resolve('.env')): Record<string, s
   return { ...file, ...process.env };
 }
 
-/** Parses an environment (defaults to `process.env`). Empty strings count as unset. */
-export function loadConfig(source: Record<string, string | undefined> = process.env): Readonly<Env> {
+/**
+ * Where each variable of the `.env` file was set (its line), for the ones the real environment does not override:
+ * a bad value is then named with its file and line.
+ */
+export function dotEnvOrigin(dotEnvPath = path.resolve('.env')): ConfigOrigin {
+  let lines: string[] = [];
+  try {
+    lines = fs.readFileSync(dotEnvPath, 'utf8').split(/\r?\n/);
+  } catch {
+    return () => null;
+  }
+  return (variable) => {
+    if (process.env[variable] !== undefined) return null;
+    // The last assignment wins, as in parseEnv.
+    for (let i = lines.length - 1; i >= 0; i--)
+      if (new RegExp(`^\\s*(?:export\\s+)?${variable}\\s*=`).test(lines[i]!)) return { file: '.env', line: i + 1 };
+    return null;
+  };
+}
+
+/**
+ * Parses an environment (defaults to `process.env`). Empty strings count as unset.
+ * @throws ConfigError with one sentence per bad variable (`origin` says where each was set).
+ */
+export function loadConfig(
+  source: Record<string, string | undefined> = process.env,
+  o: { origin?: ConfigOrigin; lang?: OperatorLanguage } = {},
+): Readonly<Env> {
   const cleaned: Record<string, string> = {};
   for (const key of Object.keys(ZEnv.shape)) {
     const v = source[key];
@@ -225,12 +358,21 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   }
   const parsed = ZEnv.safeParse(cleaned);
   if (!parsed.success) {
-    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
+    // One sentence per variable: its first problem (`nonEmpty().min(16)` can report two).
+    const first = new Map<string, z.core.$ZodIssue>();
+    for (const i of parsed.error.issues) if (!first.has(i.path.join('.'))) first.set(i.path.join('.'), i);
+    throw new ConfigError([...first.values()].map(describeIssue), o.lang, o.origin);
   }
   const c = parsed.data;
   if (c.CONSOLE_ALLOW_REMOTE && c.CONSOLE_ENABLED !== 'false' && !c.ADMIN_TOKEN) {
     // The console lets whoever uses it speak as any member: from other machines only behind the admin login.
-    throw new ConfigError(['CONSOLE_ALLOW_REMOTE: true needs ADMIN_TOKEN (remote console users log in with it)']);
+    const problem = {
+      variable: 'CONSOLE_ALLOW_REMOTE',
+      en: 'is true, which needs ADMIN_TOKEN (at least 16 characters: remote console users log in with it)',
+      ja: 'true のとき ADMIN_TOKEN（16文字以上。ほかの機械からコンソールを使う人はこれでログインします）も設定してください',
+      example: null,
+    };
+    throw new ConfigError([problem], o.lang, o.origin);
   }
   return Object.freeze(c);
 }

@@ -11,6 +11,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { checkNotInUse, EmbeddedInUse } from './postmaster-lock';
 
 /** Where root's embedded PostgreSQL keeps what the `postgres` user could not reach. */
 export const ROOT_RUNTIME_DIR = '/var/lib/hisho';
@@ -160,6 +161,7 @@ export async function startAsRoot(opts: {
     if (!reachableBy(path.dirname(dataDir), ids.uid, ids.gid)) {
       dataDir = path.join(ROOT_RUNTIME_DIR, `data-${createHash('sha256').update(dataDir).digest('hex').slice(0, 12)}`);
     }
+    checkNotInUse(dataDir);
     fs.mkdirSync(path.dirname(dataDir), { recursive: true, mode: 0o755 });
     fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     fs.chownSync(dataDir, ids.uid, ids.gid);
@@ -204,6 +206,7 @@ export async function startAsRoot(opts: {
       },
     };
   } catch (err) {
+    if (err instanceof EmbeddedInUse) throw err;
     const why = (err as Error).message.split('\n')[0];
     throw new Error(`The embedded PostgreSQL could not start as root (${why}). ${ADVICE}`);
   }

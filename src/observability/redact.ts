@@ -102,6 +102,10 @@ const RULES: readonly Rule[] = [
   // so 「パスワードは後で送ります」 stays readable).
   { name: 'SECRET', pattern: new RegExp(`${SECRET_LABEL}\\s*(?:[:=]|は|\\bis\\b)\\s*${SECRET_VALUE}`, 'giu') },
   { name: 'EMAIL', pattern: /[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,8}\.[A-Za-z]{2,}/g },
+  // Absolute file paths of two or more segments (`/var/lib/hisho/data-ded0a0312345` in the start-up log, which an
+  // operator copies to back the folder up): its hex and digits are no phone, card or My Number. After the key,
+  // secret and e-mail rules (those still apply inside a path); a URL's path is not matched (no `/` after a word).
+  { name: 'KEEP', keep: true, pattern: /(?<![\w/.~:-])\/(?:[\w.@%+~-]+\/)+[\w.@%+~-]*/g },
   // Not joined to a name by "_" (`20261122230000_knowledge_search`, a migration: Luhn-valid, not a card).
   { name: 'CARD', pattern: /(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d_-])/g, accept: isCard },
   { name: 'MY_NUMBER', pattern: /(?<![\d-])\d{4}[ -]?\d{4}[ -]?\d{4}(?![\d-])/g, accept: isMyNumberMatch },

@@ -8,6 +8,7 @@ import type { ImportSummary } from './import-summary';
 import { parseDirectory } from './parse-directory';
 import { syncDirectory, type Tx } from './sync-directory';
 import { formatPath } from './yaml-locate';
+import type { YamlSlip } from './yaml-slips';
 
 export { formatImportSummary, type DirectoryEntity, type EntityCounts, type ImportSummary } from './import-summary';
 
@@ -16,6 +17,8 @@ export class DirectoryImportError extends Error {
   constructor(
     readonly errors: string[],
     readonly fileName?: string,
+    /** The typing slip behind a YAML syntax error, when one explains it (said in the operator's language). */
+    readonly slip?: YamlSlip,
   ) {
     const what = fileName ? `Invalid organisation directory file ${fileName}` : 'Invalid organisation directory';
     super(`${what}:\n${errors.map((e) => `  - ${e}`).join('\n')}`);
@@ -65,7 +68,7 @@ export async function importDirectoryFile(db: Db, path: string): Promise<ImportS
     throw new DirectoryImportError([`cannot read the file: ${(err as Error).message}`], path);
   }
   const parsed = parseDirectory(text, path);
-  if (!parsed.ok) throw new DirectoryImportError(parsed.errors, path);
+  if (!parsed.ok) throw new DirectoryImportError(parsed.errors, path, parsed.slip);
   try {
     return await importDirectory(db, parsed.directory);
   } catch (err) {

@@ -3,9 +3,11 @@ import type { z } from 'zod';
 import { checkDirectory, type DirectoryProblem } from './directory-checks';
 import { ZDirectory, type Directory } from './directory.schema';
 import { formatPath, lineOf, type DirectoryPath } from './yaml-locate';
+import { describeYamlSlip, findYamlSlip, type YamlSlip } from './yaml-slips';
 
 /** The outcome of `parseDirectory`: a validated directory, or every problem found (each with its line). */
-export type ParseDirectoryResult = { ok: true; directory: Directory } | { ok: false; errors: string[] };
+export type ParseDirectoryResult =
+  { ok: true; directory: Directory } | { ok: false; errors: string[]; slip?: YamlSlip };
 
 /**
  * Parses and validates an organisation directory file (YAML, or JSON, which is YAML).
@@ -20,6 +22,10 @@ export function parseDirectory(text: string, fileName: string): ParseDirectoryRe
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true });
   if (doc.errors.length > 0) {
+    // A typing slip (a full-width colon, a tab …) explains the whole cascade of parser errors it causes.
+    const first = doc.errors[0]!;
+    const slip = findYamlSlip(text, first.linePos?.[0].line ?? 0, first.message);
+    if (slip) return { ok: false, errors: [`YAML: ${describeYamlSlip(slip)}`], slip };
     return {
       ok: false,
       errors: doc.errors.map((e) => `YAML syntax error: ${firstLine(e.message)} (line ${e.linePos?.[0].line ?? '?'})`),

@@ -24,6 +24,53 @@ describe('loadConfig', () => {
     expect(msg).not.toContain('secret-password');
   });
 
+  it('says each problem as one sentence in the operator language, with the .env line and an example (issue 41)', () => {
+    const fail = (env: Record<string, string>, lang: 'ja' | 'en') => {
+      try {
+        loadConfig(env, { lang, origin: (v) => (v === 'PORT' ? { file: '.env', line: 3 } : null) });
+      } catch (e) {
+        return (e as Error).message;
+      }
+      throw new Error('no error');
+    };
+    const bad = { PORT: 'eighty', DATABASE_POOL_MAX: '0', LOG_LEVEL: 'loud', ADMIN_TOKEN: 'short' };
+    const en = fail(bad, 'en').split('\n');
+    expect(en).toEqual([
+      'Hisho could not start: PORT in .env (line 3) must be a number, e.g. PORT=3000; correct it and start again ' +
+        '(every variable is explained in .env.example).',
+      'Hisho could not start: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, e.g. ' +
+        'LOG_LEVEL=info; correct it and start again (every variable is explained in .env.example).',
+      'Hisho could not start: ADMIN_TOKEN must be at least 16 characters; correct it and start again ' +
+        '(every variable is explained in .env.example).',
+      'Hisho could not start: DATABASE_POOL_MAX must be at least 1, e.g. DATABASE_POOL_MAX=10; correct it and ' +
+        'start again (every variable is explained in .env.example).',
+    ]);
+    const ja = fail(bad, 'ja').split('\n');
+    expect(ja[0]).toBe('Hisho を起動できません: .env の3行目の PORT は数字にしてください（例: PORT=3000）。');
+    expect(ja[2]).toBe('Hisho を起動できません: ADMIN_TOKEN は16文字以上にしてください。');
+    // zod's own texts never reach the operator.
+    expect([...en, ...ja].join('\n')).not.toMatch(
+      /Invalid input|expected number|received NaN|Too small|Invalid option/,
+    );
+    expect(fail({ WORK_MAX_STEPS: '2.5' }, 'ja')).toBe(
+      'Hisho を起動できません: WORK_MAX_STEPS は整数にしてください（例: WORK_MAX_STEPS=8）。',
+    );
+  });
+
+  it('names the .env line a variable was set on, unless the real environment overrides it', () => {
+    const fs = require('node:fs') as typeof import('node:fs');
+    const os = require('node:os') as typeof import('node:os');
+    const path = require('node:path') as typeof import('node:path');
+    const { dotEnvOrigin } = require('../../src/config/env') as typeof import('../../src/config/env');
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'hisho-env-')), '.env');
+    fs.writeFileSync(file, '# comment\nPORT=1\nexport HISHO_ORIGIN_TEST=x\nHISHO_ORIGIN_TEST=y\nPATH=/nope\n');
+    const origin = dotEnvOrigin(file);
+    expect(origin('PORT')).toEqual(process.env.PORT === undefined ? { file: '.env', line: 2 } : null);
+    expect(origin('HISHO_ORIGIN_TEST')).toEqual({ file: '.env', line: 4 });
+    expect(origin('PATH')).toBeNull();
+    expect(origin('LOG_LEVEL')).toBeNull();
+  });
+
   it('rejects an unknown time zone and a bad flag value', () => {
     expect(() => loadConfig({ BOT_TIMEZONE: 'Mars/Olympus' })).toThrow(/BOT_TIMEZONE/);
     expect(() => loadConfig({ SHADOW_MODE: 'yes' })).toThrow(/SHADOW_MODE/);
@@ -33,14 +80,16 @@ describe('loadConfig', () => {
     expect(loadConfig({}).HISHO_ROLE).toBe('all');
     expect(loadConfig({ HISHO_ROLE: 'turns' }).HISHO_ROLE).toBe('turns');
     expect(() => loadConfig({ HISHO_ROLE: 'worker' })).toThrow(
-      /HISHO_ROLE: must be one of all, intake, turns, background/,
+      /HISHO_ROLE must be one of all, intake, turns, background/,
     );
   });
 
   it('refuses a remote console without ADMIN_TOKEN, naming the variables and not the token', () => {
-    expect(() => loadConfig({ CONSOLE_ALLOW_REMOTE: 'true' })).toThrow(/CONSOLE_ALLOW_REMOTE: true needs ADMIN_TOKEN/);
+    expect(() => loadConfig({ CONSOLE_ALLOW_REMOTE: 'true' })).toThrow(
+      /CONSOLE_ALLOW_REMOTE is true, which needs ADMIN_TOKEN/,
+    );
     expect(() => loadConfig({ CONSOLE_ALLOW_REMOTE: 'true', ADMIN_TOKEN: 'short' })).toThrow(
-      /ADMIN_TOKEN: must be at least 16 characters/,
+      /ADMIN_TOKEN must be at least 16 characters/,
     );
     const ok = loadConfig({
       CONSOLE_ALLOW_REMOTE: 'true',

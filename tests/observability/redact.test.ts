@@ -110,6 +110,18 @@ describe('PII redaction (R-O2)', () => {
     expect(redactText('カード 20261122230000 です')).toBe('カード [CARD] です');
   });
 
+  it('keeps file paths whole: the data folder the start-up log names is no phone number (issue 41)', () => {
+    // The embedded database's folder as root: a hash of the configured folder, hex digits and all.
+    for (const dir of ['/var/lib/hisho/data-ded0a0312345', '/var/lib/hisho/postgres-1a2b09012345', '/srv/hisho/data'])
+      expect(redactText(`embedded PostgreSQL started in ${dir}`)).toBe(`embedded PostgreSQL started in ${dir}`);
+    // Still redacted: a phone number next to a path, inside a URL, or written after 「TEL」.
+    expect(redactText('/srv/hisho 090-1234-5678')).toBe('/srv/hisho [PHONE]');
+    expect(redactText('https://x.example/call/0312345678')).toBe('https://x.example/call/[PHONE]');
+    expect(redactText('TEL03-1234-5678')).toBe('TEL[PHONE]');
+    // And a key inside a path.
+    expect(redactText('/etc/keys/sk-ant-api03-abcdefghijklmnopqrstu/x')).toContain('[API_KEY]');
+  });
+
   it('redacts keys and values in nested objects; secret-named keys lose their value', () => {
     const out = redactValue({
       'taro@example.com': 'ok',

@@ -1,0 +1,94 @@
+/**
+ * The typing slips behind most YAML syntax errors in a hand-edited directory file, found on the lines up to the
+ * one the parser stopped at: a full-width colon or space typed with the Japanese IME on (`level：5`, an
+ * ideographic space before `level: 5`), a tab, a colon without the space after it, or a key out of line with its
+ * neighbours. The parser's own messages (7–10 lines of "Implicit keys need to be on a single line", "Nested
+ * mappings are not allowed …") name none of them; a slip is said as what to type instead.
+ */
+export type YamlSlip =
+  | { kind: 'full_width_colon'; line: number; text: string; fixed: string }
+  | { kind: 'full_width_space'; line: number }
+  | { kind: 'tab'; line: number }
+  | { kind: 'no_space'; line: number; text: string; fixed: string }
+  | { kind: 'indent'; line: number; indent: number; expected: number };
+
+const FULL_WIDTH_SPACE = '\u3000';
+
+/** A key at the start of a line (after `- ` for a list item), then its separator and the rest. */
+const KEY = /^([ \t\u3000]*(?:-[ \t]+)?)([^\s#:："'{}[\],&*!|>%@`][^:：#]*?)([:：])(.*)$/;
+
+/** The first slip on lines 1…`errorLine` (1-based), or null when none explains the error. */
+export function findYamlSlip(text: string, errorLine: number, parserMessage: string): YamlSlip | null {
+  const lines = text.split(/\r?\n/);
+  let inBlockScalar = -1;
+  const last = Math.min(errorLine, lines.length);
+  for (let i = 0; i < last; i++) {
+    const raw = lines[i]!;
+    const line = i + 1;
+    const lead = /^[ \t\u3000]*/.exec(raw)![0];
+    if (raw.trim() === '' || raw.trimStart().startsWith('#')) continue;
+    // Inside a `key: |` block, text is the person's own: colons and spaces there are content.
+    if (inBlockScalar >= 0) {
+      if (lead.length > inBlockScalar) continue;
+      inBlockScalar = -1;
+    }
+    if (lead.includes('\t')) return { kind: 'tab', line };
+    if (lead.includes(FULL_WIDTH_SPACE)) return { kind: 'full_width_space', line };
+    const m = KEY.exec(raw);
+    if (!m) continue;
+    const [, before, key, sep, rest] = m as unknown as [string, string, string, string, string];
+    const value = rest.replace(/^[ \u3000]+/, '');
+    if (sep === '：') {
+      const fixed = `${key.trim()}: ${value}`.trimEnd();
+      return { kind: 'full_width_colon', line, text: raw.slice(before.length).trimEnd(), fixed };
+    }
+    if (rest !== '' && !/^[ \t]/.test(rest) && !/^\/\//.test(rest) && /^[\p{L}\p{N}"'[{]/u.test(rest)) {
+      // `level:5` (a URL's `https://` or a time's `09:00` inside a value never starts a line as a key).
+      if (!/^\d+$/.test(key.trim()))
+        return { kind: 'no_space', line, text: raw.slice(before.length).trimEnd(), fixed: `${key.trim()}: ${rest}` };
+    }
+    if (/^[|>][-+]?\s*$/.test(value)) inBlockScalar = lead.length + (before.length - lead.length);
+  }
+  if (/same column|without - indicator/.test(parserMessage))
+    return indentSlip(lines, errorLine);
+  return null;
+}
+
+/** The error line's indentation against the nearest line above it at the same level of the file. */
+function indentSlip(lines: string[], errorLine: number): YamlSlip | null {
+  const at = lines[errorLine - 1];
+  if (at === undefined || at.trim() === '') return null;
+  const indent = /^ */.exec(at)![0].length;
+  for (let i = errorLine - 2; i >= 0; i--) {
+    const above = lines[i]!;
+    if (above.trim() === '' || above.trimStart().startsWith('#')) continue;
+    const expected = /^ *(?:- )?/.exec(above)![0].length;
+    // A key right under `- id: …` lines up with `id`; elsewhere with the key above it.
+    if (expected === indent) return null;
+    if (/:\s*$/.test(above)) return null; // the line above opens a block: any deeper indent is fine there
+    return { kind: 'indent', line: errorLine, indent, expected };
+  }
+  return null;
+}
+
+/** The slip in English, for `npm run org:import` and logs (ends with `(line N)` like every directory problem). */
+export function describeYamlSlip(s: YamlSlip): string {
+  switch (s.kind) {
+    case 'full_width_colon':
+      return (
+        `"${s.text}" has a full-width colon "："; write it as "${s.fixed}" (a half-width colon and a space) ` +
+        `(line ${s.line})`
+      );
+    case 'full_width_space':
+      return `the indentation has a full-width space (U+3000); indent with half-width spaces (line ${s.line})`;
+    case 'tab':
+      return `the indentation has a tab, which YAML does not allow; indent with spaces (line ${s.line})`;
+    case 'no_space':
+      return `"${s.text}" needs a space after the colon: "${s.fixed}" (line ${s.line})`;
+    case 'indent':
+      return (
+        `this line is indented by ${s.indent} spaces and the key above it by ${s.expected}; keys of one entry ` +
+        `must start in the same column (line ${s.line})`
+      );
+  }
+}
