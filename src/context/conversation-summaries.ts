@@ -45,7 +45,7 @@ function summaryKey(c: ConversationRef): string {
  * The single writer of `conversation_summaries` (R-X4). A summary covers every message of its conversation up
  * to `coversUpToId`; the context shows it (as quoted data) with the recent messages. Summaries are written
  * by a background `work` item (enqueued by a turn's last statement when {@link dueCtes} finds one due; the
- * summary runner in pipeline/ writes it), never on the reply path, and only in redacted form.
+ * summary runner in work/ writes it), never on the reply path, and only in redacted form.
  */
 export class ConversationSummaries {
   private readonly sql: Sql;
