@@ -58,14 +58,15 @@ function privateClone(): string {
       const port = /listening on http:\/\/localhost:(\d+)/.exec(out)![1];
       expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
       // The postgres user cannot reach ./data inside the private folder: the data lives where it can, under a
-      // name derived from the configured folder. (Computed here, not read from the log: the log redacts a name
-      // whose hex digits happen to look like a phone number.)
+      // name derived from the configured folder; the start-up log names it whole (issue 41: it was redacted as a
+      // phone number when its hex digits looked like one).
       const hash = createHash('sha256')
         .update(path.resolve(dir, 'hisho', 'data'))
         .digest('hex')
         .slice(0, 12);
       dataDir = `/var/lib/hisho/data-${hash}`;
       expect(fs.existsSync(path.join(dataDir, 'PG_VERSION'))).toBe(true);
+      expect(out).toContain(`"dataDir":"${dataDir}"`);
       child.kill('SIGTERM');
       expect(await exited).toBe(0);
       expect(out).not.toMatch(/Unhandled|EACCES/);
