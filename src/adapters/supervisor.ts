@@ -120,6 +120,12 @@ export class AdapterSupervisor {
     return [...this.entries.values()].map(({ platform, state, since, reason }) => ({ platform, state, since, reason }));
   }
 
+  /** Why an adapter is down, for admins (Japanese), or null when it is up or unknown. */
+  reasonJa(platform: Platform): string | null {
+    const e = this.entries.get(platform);
+    return e && e.state === 'down' ? e.reasonJa || null : null;
+  }
+
   /** Stops retrying and alerting (the adapters themselves are stopped by their owners). */
   stop(): void {
     this.stopped = true;

@@ -390,11 +390,13 @@ export function composeBrain(
     raise: (a: Parameters<AdminAlerts['raise']>[0]) => void;
     now?: () => Date;
     llm?: LlmClient;
+    /** Wraps the model client (the setup status watches its answers for failures an operator must fix). */
+    watch?: (llm: LlmClient) => LlmClient;
   },
 ): { llm: LlmClient | null; costGuard: CostGuard; brain: Brain } {
   const { db, logger, prompts, raise } = d;
   const o = { llm: d.llm, now: d.now };
-  const llm =
+  const client =
     o.llm ??
     (config.ANTHROPIC_API_KEY
       ? new AnthropicLlmClient({
@@ -404,6 +406,7 @@ export function composeBrain(
           maxRetries: config.LLM_MAX_RETRIES,
         })
       : null);
+  const llm = client && d.watch ? d.watch(client) : client;
   const costGuard = new CostGuard({
     db,
     logger,

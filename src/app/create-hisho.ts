@@ -58,14 +58,10 @@ import {
   type Stages,
 } from './compose-stages';
 import { dutiesOf, type RoleDuties } from './roles';
+import { useProxies } from '../core/outbound-http';
 import { EmbeddedInUse } from '../db/postmaster-lock';
-import {
-  checkDatabase,
-  checkPortFree,
-  directoryFailure,
-  embeddedInUseFailure,
-  listenFailure,
-} from './startup-checks';
+import { SetupStatus } from './setup-status';
+import { checkDatabase, checkPortFree, directoryFailure, embeddedInUseFailure, listenFailure } from './startup-checks';
 
 /** Answers a confirmation-button click (Discord, the console). */
 type ButtonAnswer = ReturnType<typeof createButtonAnswers>;
@@ -104,6 +100,8 @@ export interface ServiceOverrides {
   scheduleReloadMs?: number;
   /** Check alert thresholds periodically (default: on, off under NODE_ENV=test unless set here). */
   alertMonitor?: boolean;
+  /** Check the model with one cheap request at start (default: on, off under NODE_ENV=test unless set here). */
+  llmCheck?: boolean;
 }
 
 export interface Service {
@@ -128,6 +126,8 @@ export interface Service {
   monitor: AlertMonitor;
   /** The platform adapters that are on, and whether each is connected (/readyz, /metrics). */
   adapters: AdapterSupervisor;
+  /** What is set up and what is not (/admin's setup section; `aiChecked` settles after the start-up check). */
+  setup: SetupStatus;
   stop(): Promise<void>;
 }
 
@@ -145,6 +145,8 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   // HISHO_COUNT_SQL=1: every statement is counted by shape (logged at stop; benchmarks read `sqlStatements`).
   const sqlStatements = statementCounterFromEnv();
 
+  // Every outbound call (model, ChatWork, Discord REST) through the company proxy when one is set.
+  useProxies({ httpsProxy: config.HTTPS_PROXY, httpProxy: config.HTTP_PROXY, noProxy: config.NO_PROXY });
   // The two first-contact failures are told in one sentence before anything starts (./startup-checks.ts).
   await checkPortFree(config.PORT);
   const database = await connectDatabase(config, logger);
@@ -199,6 +201,16 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   });
   const intake = new Intake(queue, wake);
 
+  // What is set up and what is not: the AI check, /admin's setup section, a log line for each thing missing.
+  const setup = new SetupStatus({
+    config,
+    logger,
+    db,
+    sql,
+    raise,
+    dataDir: database.embedded?.dataDir ?? null,
+    now: o.now,
+  });
   const { llm, pipeline } = buildPipeline({
     config,
     o,
@@ -211,6 +223,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     wake,
     outbox,
     chatwork,
+    setup,
   });
   const buttonAnswer = createButtonAnswers({
     pending: pipeline.pending,
@@ -253,6 +266,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     buttonAnswer,
     llmConfigured: llm !== null,
     scheduler: () => scheduler,
+    setup,
   });
 
   pool = startWorkers({ config, o, duties, logger, queue, alerts, pipeline, intake });
@@ -282,6 +296,16 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     wakeMany,
   });
   scheduler = background.scheduler;
+
+  setup.parts.adapters = () =>
+    adapters.supervisor.status().map((a) => ({
+      platform: a.platform,
+      state: a.state,
+      reasonJa: adapters.supervisor.reasonJa(a.platform),
+    }));
+  setup.parts.chatworkAccount = () => chatwork?.identity.accountId;
+  await setup.logMissing();
+  if (o.llmCheck ?? config.NODE_ENV !== 'test') setup.checkAi(llm);
 
   const startupMs = Math.round(performance.now() - t0);
   logger.info(
@@ -326,6 +350,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     sqlStatements,
     monitor: background.monitor,
     adapters: adapters.supervisor,
+    setup,
     stop,
   };
 }
@@ -354,7 +379,10 @@ async function connectDatabase(config: Readonly<Env>, logger: Logger): Promise<D
       throw err instanceof EmbeddedInUse ? embeddedInUseFailure(err) : err;
     });
     url = embedded.url;
-    logger.info({ dataDir: embedded.dataDir }, 'DATABASE_URL unset: embedded PostgreSQL started');
+    logger.info(
+      { dataDir: embedded.dataDir },
+      `DATABASE_URL unset: embedded PostgreSQL started; its data folder is ${embedded.dataDir}`,
+    );
   } else {
     await checkDatabase(url);
   }
@@ -454,10 +482,19 @@ function buildPipeline(d: {
   wake: () => void;
   outbox: Outbox;
   chatwork: ChatworkConnection | null;
+  setup: SetupStatus;
 }): { llm: LlmClient | null; pipeline: Stages } {
   const { config, o, database, org, logger, prompts, raise, wake } = d;
   const { db, sql } = database;
-  const { llm, costGuard, brain } = composeBrain(config, { db, logger, prompts, raise, now: o.now, llm: o.llm });
+  const { llm, costGuard, brain } = composeBrain(config, {
+    db,
+    logger,
+    prompts,
+    raise,
+    now: o.now,
+    llm: o.llm,
+    watch: (l) => d.setup.watch(l),
+  });
   const critique: CritiqueInput | undefined = llm
     ? {
         reviewer: new Reviewer({ llm, models: costGuard }),
@@ -641,6 +678,7 @@ async function startHttp(d: {
   buttonAnswer: ButtonAnswer;
   llmConfigured: boolean;
   scheduler: () => NoticeScheduler | null;
+  setup: SetupStatus;
 }): Promise<{ server: Server; port: number; stop(): Promise<void> }> {
   const { config, o, logger, metrics, db, queue, adapters } = d;
   const routers = [...adapters.routers];
@@ -648,7 +686,18 @@ async function startHttp(d: {
     // One admin login for /admin and the remote console (R-O4, issue 8 §4).
     const auth = new AdminAuth({ token: config.ADMIN_TOKEN, logger });
     const timezone = config.BOT_TIMEZONE;
-    routers.push(createAdminRouter({ db, sql: d.sql, auth, logger, timezone, scheduler: d.scheduler, now: o.now }));
+    routers.push(
+      createAdminRouter({
+        db,
+        sql: d.sql,
+        auth,
+        logger,
+        timezone,
+        scheduler: d.scheduler,
+        now: o.now,
+        setup: () => d.setup.report(),
+      }),
+    );
     if (adapters.consoleSender)
       routers.push(
         createConsoleRouter({

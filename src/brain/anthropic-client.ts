@@ -1,7 +1,8 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { AppError } from '../core/app-error';
 import type { LlmClient, LlmMessage, LlmPart, LlmRequest, LlmResponse, LlmStopReason, LlmTool } from './llm-client';
-import { nodeFetch } from './node-fetch';
+import { outboundFetch } from '../core/outbound-http';
+import { connectionProblem, LlmConnectionError, statusProblem, unreachable } from './llm-connection';
 
 /**
  * The Anthropic adapter of the LlmClient port: the one file that speaks the Messages API (SDK types, content
@@ -135,19 +136,24 @@ export const STREAM_ABOVE_TOKENS = 8192;
  * The Anthropic SDK behind the LlmClient port. The SDK owns retries for 408/409/429/5xx/529 (with
  * `retry-after` and jittered backoff, bounded by `maxRetries`) and the request timeout; this class asks
  * for short answers in one request and streams long ones ({@link STREAM_ABOVE_TOKENS}), sends them over
- * node:http's keep-alive agents ({@link nodeFetch}), and maps failures to AppErrors whose messages carry
- * the request id and type, never the key.
+ * node:http's keep-alive agents and the proxy ({@link outboundFetch}), and maps failures to AppErrors whose
+ * messages carry the request id and type, never the key. A failure that needs an operator (the key, the model, the
+ * network) is an {@link LlmConnectionError} saying why in one sentence.
  */
 export class AnthropicLlmClient implements LlmClient {
   private readonly sdk: Anthropic;
+  /** host:port of the API, for the sentences about reaching it. */
+  private readonly target: string;
 
   constructor(private readonly opts: AnthropicClientOptions) {
+    const api = new URL(opts.baseURL ?? 'https://api.anthropic.com');
+    this.target = `${api.hostname}:${api.port || (api.protocol === 'https:' ? 443 : 80)}`;
     this.sdk = new Anthropic({
       apiKey: opts.apiKey,
       baseURL: opts.baseURL,
       timeout: opts.timeoutMs,
       maxRetries: opts.maxRetries,
-      fetch: nodeFetch,
+      fetch: outboundFetch,
     });
   }
 
@@ -181,18 +187,54 @@ export class AnthropicLlmClient implements LlmClient {
         },
       };
     } catch (err) {
-      throw mapLlmError(err);
+      throw mapLlmError(err, { target: this.target, model: neutral.model });
+    }
+  }
+
+  /**
+   * One cheap request (a token count: free, no answer written) that tells whether the model can be used with this
+   * key from this network, within `timeoutMs`. Resolves when it can; otherwise rejects with the AppError a turn
+   * would get — an {@link LlmConnectionError} for a problem an operator must fix (no answer counts as one here).
+   */
+  async check(model: string, timeoutMs = 10_000): Promise<void> {
+    try {
+      await this.sdk.messages.countTokens(
+        { model, messages: [{ role: 'user', content: 'ping' }] },
+        { maxRetries: 0, timeout: timeoutMs },
+      );
+    } catch (err) {
+      if (err instanceof Anthropic.APIConnectionTimeoutError)
+        throw new LlmConnectionError(unreachable(this.target, `no answer within ${timeoutMs / 1000} s`), {
+          cause: err,
+        });
+      throw mapLlmError(err, { target: this.target, model });
     }
   }
 }
 
-/** SDK errors → AppError codes (R-B5). Never includes request bodies or credentials. */
-export function mapLlmError(err: unknown): AppError {
+/**
+ * SDK errors → AppError codes (R-B5). Never includes request bodies or credentials. With the API's `target`
+ * (host:port) and the `model` asked for, a failure an operator must fix is an {@link LlmConnectionError}.
+ */
+export function mapLlmError(
+  err: unknown,
+  about: { target: string; model: string } = { target: '?', model: '?' },
+): AppError {
   if (err instanceof AppError) return err;
   const e = err as { status?: number; type?: string; requestID?: string; headers?: Headers };
   const ref = `status=${e.status ?? 'none'} type=${e.type ?? 'none'} request_id=${e.requestID ?? 'none'}`;
   if (err instanceof Anthropic.APIConnectionTimeoutError)
     return new AppError('LLM_TIMEOUT', `LLM timeout (${ref})`, { cause: err });
+  if (err instanceof Anthropic.APIConnectionError) {
+    const problem = connectionProblem(err, about.target);
+    if (problem) return new LlmConnectionError(problem, { cause: err });
+  }
+  if (err instanceof Anthropic.APIError && !(err instanceof Anthropic.APIConnectionError)) {
+    // 404 is the model (or the base URL) only when the API says so; another 404 stays a failed request.
+    const known = e.status === 404 ? e.type === 'not_found_error' : true;
+    const problem = known ? statusProblem(e.status, e.type ?? errorType(err), about.model) : null;
+    if (problem) return new LlmConnectionError(problem, { cause: err });
+  }
   if (err instanceof Anthropic.RateLimitError) {
     const ra = Number(e.headers?.get?.('retry-after'));
     return new AppError('LLM_RATE_LIMITED', `LLM rate limited (${ref})`, {
@@ -203,9 +245,7 @@ export function mapLlmError(err: unknown): AppError {
   if (err instanceof Anthropic.InternalServerError || err instanceof Anthropic.APIConnectionError) {
     return new AppError('LLM_UNAVAILABLE', `LLM unavailable (${ref})`, { cause: err });
   }
-  if (err instanceof Anthropic.AuthenticationError || err instanceof Anthropic.PermissionDeniedError) {
-    return new AppError('LLM_NOT_CONFIGURED', `LLM credentials rejected (${ref})`, { cause: err });
-  }
+
   if (err instanceof Anthropic.APIError) {
     // A mid-stream `event: error` (e.g. overloaded_error) arrives with no status.
     if (e.status === undefined && (e.type === 'overloaded_error' || e.type === 'api_error')) {
@@ -215,4 +255,11 @@ export function mapLlmError(err: unknown): AppError {
   }
   const name = err instanceof Error ? err.name : 'unknown';
   return new AppError('LLM_UNAVAILABLE', `LLM call failed (${name})`, { cause: err });
+}
+
+/** The API's error type from an SDK error's body (`{"type":"error","error":{"type":"authentication_error"}}`). */
+function errorType(err: unknown): string | undefined {
+  const body = (err as { error?: { error?: { type?: unknown } } }).error;
+  const t = body?.error?.type;
+  return typeof t === 'string' ? t : undefined;
 }

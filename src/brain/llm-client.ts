@@ -86,6 +86,11 @@ export interface LlmResponse {
 /** The brain's only way to reach a model (swappable for a scripted fake in tests and benchmarks). */
 export interface LlmClient {
   create(req: LlmRequest): Promise<LlmResponse>;
+  /**
+   * One cheap request telling whether `model` can be used from here (start-up): resolves when it can, rejects with
+   * the AppError a turn would get (an `LlmConnectionError` when an operator must fix something).
+   */
+  check?(model: string): Promise<void>;
 }
 
 /** The tool calls of an answer, in order. */

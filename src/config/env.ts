@@ -27,6 +27,16 @@ function libpqSslModes(url: string): string {
   return `${url}&uselibpqcompat=true`;
 }
 
+/** `http://proxy:8080`, `https://user:pass@proxy:3128` or `proxy:8080` (curl's forms). */
+function isProxyUrl(v: string): boolean {
+  try {
+    const u = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(v) ? v : `http://${v}`);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
 export const ZEnv = z.object({
   // [[SERVICE]]
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -41,6 +51,15 @@ export const ZEnv = z.object({
     .optional(),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(100).default(10),
   EMBEDDED_DATA_DIR: z.string().default('./data'),
+  // [[NETWORK]]
+  /**
+   * The company proxy for every outbound call (the model API, ChatWork, Discord's REST API), as curl reads them
+   * (the lower-case names too). An https target goes through a CONNECT tunnel; loopback never goes through a proxy.
+   */
+  HTTPS_PROXY: nonEmpty().refine(isProxyUrl, 'must be a proxy URL').optional(),
+  HTTP_PROXY: nonEmpty().refine(isProxyUrl, 'must be a proxy URL').optional(),
+  /** Hosts reached directly (comma-separated names, .domains, host:port, IPs, or *). */
+  NO_PROXY: z.string().default(''),
   // [[ORGANISATION]]
   ORG_DIRECTORY_FILE: nonEmpty().optional(),
   // [[ANTHROPIC]]
@@ -323,6 +342,8 @@ export function environment(dotEnvPath = path.resolve('.env')): Record<string, s
   return { ...file, ...process.env };
 }
 
+const PROXY_VARIABLES = new Set(['HTTPS_PROXY', 'HTTP_PROXY', 'NO_PROXY']);
+
 /**
  * Where each variable of the `.env` file was set (its line), for the ones the real environment does not override:
  * a bad value is then named with its file and line.
@@ -353,7 +374,8 @@ export function loadConfig(
 ): Readonly<Env> {
   const cleaned: Record<string, string> = {};
   for (const key of Object.keys(ZEnv.shape)) {
-    const v = source[key];
+    // The proxy variables are often set in lower case (https_proxy), as curl and most tools read them.
+    const v = source[key] ?? (PROXY_VARIABLES.has(key) ? source[key.toLowerCase()] : undefined);
     if (v !== undefined && v.trim() !== '') cleaned[key] = v;
   }
   const parsed = ZEnv.safeParse(cleaned);

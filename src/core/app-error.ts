@@ -24,6 +24,8 @@ export const ERROR_CODES = {
     layer: 'brain',
   },
   LLM_NOT_CONFIGURED: { category: 'SYSTEM', severity: 'high', recoverable: false, fallback: 'none', layer: 'brain' },
+  /** The model API cannot be reached from here (DNS, refused, no route, the proxy, a certificate): issue 41. */
+  LLM_UNREACHABLE: { category: 'SYSTEM', severity: 'high', recoverable: true, fallback: 'none', layer: 'brain' },
   LLM_COST_LIMIT: { category: 'SYSTEM', severity: 'high', recoverable: true, fallback: 'none', layer: 'brain' },
   DB_UNAVAILABLE: { category: 'SYSTEM', severity: 'high', recoverable: true, fallback: 'retry', layer: 'state' },
   SESSION_STATE_UNAVAILABLE: {

@@ -21,7 +21,8 @@ export type AlertKind =
   | 'block_rate'
   | 'work_abandoned'
   | 'self_critique_concern'
-  | 'adapter_down';
+  | 'adapter_down'
+  | 'llm_unavailable';
 
 export type AlertSeverity = 'info' | 'warn' | 'critical';
 
@@ -81,6 +82,8 @@ export function alertLines(kind: AlertKind, f: Record<string, string | number>, 
     work_abandoned: '処理をあきらめて失敗として終了した依頼があります',
     self_critique_concern: '自己批判（self-critique）が判断に懸念を示しました',
     adapter_down: 'チャットサービスとの接続が切れたままです（他のサービスは動いています）',
+    llm_unavailable:
+      'AIに接続できないため、会話に答えられません（利用者には「AIが使えない・管理者に連絡済み」と伝えています）',
   };
   const lines = [
     `種類: ${title[kind]}（${kind}）`,
@@ -308,6 +311,7 @@ export class AdminAlertNotices {
       instruction: personaMessage(this.o.prompts, 'notice.admin_alert_task', 'ja'),
       facts,
       fallback: personaMessage(this.o.prompts, 'notice.admin_alert_fallback', 'ja', { facts: facts.lines.join('\n') }),
+      ownFallback: true,
       outboxKey: item.dedupeKey,
       mentionAccountIds: [],
       reasonCode: `A_${alert.kind.toUpperCase()}`,

@@ -43,6 +43,12 @@ export interface NoticeRequest {
   facts?: ContextSection;
   /** Persona template used when the brain cannot write (no LLM, cost limit, failure). */
   fallback: string;
+  /**
+   * The fallback is the service's own words (an admin alert's facts): sent unchecked when it is used, and sent
+   * instead of a written text the Guardian blocks. The reply check is for what people and the model write; it reads
+   * e.g. an alert's "ANTHROPIC_API_KEY" as a secret.
+   */
+  ownFallback?: boolean;
   outboxKey: string;
   /** Accounts the adapter mentions (from the directory, never from model text). */
   mentionAccountIds: string[];
@@ -82,6 +88,9 @@ export function memberAsReader(
   };
 }
 
+/** The reply check's verdict on the service's own words: not checked (see `ownFallback`). */
+const OWN_TEXT = { action: 'ALLOW', reasonCode: 'G_REPLY_OK', text: '', reason: "the service's own text" } as const;
+
 export type NoticeOutcome = 'sent' | 'blocked' | 'shadow' | 'duplicate' | 'withdrawn';
 
 /**
@@ -97,9 +106,14 @@ export class NoticeDelivery {
     if (await this.d.outbox.delivered(req.outboxKey)) return this.count(req, 'duplicate');
     const now = this.d.now?.() ?? new Date();
     const written = await this.write(req, now);
-    const check = checkReplyText(written.text, this.d.guardianConfig);
+    const own = req.ownFallback === true && written.decider === 'SYSTEM';
+    const check = own ? OWN_TEXT : checkReplyText(written.text, this.d.guardianConfig);
     const blocked = check.action === 'BLOCK';
-    const text = blocked ? (req.whenBlocked ?? null) : check.text;
+    const text = blocked
+      ? (req.whenBlocked ?? (req.ownFallback ? req.fallback : null))
+      : own
+        ? written.text
+        : check.text;
     if (req.stillWanted && !(await req.stillWanted())) return this.count(req, 'withdrawn');
     const outcome: NoticeOutcome = blocked ? 'blocked' : this.d.shadowMode ? 'shadow' : 'sent';
     if (blocked)

@@ -131,7 +131,7 @@ export class ProposalStage {
         reasonCode: 'G_POLICIES_UNAVAILABLE',
         decider: 'SYSTEM',
         guardian: { action: 'BLOCK', reasonCode: 'G_POLICIES_UNAVAILABLE' },
-        reply: { text: personaMessage(this.d.prompts, 'reply.degraded_db', ctx.language) },
+        reply: { text: personaMessage(this.d.prompts, 'reply.degraded_db', ctx.language), own: true },
       };
     }
     const policies = this.policies(ctx);
@@ -153,7 +153,7 @@ export class ProposalStage {
           reasonCode: 'BUDGET_EXCEEDED',
           decider: 'SYSTEM',
           error: { category: 'SYSTEM' },
-          reply: { text: personaMessage(this.d.prompts, 'error.BUDGET_EXCEEDED', ctx.language) },
+          reply: { text: personaMessage(this.d.prompts, 'error.BUDGET_EXCEEDED', ctx.language), own: true },
         };
       }
       directory ??= await (this.d.directory ?? ((orgId: string) => loadDirectory(this.d.db, orgId)))(ctx.org.id);
@@ -383,7 +383,10 @@ export class ProposalStage {
         decider: 'SYSTEM',
         guardian: { action: 'BLOCK', reasonCode: meta.reasonCode },
         notes: { constitution: meta.reason },
-        reply: { text: personaMessage(this.d.prompts, 'error.LLM_INVALID_OUTPUT', ctx.language, { errorId: '-' }) },
+        reply: {
+          text: personaMessage(this.d.prompts, 'error.LLM_INVALID_OUTPUT', ctx.language, { errorId: '-' }),
+          own: true,
+        },
       };
     }
     const clarify = output.type === 'clarification_needed';
@@ -440,7 +443,7 @@ export class ProposalStage {
       reasonCode: app.code,
       decider: 'SYSTEM',
       error: { errorId: app.errorId, category: app.category },
-      reply: { text },
+      reply: { text, own: true },
     } as TurnDecision;
   }
 
@@ -462,7 +465,10 @@ export class ProposalStage {
       context: { degraded: ctx.degraded },
       error: { errorId: app.errorId, category: app.category },
       notes: { retries, error: app.message },
-      reply: { text: personaMessage(this.d.prompts, `error.${app.code}`, ctx.language, { errorId: app.errorId }) },
+      reply: {
+        text: personaMessage(this.d.prompts, `error.${app.code}`, ctx.language, { errorId: app.errorId }),
+        own: true,
+      },
     };
   }
 

@@ -32,6 +32,7 @@ export class ReplyComposer {
   constructor(private readonly d: ReplyComposerDeps) {}
 
   compose(decision: TurnDecision, lang: Language): TurnDecision {
+    if (decision.reply.own) return decision;
     const config = this.d.guardianConfig;
     const check = checkReplyText(decision.reply.text, config);
     if (check.action === 'BLOCK') {

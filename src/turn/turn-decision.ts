@@ -54,6 +54,11 @@ export interface ReplyDraft {
   title?: string;
   /** Set when the model wrote `text`: how to ask it to write it again (the reply's claims check, reply.ts). */
   written?: ModelDraft;
+  /**
+   * The service's own words (a persona message with nothing a person or the model wrote in it): the Guardian's
+   * reply check is for what people and the model write, and would read e.g. "ANTHROPIC_API_KEY" as a secret.
+   */
+  own?: true;
 }
 
 /** A reply the model wrote: the turn's steps before it and its answer as sent (null: only its text is known). */

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import http from 'node:http';
+import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { okBody, type ScriptedAnswer } from './anthropic-sse';
 
@@ -18,6 +19,7 @@ export type Responder = (req: MessagesRequest, n: number) => ScriptedAnswer | Pr
 export interface FakeAnthropicServer {
   /** Base URL for `ANTHROPIC_BASE_URL` (the SDK appends `/v1/messages`). */
   url: string;
+  port: number;
   /** Requests received so far. */
   readonly count: number;
   /** TCP connections opened to it so far (a keep-alive client opens one for calls in a row). */
@@ -41,6 +43,8 @@ export interface FakeAnthropicServerOptions {
   promptCache?: PromptCache;
   /** Called with each successful answer's usage and the request it answers (benchmarks add them up). */
   onUsage?: (usage: CacheUsage, req: MessagesRequest) => void;
+  /** Serve HTTPS with this key and certificate (tests/fixtures/tls: a host name only a proxy knows). */
+  tls?: { key: string; cert: string };
 }
 
 /** The token counts of one answer, as the Messages API reports them. */
@@ -130,7 +134,7 @@ export async function startFakeAnthropicServer(
   const requests: MessagesRequest[] = [];
   const bodies: string[] = [];
   let count = 0;
-  const server = http.createServer((req, res) => {
+  const handler = (req: http.IncomingMessage, res: http.ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -147,6 +151,23 @@ export async function startFakeAnthropicServer(
           );
         const raw = Buffer.concat(chunks).toString('utf8');
         const body = JSON.parse(raw) as MessagesRequest;
+        if (req.url.startsWith('/v1/messages/count_tokens')) {
+          // The start-up check: the scripted answer decides (an error status), else a count.
+          const n = ++count;
+          if (o.record !== false) {
+            requests.push(body);
+            bodies.push(raw);
+          }
+          const answer = await respond(body, n);
+          if ('status' in answer)
+            return json(
+              res,
+              answer.status,
+              { type: 'error', error: { type: answer.errorType, message: 'scripted' }, request_id: 'req_fake' },
+              answer.headers,
+            );
+          return json(res, 200, { input_tokens: estimateTokens(JSON.stringify(body.messages)) });
+        }
         if (['temperature', 'top_p', 'top_k'].some((k) => k in body)) {
           return json(
             res,
@@ -213,13 +234,15 @@ export async function startFakeAnthropicServer(
         else res.destroy();
       });
     });
-  });
+  };
+  const server = o.tls ? https.createServer(o.tls, handler) : http.createServer(handler);
   let connections = 0;
   server.on('connection', () => connections++);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const port = (server.address() as AddressInfo).port;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `${o.tls ? 'https' : 'http'}://127.0.0.1:${port}`,
+    port,
     get count() {
       return count;
     },

@@ -1,4 +1,4 @@
-import { toHeaders, transportFor } from '../../core/keep-alive';
+import { outboundRequest, toHeaders } from '../../core/outbound-http';
 
 /** What the ChatWork client reads of an HTTP answer (the subset of fetch's `Response` it used). */
 export interface HttpAnswer {
@@ -10,7 +10,7 @@ export interface HttpAnswer {
 }
 
 /**
- * One HTTP request over the process's keep-alive agents (node:http, not fetch: see core/keep-alive.ts).
+ * One HTTP request over the process's keep-alive agents and proxy (node:http, not fetch: see core/outbound-http.ts).
  * Network errors reject with node's error (its `code`: ECONNREFUSED, ECONNRESET …); the
  * timeout covers the whole exchange, body included, and rejects with a `TimeoutError` (as fetch with
  * `AbortSignal.timeout` did).
@@ -20,12 +20,11 @@ export function httpRequest(
   init: { method: string; headers: Record<string, string>; body?: string; timeoutMs: number },
 ): Promise<HttpAnswer> {
   const u = new URL(url);
-  const { lib, agent } = transportFor(u);
   const body = init.body === undefined ? undefined : Buffer.from(init.body, 'utf8');
   const headers = { ...init.headers, ...(body ? { 'content-length': String(body.length) } : {}) };
   return new Promise((resolve, reject) => {
     let timedOut = false;
-    const req = lib.request(u, { method: init.method, headers, agent });
+    const req = outboundRequest(u, { method: init.method, headers });
     const timer = setTimeout(() => {
       timedOut = true;
       req.destroy(Object.assign(new Error(`timed out after ${init.timeoutMs} ms`), { name: 'TimeoutError' }));

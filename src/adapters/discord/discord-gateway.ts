@@ -28,7 +28,9 @@ import {
   type Message,
   type MessageCreateOptions,
   type MessageMentionOptions,
+  type RESTOptions,
 } from 'discord.js';
+import { outboundFetch } from '../../core/outbound-http';
 import { receive, type Received } from '../receive';
 import type { Logger } from '../../observability/logger';
 import type { InboundMessage } from '../../core/chat';
@@ -239,8 +241,13 @@ export class DiscordGateway {
     return new Client({
       intents: gatewayIntents(this.opts.messageContentIntent === true),
       partials: [Partials.Channel],
-      // discord.js REST queues and retries on rate limits; retries covers 5xx and timeouts.
-      rest: { retries: 3, ...(this.opts.apiBaseUrl ? { api: this.opts.apiBaseUrl } : {}) },
+      // discord.js REST queues and retries on rate limits; retries covers 5xx and timeouts. Its requests go out
+      // like every other of the process (keep-alive agents, HTTPS_PROXY: core/outbound-http.ts).
+      rest: {
+        retries: 3,
+        makeRequest: outboundFetch as unknown as RESTOptions['makeRequest'],
+        ...(this.opts.apiBaseUrl ? { api: this.opts.apiBaseUrl } : {}),
+      },
       // Defence in depth: the sender sets this per message too.
       allowedMentions: { parse: [], repliedUser: true },
       failIfNotExists: false,

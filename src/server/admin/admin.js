@@ -86,7 +86,29 @@
     el.dataset.points = String(data[0].length);
     el.dataset.total = String(data[1].reduce((a, b) => a + (b || 0), 0));
   }
+  /** The setup section: what is set up and what is not, problems first (app/setup-status.ts). */
+  async function setup() {
+    const s = await api('setup');
+    const order = { problem: 0, warn: 1, ok: 2, off: 3 };
+    const items = s.items.slice().sort((a, b) => order[a.state] - order[b.state]);
+    const t = s.today;
+    const today =
+      t.aiFailed > 0
+        ? `<p class="today">${
+            t.aiFailed === t.turns
+              ? `今日の会話 ${t.turns} 件はすべて、AIが使えないため答えられていません。`
+              : `今日の会話 ${t.turns} 件のうち ${t.aiFailed} 件は、AIが使えないため答えられていません。`
+          }</p>`
+        : '';
+    $('setup').innerHTML =
+      `<h3>設定の状態</h3>${today}<ul>` +
+      items
+        .map((i) => `<li class="${esc(i.state)}" data-key="${esc(i.key)}"><b>${esc(i.label)}</b> ${esc(i.text)}</li>`)
+        .join('') +
+      '</ul>';
+  }
   async function overview() {
+    setup().catch(showError);
     const o = await api(`overview?range=${range}`);
     const t = o.today;
     const of = (n) => (t.turns ? `${pct(n / t.turns)}` : 'なし');

@@ -23,6 +23,7 @@ import { pageLabels } from './labels';
 import { readArtifact } from '../../work/artifacts';
 import { failedWork } from './failed-work';
 import { alertLines, type AlertKind } from '../../notices/admin-alerts';
+import type { SetupReport } from './setup-report';
 
 export interface AdminDeps {
   db: Db;
@@ -32,6 +33,8 @@ export interface AdminDeps {
   timezone: string;
   scheduler: () => NoticeScheduler | null;
   now?: () => Date;
+  /** What is set up and what is not (the overview's setup section; app/setup-status.ts). */
+  setup?: () => Promise<SetupReport>;
 }
 
 const read = (f: string) => fs.readFileSync(path.join(__dirname, f), 'utf8');
@@ -144,6 +147,9 @@ export function createAdminRouter(deps: AdminDeps): Router {
       return void res.status(400).json({ error: '期間は「24時間」か「30日」を選んでください。' });
     const [o, failed] = await Promise.all([overview(deps.sql, range, now(), deps.timezone), failedWork(deps.sql)]);
     res.json({ range, timezone: deps.timezone, ...o, failedCount: failed.length });
+  });
+  api.get('/setup', async (_req, res) => {
+    res.json(deps.setup ? await deps.setup() : { items: [], today: { turns: 0, aiFailed: 0 } });
   });
   const auditFilter = (req: Request, res: Response) => {
     const f = ZAudit.safeParse(req.query);

@@ -20,6 +20,8 @@ const CAUSE_LABELS: Record<string, string> = {
   DB_UNAVAILABLE: 'データベースに接続できない',
   SESSION_STATE_UNAVAILABLE: '会話の状態を読めない',
   LLM_UNAVAILABLE: 'AIが応答しない',
+  LLM_UNREACHABLE: 'AIサービスに接続できない',
+  LLM_NOT_CONFIGURED: 'AIの設定（キー・モデル）',
   LLM_RATE_LIMITED: 'AIの利用が集中している',
   LLM_TIMEOUT: 'AIの応答が時間切れ',
   LLM_INVALID_OUTPUT: 'AIの出力を読み取れない',
