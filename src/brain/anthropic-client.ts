@@ -204,9 +204,14 @@ export class AnthropicLlmClient implements LlmClient {
       );
     } catch (err) {
       if (err instanceof Anthropic.APIConnectionTimeoutError)
-        throw new LlmConnectionError(unreachable(this.target, `no answer within ${timeoutMs / 1000} s`), {
-          cause: err,
-        });
+        throw new LlmConnectionError(
+          unreachable(
+            this.target,
+            `no answer within ${timeoutMs / 1000} s`,
+            `${timeoutMs / 1000}秒以内に応答がありません`,
+          ),
+          { cause: err },
+        );
       throw mapLlmError(err, { target: this.target, model });
     }
   }

@@ -36,7 +36,7 @@ export function statusProblem(status: number | undefined, type: string | undefin
     return {
       cause: 'key_rejected',
       en: `The Anthropic API rejected the key in ANTHROPIC_API_KEY (${what}): set a valid key in .env and restart.`,
-      ja: `Anthropic API が ANTHROPIC_API_KEY のキーを受け付けません（${what}）: 正しいキーを .env に設定して再起動してください。`,
+      ja: 'Anthropic API が ANTHROPIC_API_KEY のキーを受け付けません: 正しいキーを .env に設定して再起動してください。',
     };
   if (status === 403)
     return {
@@ -44,7 +44,7 @@ export function statusProblem(status: number | undefined, type: string | undefin
       en:
         `The Anthropic API does not let this key use it (${what}): check the key and its organisation in the ` +
         'Anthropic Console.',
-      ja: `Anthropic API がこのキーでの利用を許可していません（${what}）: Anthropic Console でキーと組織の設定を確かめてください。`,
+      ja: 'Anthropic API がこのキーでの利用を許可していません: Anthropic Console でキーと組織の設定を確かめてください。',
     };
   if (status === 404)
     return {
@@ -53,7 +53,7 @@ export function statusProblem(status: number | undefined, type: string | undefin
         `The Anthropic API does not know the model ${model} (${what}): check ANTHROPIC_MODEL, and ` +
         'ANTHROPIC_BASE_URL if it is set.',
       ja:
-        `Anthropic API にモデル ${model} がありません（${what}）: ANTHROPIC_MODEL を確かめてください` +
+        `Anthropic API にモデル ${model} がありません: ANTHROPIC_MODEL を確かめてください` +
         '（ANTHROPIC_BASE_URL を設定しているならそれも）。',
     };
   return null;
@@ -107,7 +107,7 @@ export function connectionProblem(err: unknown, target: string): LlmProblem | nu
         en:
           `The proxy ${proxy} asks for a user name and password (407): put them in HTTPS_PROXY as ` +
           `http://user:password@${proxy}.`,
-        ja: `プロキシ ${proxy} が認証を求めています（407）: HTTPS_PROXY に http://ユーザー名:パスワード@${proxy} の形で書いてください。`,
+        ja: `プロキシ ${proxy} が認証を求めています: HTTPS_PROXY に http://ユーザー名:パスワード@${proxy} の形で書いてください。`,
       };
     if (status !== undefined)
       return {
@@ -115,13 +115,13 @@ export function connectionProblem(err: unknown, target: string): LlmProblem | nu
         en:
           `The proxy ${proxy} refused the connection to ${target} (${status}): ask the network administrator to ` +
           'allow it.',
-        ja: `プロキシ ${proxy} が ${target} への接続を断りました（${status}）: ネットワーク管理者に許可を依頼してください。`,
+        ja: `プロキシ ${proxy} が ${target} への接続を断りました: ネットワーク管理者に許可を依頼してください。`,
       };
     if (!CERT.test(code))
       return {
         cause: 'proxy',
         en: `The proxy ${proxy} in HTTPS_PROXY does not answer (${code || 'no answer'}): check HTTPS_PROXY.`,
-        ja: `HTTPS_PROXY のプロキシ ${proxy} に接続できません（${code || '応答なし'}）: HTTPS_PROXY を確かめてください。`,
+        ja: `HTTPS_PROXY のプロキシ ${proxy} に接続できません: HTTPS_PROXY を確かめてください。`,
       };
   }
   if (CERT.test(code))
@@ -131,30 +131,30 @@ export function connectionProblem(err: unknown, target: string): LlmProblem | nu
         `The TLS certificate of ${host} is not trusted (${code}): a proxy that inspects HTTPS needs its CA ` +
         'certificate in NODE_EXTRA_CA_CERTS.',
       ja:
-        `${host} の証明書を信頼できません（${code}）: HTTPS を検査するプロキシを通っているなら、その CA 証明書のファイルを ` +
+        `${host} の証明書を信頼できません: HTTPS を検査するプロキシを通っているなら、その CA 証明書のファイルを ` +
         'NODE_EXTRA_CA_CERTS に指定してください。',
     };
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
     return {
       cause: 'no_route',
       en: `The host name ${host} could not be looked up (${code}): check the network's DNS, or ${PROXY_FIX_EN}.`,
-      ja: `${host} の名前を引けません（${code}）: DNS を確かめるか、${PROXY_FIX_JA}。`,
+      ja: `${host} の名前を引けません（DNS で見つかりません）: DNS を確かめるか、${PROXY_FIX_JA}。`,
     };
   if (code === 'ECONNREFUSED')
     return {
       cause: 'no_route',
       en: `The connection to ${target} was refused (${code}): check the firewall, or ${PROXY_FIX_EN}.`,
-      ja: `${target} への接続が拒否されました（${code}）: ファイアウォールを確かめるか、${PROXY_FIX_JA}。`,
+      ja: `${target} への接続が拒否されました: ファイアウォールを確かめるか、${PROXY_FIX_JA}。`,
     };
   if (['ETIMEDOUT', 'ENETUNREACH', 'EHOSTUNREACH', 'ECONNABORTED'].includes(code)) return unreachable(target, code);
   return null;
 }
 
-/** No answer from `target` (a firewall that drops, no route): `why` is the code or the wait. */
-export function unreachable(target: string, why: string): LlmProblem {
+/** No answer from `target` (a firewall that drops, no route): `why` is the code or the wait (`whyJa` in words). */
+export function unreachable(target: string, why: string, whyJa = '応答がありません'): LlmProblem {
   return {
     cause: 'no_route',
     en: `${target} cannot be reached (${why}): check the firewall, or ${PROXY_FIX_EN}.`,
-    ja: `${target} に届きません（${why}）: ファイアウォールを確かめるか、${PROXY_FIX_JA}。`,
+    ja: `${target} に届きません（${whyJa}）: ファイアウォールを確かめるか、${PROXY_FIX_JA}。`,
   };
 }

@@ -108,6 +108,9 @@ describe('admin alerts in the admin room (R-O5, seed 003 §15.1)', () => {
       proposals: proposals as object[],
     });
     await svc.db.turnRecord.deleteMany();
+    // The model answers 500 (busy) to the alerts' writing: the persona template carries the facts. (A request no
+    // fake answers at all is a network the service cannot reach: an alert of its own.)
+    llm.script();
     const exec = (status: string) => [
       { step: 1, tool: 'create_task', guardian: { action: 'ALLOW', reasonCode: 'G_OK' }, execution: { status, ms: 3 } },
     ];
@@ -183,6 +186,7 @@ describe('admin alerts without the database and with a broken configuration', ()
       ],
     });
     const cw = new FakeChatwork().install();
+    new FakeAnthropic().script(); // busy (500): the alerts are written from the persona template
     nock(CW_BASE.replace('/v2', ''))
       .persist()
       .get('/v2/rooms/5001/members')

@@ -194,12 +194,12 @@ export const REASON_INFO: Readonly<Record<RecordedCode, CodeInfo>> = {
   LLM_NOT_CONFIGURED: c(
     'AI未設定',
     'AIサービスのキーが設定されていないか、キーやモデル名が受け付けられませんでした。',
-    '概要の「設定の状態」に原因が出ています。ANTHROPIC_API_KEY と ANTHROPIC_MODEL を直し、再起動してください。',
+    '概要の「設定の状態」に原因が出ています。AIサービスのキーとモデル名の設定を直し、再起動してください。',
   ),
   LLM_UNREACHABLE: c(
     'AIに届かない',
     'このサーバーからAIサービスに接続できませんでした（名前解決・接続拒否・プロキシ・証明書など）。',
-    '概要の「設定の状態」に原因が出ています。ネットワークと HTTPS_PROXY を確認してください。',
+    '概要の「設定の状態」に原因が出ています。ネットワークとプロキシの設定を確認してください。',
   ),
   LLM_COST_LIMIT: c(
     '費用の上限',
