@@ -11,17 +11,27 @@ export interface MigrationResult {
   alreadyApplied: number;
 }
 
+/** The checked-in migrations' names, in the order they apply. */
+export function migrationNames(dir = MIGRATIONS_DIR): string[] {
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && fs.existsSync(path.join(dir, d.name, 'migration.sql')))
+    .map((d) => d.name)
+    .sort();
+}
+
 /**
  * Applies `prisma/migrations/<name>/migration.sql` in order and records them in `_prisma_migrations`
  * exactly as `prisma migrate deploy` does (same table, same sha256 checksum), so either tool can
  * take over. Runs under an advisory lock: several instances starting together apply each migration once.
  */
-export async function applyMigrations(databaseUrl: string, dir = MIGRATIONS_DIR): Promise<MigrationResult> {
-  const names = fs
-    .readdirSync(dir, { withFileTypes: true })
-    .filter((d) => d.isDirectory() && fs.existsSync(path.join(dir, d.name, 'migration.sql')))
-    .map((d) => d.name)
-    .sort();
+export async function applyMigrations(
+  databaseUrl: string,
+  dir = MIGRATIONS_DIR,
+  /** Apply only the migrations up to this one (a restore builds the schema its backup was taken with). */
+  upTo?: string,
+): Promise<MigrationResult> {
+  const names = migrationNames(dir).filter((n) => upTo === undefined || n <= upTo);
   const client = new Client({ connectionString: databaseUrl });
   await client.connect();
   try {
