@@ -18,6 +18,8 @@ import type { SetupItem, SetupReport } from '../server/admin/setup-report';
 export type AiState =
   | { state: 'missing' }
   | { state: 'checking' }
+  /** No start-up check ran (tests) and no turn has called the model yet. */
+  | { state: 'unchecked' }
   | { state: 'ok'; at: Date }
   | { state: 'problem'; problem: LlmProblem; since: Date };
 
@@ -49,7 +51,7 @@ export class SetupStatus {
       now?: () => Date;
     },
   ) {
-    this.ai = o.config.ANTHROPIC_API_KEY ? { state: 'checking' } : { state: 'missing' };
+    this.ai = o.config.ANTHROPIC_API_KEY ? { state: 'unchecked' } : { state: 'missing' };
   }
 
   private now(): Date {
@@ -78,6 +80,7 @@ export class SetupStatus {
     if (!llm?.check) return;
     const started = performance.now();
     const model = this.o.config.ANTHROPIC_MODEL;
+    this.ai = { state: 'checking' };
     this.aiChecked = llm.check(model).then(
       () => {
         const ms = Math.round(performance.now() - started);
@@ -126,7 +129,7 @@ export class SetupStatus {
         this.o.raise({
           kind: 'llm_unavailable',
           severity: 'critical',
-          facts: { error: 'ANTHROPIC_API_KEY が設定されていません: .env に設定して再起動してください。' },
+          facts: { error: 'AIのキーが設定されていません: .env に設定して再起動してください。' },
         });
     }
     if (Boolean(c.CHATWORK_API_TOKEN) !== Boolean(c.CHATWORK_WEBHOOK_TOKEN)) {
@@ -167,28 +170,28 @@ export class SetupStatus {
       const account = this.parts.chatworkAccount?.();
       items.push(
         account
-          ? { key: 'chatwork', label: 'ChatWork', state: 'ok', text: `接続済み（ボットのアカウント ${account}）` }
+          ? { key: 'chatwork', label: 'ChatWork', state: 'ok', text: `接続済み（ボットのアカウント番号 ${account}）` }
           : {
               key: 'chatwork',
               label: 'ChatWork',
               state: 'problem',
-              text: 'ボットのアカウントを確認できていません（ChatWork の API が応答しないか、CHATWORK_API_TOKEN が誤っています）。',
+              text: 'ボットのアカウントを確認できていません（ChatWork が応答しないか、API トークンが誤っています）。',
             },
       );
     } else if (c.CHATWORK_API_TOKEN || c.CHATWORK_WEBHOOK_TOKEN) {
-      const missing = c.CHATWORK_API_TOKEN ? 'CHATWORK_WEBHOOK_TOKEN' : 'CHATWORK_API_TOKEN';
+      const missing = c.CHATWORK_API_TOKEN ? 'Webhook トークン' : 'API トークン';
       items.push({
         key: 'chatwork',
         label: 'ChatWork',
         state: 'problem',
-        text: `${missing} が未設定のため使えません。`,
+        text: `${missing}が未設定のため使えません。`,
       });
     } else
       items.push({
         key: 'chatwork',
         label: 'ChatWork',
         state: 'off',
-        text: '未設定（CHATWORK_API_TOKEN と CHATWORK_WEBHOOK_TOKEN）',
+        text: '未設定（API トークンと Webhook トークン）',
       });
 
     // Discord
@@ -204,7 +207,7 @@ export class SetupStatus {
         key: 'discord',
         label: 'Discord',
         state: 'off',
-        text: c.DISCORD_BOT_TOKEN ? 'DISCORD_ENABLED=false のため無効' : '未設定（DISCORD_BOT_TOKEN）',
+        text: c.DISCORD_BOT_TOKEN ? 'トークンはありますが、無効にしてあります。' : '未設定（ボットのトークン）',
       });
     const consoleOn = adapter('console') !== undefined;
     items.push({
@@ -219,7 +222,7 @@ export class SetupStatus {
       key: 'admin',
       label: '管理画面の鍵',
       state: 'ok',
-      text: 'ADMIN_TOKEN 設定済み（この画面が開けています）',
+      text: '設定済み（この画面が開けています）',
     });
     items.push(this.dataItem());
     const proxy = proxyLabel('https:');
@@ -227,7 +230,7 @@ export class SetupStatus {
       key: 'proxy',
       label: 'プロキシ',
       state: proxy ? 'ok' : 'off',
-      text: proxy ? `${proxy} 経由で外部に接続` : 'なし（HTTPS_PROXY 未設定: 直接接続）',
+      text: proxy ? `${proxy} 経由で外部に接続` : 'なし（直接接続）',
     });
     return { items, today: await this.today() };
   }
@@ -242,10 +245,12 @@ export class SetupStatus {
           key: 'ai',
           label,
           state: 'problem',
-          text: 'ANTHROPIC_API_KEY が未設定です。.env に設定して再起動してください。',
+          text: 'AIのキーが未設定です。.env に設定して再起動してください。',
         };
       case 'checking':
         return { key: 'ai', label, state: 'warn', text: `モデル ${model} への接続を確認しています。` };
+      case 'unchecked':
+        return { key: 'ai', label, state: 'warn', text: `モデル ${model} への接続はまだ確かめていません。` };
       case 'ok':
         return { key: 'ai', label, state: 'ok', text: `モデル ${model} が応答しています。` };
       case 'problem':
@@ -272,7 +277,7 @@ export class SetupStatus {
         key: 'directory',
         label,
         state: 'warn',
-        text: `サンプル組織（${SAMPLE.name}）のままです。自社のディレクトリを取り込んでください（ORG_DIRECTORY_FILE または npm run org:import）。`,
+        text: `サンプル組織（${SAMPLE.name}）のままです。自社のディレクトリを取り込んでください（npm run org:import）。`,
       };
     if (adminRooms === 0)
       return {
@@ -293,7 +298,7 @@ export class SetupStatus {
         state: 'ok',
         text: `${this.o.dataDir}（内蔵 PostgreSQL）。バックアップ: npm run backup`,
       };
-    let where = 'DATABASE_URL';
+    let where = '接続先';
     try {
       const u = new URL(this.o.config.DATABASE_URL ?? '');
       where = `${u.hostname}:${u.port || '5432'}${u.pathname}`;

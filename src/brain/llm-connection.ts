@@ -36,7 +36,7 @@ export function statusProblem(status: number | undefined, type: string | undefin
     return {
       cause: 'key_rejected',
       en: `The Anthropic API rejected the key in ANTHROPIC_API_KEY (${what}): set a valid key in .env and restart.`,
-      ja: 'Anthropic API が ANTHROPIC_API_KEY のキーを受け付けません: 正しいキーを .env に設定して再起動してください。',
+      ja: 'Anthropic API がAIのキーを受け付けません: .env のキーを正しいものにして、再起動してください。',
     };
   if (status === 403)
     return {
@@ -53,8 +53,8 @@ export function statusProblem(status: number | undefined, type: string | undefin
         `The Anthropic API does not know the model ${model} (${what}): check ANTHROPIC_MODEL, and ` +
         'ANTHROPIC_BASE_URL if it is set.',
       ja:
-        `Anthropic API にモデル ${model} がありません: ANTHROPIC_MODEL を確かめてください` +
-        '（ANTHROPIC_BASE_URL を設定しているならそれも）。',
+        `Anthropic API にモデル ${model} がありません: .env のモデル名を確かめてください` +
+        '（接続先の URL を変えているなら、それも）。',
     };
   return null;
 }
@@ -87,7 +87,7 @@ const codeOf = (errors: Failure[]): string => {
 
 const CERT = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER|ERR_TLS/;
 const PROXY_FIX_EN = 'set HTTPS_PROXY if this network reaches the internet through a proxy';
-const PROXY_FIX_JA = 'プロキシ経由でインターネットに出るネットワークなら HTTPS_PROXY を設定してください';
+const PROXY_FIX_JA = 'プロキシ経由でインターネットに出るネットワークなら .env にプロキシを設定してください';
 
 /**
  * The problem a failed connection to `target` (host:port of the API) says, from node's error code: the proxy's
@@ -107,7 +107,7 @@ export function connectionProblem(err: unknown, target: string): LlmProblem | nu
         en:
           `The proxy ${proxy} asks for a user name and password (407): put them in HTTPS_PROXY as ` +
           `http://user:password@${proxy}.`,
-        ja: `プロキシ ${proxy} が認証を求めています: HTTPS_PROXY に http://ユーザー名:パスワード@${proxy} の形で書いてください。`,
+        ja: `プロキシ ${proxy} が認証を求めています: .env のプロキシの設定を http://ユーザー名:パスワード@${proxy} の形にしてください。`,
       };
     if (status !== undefined)
       return {
@@ -121,7 +121,7 @@ export function connectionProblem(err: unknown, target: string): LlmProblem | nu
       return {
         cause: 'proxy',
         en: `The proxy ${proxy} in HTTPS_PROXY does not answer (${code || 'no answer'}): check HTTPS_PROXY.`,
-        ja: `HTTPS_PROXY のプロキシ ${proxy} に接続できません: HTTPS_PROXY を確かめてください。`,
+        ja: `プロキシ ${proxy} に接続できません: .env のプロキシの設定を確かめてください。`,
       };
   }
   if (CERT.test(code))
@@ -131,8 +131,8 @@ export function connectionProblem(err: unknown, target: string): LlmProblem | nu
         `The TLS certificate of ${host} is not trusted (${code}): a proxy that inspects HTTPS needs its CA ` +
         'certificate in NODE_EXTRA_CA_CERTS.',
       ja:
-        `${host} の証明書を信頼できません: HTTPS を検査するプロキシを通っているなら、その CA 証明書のファイルを ` +
-        'NODE_EXTRA_CA_CERTS に指定してください。',
+        `${host} の証明書を信頼できません: HTTPS を検査するプロキシを通っているなら、その CA 証明書を Node.js に渡してください` +
+        '（日本語ガイドの「プロキシ」の節）。',
     };
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
     return {

@@ -111,7 +111,7 @@ describe('outbound HTTP through the company proxy', () => {
       en:
         `The proxy ${label} asks for a user name and password (407): put them in HTTPS_PROXY as ` +
         `http://user:password@${label}.`,
-      ja: `プロキシ ${label} が認証を求めています: HTTPS_PROXY に http://ユーザー名:パスワード@${label} の形で書いてください。`,
+      ja: `プロキシ ${label} が認証を求めています: .env のプロキシの設定を http://ユーザー名:パスワード@${label} の形にしてください。`,
     });
     useProxies({ httpsProxy: withAuth() });
     const unknown = await outboundFetch('https://elsewhere.hisho.test/').catch((e: unknown) => e);

@@ -102,7 +102,7 @@ describe('the model connection tells the truth', () => {
         'the alert notice',
       );
       expect(notice.decision).toBe('NOTICE');
-      expect(notice.finalReply).toContain('Anthropic API が ANTHROPIC_API_KEY のキーを受け付けません:');
+      expect(notice.finalReply).toContain('Anthropic API がAIのキーを受け付けません:');
     });
 
     it('/admin says why, and that every conversation today failed for it', async () => {
@@ -111,7 +111,7 @@ describe('the model connection tells the truth', () => {
         key: 'ai',
         label: 'AI（Anthropic）',
         state: 'problem',
-        text: 'Anthropic API が ANTHROPIC_API_KEY のキーを受け付けません: 正しいキーを .env に設定して再起動してください。',
+        text: 'Anthropic API がAIのキーを受け付けません: .env のキーを正しいものにして、再起動してください。',
       });
       expect(s.today.turns).toBeGreaterThanOrEqual(2);
       expect(s.today.aiFailed).toBe(s.today.turns);
@@ -157,7 +157,7 @@ describe('the model connection tells the truth', () => {
       expect(ai).toMatchObject({ state: 'problem' });
       expect(ai!.text).toBe(
         `127.0.0.1:${port} への接続が拒否されました: ファイアウォールを確かめるか、` +
-          'プロキシ経由でインターネットに出るネットワークなら HTTPS_PROXY を設定してください。',
+          'プロキシ経由でインターネットに出るネットワークなら .env にプロキシを設定してください。',
       );
       expect(await svc.db.adminAlert.count({ where: { kind: 'llm_unavailable' } })).toBe(1);
     });
