@@ -239,6 +239,10 @@ describeBrowser('/admin in the operator’s language (headless Chromium)', () =>
     expect(row).toContain('1（業務委託）');
     expect(row).toContain('ChatWork・コンソール');
     expect(await page.locator('#members-rows a[href^="#member/"]').count()).toBe(8);
+    await page.click('#members-rows a >> text=伊藤結衣');
+    await page.waitForSelector('#member-view .facts');
+    expect(await page.textContent('#member-view .facts')).toContain('受け取らない（ディレクトリの設定）');
+    expect(await page.textContent('#member-view .facts')).toContain('まだありません');
     await page.goto(`${svc.url}/admin#rooms`);
     await page.waitForSelector('#rooms-rows tr');
     const publicRoom = (await page.textContent('#rooms-rows tr:has-text("アクメ公開コミュニティ")'))!;

@@ -6,6 +6,7 @@
 import type { Db } from '../../db/prisma';
 import type { Sql } from '../../db/sql';
 import type { PolicyRule } from '../../org/directory.schema';
+import { noticesEnabled, type PreferenceRow } from '../../scheduler/notices/preferences';
 import { LEVEL_LABELS, PLATFORM_LABELS, TOOL_LABELS } from './labels';
 
 const DAY = 24 * 3_600_000;
@@ -89,7 +90,7 @@ export async function memberProfile(db: Db, memberId: string): Promise<Record<st
       distinct: ['platform', 'roomId'],
       select: { platform: true, roomId: true },
     }),
-    db.noticePreference.findMany({ where: { orgId: m.orgId, memberId, enabled: false } }),
+    db.noticePreference.findMany({ where: { orgId: m.orgId, memberId } }),
   ]);
   const rooms = await db.room.findMany({
     where: { OR: spoken.map((r) => ({ platform: r.platform, externalId: r.roomId })) },
@@ -106,13 +107,7 @@ export async function memberProfile(db: Db, memberId: string): Promise<Record<st
     scope: LEVEL_LABELS[m.level]?.scope ?? '不明',
     accounts: services(m.accounts),
     active: m.active,
-    notices: m.noticesOptOut
-      ? '受け取らない（ディレクトリの設定）'
-      : prefs.some((p) => p.kind === 'all')
-        ? '受け取らない（本人の設定）'
-        : prefs.length
-          ? `一部を止めている（本人の設定: ${prefs.map((p) => NOTICE_KINDS[p.kind] ?? 'その他').join('・')}）`
-          : '受け取る',
+    notices: noticesInWords(m.noticesOptOut, prefs),
     quietHours: m.quietHours ? m.quietHours.replace('-', '〜') : null,
     rooms: spoken.map((r) => ({
       id: r.roomId,
@@ -127,6 +122,18 @@ const NOTICE_KINDS: Readonly<Record<string, string>> = {
   deadline_reminder: '期限のお知らせ',
   goal_checkin: '目標の振り返り',
 };
+
+/** Which scheduled notices a member receives (their own choices over the directory's default) and who chose. */
+function noticesInWords(directoryOptOut: boolean, prefs: PreferenceRow[]): string {
+  const on = Object.keys(NOTICE_KINDS).filter((k) => noticesEnabled(directoryOptOut, prefs, k));
+  const which =
+    on.length === Object.keys(NOTICE_KINDS).length
+      ? '受け取る'
+      : on.length === 0
+        ? '受け取らない'
+        : `${on.map((k) => NOTICE_KINDS[k]).join('・')}だけ受け取る`;
+  return `${which}${prefs.length ? '（本人の設定）' : directoryOptOut ? '（ディレクトリの設定）' : ''}`;
+}
 
 /** A room's directory facts in words (a room the directory does not list has none). */
 function roomFacts(r: { platform: string; authority: string; noticesEnabled: boolean; adminAlerts: boolean }) {
