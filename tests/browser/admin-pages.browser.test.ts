@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { buttonKey } from '../../src/state/button-key';
+import { buttonKey } from '../../src/confirmations/button-key';
 import { FakeAnthropic, replyCall, toolCall } from '../fakes/fake-anthropic';
 import { startTestService, waitFor, type TestService } from '../helpers/service';
 import { ARTIFACTS, describeBrowser, launchBrowser, screenshot } from './browser';
