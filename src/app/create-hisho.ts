@@ -17,7 +17,8 @@ import { AdapterSupervisor } from '../adapters/supervisor';
 import type { ChatSender, InboundMessage, Platform } from '../core/chat';
 import { Reviewer } from '../brain/critique';
 import type { LlmClient } from '../brain/llm-client';
-import { loadPrompts, type PromptSet } from '../brain/prompts';
+import { PersonaFileError } from '../brain/persona-file';
+import { loadPrompts, PROMPTS_DIR, type PromptSet } from '../brain/prompts';
 import { Summarizer } from '../brain/summarize';
 import type { Env } from '../config/env';
 import { RoomMembersCache } from '../context/room-members';
@@ -61,7 +62,15 @@ import { dutiesOf, type RoleDuties } from './roles';
 import { useProxies } from '../core/outbound-http';
 import { EmbeddedInUse } from '../db/postmaster-lock';
 import { SetupStatus } from './setup-status';
-import { checkDatabase, checkPortFree, directoryFailure, embeddedInUseFailure, listenFailure } from './startup-checks';
+import {
+  checkDatabase,
+  checkPortFree,
+  directoryFailure,
+  embeddedInUseFailure,
+  listenFailure,
+  StartupError,
+  terminalLanguage,
+} from './startup-checks';
 
 /** Answers a confirmation-button click (Discord, the console). */
 type ButtonAnswer = ReturnType<typeof createButtonAnswers>;
@@ -147,7 +156,8 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
 
   // Every outbound call (model, ChatWork, Discord REST) through the company proxy when one is set.
   useProxies({ httpsProxy: config.HTTPS_PROXY, httpProxy: config.HTTP_PROXY, noProxy: config.NO_PROXY });
-  // The two first-contact failures are told in one sentence before anything starts (./startup-checks.ts).
+  // A persona file, the port and the database are told in one sentence before anything starts (./startup-checks.ts).
+  const prompts = personaPrompts(config);
   await checkPortFree(config.PORT);
   const database = await connectDatabase(config, logger);
   const { db, sql } = database;
@@ -159,7 +169,6 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   const wake = (hint?: WakeHint) => pool?.wake(hint);
   const wakeMany = (n: number) => pool?.wakeMany(n);
 
-  const prompts = loadPrompts(config.PERSONA);
   const chatwork = connectChatwork(config, logger, o);
   const outbox = new Outbox(db, {
     pool: database.pgPool,
@@ -886,4 +895,14 @@ async function startBackground(d: {
     await maintenance?.stop();
   };
   return { scheduler, monitor, stop };
+}
+
+/** The persona's prompts; a persona file (PERSONA_FILE) that cannot be used stops start-up with one sentence. */
+function personaPrompts(config: Pick<Env, 'PERSONA' | 'PERSONA_FILE'>): PromptSet {
+  try {
+    return loadPrompts(config.PERSONA, PROMPTS_DIR, config.PERSONA_FILE);
+  } catch (err) {
+    if (err instanceof PersonaFileError) throw new StartupError(err.say(terminalLanguage()));
+    throw err;
+  }
 }
