@@ -395,6 +395,7 @@ export const REASON_GROUPS: readonly { label: string; codes: readonly RecordedCo
       'LLM_TIMEOUT',
       'LLM_INVALID_OUTPUT',
       'LLM_NOT_CONFIGURED',
+      'LLM_UNREACHABLE',
       'DB_UNAVAILABLE',
       'SESSION_STATE_UNAVAILABLE',
       'EXTERNAL_API_FAILED',
