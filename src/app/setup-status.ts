@@ -142,8 +142,8 @@ export class SetupStatus {
       );
     if (await this.sampleDirectory())
       logger.warn(
-        `the sample organisation directory (${SAMPLE.name}) is in use: import your own with ORG_DIRECTORY_FILE or ` +
-          '`npm run org:import -- FILE`',
+        `the sample organisation directory (${SAMPLE.name}) is in use: set ORG_DIRECTORY_FILE in .env to your own ` +
+          'and restart (or `npm run org:import -- FILE` with DATABASE_URL)',
       );
     const proxy = proxyLabel('https:');
     if (proxy) logger.info({ proxy }, `outbound calls go through the proxy ${proxy}`);
@@ -277,7 +277,7 @@ export class SetupStatus {
         key: 'directory',
         label,
         state: 'warn',
-        text: `サンプル組織（${SAMPLE.name}）のままです。自社のディレクトリを取り込んでください（npm run org:import）。`,
+        text: `サンプル組織（${SAMPLE.name}）のままです。自社の組織ファイルを .env で指定して、起動し直してください。`,
       };
     if (adminRooms === 0)
       return {
