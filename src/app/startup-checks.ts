@@ -189,10 +189,26 @@ export function directoryFailure(err: DirectoryImportError, lang = terminalLangu
   const atEn = line ? ` on line ${line[1]}` : '';
   return say(
     lang,
-    `Hisho を起動できません: 組織ディレクトリ ${file} の${atJa}の誤り（${problem}${moreJa}）を直してから起動し直してください。`,
+    `Hisho を起動できません: 組織ディレクトリ ${file} の${atJa}の誤り（${problemJa(problem)}${moreJa}）を直してから起動し直してください。`,
     `Hisho could not start: the organisation directory ${file} has an error${atEn} (${problem}${moreEn}); ` +
       'correct it and start again.',
   );
+}
+
+/** The commonest directory problems in Japanese (`members[0].level: is required` → 「members[0].level がありません」). */
+function problemJa(problem: string): string {
+  const said: [RegExp, (m: RegExpExecArray) => string][] = [
+    [/^(.+): is required$/, (m) => `${m[1]} がありません`],
+    [/^(.+): unknown key$/, (m) => `${m[1]} は使えない項目です。綴りを確かめてください`],
+    [/^(.+): must be one of: (.+)$/, (m) => `${m[1]} は ${m[2]} のどれかにしてください`],
+    [/^(.+): must be (?:a number|an integer)$/, (m) => `${m[1]} は数字にしてください`],
+    [/^(.+): must not be empty$/, (m) => `${m[1]} が空です`],
+  ];
+  for (const [re, ja] of said) {
+    const m = re.exec(problem);
+    if (m) return ja(m);
+  }
+  return problem;
 }
 
 /**

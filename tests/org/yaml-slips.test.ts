@@ -65,6 +65,16 @@ describe('YAML slips in the directory file', () => {
     }
   });
 
+  it('other problems in Japanese too: a missing or misspelt key', () => {
+    const r = parseDirectory(typed('    levl: 6'), 'org.yaml');
+    if (r.ok) throw new Error('expected an error');
+    const ja = directoryFailure(new DirectoryImportError(r.errors, 'org.yaml'), 'ja').message;
+    expect(ja).toMatch(
+      /^Hisho を起動できません: 組織ディレクトリ org\.yaml の\d+行目の誤り（members\[0\]\.level がありません、/,
+    );
+    expect(ja).toContain('ほか1件は npm run org:import -- org.yaml で確認できます');
+  });
+
   it('leaves other syntax errors to the parser, and colons inside values alone', () => {
     const r = said('organization:\n  id: acme\n  name: [unclosed\n');
     expect(r.errors[0]).toMatch(/^YAML syntax error: /);
