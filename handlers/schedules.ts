@@ -33,30 +33,24 @@ const DEFAULT_LIMITS = { perMember: 20, perRoom: 50 };
 const SNOOZE_WINDOW_MS = 12 * 3_600_000;
 
 /**
- * The rule as the model fills it: one flat object (a small schema in every request's cached prefix), checked
- * against the rule set of src/scheduler/recurrence.ts by {@link checkedRule}; intervals of 30 minutes and up.
+ * The rule as the model fills it: one flat object, checked against the rule set of src/scheduler/recurrence.ts by
+ * {@link checkedRule}; intervals of 30 minutes and up. The schema gives the fields and their values only: what
+ * each means (freq, `from` / `until` / `on`, weekdays vs business_days, the holiday default) is said once, in the
+ * system prompt ("Recurring rules"), not in each of the three tools that take a rule.
  */
 const hhmm = z.string().trim().max(5);
-const ruleInput = z
-  .object({
-    freq: z.enum(['daily', 'weekdays', 'business_days', 'weekly', 'monthly', 'interval']),
-    time: hhmm.optional().describe('HH:MM 24h'),
-    days: z.array(z.enum(WEEKDAY_CODES)).max(7).optional().describe('weekly'),
-    day: z
-      .union([z.number().int().min(1).max(31), z.literal('last')])
-      .optional()
-      .describe('monthly; last=月末'),
-    nth: z
-      .object({ n: z.number().int().min(-1).max(5), weekday: z.enum(WEEKDAY_CODES) })
-      .optional()
-      .describe('monthly 第n曜日; n=-1 last'),
-    everyMinutes: z.number().int().min(30).max(720).optional().describe('interval'),
-    from: hhmm.optional(),
-    until: hhmm.optional(),
-    on: z.enum(['every_day', 'weekdays', 'business_days']).optional(),
-    holiday: z.enum(['skip', 'previous', 'next', 'ignore']).optional().describe('previous/next=前/翌営業日'),
-  })
-  .describe('organisation time zone');
+const ruleInput = z.object({
+  freq: z.enum(['daily', 'weekdays', 'business_days', 'weekly', 'monthly', 'interval']),
+  time: hhmm.optional(),
+  days: z.array(z.enum(WEEKDAY_CODES)).max(7).optional(),
+  day: z.union([z.number().int().min(1).max(31), z.literal('last')]).optional(),
+  nth: z.object({ n: z.number().int().min(-1).max(5), weekday: z.enum(WEEKDAY_CODES) }).optional(),
+  everyMinutes: z.number().int().min(30).max(720).optional(),
+  from: hhmm.optional(),
+  until: hhmm.optional(),
+  on: z.enum(['every_day', 'weekdays', 'business_days']).optional(),
+  holiday: z.enum(['skip', 'previous', 'next', 'ignore']).optional(),
+});
 /** catch_up: a period missed while the bot was down is sent late once, or dropped; quiet_hours: sent when they
  * end, or that time is skipped. */
 const catchUp = z.enum(['once', 'skip']).default('once');

@@ -48,16 +48,11 @@ export interface ConfirmedAction {
  */
 export function confirmedActionContinuation(a: ConfirmedAction): Continuation {
   const input = {
-    reasoning: {
-      intent_understanding: a.reasoning || 'Confirmed action.',
-      context_used: [],
-      tool_selection_reason: 'Confirmed by the person.',
-      alternatives_considered: [],
-    },
-    confidence: { overall: a.confidence, intent: a.confidence, parameters: a.confidence },
-    action_summary: a.summary,
+    reasoning: a.reasoning || 'The person confirmed this action.',
+    confidence: a.confidence,
+    summary: a.summary,
     parameters: a.proposal.parameters,
-    parameter_sources: [],
+    sources: a.proposal.parameterSources ?? {},
   };
   return [
     { role: 'assistant', content: [{ type: 'tool_call', id: a.proposal.id, name: a.proposal.toolName, input }] },

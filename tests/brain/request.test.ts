@@ -148,10 +148,10 @@ describe('the Anthropic request body', () => {
     expect(JSON.stringify(a.messages)).toContain('2026年11月22日');
   });
 
-  it('every capability schema carries reasoning, confidence and an action summary around the parameters', () => {
+  it('every capability schema carries reasoning, confidence and a summary around the parameters', () => {
     for (const t of tools.map((d) => anthropicTool(modelTool(d)))) {
       const s = t.input_schema as { required: string[]; properties: Record<string, unknown> };
-      expect(s.required).toEqual(['reasoning', 'confidence', 'action_summary', 'parameters', 'parameter_sources']);
+      expect(s.required).toEqual(['reasoning', 'confidence', 'summary', 'parameters', 'sources']);
       expect(t.description).toContain('Examples:');
     }
   });

@@ -17,11 +17,11 @@ const ADMIN_TOKEN = 'admin-token-for-tests-0123456789';
 const claimCheckOf = (turn: { contextSummary: unknown }) =>
   (turn.contextSummary as { notes?: { claimCheck?: Record<string, unknown> } }).notes?.claimCheck;
 
-/** A tool call whose `action_summary` (shown in a confirmation question) says the call was done. */
+/** A tool call whose `summary` (shown in a confirmation question) says the call was done. */
 function claimingCall(name: string, parameters: Record<string, unknown>, summary: string): ScriptedAnswer {
   const answer = toolCall(name, parameters, { overall: 0.6 }) as Extract<ScriptedAnswer, { content: unknown }>;
   const use = answer.content[0] as { input: Record<string, unknown> };
-  use.input.action_summary = summary;
+  use.input.summary = summary;
   return answer;
 }
 

@@ -30,7 +30,7 @@ interface Usage {
 
 let seq = 0;
 
-/** A reply meta-tool call with valid reasoning and confidence. */
+/** A reply meta-tool call with valid reasoning and confidence (the compact envelope, prompts/system.md). */
 export function replyCall(text: string, overall = 0.9): ScriptedAnswer {
   return {
     content: [
@@ -39,13 +39,8 @@ export function replyCall(text: string, overall = 0.9): ScriptedAnswer {
         type: 'tool_use',
         name: 'reply',
         input: {
-          reasoning: {
-            intent_understanding: 'The person is greeting me and wants a friendly answer.',
-            context_used: ['message'],
-            no_tool_reason: 'Conversation only.',
-            response_strategy: 'Answer warmly.',
-          },
-          confidence: { overall, intent: overall, parameters: overall },
+          reasoning: 'The person is greeting me and wants a friendly answer; conversation only.',
+          confidence: overall,
           text,
         },
       },
@@ -60,13 +55,8 @@ export function clarifyCall(question: string, options: string[]): ScriptedAnswer
         type: 'tool_use',
         name: 'ask_clarification',
         input: {
-          reasoning: {
-            intent_understanding: 'The person asked for something that has several possible targets.',
-            context_used: ['directory'],
-            ambiguity_detected: 'Which person is meant.',
-            possible_interpretations: options,
-          },
-          confidence: { overall: 0.5, intent: 0.8, parameters: 0.3 },
+          reasoning: 'The person asked for something that has several possible targets: which person is meant.',
+          confidence: 0.5,
           question,
           options,
         },
@@ -80,22 +70,17 @@ export function toolCall(
   parameters: Record<string, unknown>,
   opts: { overall?: number; reasoning?: string } = {},
 ): ScriptedAnswer {
-  const overall = opts.overall ?? 0.9;
   return {
     content: [
       {
         type: 'tool_use',
         name,
         input: {
-          reasoning: {
-            intent_understanding: opts.reasoning ?? 'The person asks me to do this action with these parameters.',
-            context_used: ['message'],
-            tool_selection_reason: `${name} does what was asked.`,
-            alternatives_considered: [],
-          },
-          confidence: { overall, intent: overall, parameters: overall },
+          reasoning: opts.reasoning ?? `The person asks me to do this action with these parameters: ${name}.`,
+          confidence: opts.overall ?? 0.9,
+          summary: `${name} as asked.`,
           parameters,
-          parameter_sources: [],
+          sources: Object.fromEntries(Object.keys(parameters).map((k) => [k, 'user_message'])),
         },
       },
     ],
