@@ -18,14 +18,18 @@ function resultPart(r: ToolResult): LlmToolResult {
   return { type: 'tool_result', callId: r.proposalId, content: r.content, ...(r.isError ? { isError: true } : {}) };
 }
 
-/** The continuation after a decision's tool calls (its `assistantContent`) were answered with `results`. */
+/**
+ * The continuation after a decision's tool calls (its `assistantContent`, after the turns that led to it: tool
+ * searches, retries) were answered with `results`.
+ */
 export function nextStep(
   before: Continuation,
-  decision: { assistantContent: readonly LlmPart[] },
+  decision: { assistantContent: readonly LlmPart[]; lead?: Continuation },
   results: readonly ToolResult[],
 ): Continuation {
   return [
     ...before,
+    ...(decision.lead ?? []),
     { role: 'assistant', content: decision.assistantContent },
     { role: 'user', content: results.map(resultPart) },
   ];

@@ -185,9 +185,9 @@ describe('guided retries with a scripted model (through the real client and Brai
   const answer = (name: string, input: unknown): ScriptedAnswer => ({ content: [{ type: 'tool_use', name, input }] });
   const task = { parameters: { title: '資料作成', assignee: '田中' }, summary: '田中さんに資料作成のタスク' };
   const deviating: [string, ScriptedAnswer][] = [
-    ['capability, compact', answer('search_tasks', { ...task, reasoning: REASONING, confidence: 0.85 })],
-    ['capability, structured', answer('search_tasks', { ...full, ...task })],
-    ['capability, mixed', answer('search_tasks', { ...full, ...task, reasoning: REASONING })],
+    ['capability, compact', answer('save_memory', { ...task, reasoning: REASONING, confidence: 0.85 })],
+    ['capability, structured', answer('save_memory', { ...full, ...task })],
+    ['capability, mixed', answer('save_memory', { ...full, ...task, reasoning: REASONING })],
     ['reply, compact', answer('reply', { reasoning: REASONING, confidence: 0.9, text: 'はい' })],
     ['reply, structured', answer('reply', { ...full, text: 'はい' })],
     [
@@ -210,7 +210,7 @@ describe('guided retries with a scripted model (through the real client and Brai
   });
 
   it('an answer missing its confidence still costs one guided retry', async () => {
-    const missing = answer('search_tasks', { reasoning: REASONING, ...task });
+    const missing = answer('save_memory', { reasoning: REASONING, ...task });
     expect(await retriesFor(missing)).toBe(1);
     expect(JSON.stringify(llm.requests[1]!.messages)).toContain('could not be accepted');
   });
