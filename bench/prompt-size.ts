@@ -16,7 +16,7 @@ import { decisionRequest } from '../src/brain/brain';
 import { loadPrompts } from '../src/brain/prompts';
 import type { TurnContext } from '../src/context/types';
 import { parseDirectory } from '../src/org/parse-directory';
-import { brainInput } from '../src/pipeline/proposal-stage';
+import { brainInput } from '../src/turn/proposal-stage';
 import type { Actor } from '../src/authorization/actor';
 import { ToolRegistry } from '../src/tools/registry';
 import { handlers } from '../handlers';

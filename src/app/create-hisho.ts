@@ -17,7 +17,8 @@ import { AdapterSupervisor } from '../adapters/supervisor';
 import type { ChatSender, InboundMessage, Platform } from '../core/chat';
 import { Reviewer } from '../brain/critique';
 import type { LlmClient } from '../brain/llm-client';
-import { loadPrompts, type PromptSet } from '../brain/prompts';
+import { PersonaFileError } from '../brain/persona-file';
+import { loadPrompts, PROMPTS_DIR, type PromptSet } from '../brain/prompts';
 import { Summarizer } from '../brain/summarize';
 import type { Env } from '../config/env';
 import { RoomMembersCache } from '../context/room-members';
@@ -28,21 +29,21 @@ import { applyMigrations } from '../db/migrate';
 import { createDatabase, type Db } from '../db/prisma';
 import { sqlRunner, type Sql } from '../db/sql';
 import { statementCounterFromEnv, type StatementCounter } from '../db/statement-counter';
-import { Intake } from '../intake/intake';
-import { WorkerPool, type WakeHint } from '../intake/worker-pool';
-import { WorkNotices } from '../intake/work-notices';
-import { WorkQueue } from '../intake/work-queue';
-import { AlertMonitor } from '../alerts/alert-monitor';
-import { AdminAlerts, gaveUpAlert } from '../alerts/alerts';
+import { Intake } from '../adapters/intake';
+import { WorkerPool, type WakeHint } from '../queue/worker-pool';
+import { WorkNotices } from '../queue/work-notices';
+import { WorkQueue } from '../queue/work-queue';
+import { AlertMonitor } from '../notices/alert-monitor';
+import { AdminAlerts, gaveUpAlert } from '../notices/admin-alerts';
 import { createLogger, type Logger } from '../observability/logger';
 import { createMetrics, type Metrics } from '../observability/metrics';
 import { PLATFORMS } from '../org/directory.schema';
 import { DirectoryImportError, formatImportSummary, importDirectoryFile } from '../org/import-directory';
 import { startOrgCaches, type OrgCaches } from './org-caches';
-import { Outbox, postingMarginMs } from '../outbox/outbox';
-import { createButtonAnswers } from '../pipeline/button-answers';
-import { QuestionCloser } from '../pipeline/question-closer';
-import { scheduleMaintenance } from '../retention/maintenance';
+import { Outbox, postingMarginMs } from '../queue/outbox';
+import { createButtonAnswers } from '../confirmations/button-answers';
+import { QuestionCloser } from '../confirmations/question-closer';
+import { scheduleMaintenance } from './maintenance';
 import { NoticeScheduler } from '../scheduler/notices/notice-scheduler';
 import { fireDueChatSchedules } from '../scheduler/chat-schedules';
 import { startReminderSweep } from '../scheduler/reminders';
@@ -51,14 +52,21 @@ import { createAdminRouter } from '../server/admin/admin.route';
 import { createApp } from '../server/app';
 import {
   composeBrain,
-  composePipeline,
+  composeStages,
   describeWorkError,
   workItemHandlers,
   type CritiqueInput,
-  type Pipeline,
-} from './pipeline';
+  type Stages,
+} from './compose-stages';
 import { dutiesOf, type RoleDuties } from './roles';
-import { checkDatabase, checkPortFree, directoryFailure, listenFailure } from './startup-checks';
+import {
+  checkDatabase,
+  checkPortFree,
+  directoryFailure,
+  listenFailure,
+  StartupError,
+  terminalLanguage,
+} from './startup-checks';
 
 /** Answers a confirmation-button click (Discord, the console). */
 type ButtonAnswer = ReturnType<typeof createButtonAnswers>;
@@ -138,7 +146,8 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   // HISHO_COUNT_SQL=1: every statement is counted by shape (logged at stop; benchmarks read `sqlStatements`).
   const sqlStatements = statementCounterFromEnv();
 
-  // The two first-contact failures are told in one sentence before anything starts (./startup-checks.ts).
+  // A persona file, the port and the database are told in one sentence before anything starts (./startup-checks.ts).
+  const prompts = personaPrompts(config);
   await checkPortFree(config.PORT);
   const database = await connectDatabase(config, logger);
   const { db, sql } = database;
@@ -150,7 +159,6 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   const wake = (hint?: WakeHint) => pool?.wake(hint);
   const wakeMany = (n: number) => pool?.wakeMany(n);
 
-  const prompts = loadPrompts(config.PERSONA);
   const chatwork = connectChatwork(config, logger, o);
   const outbox = new Outbox(db, {
     pool: database.pgPool,
@@ -445,7 +453,7 @@ function buildPipeline(d: {
   wake: () => void;
   outbox: Outbox;
   chatwork: ChatworkConnection | null;
-}): { llm: LlmClient | null; pipeline: Pipeline } {
+}): { llm: LlmClient | null; pipeline: Stages } {
   const { config, o, database, org, logger, prompts, raise, wake } = d;
   const { db, sql } = database;
   const { llm, costGuard, brain } = composeBrain(config, { db, logger, prompts, raise, now: o.now, llm: o.llm });
@@ -458,7 +466,7 @@ function buildPipeline(d: {
       }
     : undefined;
   const summarizer = llm ? new Summarizer({ llm, models: costGuard }) : null;
-  const pipeline = composePipeline({
+  const pipeline = composeStages({
     config,
     db,
     sql,
@@ -699,7 +707,7 @@ function startWorkers(d: {
   logger: Logger;
   queue: WorkQueue;
   alerts: AdminAlerts;
-  pipeline: Pipeline;
+  pipeline: Stages;
   intake: Intake;
 }): WorkerPool {
   const { config, queue, alerts, pipeline } = d;
@@ -828,4 +836,14 @@ async function startBackground(d: {
     await maintenance?.stop();
   };
   return { scheduler, monitor, stop };
+}
+
+/** The persona's prompts; a persona file (PERSONA_FILE) that cannot be used stops start-up with one sentence. */
+function personaPrompts(config: Pick<Env, 'PERSONA' | 'PERSONA_FILE'>): PromptSet {
+  try {
+    return loadPrompts(config.PERSONA, PROMPTS_DIR, config.PERSONA_FILE);
+  } catch (err) {
+    if (err instanceof PersonaFileError) throw new StartupError(err.say(terminalLanguage()));
+    throw err;
+  }
 }
