@@ -130,7 +130,11 @@ export const reportGoalProgress = defineTool({
   description:
     "Record a progress update on one of the sender's own goals (replaces the previous note; dated). " +
     'Returns the goal with its completion rate.',
-  triggerExamples: ['新規顧客の目標、今3社まで来たよ', '目標の進捗を報告したい', 'Progress on my goal: 3 of 10 clients signed'],
+  triggerExamples: [
+    '新規顧客の目標、今3社まで来たよ',
+    '目標の進捗を報告したい',
+    'Progress on my goal: 3 of 10 clients signed',
+  ],
   input: z.object({
     goal_id: z.string().trim().min(1).max(100),
     note: z.string().trim().min(1).max(1000).describe('What has happened since the last update.'),
