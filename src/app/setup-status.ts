@@ -91,7 +91,7 @@ export class SetupStatus {
         if (err instanceof LlmConnectionError) return this.failed(err.problem);
         // Busy or failing for a moment (429, 5xx): not a setup problem; turns will tell.
         this.o.logger.warn({ err: (err as Error).message }, 'AI connection check: the API is busy or failing now');
-        if (this.ai.state === 'checking') this.ai = { state: 'ok', at: this.now() };
+        if (this.ai.state === 'checking') this.ai = { state: 'unchecked' };
       },
     );
   }
