@@ -10,6 +10,8 @@ import { CostGuard } from '../brain/cost-guard';
 import { SenderBudget } from '../turn/sender-budget';
 import { AnthropicLlmClient } from '../brain/anthropic-client';
 import type { LlmClient } from '../brain/llm-client';
+import { tracedLlmClient } from '../brain/traced-llm-client';
+import { tracingOn } from '../observability/tracing';
 import type { ChatworkTasksApi } from '../tools/types';
 import { type PromptSet } from '../brain/prompts';
 import { ContextBuilder, type OrgInfo } from '../context/context-builder';
@@ -394,7 +396,7 @@ export function composeBrain(
 ): { llm: LlmClient | null; costGuard: CostGuard; brain: Brain } {
   const { db, logger, prompts, raise } = d;
   const o = { llm: d.llm, now: d.now };
-  const llm =
+  const client =
     o.llm ??
     (config.ANTHROPIC_API_KEY
       ? new AnthropicLlmClient({
@@ -404,6 +406,8 @@ export function composeBrain(
           maxRetries: config.LLM_MAX_RETRIES,
         })
       : null);
+  // A `chat` span per model call, only when tracing is on (issue 43).
+  const llm = client && tracingOn() ? tracedLlmClient(client) : client;
   const costGuard = new CostGuard({
     db,
     logger,

@@ -198,6 +198,68 @@ export function retiredVariables(source: Record<string, string | undefined> = pr
   return RETIRED.filter((key) => (source[key] ?? '').trim() !== '');
 }
 
+/**
+ * Tracing (issue 43) is configured by the standard OpenTelemetry variables only. The OpenTelemetry SDK reads them
+ * itself (`OTEL_SERVICE_NAME`, `OTEL_TRACES_SAMPLER`, `OTEL_EXPORTER_OTLP_HEADERS`, … see docs/operations.md); these
+ * are the ones Hisho reads too, to decide at start whether to load the SDK at all. With none set, tracing is off
+ * and no OpenTelemetry package is loaded.
+ */
+const otlpProtocol = z.enum(['http/protobuf', 'http/json', 'grpc']);
+export const ZTracingEnv = z.object({
+  OTEL_SDK_DISABLED: flag('false'),
+  /** `otlp` (default when an endpoint is set), `console`, `zipkin` or `none`; a comma-separated list. */
+  OTEL_TRACES_EXPORTER: nonEmpty().optional(),
+  OTEL_EXPORTER_OTLP_ENDPOINT: nonEmpty().url().optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: nonEmpty().url().optional(),
+  OTEL_EXPORTER_OTLP_PROTOCOL: otlpProtocol.optional(),
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: otlpProtocol.optional(),
+  /**
+   * Message text, names and tool arguments go into spans (redacted as for the logs). The variable of the
+   * OpenTelemetry GenAI instrumentations; off by default.
+   */
+  OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: flag('false'),
+});
+
+/** What the start needs to know about tracing. */
+export interface TracingSettings {
+  on: boolean;
+  /** Where spans go (for the start-up line): the traces endpoint, the base endpoint, or the exporter's name. */
+  destination: string;
+  protocol: z.output<typeof otlpProtocol>;
+  captureContent: boolean;
+  /**
+   * Every `OTEL_*` variable of the environment, `.env` included: the start puts those from `.env` into the
+   * process's environment, where the SDK reads them.
+   */
+  variables: Record<string, string>;
+}
+
+/** Whether and how to trace, from an environment ({@link environment}); a bad value throws a {@link ConfigError}. */
+export function tracingSettings(source: Record<string, string | undefined> = process.env): TracingSettings {
+  const variables: Record<string, string> = {};
+  for (const [k, v] of Object.entries(source))
+    if (k.startsWith('OTEL_') && v !== undefined && v.trim() !== '') variables[k] = v;
+  const parsed = ZTracingEnv.safeParse(variables);
+  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
+  const t = parsed.data;
+  const exporters = (t.OTEL_TRACES_EXPORTER ?? '')
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
+  const endpoint = t.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? t.OTEL_EXPORTER_OTLP_ENDPOINT;
+  const exporting = exporters.length > 0 ? !exporters.includes('none') : endpoint !== undefined;
+  return {
+    on: !t.OTEL_SDK_DISABLED && exporting,
+    destination:
+      exporters.length > 0 && !exporters.includes('otlp')
+        ? exporters.join(', ')
+        : (endpoint ?? 'http://localhost:4318'),
+    protocol: t.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? t.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf',
+    captureContent: t.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT,
+    variables,
+  };
+}
+
 /** Thrown for a bad environment; `message` names every bad variable and never includes its value. */
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
