@@ -148,6 +148,11 @@ export class AnthropicLlmClient implements LlmClient {
       timeout: opts.timeoutMs,
       maxRetries: opts.maxRetries,
       fetch: nodeFetch,
+      // The SDK's own span per call is off: Hisho's `chat` span (`traced-llm-client.ts`) is the one per model call,
+      // with the cost and the conventions' token counts (the SDK counts cached tokens into its input tokens and
+      // names cache writes differently), so a dashboard that sums the tokens of `chat` spans does not count twice.
+      // The HTTP instrumentation still makes a span per attempt and sends the trace context.
+      openTelemetry: false,
     });
   }
 

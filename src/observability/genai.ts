@@ -77,6 +77,9 @@ export const HISHO = {
   /** A link from an answer to the turn whose question it answers. */
   linkReason: 'hisho.link.reason',
   pendingActionId: 'hisho.pending_action.id',
+  /** A notice's kind (reminder, deadline_reminder, daily_digest, …) and what became of it (sent, blocked, …). */
+  noticeKind: 'hisho.notice.kind',
+  noticeOutcome: 'hisho.notice.outcome',
 } as const;
 
 /** The span names: `invoke_agent Hisho`, `chat <model>`, `execute_tool <tool>`, `step <name>`. */
