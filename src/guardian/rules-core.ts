@@ -190,27 +190,24 @@ export const WORK_ITEM_EFFECTS: ReadonlySet<string> = new Set([
 ]);
 
 /** What a call does with the words in it, for {@link CONFIDENTIAL_TABLE}. */
-export type CallKind = 'work_item' | 'read' | 'memory' | 'other';
+export type CallKind = 'work_item' | 'disclosure';
 
-/** A call's kind from its declared effects. */
+/** A call's kind from its declared effects: keeping a work item, or anything that reads, stores or posts words. */
 export function callKind(tool: Pick<ToolMeta, 'effects'>): CallKind {
-  if (tool.effects.length === 0) return 'read';
-  if (tool.effects.includes(MEMORY_STORE_EFFECT)) return 'memory';
-  return tool.effects.every((e) => WORK_ITEM_EFFECTS.has(e)) ? 'work_item' : 'other';
+  return tool.effects.length > 0 && tool.effects.every((e) => WORK_ITEM_EFFECTS.has(e)) ? 'work_item' : 'disclosure';
 }
 
 /**
  * Confidentiality protects data, not topics (issue 40): a confidential word (pay, evaluation, personnel, deals)
  * in a call is allowed (`allow`), allowed only when the topic is the sender's department's work (`handlers`, the
  * directory's `handles:`), or blocked (`block`), by what the call does and whether it names anyone besides the
- * sender. A member's own reminder 「給与振込データの送信」 passes; asking for or passing on someone else's pay or
- * evaluation does not, whoever asks.
+ * sender. A member's own reminder 「給与振込データの送信」 passes, and the payroll department may give that work to a
+ * colleague; reading, storing or posting words on the topic about others (someone's pay, an evaluation sent to a
+ * colleague) is blocked, whoever asks.
  */
 export const CONFIDENTIAL_TABLE: Readonly<Record<CallKind, { self: Outcome; others: Outcome }>> = {
   work_item: { self: 'allow', others: 'handlers' },
-  read: { self: 'handlers', others: 'block' },
-  memory: { self: 'handlers', others: 'block' },
-  other: { self: 'handlers', others: 'handlers' },
+  disclosure: { self: 'handlers', others: 'block' },
 };
 type Outcome = 'allow' | 'handlers' | 'block';
 
