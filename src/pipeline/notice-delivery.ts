@@ -53,6 +53,8 @@ export interface NoticeRequest {
    * are), so a worker whose claim expired mid-notice never posts it beside the one that took the item over.
    */
   claim?: WorkClaim;
+  /** Stored work items the notice quotes (a reminder's text, task titles): it may say them back (issue 40). */
+  quoted?: readonly string[];
   /**
    * What to send instead when the Guardian blocks the written text (a reminder the person asked for: they are told it
    * cannot be shown); absent: nothing is sent.
@@ -97,7 +99,7 @@ export class NoticeDelivery {
     if (await this.d.outbox.delivered(req.outboxKey)) return this.count(req, 'duplicate');
     const now = this.d.now?.() ?? new Date();
     const written = await this.write(req, now);
-    const check = checkReplyText(written.text, this.d.guardianConfig);
+    const check = checkReplyText(written.text, this.d.guardianConfig, req.quoted);
     const blocked = check.action === 'BLOCK';
     const text = blocked ? (req.whenBlocked ?? null) : check.text;
     if (req.stillWanted && !(await req.stillWanted())) return this.count(req, 'withdrawn');
