@@ -5,7 +5,7 @@
  * who or which is meant instead of hearing of a permission the person does not lack. Pure.
  */
 import type { ToolMeta } from '../core/tool-meta';
-import { isSenderAlias } from '../guardian/param-values';
+import { isAllWord, isSenderAlias } from '../guardian/param-values';
 import type { Actor } from './actor';
 import type { Directory, DirectoryMember } from './directory';
 import { matchDepartments, matchMembers, nearDepartments, nearMembers } from './names';
@@ -91,8 +91,8 @@ export function resolveReferences(
       if (!task || task.assigneeMemberId !== actor.memberId) out.namesOthers = true;
       continue;
     }
-    if (role === 'recipients' && typeof value === 'string' && value.trim().toLowerCase() === 'all') {
-      out.namesOthers = true;
+    if (role === 'recipients' && isAllWord(value)) {
+      out.namesOthers = true; // everyone: what the Guardian and the Gate decide on
       continue;
     }
     for (const item of Array.isArray(value) ? value : [value]) {
