@@ -390,6 +390,8 @@ export const REASON_GROUPS: readonly { label: string; codes: readonly RecordedCo
       'Z_CONFIRM_ORG_WIDE',
       'B_CLARIFICATION',
       'T_CLARIFICATION',
+      'T_UNKNOWN_PERSON',
+      'T_UNKNOWN_DEPARTMENT',
     ],
   },
   {
