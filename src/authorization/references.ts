@@ -40,8 +40,8 @@ export interface ResolvedReferences {
 
 /**
  * Reads the person and department parameters of a call (the same ones the Gate checks) against the directory.
- * Members and departments hidden from the sender (top secret below level 6) are never offered as near matches;
- * a name that fits only hidden ones is left for the Gate to refuse.
+ * Members and departments hidden from the sender (top secret below level 6) do not exist for them: a name that fits
+ * only hidden ones gets the same answer as a name nobody has, and they are never offered as near matches.
  */
 export function resolveReferences(
   tool: Pick<ToolMeta, 'paramRoles'> | undefined,
@@ -71,14 +71,15 @@ export function resolveReferences(
           ids.push(raw);
           continue;
         }
-        const found = matchDepartments(raw, directory.departments);
+        // A department hidden from the sender (top secret) does not exist for them (R-Z1, R-Z3).
+        const found = matchDepartments(raw, visibleDepts);
         if (found.length === 1) ids.push(found[0]!.id);
         else if (found.length === 0) {
           const near = nearDepartments(raw, visibleDepts).map(deptLabel);
           out.unresolved.push({ kind: 'department', param, ref: raw, near });
           ids.push(raw);
         } else {
-          const near = found.filter((d) => !hidden.has(d.id)).map(deptLabel);
+          const near = found.map(deptLabel);
           out.unresolved.push({ kind: 'department', param, ref: raw, near, ambiguous: true });
           ids.push(raw);
         }
@@ -104,10 +105,11 @@ export function resolveReferences(
       }
       const ref = typeof item === 'string' ? item : id!;
       if (typeof item === 'string' && isSenderAlias(ref)) continue;
+      // Members the sender may not see (top secret) do not exist for them: the same answer as a name nobody has.
       const matches =
         typeof item === 'string'
-          ? matchMembers(ref, directory.members)
-          : directory.members.filter((m) => m.id === ref.trim());
+          ? matchMembers(ref, visibleMembers)
+          : visibleMembers.filter((m) => m.id === ref.trim());
       if (matches.length === 1 && matches[0]!.id === actor.memberId) continue;
       out.namesOthers = true;
       if (matches.length > 0) continue;

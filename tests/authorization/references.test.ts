@@ -56,8 +56,13 @@ describe('resolveReferences', () => {
   });
 
   it('an unknown person is reported with near names the sender may see (never a top-secret member)', () => {
-    const r = resolveReferences(task, { assignee: '佐々木' }, directory, sender);
-    expect(r.unresolved).toEqual([]); // 佐々木一郎 exists: the Gate decides (top secret), nothing is hinted here
+    // 佐々木一郎 is in a top-secret department: for a level-4 sender he does not exist (the same answer as nobody).
+    const hidden = resolveReferences(task, { assignee: '佐々木' }, directory, sender);
+    expect(hidden.unresolved).toEqual([{ kind: 'person', param: 'assignee', ref: '佐々木', near: [] }]);
+    const ceo = resolveReferences(task, { assignee: '佐々木' }, directory, { ...sender, level: 6 });
+    expect(ceo.unresolved).toEqual([]);
+    const board = resolveReferences(schedule, { department: '取締役室' }, directory, sender);
+    expect(board.unresolved).toEqual([{ kind: 'department', param: 'department', ref: '取締役室', near: [] }]);
     const typo = resolveReferences(task, { assignee: '鈴本さん' }, directory, { ...sender, memberId: 'tanaka' });
     expect(typo.unresolved).toEqual([
       { kind: 'person', param: 'assignee', ref: '鈴本さん', near: ['鈴木健二（id: suzuki、営業部）'] },
