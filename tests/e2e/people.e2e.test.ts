@@ -52,8 +52,8 @@ describe('people, departments and confidential topics (end to end, ChatWork)', (
     return { turn, post: cw.posts.at(-1)!.body };
   }
 
-  /** The tool results the model was given in its n-th request. */
-  const toolResults = (n: number) => JSON.stringify(llm.requests[n]!.messages);
+  /** Everything the model was sent in this test (the tool results it heard among it). */
+  const toolResults = () => llm.requests.map((r) => JSON.stringify(r.messages)).join('\n');
 
   it('「佐々木さんに…お願い」 with no 佐々木: the model hears "no member matches", the person is asked who', async () => {
     const question = '佐々木さんという方が名簿に見つからなかったウル。どなたのことか教えてほしいウル🐺';
@@ -62,7 +62,7 @@ describe('people, departments and confidential topics (end to end, ChatWork)', (
       clarifyCall(question, ['鈴木健二さん', 'ほかの方']),
     );
     const { turn, post } = await ask(SUZUKI, '佐々木さんに見積書の作成をお願いして、期限は来週金曜');
-    const heard = toolResults(1);
+    const heard = toolResults();
     expect(heard).toContain('No member matches \\"佐々木\\"');
     expect(heard).not.toContain('not permitted');
     expect(post).toContain(question);
@@ -79,7 +79,7 @@ describe('people, departments and confidential topics (end to end, ChatWork)', (
       replyCall('設定しました！'),
     );
     const { turn, post } = await ask(TANAKA, '鈴本さんに12月1日9時に見積の確認をリマインドして');
-    expect(toolResults(1)).toContain('Near matches: 鈴木健二（id: suzuki-kenji、営業部）');
+    expect(toolResults()).toContain('Near matches: 鈴木健二（id: suzuki-kenji、営業部）');
     expect(post).toContain('名簿に見つからなかった');
     expect(post).not.toContain('権限');
     expect(turn).toMatchObject({ decision: 'CLARIFY', reasonCode: 'T_UNKNOWN_PERSON' });
@@ -115,7 +115,7 @@ describe('people, departments and confidential topics (end to end, ChatWork)', (
   it('an alias (「営業」) and an unknown department (「営業二課」) — resolved, and asked about', async () => {
     llm.script(toolCall('team_overview', { department: '営業' }), replyCall('営業部の状況ウル🐺'));
     const a = await ask(SUZUKI, '営業のみんなのタスク状況は？');
-    expect(toolResults(1)).toContain('営業部');
+    expect(toolResults()).toContain('営業部');
     expect(a.turn.decision).not.toBe('DENIED');
     llm.stop();
     llm.script(
@@ -123,7 +123,7 @@ describe('people, departments and confidential topics (end to end, ChatWork)', (
       clarifyCall('営業二課という部署が見つからなかったウル。どの部署のことウル？', ['営業部', '東京営業課']),
     );
     const b = await ask(SUZUKI, '営業二課のタスク状況は？');
-    expect(toolResults(1)).toContain('No department matches \\"営業二課\\"');
+    expect(toolResults()).toContain('No department matches \\"営業二課\\"');
     expect(b.turn).toMatchObject({ decision: 'CLARIFY', reasonCode: 'T_UNKNOWN_DEPARTMENT' });
   });
 
