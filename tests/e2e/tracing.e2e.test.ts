@@ -145,13 +145,14 @@ describe('tracing with OpenTelemetry (npm start, OTLP/HTTP)', () => {
       'gen_ai.agent.name': 'Hisho',
       'gen_ai.provider.name': 'anthropic',
       'hisho.decision': 'executed',
-      'gen_ai.usage.input_tokens': USAGE.tool.input_tokens + USAGE.reply.input_tokens,
-      'gen_ai.usage.output_tokens': USAGE.tool.output_tokens + USAGE.reply.output_tokens,
     });
 
-    // One `chat` span per model call, inside the turn, with exactly what the model reported.
+    // One `chat` span per model call, inside the turn, with exactly what the model reported; the turn's are the sums.
     const chats = trace.filter((s) => s.attributes['gen_ai.operation.name'] === 'chat');
-    expect(chats).toHaveLength(2);
+    expect(chats.length).toBeGreaterThanOrEqual(2);
+    const total = (k: string) => chats.reduce((a, c) => a + Number(c.attributes[k]), 0);
+    expect(invoke.attributes['gen_ai.usage.input_tokens']).toBe(total('gen_ai.usage.input_tokens'));
+    expect(invoke.attributes['gen_ai.usage.output_tokens']).toBe(total('gen_ai.usage.output_tokens'));
     for (const c of chats) expect(ancestors(trace, c)).toContain(invoke);
     const byInput = (n: number) => chats.find((c) => c.attributes['gen_ai.usage.input_tokens'] === n)!;
     for (const u of [USAGE.tool, USAGE.reply]) {
