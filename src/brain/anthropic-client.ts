@@ -1,6 +1,15 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { AppError } from '../errors/app-error';
-import type { LlmClient, LlmMessage, LlmPart, LlmRequest, LlmResponse, LlmStopReason, LlmTool } from './llm-client';
+import type {
+  CacheTtl,
+  LlmClient,
+  LlmMessage,
+  LlmPart,
+  LlmRequest,
+  LlmResponse,
+  LlmStopReason,
+  LlmTool,
+} from './llm-client';
 import { nodeFetch } from './node-fetch';
 
 /**
@@ -18,10 +27,17 @@ export interface AnthropicRequest {
   messages: Anthropic.Messages.MessageParam[];
 }
 
-const EPHEMERAL = { type: 'ephemeral' } as const;
+/** The cache breakpoints of each lifetime (one object each, so the body of a prefix is byte-identical). */
+const EPHEMERAL: Record<CacheTtl, Anthropic.Messages.CacheControlEphemeral> = {
+  '5m': { type: 'ephemeral' },
+  '1h': { type: 'ephemeral', ttl: '1h' },
+};
 
 const toolCache = new WeakMap<LlmTool, Anthropic.Messages.Tool>();
-const listCache = new WeakMap<readonly LlmTool[], Anthropic.Messages.Tool[]>();
+const listCache: Record<CacheTtl, WeakMap<readonly LlmTool[], Anthropic.Messages.Tool[]>> = {
+  '5m': new WeakMap(),
+  '1h': new WeakMap(),
+};
 
 /** The API's definition of a tool (one object per neutral tool, so the cached prefix stays byte-identical). */
 export function anthropicTool(t: LlmTool): Anthropic.Messages.Tool {
@@ -38,13 +54,14 @@ export function anthropicTool(t: LlmTool): Anthropic.Messages.Tool {
   return tool;
 }
 
-/** A tool list with the cache breakpoint on its last tool; built once per list (the brain reuses its lists). */
-function cachedToolList(tools: readonly LlmTool[]): Anthropic.Messages.Tool[] {
-  let list = listCache.get(tools);
+/** A tool list with the cache breakpoint on its last tool; built once per list and lifetime (lists are reused). */
+function cachedToolList(tools: readonly LlmTool[], ttl: CacheTtl): Anthropic.Messages.Tool[] {
+  let list = listCache[ttl].get(tools);
   if (!list) {
     const last = tools.length - 1;
-    list = tools.map((t, i) => (i === last ? { ...anthropicTool(t), cache_control: EPHEMERAL } : anthropicTool(t)));
-    listCache.set(tools, list);
+    const mark = EPHEMERAL[ttl];
+    list = tools.map((t, i) => (i === last ? { ...anthropicTool(t), cache_control: mark } : anthropicTool(t)));
+    listCache[ttl].set(tools, list);
   }
   return list;
 }
@@ -76,15 +93,17 @@ function wireMessage(m: LlmMessage): Anthropic.Messages.MessageParam {
 /**
  * The Messages API body of a neutral request. Order: tools (a cache breakpoint on the last when
  * `cachePrefix`) → system (a breakpoint when `cachePrefix`) → messages; `tool_choice: auto` (forced tool
- * use is rejected by current models).
+ * use is rejected by current models). Two breakpoints of one lifetime (`cacheTtl`, default 5 minutes): within
+ * the API's four, and no shorter-lived breakpoint before a longer-lived one (PLATFORMS.md C5).
  */
 export function toAnthropicRequest(req: LlmRequest): AnthropicRequest {
+  const ttl = req.cacheTtl ?? '5m';
   return {
     model: req.model,
     max_tokens: req.maxTokens,
-    tools: req.cachePrefix ? cachedToolList(req.tools) : req.tools.map(anthropicTool),
+    tools: req.cachePrefix ? cachedToolList(req.tools, ttl) : req.tools.map(anthropicTool),
     tool_choice: { type: 'auto' },
-    system: [{ type: 'text', text: req.system, ...(req.cachePrefix ? { cache_control: EPHEMERAL } : {}) }],
+    system: [{ type: 'text', text: req.system, ...(req.cachePrefix ? { cache_control: EPHEMERAL[ttl] } : {}) }],
     messages: req.messages.map(wireMessage),
   };
 }
@@ -178,6 +197,9 @@ export class AnthropicLlmClient implements LlmClient {
           outputTokens: u.output_tokens ?? 0,
           cacheWriteTokens: u.cache_creation_input_tokens ?? 0,
           cacheReadTokens: u.cache_read_input_tokens ?? 0,
+          ...(u.cache_creation?.ephemeral_1h_input_tokens
+            ? { cacheWrite1hTokens: u.cache_creation.ephemeral_1h_input_tokens }
+            : {}),
         },
       };
     } catch (err) {

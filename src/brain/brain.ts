@@ -2,6 +2,7 @@ import { AppError } from '../errors/app-error';
 import type { TurnContext } from '../context/types';
 import {
   toolCalls,
+  type CacheTtl,
   type LlmClient,
   type LlmMessage,
   type LlmPart,
@@ -17,6 +18,7 @@ import { errorResults, type Continuation } from './continuation';
 import type { ToolSpec } from './tool-definitions';
 import type { BrainOutput } from '../core/proposal';
 import type { LlmCallRecord } from '../core/llm-usage';
+import type { LlmJob, ModelRoute } from './routing';
 
 export interface BrainDecision {
   output: BrainOutput;
@@ -24,6 +26,8 @@ export interface BrainDecision {
   assistantContent: LlmResponse['content'];
   calls: LlmCallRecord[];
   model: string;
+  /** The model and cache lifetime it was asked with: the further steps of the turn keep them. */
+  route: ModelRoute;
   /** Why retries happened ("no_tool", "invalid: …", "max_tokens"), for the turn record. */
   retries: string[];
 }
@@ -39,9 +43,9 @@ export class BrainFailure extends AppError {
   }
 }
 
-/** Decides which model to use now, or refuses (daily cost limit, R-O5). */
+/** Decides which model a call uses (routing rule, daily cost limit R-O5) and its prefix's lifetime, or refuses. */
 export interface ModelSelector {
-  select(): Promise<{ model: string } | { refuse: true }>;
+  select(job: LlmJob): Promise<{ model: string; cacheTtl?: CacheTtl } | { refuse: true }>;
 }
 
 export interface BrainOptions {
@@ -60,6 +64,11 @@ export interface DecideInput {
   /** Previous steps of this turn (assistant tool calls and their results). */
   continuation?: Continuation;
   purpose?: string;
+  /**
+   * The model and cache lifetime of the turn this call continues (its tool loop, a rewrite of its answer): kept,
+   * not chosen again — caches and thinking blocks are per model, and a turn under way finishes on its model.
+   */
+  route?: ModelRoute;
 }
 
 /**
@@ -73,17 +82,24 @@ export class Brain {
   async decide(input: DecideInput): Promise<BrainDecision> {
     const calls: LlmCallRecord[] = [];
     const retries: string[] = [];
-    const choice = await this.opts.models.select();
+    const choice =
+      input.route ??
+      (await this.opts.models.select({
+        purpose: input.purpose ?? 'turn',
+        orgId: input.ctx.org.id,
+        mayAct: input.tools.length > 0,
+      }));
     if ('refuse' in choice)
       throw new BrainFailure(new AppError('LLM_COST_LIMIT', 'daily LLM cost limit reached'), calls, retries);
-    const model = choice.model;
+    const route: ModelRoute = { model: choice.model, cacheTtl: choice.cacheTtl ?? '5m' };
+    const model = route.model;
     let continuation: LlmMessage[] = [...(input.continuation ?? [])];
     let maxTokens = this.opts.maxTokens;
     let guidedRetryUsed = false;
     let maxTokensRetryUsed = false;
 
     for (;;) {
-      const req = decisionRequest(this.opts.prompts, { ...input, continuation }, model, maxTokens);
+      const req = decisionRequest(this.opts.prompts, { ...input, continuation }, model, maxTokens, route.cacheTtl);
       let res: LlmResponse;
       try {
         res = await this.opts.llm.create(req);
@@ -118,7 +134,7 @@ export class Brain {
       }
 
       const parsed = parseModelOutput(res.content);
-      if (parsed.ok) return { output: parsed.output, assistantContent: res.content, calls, model, retries };
+      if (parsed.ok) return { output: parsed.output, assistantContent: res.content, calls, model, route, retries };
 
       retries.push(parsed.problem === 'no_tool' ? 'no_tool' : `invalid: ${parsed.detail}`);
       if (guidedRetryUsed) {
@@ -146,8 +162,10 @@ export function decisionRequest(
   input: Pick<DecideInput, 'ctx' | 'tools' | 'restricted' | 'continuation'>,
   model: string,
   maxTokens: number,
+  cacheTtl?: CacheTtl,
 ): LlmRequest {
   return buildRequest({
+    cacheTtl,
     prompts,
     ctx: input.ctx,
     tools: input.tools,

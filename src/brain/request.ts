@@ -1,6 +1,6 @@
 import { neutralise, quoted } from '../context/quote';
 import type { TurnContext } from '../context/types';
-import type { LlmMessage, LlmRequest, LlmText, LlmTool } from './llm-client';
+import type { CacheTtl, LlmMessage, LlmRequest, LlmText, LlmTool } from './llm-client';
 import { metaTools } from './output';
 import { modelTool, type ToolSpec } from './tool-definitions';
 import type { Continuation } from './continuation';
@@ -111,6 +111,8 @@ export interface BuildRequestInput {
   maxTokens: number;
   /** Extra turns after the current message (tool results, retry guidance). */
   continuation?: Continuation;
+  /** The cached prefix's lifetime (default 5 minutes). */
+  cacheTtl?: CacheTtl;
 }
 
 /**
@@ -125,6 +127,7 @@ export function buildRequest(input: BuildRequestInput): LlmRequest {
     system: renderStableSystem(input.prompts, input.ctx),
     messages: [...renderMessages(input.ctx, input.restricted), ...(input.continuation ?? [])],
     cachePrefix: true,
+    ...(input.cacheTtl && input.cacheTtl !== '5m' ? { cacheTtl: input.cacheTtl } : {}),
   };
 }
 
