@@ -37,6 +37,7 @@ import { officeArrivals, seeded, simulateDay, type Conversation, type DayCost, t
 /** Assumptions, printed with the figures. */
 const OUTPUT_TOKENS = 400; // every request's answer (thinking included)
 const TOOL_RESULT_TOKENS = 150; // a tool's result sent back in the next step
+const SEARCH_RESULT_TOKENS = 50; // a tool search's result (tool references), besides the definitions it loads
 const STEP_SECONDS = 8; // the next step of a tool loop follows the model's answer
 const CONFIRM_SECONDS = 60; // the person answers 「はい」 a minute after the question
 const SUMMARY_DATA_TOKENS = 1400; // 20 older messages and the previous summary
@@ -61,14 +62,19 @@ interface CasePlan {
   kind: 'reply' | 'acts' | 'confirms';
   first: Built;
   report: Built | null;
+  /** Tokens a tool search adds when the tool the case needs is deferred (0: it is loaded, no search). */
+  search: number;
 }
 
 /** A request built by the service's code, measured: its prefix breakpoints and its prompt tokens. */
 interface Built {
   prefixKey: string;
+  /** Tokens of the tools loaded in the prompt (deferred tools are not, until a search loads them). */
   toolTokens: number;
   systemTokens: number;
   messageTokens: number;
+  /** Tokens of each deferred tool's definition (`defer_loading`), by name: what loading it adds. */
+  deferred: Map<string, number>;
   mayAct: boolean;
   purpose: string;
 }
@@ -85,7 +91,9 @@ function tokens(text: string): number {
 
 /** Tokens of a request body by part: each tool as JSON, the system text, the messages' text and tool blocks. */
 function measure(body: AnthropicRequest, purpose: string, mayAct: boolean): Built {
-  const tools = body.tools.map(({ cache_control: _, ...t }) => t);
+  const isDeferred = (t: object) => (t as { defer_loading?: boolean }).defer_loading === true;
+  const tools = body.tools.filter((t) => !isDeferred(t)).map(({ cache_control: _, ...t }) => t);
+  const deferred = new Map(body.tools.filter(isDeferred).map((t) => [t.name, tokens(JSON.stringify(t))]));
   const toolJson = JSON.stringify(tools);
   const system = body.system.map((b) => b.text).join('\n');
   const messageTokens = body.messages.reduce((sum, m) => {
@@ -93,7 +101,8 @@ function measure(body: AnthropicRequest, purpose: string, mayAct: boolean): Buil
     return sum + m.content.reduce((s, b) => s + (b.type === 'text' ? tokens(b.text) : tokens(JSON.stringify(b))), 0);
   }, 0);
   const prefixKey = createHash('sha256').update(toolJson).update('\u0000').update(system).digest('hex');
-  return { prefixKey, toolTokens: tokens(toolJson), systemTokens: tokens(system), messageTokens, mayAct, purpose };
+  const toolTokens = tokens(toolJson);
+  return { prefixKey, toolTokens, systemTokens: tokens(system), messageTokens, deferred, mayAct, purpose };
 }
 
 /** A sample value of an expected parameter (the call the report restates). */
@@ -110,9 +119,13 @@ function planOf(c: EvalCase, p: PreparedCase, prompts: PromptSet, config: Readon
     toAnthropicRequest(decisionRequest(prompts, input, config.ANTHROPIC_MODEL, config.LLM_MAX_TOKENS));
   const first = measure(body(p.input), 'turn', p.input.tools.length > 0);
   const e = c.expect;
-  if (e.outcome !== 'tool') return { id: c.id, kind: 'reply', first, report: null };
+  if (e.outcome !== 'tool') return { id: c.id, kind: 'reply', first, report: null, search: 0 };
+  // A deferred tool is found first: one more request, whose answer (a search call) and result (the tool's
+  // definition, loaded by its reference) the next request carries.
+  const loading = first.deferred.get(e.tool);
+  const search = loading === undefined ? 0 : OUTPUT_TOKENS + SEARCH_RESULT_TOKENS + loading;
   const confirms = e.verdict.guardian === 'CONFIRM' || e.verdict.auth === 'CONFIRM';
-  if (!confirms) return { id: c.id, kind: 'acts', first, report: null };
+  if (!confirms) return { id: c.id, kind: 'acts', first, report: null, search };
   const parameters = Object.fromEntries(Object.entries(e.params).map(([k, v]) => [k, sample(v)]));
   const proposal = { id: 'toolu_bench', toolName: e.tool, parameters };
   const continuation = confirmedActionContinuation({
@@ -124,7 +137,7 @@ function planOf(c: EvalCase, p: PreparedCase, prompts: PromptSet, config: Readon
     note: 'The person confirmed this action; it has now run. Report the result with the reply tool.',
   });
   const report = measure(body({ ctx: p.ctx, tools: [], continuation }), 'report_confirmed', false);
-  return { id: c.id, kind: 'confirms', first, report };
+  return { id: c.id, kind: 'confirms', first, report, search };
 }
 
 /** The simulated request of a built one under a setting. `extra`: tokens the loop added (earlier steps). */
@@ -157,10 +170,12 @@ function conversationOf(
 ): Conversation {
   const requests: Conversation['requests'] = [{ afterSeconds: 0, request: simRequest(plan.first, s, ttl) }];
   if (s.firstRequestOnly) return { requests, messages: 1 };
+  if (plan.search > 0)
+    requests.push({ afterSeconds: STEP_SECONDS, request: simRequest(plan.first, s, ttl, plan.search) });
   if (plan.kind === 'acts')
     requests.push({
-      afterSeconds: STEP_SECONDS,
-      request: simRequest(plan.first, s, ttl, OUTPUT_TOKENS + TOOL_RESULT_TOKENS),
+      afterSeconds: STEP_SECONDS * requests.length,
+      request: simRequest(plan.first, s, ttl, plan.search + OUTPUT_TOKENS + TOOL_RESULT_TOKENS),
     });
   // The person's 「はい」 is a message of its own: the report answers it (a conversation of its own, as in /admin).
   if (plan.report) requests.push({ afterSeconds: CONFIRM_SECONDS, request: simRequest(plan.report, s, ttl) });
@@ -300,11 +315,12 @@ export async function costBench(o: { databaseUrl?: string; log?: (line: string) 
   const first = plans[0]!.first;
   const avg = (f: (p: CasePlan) => number) => plans.reduce((a, p) => a + f(p), 0) / plans.length;
   const kinds = (k: CasePlan['kind']) => plans.filter((p) => p.kind === k).length;
+  const searching = plans.filter((p) => p.search > 0).length;
   log('cost per conversation (bench/cost.ts)');
   log(
     `  requests built by the service's code for ${plans.length} member cases of eval/cases ` +
       `(${kinds('reply')} answered in words, ${kinds('acts')} acting: 2 requests, ` +
-      `${kinds('confirms')} asking first: +1 report after 「はい」)`,
+      `${kinds('confirms')} asking first: +1 report after 「はい」; ${searching} finding a deferred tool first: +1)`,
   );
   log(
     `  cached prefix: ${first.toolTokens + first.systemTokens} tokens (tools ${first.toolTokens}, ` +
@@ -338,6 +354,7 @@ export async function costBench(o: { databaseUrl?: string; log?: (line: string) 
     assumptions: {
       outputTokens: OUTPUT_TOKENS,
       toolResultTokens: TOOL_RESULT_TOKENS,
+      searchResultTokens: SEARCH_RESULT_TOKENS,
       jpyPerUsd: config.COST_JPY_PER_USD,
       days: DAYS,
       summaryEveryMessages: config.SUMMARY_EVERY_MESSAGES,
@@ -345,7 +362,7 @@ export async function costBench(o: { databaseUrl?: string; log?: (line: string) 
       tokenizer: '@anthropic-ai/tokenizer (approximation)',
     },
     prefix: { toolTokens: first.toolTokens, systemTokens: first.systemTokens },
-    cases: plans.map((p) => ({ id: p.id, kind: p.kind, messageTokens: p.first.messageTokens })),
+    cases: plans.map((p) => ({ id: p.id, kind: p.kind, messageTokens: p.first.messageTokens, search: p.search })),
     figures: out,
   };
   fs.writeFileSync(file, `${JSON.stringify(raw, null, 1)}\n`);
