@@ -33,7 +33,8 @@ describe.each([
   it('a turn that may act and every step of its tool loop go to the main model', async () => {
     llm.script(toolCall('lookup_person', { query: '佐藤' }), replyCall('佐藤美咲さんは東京営業課ウル。'));
     expect(await say(1003, '佐藤さんってどこの部署？', 1)).toContain('東京営業課');
-    expect(models()).toEqual(['claude-opus-5-5', 'claude-opus-5-5']);
+    expect(models()).toEqual(models().map(() => 'claude-opus-5-5'));
+    expect(models().length).toBeGreaterThanOrEqual(2);
   });
 
   it('a confirmed action is reported (no capability tool offered) by the small model if routing is on', async () => {
@@ -41,9 +42,16 @@ describe.each([
     expect(await say(1003, '田中さん…太郎さんの方に議事録をお願いしたいかも', 1)).toMatch(/実行してよい/);
     llm.script(replyCall('田中太郎さんに議事録の作成をお願いしたウル！'));
     expect(await say(1003, 'はい', 2)).toContain('議事録');
-    expect(models()).toEqual(['claude-opus-5-5', report]);
+    // The request turn (with a tool search first when the tool is deferred) on the main model, the report after.
+    expect(models().slice(0, -1)).toEqual(
+      models()
+        .slice(0, -1)
+        .map(() => 'claude-opus-5-5'),
+    );
+    expect(models().length).toBeGreaterThanOrEqual(2);
+    expect(models().at(-1)).toBe(report);
     // Offered only the reply and question tools: whatever it answers, it cannot propose an action.
-    const offered = (llm.requests[1]!.tools as { name: string }[]).map((t) => t.name).sort();
+    const offered = (llm.requests.at(-1)!.tools as { name: string }[]).map((t) => t.name).sort();
     expect(offered).toEqual(['ask_clarification', 'reply'].sort());
   });
 });
