@@ -1,5 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { AppError } from '../errors/app-error';
+import { AppError } from '../core/app-error';
 import type {
   CacheTtl,
   LlmClient,

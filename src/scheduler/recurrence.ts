@@ -13,7 +13,7 @@ import {
   isBusinessDay,
   lastBusinessDayOnOrBefore,
   type BusinessCalendar,
-} from '../calendar/business-calendar';
+} from '../core/business-calendar';
 import { addDays, daysInMonth, formatZonedDateTime, weekdayOf, zonedParts, type YMD } from '../core/zoned-time';
 
 export const WEEKDAY_CODES = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
