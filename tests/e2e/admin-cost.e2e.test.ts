@@ -71,7 +71,7 @@ describe('/admin cost per conversation and monthly forecast (issue 39)', () => {
       perConversation: { usd: number; yen: number };
       monthToDate: { usd: number; yen: number };
       forecast: { usd: number; yen: number };
-      rows: { kind: string; model: string; calls: number; usd: number; yen: number }[];
+      rows: { kind: string; model: string; calls: number; usd: number; yen: number; perConversation: unknown }[];
     };
     expect(c.conversations).toBe(4);
     expect(c.jpyPerUsd).toBe(140);
@@ -84,11 +84,16 @@ describe('/admin cost per conversation and monthly forecast (issue 39)', () => {
     expect(c.forecast.yen).toBeCloseTo(c.forecast.usd * 140, 4);
     expect(c.rows).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ kind: '会話', model: 'Claude Opus 5.5', calls: 4 }),
+        expect.objectContaining({
+          kind: '会話',
+          model: 'Claude Opus 5.5',
+          calls: 4,
+          perConversation: { usd: expect.closeTo(0.07 / 4, 6), yen: expect.closeTo((0.07 / 4) * 140, 6) },
+        }),
         expect.objectContaining({ kind: '会話', model: 'Claude Haiku 5.5', calls: 1 }),
         expect.objectContaining({ kind: '会話の要約', model: 'Claude Haiku 5.5', calls: 1 }),
         expect.objectContaining({ kind: '自己批判', model: 'Claude Opus 5.5', calls: 1 }),
-        expect.objectContaining({ kind: '通知', model: 'Claude Haiku 5.5', calls: 1 }),
+        expect.objectContaining({ kind: '通知', model: 'Claude Haiku 5.5', calls: 1, perConversation: null }),
       ]),
     );
     // Words only: no model ids, purposes or kinds as codes.

@@ -113,7 +113,8 @@
   async function costPlan() {
     const c = await api(`cost?range=${range}`);
     const period = c.days === 1 ? '今日' : '30日';
-    const rows = c.rows.map((r) => tr([esc(r.kind), esc(r.model), num(r.calls), num(money(r))])).join('');
+    const each = (r) => (r.perConversation ? num(money(r.perConversation)) : '—');
+    const rows = c.rows.map((r) => tr([esc(r.kind), esc(r.model), num(r.calls), num(money(r)), each(r)])).join('');
     const perConversation = c.perConversation ? money(c.perConversation) : 'なし';
     const counted = `会話 ${c.conversations} 件（確認への返事も1件）・要約と自己批判を含む`;
     $('cost-plan').innerHTML =
@@ -121,7 +122,7 @@
       `${card('今月の費用', money(c.monthToDate))}` +
       `${card('今月の見込み', money(c.forecast), `直近7日の1日平均で月末まで・1ドル${c.jpyPerUsd}円`)}</div>` +
       `<div class="chart"><h3>費用（${period}・種類とモデル別）</h3>` +
-      `${table(['種類', 'モデル', '呼び出し', '費用'], rowsOr(rows, 4, 'この期間の費用はありません。'))}</div>`;
+      `${table(['種類', 'モデル', '呼び出し', '費用', '会話あたり'], rowsOr(rows, 5, 'この期間の費用はありません。'))}</div>`;
   }
   async function overview() {
     const o = await api(`overview?range=${range}`);

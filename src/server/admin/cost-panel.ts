@@ -12,6 +12,8 @@ export interface CostRow {
   calls: number;
   usd: number;
   yen: number;
+  /** This row's share of the cost per conversation (null for calls no conversation causes: notices, work). */
+  perConversation: { usd: number; yen: number } | null;
 }
 
 /** The /admin cost panel (issue 39): what a conversation costs, and where the month is heading, in dollars and yen. */
@@ -101,18 +103,22 @@ export async function costPanel(
   ]);
   const yen = (usd: number) => ({ usd, yen: usd * jpyPerUsd });
   const sum = (f: (c: (typeof calls)[number]) => number, xs = calls) => xs.reduce((a, c) => a + Number(f(c)), 0);
+  const conversations = turns[0]?.n ?? 0;
+  const ofConversations = (c: { kind: string | null; purpose: string }) =>
+    c.kind === 'user_request' || CONVERSATION_PURPOSES.includes(c.purpose);
   const byRow = new Map<string, CostRow>();
   for (const c of calls.filter((x) => x.calls > 0)) {
     const kind = kindOf(c.purpose, c.kind);
-    const key = `${kind}\u0000${c.model}`;
-    const row = byRow.get(key) ?? { kind, model: modelName(c.model), calls: 0, usd: 0, yen: 0 };
+    const model = modelName(c.model);
+    const key = `${kind}\u0000${model}`;
+    const row: CostRow = byRow.get(key) ?? { kind, model, calls: 0, usd: 0, yen: 0, perConversation: null };
     row.calls += c.calls;
     row.usd += Number(c.usd);
     row.yen = row.usd * jpyPerUsd;
+    if (ofConversations(c) && conversations > 0) row.perConversation = yen(row.usd / conversations);
     byRow.set(key, row);
   }
-  const conversations = turns[0]?.n ?? 0;
-  const forConversations = calls.filter((c) => c.kind === 'user_request' || CONVERSATION_PURPOSES.includes(c.purpose));
+  const forConversations = calls.filter(ofConversations);
   const monthUsd = sum((c) => c.month);
   const elapsedDays = (now.getTime() - month.getTime()) / DAY;
   const left = Math.max(0, daysInMonth(now, timezone) - elapsedDays);
