@@ -18,7 +18,12 @@ export const teamOverview = defineTool({
   description:
     "Team overview for managers: a department's members (default the sender's; prefer the department " +
     "id) with open and overdue tasks and active goals; sub-departments from level 4; sender's scope only.",
-  triggerExamples: ['チームの状況を教えて', '営業部のみんなのタスク状況は？', '期限切れのタスクを抱えている人はいる？'],
+  triggerExamples: [
+    'チームの状況を教えて',
+    '営業部のみんなのタスク状況は？',
+    '期限切れのタスクを抱えている人はいる？',
+    'How is my team doing?',
+  ],
   input: z.object({
     department: z
       .string()

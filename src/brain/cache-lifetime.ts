@@ -22,7 +22,7 @@ export interface TtlChoice {
  * 1 h: 2×); any other turn reads it (0.05–0.1× input; reads refresh the lifetime). So the hour wins when the gaps of
  * 5–60 minutes, where only it still holds the prefix, outweigh the gaps over an hour, where both write and it pays
  * more: n(5–60 min) × (write 5m − read) > n(> 60 min) × (write 1h − write 5m), for Opus 5.5 n(5–60) > 0.625 ×
- * n(> 60). docs/decisions/0010-cache-lifetime-by-traffic.md.
+ * n(> 60). docs/decisions/0011-cache-lifetime-by-traffic.md.
  */
 export function chooseCacheTtl(gapsMinutes: readonly number[], price: Price): TtlChoice {
   const cost = (ttl: CacheTtl, write: number) =>

@@ -2,7 +2,7 @@ import {
   authorize,
   directoryFor,
   loadDirectory,
-  offeredToolsForActor,
+  filterToolsForActor,
   toolsAboveActor,
   type Actor,
   type AuthDecision,
@@ -97,7 +97,7 @@ export interface RunInput {
 export class ProposalStage {
   constructor(private readonly d: ProposalStageDeps) {}
 
-  /** The capabilities offered to this sender: the same for every member (none for strangers and public rooms). */
+  /** The capabilities offered to this sender: those his level allows (none for strangers and public rooms). */
   toolsFor(actor: Actor): ToolSpec[] {
     return offeredTools(actor, this.d.registry);
   }
@@ -143,7 +143,7 @@ export class ProposalStage {
     for (let step = 1; ; step++) {
       const out = current.output;
       if (out.type !== 'tool_call') {
-        const draft = { continuation, content: current.assistantContent };
+        const draft = { continuation: [...continuation, ...(current.lead ?? [])], content: current.assistantContent };
         return this.answer(ctx, out, this.base(r), summary(r.trail) ?? undefined, draft);
       }
       if (step > this.d.stepBudget) {
@@ -526,15 +526,16 @@ export class ProposalStage {
 
 /** How a call went, for the trail. */
 /**
- * The capabilities a sender is offered: every enabled one, the same list for every member of the
- * organisation (none for strangers and public rooms) — what the brain is given for a turn (the evaluation
- * set builds its requests with the same list). Permission is the AuthorizationGate's, per proposal.
+ * The capabilities a sender is offered: every enabled one his level allows (none for strangers and public rooms)
+ * — what the brain is given for a turn (the evaluation set builds its requests with the same list). The core ones
+ * are loaded in every request, the same for every member; the others are found with the tool search, which can
+ * only find these (decision record 0010). Permission is still the AuthorizationGate's, per proposal.
  */
 export function offeredTools(actor: Actor, registry: Pick<ToolRegistry, 'all'>): ToolSpec[] {
-  return offeredToolsForActor(actor, registry.all());
+  return filterToolsForActor(actor, registry.all());
 }
 
-/** Names of offered capabilities above this sender's level (the context says so; the Gate refuses them). */
+/** Names of capabilities above this sender's level (the context says so; the Gate refuses them). */
 export function restrictedTools(actor: Actor, registry: Pick<ToolRegistry, 'all'>): string[] {
   return toolsAboveActor(actor, registry.all()).map((t) => t.name);
 }

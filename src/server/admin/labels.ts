@@ -592,6 +592,7 @@ export function purposeGroup(purpose: string, turnKind: string | null): string {
 }
 export const PURPOSE_LABELS: Readonly<Record<string, string>> = {
   turn: '依頼の判断',
+  tool_search: '機能の検索',
   rewrite_claim: '返答の書き直し',
   report_confirmed: '承認後の報告',
   notice: '通知文の作成',
