@@ -319,7 +319,10 @@ async function observe(out: BrainOutput, p: PreparedCase, registry: ToolRegistry
   const proposals: ObservedProposal[] = [];
   for (const prop of out.proposals) {
     const v = decide(p, registry, prop, out.confidence, out.reasoning);
-    const params = v.guardian.modifiedParameters ?? prop.parameters;
+    // A name the directory does not know: the model is told and the person is asked who is meant (issue 40).
+    if (v.guardian.action !== 'BLOCK' && v.unresolved.length > 0)
+      return { kind: 'clarify', question: `(who is meant: ${v.unresolved[0]!.ref})`, options: v.unresolved[0]!.near };
+    const params = v.parameters;
     const persons: Record<string, PersonReading[]> = {};
     for (const [name, role] of Object.entries(registry.meta(prop.toolName)?.paramRoles ?? {})) {
       // Every parameter that names a member (the person-scope roles; `task` names a task, not a person).
