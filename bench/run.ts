@@ -23,6 +23,7 @@ import {
   type MessagesRequest,
 } from '../tests/fakes/anthropic-server';
 import { ROOM_POST_LIMIT, startFakeChatwork, type FakeChatworkPost } from './fake-chatwork-server';
+import { costBench } from './cost';
 import { ANSWER_MARKER, benchModel, lastToken } from './model';
 import { deliver as deliverTo, WebhookSender, type Delivery } from './webhook-sender';
 
@@ -59,7 +60,8 @@ const TASK = '田中太郎さんに資料作成のタスクをお願い、期限
 const HESITANT = '田中さん…太郎さんに資料作成をお願いしたいかも、確認して';
 const HELLO = 'こんにちは';
 /**
- * `BENCH_PHASES=burst,steady`: only these phases (after the warm-up); default every phase. Names: turns (the
+ * `BENCH_PHASES=burst,steady`: only these phases (after the warm-up); default every phase. Names: cost (yen per
+ * conversation, bench/cost.ts: before the service starts; alone it starts none), turns (the
  * sequential turns, after quiet, in new rooms, one-tool), confirmation, steady, burst, ordering, cache.
  */
 const PHASES = new Set((process.env.BENCH_PHASES ?? 'all').split(',').map((x) => x.trim()));
@@ -321,6 +323,12 @@ async function main(): Promise<void> {
     serverUrl = emb.url;
     embeddedStop = emb.stop;
   }
+  // 0. Yen per conversation (bench/cost.ts): no service needed, so before it starts.
+  const costs = phase('cost') ? await costBench({ databaseUrl: serverUrl }) : [];
+  if (PHASES.size === 1 && PHASES.has('cost')) {
+    if (embeddedStop) await embeddedStop();
+    return;
+  }
   const dbName = `hisho_bench_${Date.now().toString(36)}`;
   const admin = new Client({ connectionString: serverUrl });
   await admin.connect();
@@ -416,6 +424,22 @@ async function main(): Promise<void> {
     console.log(`${name}: ${value}${verdict}`);
   };
   console.log(`service start-up (npm start, compiled; fresh database): ${Math.round(svc.ms)} ms`);
+  if (costs.length > 0) {
+    results.cost = costs;
+    const at40 = (name: string) => costs.find((c) => c.setting.name.startsWith(name) && c.turnsPerDay === 40)!;
+    for (const [name, target] of [
+      ['defaults', 2],
+      ['cheaper', 1],
+    ] as const) {
+      const c = at40(name);
+      fig(
+        `yen per conversation, 40-turn office day, ${c.setting.name}`,
+        `¥${c.yenPerConversation.toFixed(2)}`,
+        `≤ ¥${target.toFixed(1)}`,
+        c.yenPerConversation <= target,
+      );
+    }
+  }
 
   // Sequential turns go to rooms the service has seen (as most of a team's messages do: its rooms are long-lived),
   // one of WARM_ROOMS in turn; the first message in a new room (room lookup, ChatWork's member list) is its own figure.

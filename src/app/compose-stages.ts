@@ -6,6 +6,7 @@
  */
 import type { Env } from '../config/env';
 import { Brain } from '../brain/brain';
+import { CacheLifetime } from '../brain/cache-lifetime';
 import { CostGuard } from '../brain/cost-guard';
 import { SenderBudget } from '../turn/sender-budget';
 import { AnthropicLlmClient } from '../brain/anthropic-client';
@@ -412,6 +413,9 @@ export function composeBrain(
     db,
     logger,
     model: config.ANTHROPIC_MODEL,
+    smallModel: config.LLM_SMALL_MODEL,
+    routing: config.LLM_ROUTING,
+    cacheLifetime: new CacheLifetime({ db, mode: config.LLM_CACHE_TTL, model: config.ANTHROPIC_MODEL, now: o.now }),
     fallbackModel: config.ANTHROPIC_FALLBACK_MODEL,
     dailyLimitUsd: config.LLM_DAILY_COST_LIMIT_USD,
     action: config.LLM_COST_LIMIT_ACTION,

@@ -41,6 +41,17 @@ export const ZEnv = z.object({
   LLM_MAX_TOKENS: z.coerce.number().int().min(256).max(32000).default(4096),
   LLM_DAILY_COST_LIMIT_USD: z.coerce.number().min(0).default(50),
   LLM_COST_LIMIT_ACTION: z.enum(['fallback_model', 'refuse']).default('fallback_model'),
+  /**
+   * The routing rule (src/brain/routing.ts): calls offered no capability tool (notice texts, reports of confirmed
+   * actions, conversation summaries, turns of public rooms and strangers) go to LLM_SMALL_MODEL; every call that
+   * may act stays on ANTHROPIC_MODEL.
+   */
+  LLM_ROUTING: flag('true'),
+  LLM_SMALL_MODEL: nonEmpty().default('claude-haiku-5-5'),
+  /** Lifetime of the cached prompt prefix: `auto` chooses 5 minutes or an hour per organisation from its traffic. */
+  LLM_CACHE_TTL: z.enum(['auto', '5m', '1h']).default('auto'),
+  /** Yen per US dollar for the cost figures in yen (/admin, the bench); a planning rate, not a quote. */
+  COST_JPY_PER_USD: z.coerce.number().positive().max(10000).default(150),
   /** Per-sender budgets (issue 8); 0 turns a limit off. */
   SENDER_TURNS_PER_MINUTE: z.coerce.number().int().min(0).default(20),
   SENDER_TURNS_PER_DAY: z.coerce.number().int().min(0).default(400),

@@ -178,6 +178,8 @@ export class ProposalStage {
           ...brainInput(ctx, actor, this.d.registry),
           continuation,
           purpose: `step_${step + 1}`,
+          // One model for the whole tool loop (caches and thinking blocks are per model).
+          route: input.decision.route,
         });
         r.calls.push(...current.calls);
       } catch (err) {
