@@ -60,7 +60,16 @@ export const lookupPerson = defineTool({
     const [members, departments] = await Promise.all([
       db.member.findMany({
         where: { orgId: ctx.orgId, active: true },
-        select: { id: true, name: true, aliases: true, reading: true, romaji: true, departmentId: true, title: true },
+        select: {
+          id: true,
+          name: true,
+          aliases: true,
+          reading: true,
+          romaji: true,
+          dictionaryReading: true,
+          departmentId: true,
+          title: true,
+        },
         orderBy: { id: 'asc' },
       }),
       db.department.findMany({

@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import { readClosingDays, type BusinessCalendar } from '../src/core/business-calendar';
+import { matchDepartments } from '../src/authorization/names';
 import type { Db } from '../src/db/prisma';
 import { describeRuleJa, nextOccurrence, RecurrenceRule, WEEKDAY_CODES } from '../src/scheduler/recurrence';
 import { createReminder } from '../src/scheduler/reminders';
@@ -264,7 +265,8 @@ async function departmentOf(ctx: PeopleContext, ref: string | undefined): Promis
   if (!ref) return null;
   const db = dbOf(ctx);
   const depts = await db.department.findMany({ where: { orgId: ctx.orgId } });
-  const hit = depts.filter((d) => d.id === ref || d.name === ref || d.name.includes(ref) || ref.includes(d.name));
+  // The Gate's reading of the same reference (names, aliases and ids; issue 40).
+  const hit = matchDepartments(ref, depts);
   if (hit.length !== 1) {
     throw new ToolError(`No single department matches "${ref}"; ask which department is meant.`, 'UNKNOWN_DEPARTMENT');
   }
@@ -290,7 +292,13 @@ export const createRoomSchedule = defineTool({
   input: z.object({
     rule: ruleInput,
     text: z.string().trim().min(1).max(500).describe('What the notice says.'),
-    department: z.string().trim().min(1).max(100).optional().describe('omit for the whole room'),
+    department: z
+      .string()
+      .trim()
+      .min(1)
+      .max(100)
+      .optional()
+      .describe('department name, alias or id; omit for the whole room'),
     catch_up: catchUp,
     quiet_hours: quietHours,
   }),

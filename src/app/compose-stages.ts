@@ -6,10 +6,13 @@
  */
 import type { Env } from '../config/env';
 import { Brain } from '../brain/brain';
+import { CacheLifetime } from '../brain/cache-lifetime';
 import { CostGuard } from '../brain/cost-guard';
 import { SenderBudget } from '../turn/sender-budget';
 import { AnthropicLlmClient } from '../brain/anthropic-client';
 import type { LlmClient } from '../brain/llm-client';
+import { tracedLlmClient } from '../brain/traced-llm-client';
+import { tracingOn } from '../observability/tracing';
 import type { ChatworkTasksApi } from '../tools/types';
 import { type PromptSet } from '../brain/prompts';
 import { ContextBuilder, type OrgInfo } from '../context/context-builder';
@@ -391,7 +394,7 @@ export function composeBrain(
     now?: () => Date;
     llm?: LlmClient;
     /** Wraps the model client (the setup status watches its answers for failures an operator must fix). */
-    watch?: (llm: LlmClient) => LlmClient;
+    watch?: (llm: LlmClient, checker: LlmClient) => LlmClient;
   },
 ): { llm: LlmClient | null; costGuard: CostGuard; brain: Brain } {
   const { db, logger, prompts, raise } = d;
@@ -406,11 +409,16 @@ export function composeBrain(
           maxRetries: config.LLM_MAX_RETRIES,
         })
       : null);
-  const llm = client && d.watch ? d.watch(client) : client;
+  // A `chat` span per model call, only when tracing is on (issue 43); the setup status watches the answers.
+  const traced = client && tracingOn() ? tracedLlmClient(client) : client;
+  const llm = traced && d.watch ? d.watch(traced, client!) : traced;
   const costGuard = new CostGuard({
     db,
     logger,
     model: config.ANTHROPIC_MODEL,
+    smallModel: config.LLM_SMALL_MODEL,
+    routing: config.LLM_ROUTING,
+    cacheLifetime: new CacheLifetime({ db, mode: config.LLM_CACHE_TTL, model: config.ANTHROPIC_MODEL, now: o.now }),
     fallbackModel: config.ANTHROPIC_FALLBACK_MODEL,
     dailyLimitUsd: config.LLM_DAILY_COST_LIMIT_USD,
     action: config.LLM_COST_LIMIT_ACTION,

@@ -502,7 +502,7 @@ function buildPipeline(d: {
     raise,
     now: o.now,
     llm: o.llm,
-    watch: (l) => d.setup.watch(l),
+    watch: (l, checker) => d.setup.watch(l, checker),
   });
   const critique: CritiqueInput | undefined = llm
     ? {
@@ -702,6 +702,7 @@ async function startHttp(d: {
         auth,
         logger,
         timezone,
+        jpyPerUsd: config.COST_JPY_PER_USD,
         scheduler: d.scheduler,
         now: o.now,
         setup: () => d.setup.report(),

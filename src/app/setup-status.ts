@@ -58,8 +58,11 @@ export class SetupStatus {
     return this.o.now?.() ?? new Date();
   }
 
-  /** The model client, watched: a setup failure is recorded (once per cause), an answer after one clears it. */
-  watch(llm: LlmClient): LlmClient {
+  /**
+   * The model client, watched: a setup failure is recorded (once per cause), an answer after one clears it. The
+   * start-up check goes to `checker` (the client itself, unwrapped by tracing).
+   */
+  watch(llm: LlmClient, checker: LlmClient = llm): LlmClient {
     return {
       create: async (req: LlmRequest): Promise<LlmResponse> => {
         try {
@@ -71,7 +74,7 @@ export class SetupStatus {
           throw err;
         }
       },
-      ...(llm.check ? { check: (model: string) => llm.check!(model) } : {}),
+      ...(checker.check ? { check: (model: string) => checker.check!(model) } : {}),
     };
   }
 

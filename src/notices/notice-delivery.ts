@@ -10,6 +10,8 @@ import type { Metrics } from '../observability/metrics';
 import type { TurnRecorder } from '../turn/turn-recorder';
 import type { Outbox, WorkClaim } from '../queue/outbox';
 import type { ConversationLog } from '../context/conversation-log';
+import { HISHO } from '../observability/genai';
+import { inSpan, stepWatch } from '../observability/tracing';
 
 export interface NoticeDeliveryDeps {
   brain: Pick<Brain, 'decide'>;
@@ -60,6 +62,8 @@ export interface NoticeRequest {
    * are), so a worker whose claim expired mid-notice never posts it beside the one that took the item over.
    */
   claim?: WorkClaim;
+  /** Stored work items the notice quotes (a reminder's text, task titles): it may say them back (issue 40). */
+  quoted?: readonly string[];
   /**
    * What to send instead when the Guardian blocks the written text (a reminder the person asked for: they are told it
    * cannot be shown); absent: nothing is sent.
@@ -144,7 +148,7 @@ const writeNotice: NoticeStep<Notice, WrittenNotice> = async (n, d, next) => {
 const checkNotice: NoticeStep<WrittenNotice, CheckedNotice> = async (n, d, next) => {
   // The service's own words (an admin alert's template) are not checked as if a person or the model wrote them.
   const own = n.req.ownFallback === true && n.written.decider === 'SYSTEM';
-  const check = own ? OWN_TEXT : checkReplyText(n.written.text, d.guardianConfig);
+  const check = own ? OWN_TEXT : checkReplyText(n.written.text, d.guardianConfig, n.req.quoted);
   const instead = n.req.whenBlocked ?? (n.req.ownFallback ? n.req.fallback : null);
   return next({ ...n, check, text: check.action === 'BLOCK' ? instead : own ? n.written.text : check.text });
 };
@@ -232,11 +236,16 @@ export const NOTICE_STEPS = Steps.of<NoticeDeliveryDeps, Notice, NoticeOutcome>(
 export class NoticeDelivery {
   constructor(private readonly d: NoticeDeliveryDeps) {}
 
-  async deliver(req: NoticeRequest): Promise<NoticeOutcome> {
-    const start = { req, started: performance.now() };
-    const outcome = await NOTICE_STEPS.run(start, this.d, () => Promise.reject(new Error('no notice outcome')));
-    this.d.metrics?.notices.inc({ kind: req.kind, outcome });
-    return outcome;
+  /** Delivers one notice; with tracing on, in a `notice` span of its own with a span per step. */
+  deliver(req: NoticeRequest): Promise<NoticeOutcome> {
+    return inSpan('notice', { attributes: { [HISHO.noticeKind]: req.kind } }, async (span) => {
+      const start = { req, started: performance.now() };
+      const end = () => Promise.reject(new Error('no notice outcome'));
+      const outcome = await NOTICE_STEPS.run(start, this.d, end, stepWatch('notice'));
+      span.set({ [HISHO.noticeOutcome]: outcome });
+      this.d.metrics?.notices.inc({ kind: req.kind, outcome });
+      return outcome;
+    });
   }
 }
 

@@ -1,12 +1,15 @@
 import {
   authorize,
   directoryFor,
+  handledTopics,
   loadDirectory,
   filterToolsForActor,
+  resolveReferences,
   toolsAboveActor,
   type Actor,
   type AuthDecision,
   type Directory,
+  type UnresolvedReference,
 } from '../authorization';
 import { BrainFailure, type Brain, type BrainDecision } from '../brain/brain';
 import { nextStep, type Continuation, type ToolResult } from '../brain/continuation';
@@ -29,7 +32,10 @@ import {
   type GuardianVerdict,
 } from '../guardian';
 import { ClaimLostError, replyKeyOf, type ClaimedItem } from '../queue/work-queue';
+import { GEN_AI, GEN_AI_OPERATION, HISHO, spanName } from '../observability/genai';
 import type { Logger } from '../observability/logger';
+import { valueAttribute } from '../observability/span-content';
+import { captureContent, inSpan, tracingOn } from '../observability/tracing';
 import type { Metrics } from '../observability/metrics';
 import type { PendingActionView } from '../confirmations/types';
 import { originKey, type CallFailure, type ExecutionResult, type ToolExecutor } from '../tools/executor';
@@ -157,9 +163,12 @@ export class ProposalStage {
         };
       }
       directory ??= await (this.d.directory ?? ((orgId: string) => loadDirectory(this.d.db, orgId)))(ctx.org.id);
+      const dir = directory;
       const results: ToolResult[] = [];
       for (const [index, proposal] of out.proposals.entries()) {
-        const outcome = await this.propose(r, { step, out, proposal, policies, directory, calledBefore }, index);
+        const outcome = await this.traced(r, step, proposal, () =>
+          this.propose(r, { step, out, proposal, policies, directory: dir, calledBefore }, index),
+        );
         if ('decision' in outcome) return outcome.decision;
         results.push(outcome.result);
       }
@@ -169,6 +178,8 @@ export class ProposalStage {
           ...brainInput(ctx, actor, this.d.registry),
           continuation,
           purpose: `step_${step + 1}`,
+          // One model for the whole tool loop (caches and thinking blocks are per model).
+          route: input.decision.route,
         });
         r.calls.push(...current.calls);
       } catch (err) {
@@ -192,7 +203,13 @@ export class ProposalStage {
   ): Promise<Outcome> {
     const { ctx, actor, item } = r;
     const { proposal } = p;
-    const verdict = this.guard(ctx, actor, p.out, proposal, p.policies);
+    const tool = this.d.registry.meta(proposal.toolName);
+    // The directory with the owners of the tasks the call names (a failed lookup denies below).
+    const directory = await directoryFor(this.d.db, ctx.org.id, p.directory, tool, proposal).catch(() => null);
+    const raw = isRecord(proposal.parameters) ? proposal.parameters : {};
+    const named = directory ? resolveReferences(tool, raw, directory, actor) : null;
+    const facts = { namesOthers: named?.namesOthers ?? true, senderHandles: handledTopics(actor, p.directory) };
+    const verdict = this.guard(ctx, actor, p.out, proposal, p.policies, facts);
     const guardian = { action: verdict.action, reasonCode: verdict.reasonCode };
     const t: ProposalTrail = {
       step: p.step,
@@ -209,9 +226,18 @@ export class ProposalStage {
         'Do not retry this call; explain to the person plainly.';
       return { result: errorResult(proposal, text) };
     }
-    const params = verdict.modifiedParameters ?? proposal.parameters;
+    const modified = verdict.modifiedParameters ?? proposal.parameters;
+    // Department names and aliases become ids; a name that fits nobody is asked about, not refused (issue 40).
+    const refs = directory && isRecord(modified) ? resolveReferences(tool, modified, directory, actor) : null;
+    if (refs && refs.unresolved.length > 0) {
+      t.unresolved = refs.unresolved.map((u) => ({ kind: u.kind, param: u.param }));
+      return { result: errorResult(proposal, unresolvedText(refs.unresolved)) };
+    }
+    const params = refs?.parameters ?? modified;
     const checked = { ...proposal, parameters: params };
-    const auth = await this.authorize(ctx, actor, checked, p.directory);
+    const auth: AuthDecision = directory
+      ? authorize({ actor, tool, proposal: checked, directory })
+      : { result: 'DENIED', reasonCode: 'Z_LOOKUP_ERROR', reason: 'task owner lookup failed; denied fail-closed' };
     t.auth = { result: auth.result, reasonCode: auth.reasonCode };
     if (auth.result === 'DENIED') {
       const text =
@@ -276,6 +302,41 @@ export class ProposalStage {
       this.d.logger.error({ errorId: exec.errorId, tool: proposal.toolName, err: exec.internal }, 'tool failed');
     }
     return { result: toolResult(proposal, exec) };
+  }
+
+  /**
+   * With tracing on, an `execute_tool` span around one proposal (GenAI conventions): the Guardian's verdict, the
+   * Gate's decision and their reason codes, and what became of the call (absent when it did not run). The call's
+   * arguments and result only with content capture on, redacted.
+   */
+  private traced(r: Run, step: number, proposal: ToolProposal, run: () => Promise<Outcome>): Promise<Outcome> {
+    if (!tracingOn()) return run();
+    const attributes = {
+      [GEN_AI.operationName]: GEN_AI_OPERATION.executeTool,
+      [GEN_AI.toolName]: proposal.toolName,
+      [GEN_AI.toolCallId]: proposal.id,
+      [GEN_AI.toolType]: 'function',
+      [HISHO.toolStep]: step,
+      ...(captureContent() ? { [GEN_AI.toolArguments]: valueAttribute(proposal.parameters) } : {}),
+    };
+    return inSpan(spanName.executeTool(proposal.toolName), { attributes }, async (span) => {
+      const outcome = await run();
+      const t = r.trail.at(-1);
+      const decided = 'decision' in outcome ? outcome.decision : null;
+      span.set({
+        [HISHO.guardianVerdict]: t?.guardian.action,
+        [HISHO.guardianReasonCode]: t?.guardian.reasonCode,
+        [HISHO.gateDecision]: t?.auth?.result,
+        [HISHO.gateReasonCode]: t?.auth?.reasonCode,
+        [HISHO.toolStatus]: t?.execution?.status,
+        [HISHO.decision]: decided?.kind,
+        [HISHO.reasonCode]: decided?.reasonCode,
+        ...(captureContent() && 'result' in outcome
+          ? { [GEN_AI.toolResult]: valueAttribute(outcome.result.content) }
+          : {}),
+      });
+      return outcome;
+    });
   }
 
   /** Why this call is asked about first, if it is: the Guardian, the Gate, or because it changes a pending one. */
@@ -488,6 +549,7 @@ export class ProposalStage {
     out: Extract<BrainOutput, { type: 'tool_call' }>,
     proposal: ToolProposal,
     policies: GuardianPolicy[],
+    facts: { namesOthers: boolean; senderHandles: readonly string[] },
   ): GuardianVerdict {
     return evaluateProposal({
       proposal,
@@ -502,22 +564,9 @@ export class ProposalStage {
         now: ctx.now,
         timezone: ctx.org.timezone,
         calendar: { closingDays: ctx.org.closingDays ?? [] },
+        ...facts,
       },
     });
-  }
-
-  /** The gate's decision, with the owners of any task the proposal names (a failed lookup denies). */
-  private async authorize(
-    ctx: TurnContext,
-    actor: Actor,
-    proposal: ToolProposal,
-    base: Directory,
-  ): Promise<AuthDecision> {
-    const tool = this.d.registry.meta(proposal.toolName);
-    const full = await directoryFor(this.d.db, ctx.org.id, base, tool, proposal).catch(() => null);
-    if (!full)
-      return { result: 'DENIED', reasonCode: 'Z_LOOKUP_ERROR', reason: 'task owner lookup failed; denied fail-closed' };
-    return authorize({ actor, tool, proposal, directory: full });
   }
 
   /** The organisation's policies that carry a machine rule (CEO teachings, Guardian priority 4). */
@@ -587,6 +636,25 @@ export function toolResult(proposal: ToolProposal, exec: ExecutionResult): ToolR
   return errorResult(proposal, 'Needs clarification.');
 }
 
+/**
+ * What the model hears about names the directory does not know (issue 40): not a refusal — who or which is meant
+ * is asked, with the near matches the sender may see.
+ */
+function unresolvedText(unresolved: readonly UnresolvedReference[]): string {
+  const lines = unresolved.map((u) => {
+    const what = u.kind === 'person' ? 'member' : 'department';
+    const near = u.near.length > 0 ? ` Near matches: ${u.near.join(', ')}.` : '';
+    return u.ambiguous
+      ? `"${u.ref}" fits several departments: ${u.near.join(', ')}.`
+      : `No ${what} matches "${u.ref}".${near}`;
+  });
+  return (
+    `NOT FOUND (${unresolved[0]!.kind === 'person' ? 'T_UNKNOWN_PERSON' : 'T_UNKNOWN_DEPARTMENT'}): ` +
+    `${lines.join(' ')} Nothing was done and nothing is refused: ask the person who or which they mean ` +
+    '(offer the near matches, if any); do not guess.'
+  );
+}
+
 function errorResult(proposal: ToolProposal, text: string): ToolResult {
   return { proposalId: proposal.id, content: text, isError: true };
 }
@@ -612,5 +680,15 @@ function summary(trail: ProposalTrail[]): Decided | null {
   if (executed) return { ...common, kind: 'executed', reasonCode: 'T_EXECUTED' };
   if (guardian.action === 'BLOCK') return { ...common, kind: 'blocked', reasonCode: guardian.reasonCode };
   if (denied) return { ...common, kind: 'denied', reasonCode: denied.auth!.reasonCode };
+  // A name the directory does not know: the person is asked who is meant (counted apart from denials).
+  const unknown = trail.find((t) => t.unresolved)?.unresolved?.[0];
+  if (unknown) {
+    const reasonCode = unknown.kind === 'person' ? 'T_UNKNOWN_PERSON' : 'T_UNKNOWN_DEPARTMENT';
+    return { ...common, kind: 'clarify', reasonCode };
+  }
   return { ...common, kind: 'reply', reasonCode: 'B_TEXT_RESPONSE' };
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

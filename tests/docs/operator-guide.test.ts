@@ -1,11 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { ZEnv } from '../../src/config/env';
+import { ZEnv, ZTracingEnv } from '../../src/config/env';
 
 const root = path.resolve(__dirname, '..', '..');
 const read = (f: string) => fs.readFileSync(path.join(root, f), 'utf8');
 const scripts = Object.keys((JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts);
-const variables = new Set(Object.keys(ZEnv.shape));
+const variables = new Set([...Object.keys(ZEnv.shape), ...Object.keys(ZTracingEnv.shape)]);
 
 /** Read by other programs than the service: Node.js itself, the shell's locale, the scripts beside it. */
 const NOT_THE_SERVICE: Record<string, string> = {
@@ -14,6 +14,7 @@ const NOT_THE_SERVICE: Record<string, string> = {
   KNOWLEDGE_MAX_BYTES: 'npm run knowledge:import',
   KNOWLEDGE_DEFAULT_LEVEL: 'npm run knowledge:import',
   EVAL_CONCURRENCY: 'npm run eval',
+  OTEL_SERVICE_NAME: 'the OpenTelemetry SDK',
 };
 
 /** Every `NAME_LIKE_THIS` a document names as a setting, and every `npm run X` / `npm X` command. */
@@ -72,7 +73,13 @@ describe("the operator's guide and .env.example tell the truth", () => {
     const lines = example.split('\n');
     const listed = lines.map((l) => /^([A-Z][A-Z0-9_]*)=/.exec(l)?.[1]).filter((v): v is string => v !== undefined);
     expect(listed.filter((v) => !variables.has(v) && !(v in NOT_THE_SERVICE))).toEqual([]);
-    expect([...variables].filter((v) => v !== 'NODE_ENV' && !listed.includes(v))).toEqual([]);
+    const optional = new Set([
+      'NODE_ENV',
+      'OTEL_SDK_DISABLED',
+      'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
+      'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL',
+    ]);
+    expect([...variables].filter((v) => !optional.has(v) && !listed.includes(v))).toEqual([]);
     const japanese = /[ぁ-んァ-ヶ一-龠]/;
     const withoutJapanese = listed.filter((v) => {
       const at = lines.findIndex((l) => l.startsWith(`${v}=`));

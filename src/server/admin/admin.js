@@ -124,6 +124,27 @@
         .join('') +
       '</ul>';
   }
+  /** Dollars (formatCost) and yen side by side: $0.0123（¥1.85）; yen amounts of ¥100 or more without decimals. */
+  const money = (v) => {
+    const y = Number(v.yen || 0);
+    const yenText = y >= 100 ? Math.round(y).toLocaleString('ja-JP') : y.toFixed(2);
+    return `${usd(v.usd)}（¥${yenText}）`;
+  };
+  /** Cost per conversation, the month's forecast and the cost by kind of call and model (issue 39). */
+  async function costPlan() {
+    const c = await api(`cost?range=${range}`);
+    const period = c.days === 1 ? '今日' : '30日';
+    const each = (r) => (r.perConversation ? num(money(r.perConversation)) : '—');
+    const rows = c.rows.map((r) => tr([esc(r.kind), esc(r.model), num(r.calls), num(money(r)), each(r)])).join('');
+    const perConversation = c.perConversation ? money(c.perConversation) : 'なし';
+    const counted = `会話 ${c.conversations} 件（確認への返事も1件）・要約と自己批判を含む`;
+    $('cost-plan').innerHTML =
+      `<div class="cards">${card(`会話あたりの費用（${period}）`, perConversation, counted)}` +
+      `${card('今月の費用', money(c.monthToDate))}` +
+      `${card('今月の見込み', money(c.forecast), `直近7日の1日平均で月末まで・1ドル${c.jpyPerUsd}円`)}</div>` +
+      `<div class="chart"><h3>費用（${period}・種類とモデル別）</h3>` +
+      `${table(['種類', 'モデル', '呼び出し', '費用', '会話あたり'], rowsOr(rows, 5, 'この期間の費用はありません。'))}</div>`;
+  }
   async function overview() {
     setup().catch(showError);
     const o = await api(`overview?range=${range}`);
@@ -136,6 +157,7 @@
       card('確信度の平均', t.avg_confidence === null ? 'なし' : t.avg_confidence.toFixed(2)),
       card('ブロック率（今日）', of(t.blocks), `ルールで止めた会話 ${t.blocks} 件`),
       card('権限による拒否率（今日）', of(t.denials), `権限で断った会話 ${t.denials} 件`),
+      card('名簿にない名前（今日）', `${t.unknown_names} 件`, '誰のことか聞き返した会話（権限の問題ではありません）'),
       card('確認率（今日）', of(t.confirms), `確認 ${t.asked} 件: ${answered}`),
       card('費用（今日）', usd(t.cost_today)),
       card('費用（今月）', usd(t.cost_month)),
@@ -149,6 +171,7 @@
     $('cost-breakdown').innerHTML =
       `<div class="chart"><h3>費用の内訳（${period}・モデル別）</h3>${table(['モデル', '費用'], costRows(o.cost.byModel))}</div>` +
       `<div class="chart"><h3>費用の内訳（${period}・用途別）</h3>${table(['用途', '費用'], costRows(o.cost.byPurpose))}</div>`;
+    await costPlan();
     const b = o.buckets;
     const xs = b.map((x) => Date.parse(x.t) / 1000);
     const share = (v) => (v === null ? null : v * 100);

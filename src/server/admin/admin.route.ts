@@ -19,6 +19,7 @@ import {
   turnDetail,
 } from './admin-queries';
 import { auditCsv } from './audit-csv';
+import { costPanel } from './cost-panel';
 import { formatCost } from './format';
 import { DAY_EXAMPLE, readDay } from './day-input';
 import { memberList, memberProfile, policyList, roomList, roomProfile } from './directory-views';
@@ -34,6 +35,8 @@ export interface AdminDeps {
   auth: AdminAuth;
   logger: Logger;
   timezone: string;
+  /** Yen per dollar of the cost panel (COST_JPY_PER_USD). */
+  jpyPerUsd?: number;
   scheduler: () => NoticeScheduler | null;
   now?: () => Date;
   /** What is set up and what is not (the overview's setup section; app/setup-status.ts). */
@@ -175,6 +178,12 @@ export function createAdminRouter(deps: AdminDeps): Router {
   });
   api.get('/setup', async (_req, res) => {
     res.json(deps.setup ? await deps.setup() : { items: [], today: { turns: 0, aiFailed: 0 } });
+  });
+  api.get('/cost', async (req, res) => {
+    const range = req.query.range ?? '24h';
+    if (range !== '24h' && range !== '30d')
+      return void res.status(400).json({ error: '期間は「24時間」か「30日」を選んでください。' });
+    res.json(await costPanel(deps.sql, range, now(), deps.timezone, deps.jpyPerUsd ?? 150));
   });
   const auditFilter = (req: Request, res: Response) => {
     const f = ZAudit.safeParse(req.query);
