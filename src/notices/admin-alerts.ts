@@ -312,6 +312,8 @@ export class AdminAlertNotices {
       facts,
       fallback: personaMessage(this.o.prompts, 'notice.admin_alert_fallback', 'ja', { facts: facts.lines.join('\n') }),
       ownFallback: true,
+      // Asking the AI to write that the AI cannot be reached only waits for its failure.
+      templateOnly: alert.kind === 'llm_unavailable',
       outboxKey: item.dedupeKey,
       mentionAccountIds: [],
       reasonCode: `A_${alert.kind.toUpperCase()}`,

@@ -52,6 +52,8 @@ export interface NoticeRequest {
    * e.g. an alert's "ANTHROPIC_API_KEY" as a secret.
    */
   ownFallback?: boolean;
+  /** Say the fallback without asking the brain (an alert that the AI itself cannot be reached). */
+  templateOnly?: boolean;
   outboxKey: string;
   /** Accounts the adapter mentions (from the directory, never from model text). */
   mentionAccountIds: string[];
@@ -252,7 +254,7 @@ export class NoticeDelivery {
 /** The notice's text, written by the brain for its reader from the given facts; the template when it cannot. */
 async function write(d: NoticeDeliveryDeps, req: NoticeRequest, now: Date): Promise<Written> {
   const fallback = { text: req.fallback, decider: 'SYSTEM' as const, calls: [], model: null, outputType: null };
-  if (!d.llmConfigured) return fallback;
+  if (!d.llmConfigured || req.templateOnly) return fallback;
   const msg: InboundMessage = {
     platform: req.platform,
     orgId: req.orgId,
