@@ -65,15 +65,6 @@ function claimTypes(types?: readonly WorkType[]): readonly WorkType[] {
 /** Most items in one grouped intake insert. */
 const MAX_GROUPED_INSERT = 200;
 
-/**
- * Item `w` is first in its conversation: no older unfinished item has its ordering key (so a 「はい」 never
- * overtakes its request). The ordering rule of the claim by id; the ordered claim's function
- * (`claim_work_item`, in its migration) states the same condition.
- */
-const FIRST_IN_CONVERSATION = `NOT EXISTS (
-  SELECT 1 FROM work_items p
-  WHERE p."orderingKey" = w."orderingKey" AND p.id < w.id AND p.state IN ('queued', 'running'))`;
-
 /** The claim condition of statements by the worker holding an item ($1 its id, $2 its claim token). */
 const HELD = `id = $1::bigint AND "claimedBy" = $2 AND state = 'running'`;
 
@@ -349,25 +340,6 @@ export class WorkQueue {
   async claim(types?: WorkType[]): Promise<ClaimedItem | null> {
     const claimSql = `SELECT ${CLAIMED_COLUMNS} FROM claim_work_item($1, $2, $3::text[])`;
     const rows = await this.sql<ClaimRow>(claimSql, [this.newClaimToken(), this.opts.claimTtlMs, claimTypes(types)]);
-    return rows[0] ? claimedItem(rows[0]) : null;
-  }
-
-  /**
-   * Claims one item by id — the message a wake-up names — if it is queued, due, of one of `types`, and first in
-   * its conversation; null otherwise (another worker took it, or it waits behind an older item), and the caller
-   * claims as usual. A cheap statement on the primary key, so the common path skips the ordered scan.
-   */
-  async claimById(id: bigint, types?: readonly WorkType[]): Promise<ClaimedItem | null> {
-    const p = new SqlParams();
-    const rows = await this.sql<ClaimRow>(
-      `UPDATE work_items w SET state = 'running', "claimedBy" = ${p.add(this.newClaimToken())},
-          "claimExpiresAt" = now() + (${p.add(this.opts.claimTtlMs)}::int * interval '1 millisecond'),
-          attempts = attempts + 1, "updatedAt" = now()
-        WHERE w.id = ${p.add(id.toString())}::bigint AND w.state = 'queued' AND w."runAt" <= now()
-          AND w.type = ANY(${p.add(claimTypes(types))}::text[]) AND ${FIRST_IN_CONVERSATION}
-        RETURNING ${CLAIMED_COLUMNS}`,
-      p.values,
-    );
     return rows[0] ? claimedItem(rows[0]) : null;
   }
 
