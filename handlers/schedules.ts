@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import { readClosingDays, type BusinessCalendar } from '../src/core/business-calendar';
+import { matchDepartments } from '../src/authorization/names';
 import type { Db } from '../src/db/prisma';
 import { describeRuleJa, nextOccurrence, RecurrenceRule, WEEKDAY_CODES } from '../src/scheduler/recurrence';
 import { createReminder } from '../src/scheduler/reminders';
@@ -33,30 +34,24 @@ const DEFAULT_LIMITS = { perMember: 20, perRoom: 50 };
 const SNOOZE_WINDOW_MS = 12 * 3_600_000;
 
 /**
- * The rule as the model fills it: one flat object (a small schema in every request's cached prefix), checked
- * against the rule set of src/scheduler/recurrence.ts by {@link checkedRule}; intervals of 30 minutes and up.
+ * The rule as the model fills it: one flat object, checked against the rule set of src/scheduler/recurrence.ts by
+ * {@link checkedRule}; intervals of 30 minutes and up. The schema gives the fields and their values only: what
+ * each means (freq, `from` / `until` / `on`, weekdays vs business_days, the holiday default) is said once, in the
+ * system prompt ("Recurring rules"), not in each of the three tools that take a rule.
  */
 const hhmm = z.string().trim().max(5);
-const ruleInput = z
-  .object({
-    freq: z.enum(['daily', 'weekdays', 'business_days', 'weekly', 'monthly', 'interval']),
-    time: hhmm.optional().describe('HH:MM 24h'),
-    days: z.array(z.enum(WEEKDAY_CODES)).max(7).optional().describe('weekly'),
-    day: z
-      .union([z.number().int().min(1).max(31), z.literal('last')])
-      .optional()
-      .describe('monthly; last=月末'),
-    nth: z
-      .object({ n: z.number().int().min(-1).max(5), weekday: z.enum(WEEKDAY_CODES) })
-      .optional()
-      .describe('monthly 第n曜日; n=-1 last'),
-    everyMinutes: z.number().int().min(30).max(720).optional().describe('interval'),
-    from: hhmm.optional(),
-    until: hhmm.optional(),
-    on: z.enum(['every_day', 'weekdays', 'business_days']).optional(),
-    holiday: z.enum(['skip', 'previous', 'next', 'ignore']).optional().describe('previous/next=前/翌営業日'),
-  })
-  .describe('organisation time zone');
+const ruleInput = z.object({
+  freq: z.enum(['daily', 'weekdays', 'business_days', 'weekly', 'monthly', 'interval']),
+  time: hhmm.optional(),
+  days: z.array(z.enum(WEEKDAY_CODES)).max(7).optional(),
+  day: z.union([z.number().int().min(1).max(31), z.literal('last')]).optional(),
+  nth: z.object({ n: z.number().int().min(-1).max(5), weekday: z.enum(WEEKDAY_CODES) }).optional(),
+  everyMinutes: z.number().int().min(30).max(720).optional(),
+  from: hhmm.optional(),
+  until: hhmm.optional(),
+  on: z.enum(['every_day', 'weekdays', 'business_days']).optional(),
+  holiday: z.enum(['skip', 'previous', 'next', 'ignore']).optional(),
+});
 /** catch_up: a period missed while the bot was down is sent late once, or dropped; quiet_hours: sent when they
  * end, or that time is skipped. */
 const catchUp = z.enum(['once', 'skip']).default('once');
@@ -177,7 +172,14 @@ export const createSchedule = defineTool({
   description:
     'RECURRING reminder (for the sender, or another member from level 2) or digest of the sender’s own tasks, ' +
     'in this room. One-off: create_reminder; whole room/department: create_room_schedule.',
-  triggerExamples: ['毎週月曜9時に週報のリマインドして', '毎朝9時に今日のタスクを教えて'],
+  triggerExamples: [
+    '毎週月曜9時に週報のリマインドして',
+    '毎朝9時に今日のタスクを教えて',
+    '平日の18時に勤怠の入力を思い出させて',
+    '毎月末に経費精算のリマインドをお願い',
+    '営業時間中は1時間ごとにストレッチするよう声をかけて',
+    'Remind me every Monday at 10am to send the weekly report',
+  ],
   effects: ['db.schedule_create'],
   effectKind: 'remind',
   risk: 'none',
@@ -263,7 +265,8 @@ async function departmentOf(ctx: PeopleContext, ref: string | undefined): Promis
   if (!ref) return null;
   const db = dbOf(ctx);
   const depts = await db.department.findMany({ where: { orgId: ctx.orgId } });
-  const hit = depts.filter((d) => d.id === ref || d.name === ref || d.name.includes(ref) || ref.includes(d.name));
+  // The Gate's reading of the same reference (names, aliases and ids; issue 40).
+  const hit = matchDepartments(ref, depts);
   if (hit.length !== 1) {
     throw new ToolError(`No single department matches "${ref}"; ask which department is meant.`, 'UNKNOWN_DEPARTMENT');
   }
@@ -275,7 +278,11 @@ export const createRoomSchedule = defineTool({
   name: 'create_room_schedule',
   description:
     "RECURRING notice to this whole room, or mentioning one department's members. " + `Level ${ROOM_SCHEDULE_LEVEL}+.`,
-  triggerExamples: ['平日の17時に日報を出すよう営業部に声をかけて'],
+  triggerExamples: [
+    '平日の17時に日報を出すよう営業部に声をかけて',
+    '毎月25日にこのルームで経費精算の締めを知らせて',
+    'Every Monday at 9, post a reminder in this room about the team meeting',
+  ],
   effects: ['db.schedule_create'],
   effectKind: 'remind',
   risk: 'medium',
@@ -285,7 +292,13 @@ export const createRoomSchedule = defineTool({
   input: z.object({
     rule: ruleInput,
     text: z.string().trim().min(1).max(500).describe('What the notice says.'),
-    department: z.string().trim().min(1).max(100).optional().describe('omit for the whole room'),
+    department: z
+      .string()
+      .trim()
+      .min(1)
+      .max(100)
+      .optional()
+      .describe('department name, alias or id; omit for the whole room'),
     catch_up: catchUp,
     quiet_hours: quietHours,
   }),
@@ -332,7 +345,11 @@ export const createRoomSchedule = defineTool({
 export const listSchedules = defineTool({
   name: 'list_schedules',
   description: "The sender's recurring schedules (made by or for them): ids, repeat, next time.",
-  triggerExamples: ['定期のリマインド、何が入ってる？'],
+  triggerExamples: [
+    '定期のリマインド、何が入ってる？',
+    '毎週の通知を一覧で見せて',
+    'What recurring reminders do I have?',
+  ],
   effects: [],
   risk: 'none',
   requiredLevel: 1,
@@ -423,7 +440,7 @@ function stateTool(o: {
 export const pauseSchedule = stateTool({
   name: 'pause_schedule',
   description: "Pause one of the sender's recurring schedules.",
-  triggerExamples: ['週報のリマインド、しばらく止めて'],
+  triggerExamples: ['週報のリマインド、しばらく止めて', '毎朝の通知、来週まで休止して', 'Pause my daily reminder'],
   effectKind: 'update',
   summaryJa: 'この定期の予定を一時停止します。',
   change: async () => ({ enabled: false, nextRunAt: null }),
@@ -432,7 +449,7 @@ export const pauseSchedule = stateTool({
 export const resumeSchedule = stateTool({
   name: 'resume_schedule',
   description: "Resume one of the sender's paused recurring schedules.",
-  triggerExamples: ['週報のリマインドを再開して'],
+  triggerExamples: ['週報のリマインドを再開して', '止めていた定期の通知をまた始めて'],
   effectKind: 'update',
   summaryJa: 'この定期の予定を再開します。',
   change: async (s, ctx) => ({ enabled: true, nextRunAt: await firstRun(ctx, checkedRule(s.rule)) }),
@@ -441,7 +458,11 @@ export const resumeSchedule = stateTool({
 export const cancelSchedule = stateTool({
   name: 'cancel_schedule',
   description: "Cancel one of the sender's recurring schedules for good.",
-  triggerExamples: ['週報のリマインドはもういらない、消して'],
+  triggerExamples: [
+    '週報のリマインドはもういらない、消して',
+    '毎週のリマインドを削除して',
+    'Stop the weekly reminder for good',
+  ],
   effectKind: 'cancel',
   summaryJa: 'この定期の予定を取り消します。',
   change: async (_s, ctx) => ({ enabled: false, nextRunAt: null, cancelledAt: ctx.now() }),
@@ -451,7 +472,11 @@ export const cancelSchedule = stateTool({
 export const changeSchedule = defineTool({
   name: 'change_schedule',
   description: "Change one of the sender's recurring schedules (a rule replaces the whole rule).",
-  triggerExamples: ['週報のリマインドを月曜10時に変えて'],
+  triggerExamples: [
+    '週報のリマインドを月曜10時に変えて',
+    '毎朝の通知を8時半にずらして',
+    'Change my weekly reminder to Tuesdays',
+  ],
   effects: ['db.schedule_update'],
   effectKind: 'update',
   risk: 'none',
@@ -500,7 +525,7 @@ export const changeSchedule = defineTool({
 export const snoozeReminder = defineTool({
   name: 'snooze_reminder',
   description: 'Send the reminder the sender just got here again after `minutes` (「あとで」 = 30).',
-  triggerExamples: ['30分後にもう一度言って', 'あとで'],
+  triggerExamples: ['30分後にもう一度言って', 'あとで', '10分後にまた教えて', 'snooze'],
   effects: ['db.reminder_create'],
   effectKind: 'remind',
   risk: 'none',
