@@ -128,7 +128,7 @@ export class Outbox {
    * its own next statement ({@link markSentCte}; a turn's last statement): until then the row is `sending`
    * under this claim, which a retry treats as possibly posted and looks for before posting again.
    * `postedAt`: when the post began (what {@link deliveryRecord} records as the message's `sentAt`). With
-   * `heldUntil` (the take a turn's first statement made, {@link takenAt}; decision 0011) the row is not taken again
+   * `heldUntil` (the take a turn's first statement made, {@link takenAt}; decision 0012) the row is not taken again
    * while that take holds.
    */
   async deliver(

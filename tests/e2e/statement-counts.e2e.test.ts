@@ -17,7 +17,7 @@ import { chatworkEnv, startTestService, waitFor, type TestService } from '../hel
  * The question's pending action is stored by one database function instead of a seven-statement transaction:
  * 14 → 8; the 「はい」's first statement reads the live pending action and its question's delivery with the
  * session: 15 → 11. The context read starts beside the turn's first statement, and that statement takes the reply's
- * outbox row as it reserves it (no take of its own before the post, decision 0011). The claim is a statement of its
+ * outbox row as it reserves it (no take of its own before the post, decision 0012). The claim is a statement of its
  * own: the ordered claim, `claim_work_item` (the folded claim and the claim by id showed no gain, decision 0004):
  * 5, 8, 6 + 11.
  */

@@ -8,8 +8,8 @@ import { decide, FINISHED, nowOf, type Opened, type Started, type TurnDeps, type
 
 /**
  * Step 1 — open the turn: one statement reserves the reply's outbox row (and, outside shadow mode, takes it for the
- * turn's claim: decision 0011), stores the user message and reads the sender, room, session and per-sender budget
- * use (`TurnStore.open`; decision 0012). The context read starts beside it ({@link prefetchContext}; decision 0009).
+ * turn's claim: decision 0012), stores the user message and reads the sender, room, session and per-sender budget
+ * use (`TurnStore.open`; decision 0013). The context read starts beside it ({@link prefetchContext}; decision 0009).
  */
 export const openTurn: TurnStep<Started, Opened> = async (t, d, next) => {
   // The first statement takes the reply's outbox row for this claim as it reserves it (not in shadow mode,
