@@ -9,7 +9,15 @@
 import { z } from 'zod';
 import { readClosingDays, type BusinessCalendar } from '../src/calendar/business-calendar';
 import type { Db } from '../src/db/prisma';
-import { describeRuleJa, nextOccurrence, RecurrenceRule, WEEKDAY_CODES } from '../src/scheduler/recurrence';
+import {
+  anchorRule,
+  checkedRecurrence,
+  describeRule,
+  listOf,
+  nextOccurrence,
+  RecurrenceRule,
+  WEEKDAY_CODES,
+} from '../src/scheduler/recurrence';
 import { createReminder } from '../src/scheduler/reminders';
 import {
   createChatSchedule,
@@ -33,28 +41,31 @@ const DEFAULT_LIMITS = { perMember: 20, perRoom: 50 };
 const SNOOZE_WINDOW_MS = 12 * 3_600_000;
 
 /**
- * The rule as the model fills it: one flat object (a small schema in every request's cached prefix), checked
- * against the rule set of src/scheduler/recurrence.ts by {@link checkedRule}; intervals of 30 minutes and up.
+ * The rule as the model fills it: one flat object (a small schema in every request's cached prefix: bounds and the
+ * details of each kind are left to {@link checkedRule}, which checks it against the rule set of
+ * src/scheduler/recurrence.ts and says what to fix); intervals of 30 minutes and up.
  */
 const hhmm = z.string().trim().max(5);
+const int = z.number();
 const ruleInput = z
   .object({
     freq: z.enum(['daily', 'weekdays', 'business_days', 'weekly', 'monthly', 'interval']),
     time: hhmm.optional().describe('HH:MM 24h'),
     days: z.array(z.enum(WEEKDAY_CODES)).max(7).optional().describe('weekly'),
-    day: z
-      .union([z.number().int().min(1).max(31), z.literal('last')])
+    weeks: int.optional().describe('weekly every N weeks; 隔週=2'),
+    day: listOf(z.union([int, z.literal('last')]))
       .optional()
-      .describe('monthly; last=月末'),
-    nth: z
-      .object({ n: z.number().int().min(-1).max(5), weekday: z.enum(WEEKDAY_CODES) })
+      .describe('monthly days; last=月末'),
+    nth: listOf(z.object({ n: int, weekday: z.enum(WEEKDAY_CODES) }))
       .optional()
       .describe('monthly 第n曜日; n=-1 last'),
-    everyMinutes: z.number().int().min(30).max(720).optional().describe('interval'),
+    bday: int.optional().describe('monthly 第n営業日; -1=月末の営業日'),
+    everyMinutes: int.optional().describe('interval, 30+'),
     from: hhmm.optional(),
     until: hhmm.optional(),
     on: z.enum(['every_day', 'weekdays', 'business_days']).optional(),
     holiday: z.enum(['skip', 'previous', 'next', 'ignore']).optional().describe('previous/next=前/翌営業日'),
+    start: z.string().trim().max(10).optional().describe('YYYY-MM-DD, not before'),
   })
   .describe('organisation time zone');
 /** catch_up: a period missed while the bot was down is sent late once, or dropped; quiet_hours: sent when they
@@ -72,14 +83,20 @@ async function calendarOf(db: Db, orgId: string): Promise<BusinessCalendar> {
   return { closingDays: readClosingDays(org?.closingDays) };
 }
 
-/** A rule the store accepts, or a ToolError telling the model what to fix. */
-function checkedRule(value: unknown): RecurrenceRule {
-  const r = RecurrenceRule.safeParse(value);
+/** Rules made by asking repeat every 30 minutes at most. */
+const CHAT_RULE = checkedRecurrence(30);
+
+/**
+ * A rule the store accepts, or a ToolError telling the model what to fix. An every-N-weeks rule without a start
+ * counts its weeks from the week of its first date after now (a stored one keeps that week).
+ */
+async function checkedRule(value: unknown, ctx: Ctx): Promise<RecurrenceRule> {
+  const r = CHAT_RULE.safeParse(value);
   if (!r.success) {
     const why = r.error.issues.map((i) => i.message).join('; ');
     throw new ToolError(`The recurrence rule is not valid (${why}); ask the person when it should repeat.`, 'BAD_RULE');
   }
-  return r.data;
+  return anchorRule(r.data, ctx.now(), ctx.timezone, await calendarOf(dbOf(ctx), ctx.orgId));
 }
 
 /** The first period from now, or a ToolError for a rule that never fires. */
@@ -140,7 +157,7 @@ async function showSchedule(db: Db, s: ScheduleRow, timezone: string): Promise<z
   return {
     scheduleId: s.id,
     kind: s.kind,
-    repeat: rule.success ? describeRuleJa(rule.data) : '',
+    repeat: rule.success ? describeRule(rule.data) : '',
     text: s.text,
     nextRun: s.enabled && s.nextRunAt ? formatLocalIso(s.nextRunAt, timezone) : null,
     paused: !s.enabled,
@@ -195,13 +212,13 @@ export const createSchedule = defineTool({
   output: z.object({ schedule: scheduleOut }),
   async describe(input, ctx) {
     readPersonal(input);
-    const rule = checkedRule(input.rule);
+    const rule = await checkedRule(input.rule, ctx);
     const target = input.kind === 'reminder' ? await remindedPerson(ctx, input.person) : null;
     await assertWithinLimits(ctx);
     const next = await firstRun(ctx, rule);
     const facts = [
       fact(ctx, 'kind', { ja: '種類', en: 'Kind' }, KIND_JA[input.kind]),
-      fact(ctx, 'rule', { ja: '繰り返し', en: 'Repeats' }, describeRuleJa(rule)),
+      fact(ctx, 'rule', { ja: '繰り返し', en: 'Repeats' }, describeRule(rule, ctx.lang)),
       fact(ctx, 'next', { ja: '初回', en: 'First' }, whenJa(next, ctx)),
       ...(target ? [fact(ctx, 'person', { ja: '相手', en: 'For' }, target.name)] : []),
       ...(input.text ? [fact(ctx, 'text', { ja: '内容', en: 'About' }, input.text)] : []),
@@ -215,7 +232,7 @@ export const createSchedule = defineTool({
   async handler(input, ctx) {
     const { row } = await storeScheduleOnce(ctx, async () => {
       readPersonal(input);
-      const rule = checkedRule(input.rule);
+      const rule = await checkedRule(input.rule, ctx);
       const target = input.kind === 'reminder' ? await remindedPerson(ctx, input.person) : null;
       await assertWithinLimits(ctx);
       return {
@@ -291,12 +308,12 @@ export const createRoomSchedule = defineTool({
   }),
   output: z.object({ schedule: scheduleOut, department: z.string().nullable() }),
   async describe(input, ctx) {
-    const rule = checkedRule(input.rule);
+    const rule = await checkedRule(input.rule, ctx);
     const dept = await departmentOf(ctx, input.department);
     await assertWithinLimits(ctx);
     const next = await firstRun(ctx, rule);
     const facts = [
-      fact(ctx, 'rule', { ja: '繰り返し', en: 'Repeats' }, describeRuleJa(rule)),
+      fact(ctx, 'rule', { ja: '繰り返し', en: 'Repeats' }, describeRule(rule, ctx.lang)),
       fact(ctx, 'next', { ja: '初回', en: 'First' }, whenJa(next, ctx)),
       fact(ctx, 'to', { ja: '宛先', en: 'To' }, dept ? `${dept.name}のメンバー（このルーム）` : 'このルームの全員'),
       fact(ctx, 'text', { ja: '内容', en: 'About' }, input.text),
@@ -308,7 +325,7 @@ export const createRoomSchedule = defineTool({
   async handler(input, ctx) {
     let dept: { id: string; name: string } | null = null;
     const { row, created } = await storeScheduleOnce(ctx, async () => {
-      const rule = checkedRule(input.rule);
+      const rule = await checkedRule(input.rule, ctx);
       dept = await departmentOf(ctx, input.department);
       await assertWithinLimits(ctx);
       return {
@@ -377,7 +394,7 @@ function scheduleFacts(s: ScheduleRow, ctx: Pick<DescribeContext, 'lang'>) {
   const rule = RecurrenceRule.safeParse(s.rule);
   return [
     fact(ctx, 'kind', { ja: '種類', en: 'Kind' }, KIND_JA[s.kind] ?? s.kind),
-    fact(ctx, 'rule', { ja: '繰り返し', en: 'Repeats' }, rule.success ? describeRuleJa(rule.data) : ''),
+    fact(ctx, 'rule', { ja: '繰り返し', en: 'Repeats' }, rule.success ? describeRule(rule.data, ctx.lang) : ''),
     ...(s.text ? [fact(ctx, 'text', { ja: '内容', en: 'About' }, s.text)] : []),
   ];
 }
@@ -435,7 +452,7 @@ export const resumeSchedule = stateTool({
   triggerExamples: ['週報のリマインドを再開して'],
   effectKind: 'update',
   summaryJa: 'この定期の予定を再開します。',
-  change: async (s, ctx) => ({ enabled: true, nextRunAt: await firstRun(ctx, checkedRule(s.rule)) }),
+  change: async (s, ctx) => ({ enabled: true, nextRunAt: await firstRun(ctx, await checkedRule(s.rule, ctx)) }),
 });
 
 export const cancelSchedule = stateTool({
@@ -467,9 +484,9 @@ export const changeSchedule = defineTool({
   output: z.object({ schedule: scheduleOut }),
   async describe(input, ctx) {
     const s = await ownSchedule(ctx, input.schedule_id);
-    const rule = checkedRule(input.rule ?? s.rule);
+    const rule = await checkedRule(input.rule ?? s.rule, ctx);
     const facts = [
-      fact(ctx, 'rule', { ja: '繰り返し', en: 'Repeats' }, describeRuleJa(rule)),
+      fact(ctx, 'rule', { ja: '繰り返し', en: 'Repeats' }, describeRule(rule, ctx.lang)),
       fact(ctx, 'next', { ja: '次回', en: 'Next' }, whenJa(await firstRun(ctx, rule), ctx)),
       ...((input.text ?? s.text) ? [fact(ctx, 'text', { ja: '内容', en: 'About' }, input.text ?? s.text)] : []),
     ];
@@ -478,7 +495,7 @@ export const changeSchedule = defineTool({
   async handler(input, ctx) {
     const db = dbOf(ctx);
     const s = await ownSchedule(ctx, input.schedule_id);
-    const rule = input.rule ? checkedRule(input.rule) : undefined;
+    const rule = input.rule ? await checkedRule(input.rule, ctx) : undefined;
     const change: ChatScheduleChange = {
       ...(rule ? { rule } : {}),
       ...(input.text ? { text: input.text } : {}),
