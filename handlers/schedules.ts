@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import { readClosingDays, type BusinessCalendar } from '../src/calendar/business-calendar';
+import { zonedParts } from '../src/core/zoned-time';
 import type { Db } from '../src/db/prisma';
 import {
   anchorRule,
@@ -31,7 +32,7 @@ import { ToolError, type DescribeContext, type ToolContext } from '../src/tools/
 import { fact } from './_describe';
 import { createOnce, dbOf, memberName, requireSender, resolvePersonOrAsk, type PeopleContext } from './_people';
 import { REMIND_OTHERS_LEVEL } from './reminders';
-import { formatLocalIso } from './_when';
+import { formatLocalIso, parseWhen } from './_when';
 
 /** Level needed for a notice to a whole room or department. */
 export const ROOM_SCHEDULE_LEVEL = 3;
@@ -511,25 +512,27 @@ export const changeSchedule = defineTool({
 });
 
 /**
- * `snooze_reminder`: 「あとで」「30分後にもう一度」 said to a reminder that just arrived — that reminder
- * comes again after the given minutes (the newest one sent to the sender in this room in the last 12 hours).
+ * `snooze_reminder`: 「あとで」「30分後にもう一度」「次の営業日にもう一回」 said to a reminder that just arrived — that
+ * reminder comes again after the given minutes, or at a given time (a bare date: at the reminder's own time of day
+ * that day). It answers the newest reminder sent to the sender in this room in the last 12 hours.
  */
 export const snoozeReminder = defineTool({
   name: 'snooze_reminder',
-  description: 'Send the reminder the sender just got here again after `minutes` (「あとで」 = 30).',
-  triggerExamples: ['30分後にもう一度言って', 'あとで'],
+  description: 'Send the reminder the sender just got here again, after `minutes` (「あとで」 = 30) or at `at`.',
+  triggerExamples: ['30分後にもう一度言って', '次の営業日にもう一回'],
   effects: ['db.reminder_create'],
   effectKind: 'remind',
   risk: 'none',
   requiredLevel: 1,
+  paramRoles: { at: 'date' },
   input: z.object({
     minutes: z
       .number()
       .int()
       .min(5)
       .max(24 * 60)
-      .default(30)
-      .describe('Minutes from now.'),
+      .optional(),
+    at: z.string().trim().min(1).max(40).optional().describe('ISO date-time, or a date (same time of day)'),
   }),
   output: z.object({ reminderId: z.string(), remindAt: z.string(), text: z.string() }),
   async handler(input, ctx) {
@@ -564,6 +567,7 @@ export const snoozeReminder = defineTool({
         'NOTHING_TO_SNOOZE',
       );
     }
+    const remindAt = snoozedUntil(input, last.remindAt, ctx);
     const { row } = await createOnce(
       find,
       () =>
@@ -573,7 +577,7 @@ export const snoozeReminder = defineTool({
           roomId: ctx.roomId,
           memberId: sender.id,
           text: last.text,
-          remindAt: new Date(now.getTime() + input.minutes * 60_000),
+          remindAt,
           idempotencyKey: key,
           quietPolicy: last.quietPolicy === 'skip' ? 'skip' : 'deliver',
           snoozedFromId: last.id,
@@ -583,3 +587,18 @@ export const snoozeReminder = defineTool({
     return show(row);
   },
 });
+
+/** When a snoozed reminder comes again: `at` (a bare date keeps the reminder's time of day), else minutes from now. */
+function snoozedUntil(input: { minutes?: number; at?: string }, sentAt: Date, ctx: Ctx): Date {
+  const now = ctx.now();
+  if (input.at === undefined) return new Date(now.getTime() + (input.minutes ?? 30) * 60_000);
+  const p = zonedParts(sentAt, ctx.timezone);
+  const when = parseWhen(input.at, ctx.timezone, { hh: p.hh, mm: p.mm, ss: 0 });
+  if (!when) {
+    throw new ToolError('"at" must be an ISO date-time or a date (YYYY-MM-DD); ask the person when.', 'INVALID_DATE');
+  }
+  if (when.at.getTime() <= now.getTime()) {
+    throw new ToolError('That time has already passed; ask the person for a later time.', 'PAST_TIME');
+  }
+  return when.at;
+}

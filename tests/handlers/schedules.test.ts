@@ -240,6 +240,42 @@ describe('recurring schedule capabilities', () => {
     expect((await t.db.schedule.findUniqueOrThrow({ where: { id: 'acme:daily-digest' } })).enabled).toBe(true);
   });
 
+  it('snooze to the next business day or to a time, not only within 24 hours (issue 40)', async () => {
+    // Friday 11/20 17:00; Monday 11/23 is 勤労感謝の日, so 「次の営業日」 is Tuesday 11/24 (the Guardian's date).
+    const friday5pm = new Date('2026-11-20T08:00:00.000Z');
+    const sent = await t.db.reminder.create({
+      data: {
+        orgId: 'acme',
+        platform: 'console',
+        roomId: 'console-general',
+        memberId: 'ito-yui',
+        text: '週次レポートの提出',
+        remindAt: friday5pm,
+        status: 'sent',
+      },
+    });
+    const at = async (value: string) =>
+      exec().run(
+        'snooze_reminder',
+        { at: value },
+        await toolContext(t.db, 'ito-yui', { now: new Date(friday5pm.getTime() + 5 * 60_000) }),
+      );
+    expect(await at('2026-11-24')).toMatchObject({
+      status: 'ok',
+      output: { remindAt: '2026-11-24T17:00:00+09:00', text: '週次レポートの提出' },
+    });
+    expect(await at('2026-11-24T09:30:00+09:00')).toMatchObject({
+      status: 'ok',
+      output: { remindAt: '2026-11-24T09:30:00+09:00' },
+    });
+    expect(await at('2026-11-20T16:00:00+09:00')).toMatchObject({ status: 'error', code: 'PAST_TIME' });
+    const again = await t.db.reminder.findMany({ where: { snoozedFromId: sent.id }, orderBy: { remindAt: 'asc' } });
+    expect(again.map((r) => [r.status, r.remindAt.toISOString()])).toEqual([
+      ['scheduled', '2026-11-24T00:30:00.000Z'],
+      ['scheduled', '2026-11-24T08:00:00.000Z'],
+    ]);
+  });
+
   it('snooze: the reminder just sent comes again after the minutes asked for', async () => {
     const sent = await t.db.reminder.create({
       data: {
