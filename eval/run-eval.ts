@@ -13,7 +13,7 @@ import type { TokenUsage } from '../src/core/llm-usage';
 import { personaNames } from '../src/core/messages';
 import { loadPrompts, type PromptSet } from '../src/brain/prompts';
 import { ConfigError, loadConfig, type Env } from '../src/config/env';
-import { asAppError } from '../src/errors/app-error';
+import { asAppError } from '../src/core/app-error';
 import { MEMBER_ROLES } from '../src/authorization/person-scope';
 import { resolvePerson } from '../src/tools/person-resolver';
 import { checkReplyText, defaultGuardianConfig } from '../src/guardian';

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { sqlRunner } from '../src/db/sql';
-import { searchKnowledge } from '../src/knowledge/search';
+import { searchKnowledge } from '../src/context/knowledge/search';
 import { defineTool } from '../src/tools/define-tool';
 import { ToolError } from '../src/tools/types';
 import { dbOf, requireSender } from './_people';

@@ -7,7 +7,7 @@
  * confirmation question. The directory's schedules are the administrator's: these tools never touch them.
  */
 import { z } from 'zod';
-import { readClosingDays, type BusinessCalendar } from '../src/calendar/business-calendar';
+import { readClosingDays, type BusinessCalendar } from '../src/core/business-calendar';
 import { zonedParts } from '../src/core/zoned-time';
 import type { Db } from '../src/db/prisma';
 import {

@@ -4,7 +4,7 @@
  * in src/work/work-runner.ts, each call through the same Guardian and AuthorizationGate as any turn.
  */
 import { z } from 'zod';
-import { BrainStateManager } from '../src/state/brain-state-manager';
+import { Sessions } from '../src/confirmations/sessions';
 import { defineTool } from '../src/tools/define-tool';
 import { ClarificationNeeded } from '../src/tools/clarification';
 import { ToolError } from '../src/tools/types';
@@ -215,13 +215,13 @@ export const cancelWork = defineTool({
 });
 
 /**
- * The question a cancelled work was waiting on is withdrawn (through src/state/pending-actions.ts, the writer
+ * The question a cancelled work was waiting on is withdrawn (through src/confirmations/pending-actions.ts, the writer
  * of pending actions), so a later 「はい」 runs nothing for work that no longer exists. Only while it is still the
  * requester's open question in that room.
  */
 async function dropAwaitedQuestion(db: ReturnType<typeof dbOf>, w: WorkRow, pendingActionId: string): Promise<void> {
   const key = { platform: w.platform, roomId: w.roomId, accountId: w.accountId };
-  const states = new BrainStateManager(db);
+  const states = new Sessions(db);
   const session = await states.getSession(key);
   if (session.pending?.id === pendingActionId) await states.pending.cancel(key, 'background work cancelled');
 }

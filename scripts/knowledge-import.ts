@@ -10,8 +10,8 @@ import { applyMigrations } from '../src/db/migrate';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../src/db/embedded-postgres';
 import { createDb } from '../src/db/prisma';
 import { formatImportSummary, importDirectoryFile } from '../src/org/import-directory';
-import { knowledgeConfig } from '../src/knowledge/config';
-import { formatKnowledgeSummary, importKnowledge, KnowledgeImportError } from '../src/knowledge/import';
+import { knowledgeConfig } from '../src/context/knowledge/config';
+import { formatKnowledgeSummary, importKnowledge, KnowledgeImportError } from '../src/context/knowledge/import';
 
 /** The directory `npm start` imports into an empty database (src/app/create-hisho.ts SAMPLE_DIRECTORY). */
 const SAMPLE_DIRECTORY = path.resolve(__dirname, '..', 'config', 'org.sample.yaml');

@@ -10,8 +10,8 @@ import ts from 'typescript';
 const root = path.resolve(process.argv[2] ?? '.');
 const ENTRIES: [file: string, name: string][] = [
   ['src/adapters/chatwork/webhook.route.ts', 'createChatworkWebhookHandler'],
-  ['src/intake/intake.ts', 'accept'],
-  ['src/intake/worker-pool.ts', 'run'],
+  ['src/adapters/intake.ts', 'accept'],
+  ['src/queue/worker-pool.ts', 'run'],
   ['src/turn/turn.ts', 'runTurn'],
   ['src/adapters/chatwork/chatwork-sender.ts', 'send'],
 ];

@@ -5,7 +5,7 @@
  * slowly: retrying cannot fix it), logs each new reason once, and raises the `adapter_down` admin alert when an
  * adapter stays down `downAlertMs`.
  */
-import type { AlertInput } from '../alerts/alerts';
+import type { AlertInput } from '../notices/admin-alerts';
 import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
 import type { Platform } from '../core/chat';

@@ -28,21 +28,21 @@ import { applyMigrations } from '../db/migrate';
 import { createDatabase, type Db } from '../db/prisma';
 import { sqlRunner, type Sql } from '../db/sql';
 import { statementCounterFromEnv, type StatementCounter } from '../db/statement-counter';
-import { Intake } from '../intake/intake';
-import { WorkerPool, type WakeHint } from '../intake/worker-pool';
-import { WorkNotices } from '../intake/work-notices';
-import { WorkQueue } from '../intake/work-queue';
-import { AlertMonitor } from '../alerts/alert-monitor';
-import { AdminAlerts, gaveUpAlert } from '../alerts/alerts';
+import { Intake } from '../adapters/intake';
+import { WorkerPool, type WakeHint } from '../queue/worker-pool';
+import { WorkNotices } from '../queue/work-notices';
+import { WorkQueue } from '../queue/work-queue';
+import { AlertMonitor } from '../notices/alert-monitor';
+import { AdminAlerts, gaveUpAlert } from '../notices/admin-alerts';
 import { createLogger, type Logger } from '../observability/logger';
 import { createMetrics, type Metrics } from '../observability/metrics';
 import { PLATFORMS } from '../org/directory.schema';
 import { DirectoryImportError, formatImportSummary, importDirectoryFile } from '../org/import-directory';
 import { startOrgCaches, type OrgCaches } from './org-caches';
-import { Outbox, postingMarginMs } from '../outbox/outbox';
-import { createButtonAnswers } from '../pipeline/button-answers';
-import { QuestionCloser } from '../pipeline/question-closer';
-import { scheduleMaintenance } from '../retention/maintenance';
+import { Outbox, postingMarginMs } from '../queue/outbox';
+import { createButtonAnswers } from '../confirmations/button-answers';
+import { QuestionCloser } from '../confirmations/question-closer';
+import { scheduleMaintenance } from './maintenance';
 import { NoticeScheduler } from '../scheduler/notices/notice-scheduler';
 import { fireDueChatSchedules } from '../scheduler/chat-schedules';
 import { startReminderSweep } from '../scheduler/reminders';
@@ -51,12 +51,12 @@ import { createAdminRouter } from '../server/admin/admin.route';
 import { createApp } from '../server/app';
 import {
   composeBrain,
-  composePipeline,
+  composeStages,
   describeWorkError,
   workItemHandlers,
   type CritiqueInput,
-  type Pipeline,
-} from './pipeline';
+  type Stages,
+} from './compose-stages';
 import { dutiesOf, type RoleDuties } from './roles';
 import { checkDatabase, checkPortFree, directoryFailure, listenFailure } from './startup-checks';
 
@@ -445,7 +445,7 @@ function buildPipeline(d: {
   wake: () => void;
   outbox: Outbox;
   chatwork: ChatworkConnection | null;
-}): { llm: LlmClient | null; pipeline: Pipeline } {
+}): { llm: LlmClient | null; pipeline: Stages } {
   const { config, o, database, org, logger, prompts, raise, wake } = d;
   const { db, sql } = database;
   const { llm, costGuard, brain } = composeBrain(config, { db, logger, prompts, raise, now: o.now, llm: o.llm });
@@ -458,7 +458,7 @@ function buildPipeline(d: {
       }
     : undefined;
   const summarizer = llm ? new Summarizer({ llm, models: costGuard }) : null;
-  const pipeline = composePipeline({
+  const pipeline = composeStages({
     config,
     db,
     sql,
@@ -699,7 +699,7 @@ function startWorkers(d: {
   logger: Logger;
   queue: WorkQueue;
   alerts: AdminAlerts;
-  pipeline: Pipeline;
+  pipeline: Stages;
   intake: Intake;
 }): WorkerPool {
   const { config, queue, alerts, pipeline } = d;

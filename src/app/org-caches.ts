@@ -3,7 +3,7 @@ import { DirectoryCache } from '../authorization/directory-cache';
 import { loadOrgInfo, type OrgInfo } from '../context/context-builder';
 import type { Db } from '../db/prisma';
 import type { Sql } from '../db/sql';
-import { hasKnowledgeDocuments } from '../knowledge/store';
+import { hasKnowledgeDocuments } from '../context/knowledge/store';
 import type { Logger } from '../observability/logger';
 import { DirectoryChanges } from '../org/directory-changes';
 import { OrgCache } from '../org/org-cache';

@@ -1,5 +1,5 @@
 import type { Env } from '../config/env';
-import type { WorkType } from '../intake/work-queue';
+import type { WorkType } from '../queue/work-queue';
 
 /** What a process does (`HISHO_ROLE`): every role by default, or one of them when intake and turns run apart. */
 export type Role = Env['HISHO_ROLE'];

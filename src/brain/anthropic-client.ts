@@ -1,5 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { AppError } from '../errors/app-error';
+import { AppError } from '../core/app-error';
 import type { LlmClient, LlmMessage, LlmPart, LlmRequest, LlmResponse, LlmStopReason, LlmTool } from './llm-client';
 import { nodeFetch } from './node-fetch';
 

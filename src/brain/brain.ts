@@ -1,4 +1,4 @@
-import { AppError } from '../errors/app-error';
+import { AppError } from '../core/app-error';
 import type { TurnContext } from '../context/types';
 import {
   toolCalls,

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import type { LlmCallRecord } from '../core/llm-usage';
-import { AppError } from '../errors/app-error';
+import { AppError } from '../core/app-error';
 import type { ModelSelector } from './brain';
 import { toolCalls, type LlmClient, type LlmTool } from './llm-client';
 import { costUsd } from './pricing';

@@ -1,13 +1,13 @@
 import type { Directory } from '../authorization/directory';
 import type { DepartmentNode } from '../authorization/scope';
 import type { InboundMessage } from '../core/chat';
-import { calendarLine, readClosingDays } from '../calendar/business-calendar';
+import { calendarLine, readClosingDays } from '../core/business-calendar';
 import { detectLanguage } from '../core/language';
 import type { Db } from '../db/prisma';
 import { sqlRunner, type Sql } from '../db/sql';
 import { standardParams, type SqlContextSource } from './sql-source';
 import type { Logger } from '../observability/logger';
-import { RECENT_MESSAGES } from '../state/conversation-summaries';
+import { RECENT_MESSAGES } from './conversation-summaries';
 import type { ContextSection, HistoryEntry, RoomMember, SenderProfile, TurnContext } from './types';
 
 /** An optional context source (persons, tasks, goals, memories, knowledge). Failure degrades (R-X2). */
@@ -150,7 +150,7 @@ function calendarText(now: Date, timezone: string, closingDays: TurnContext['org
 }
 
 /**
- * Gathers a turn's context in parallel (R-X1). Session state is the caller's (BrainStateManager) and
+ * Gathers a turn's context in parallel (R-X1). Session state is the caller's (Sessions) and
  * fails the turn; every other source here degrades to "unknown" and is named in `degraded`.
  */
 export class ContextBuilder {

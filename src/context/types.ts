@@ -1,5 +1,5 @@
 import type { InboundMessage } from '../core/chat';
-import type { ClosingDay } from '../calendar/business-calendar';
+import type { ClosingDay } from '../core/business-calendar';
 
 /** One line of conversation history given to the LLM. */
 export interface HistoryEntry {

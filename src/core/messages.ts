@@ -1,4 +1,4 @@
-import type { ErrorCode } from '../errors/app-error';
+import type { ErrorCode } from './app-error';
 import type { Language } from './language';
 
 /**

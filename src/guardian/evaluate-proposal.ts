@@ -21,7 +21,7 @@ import { APPROVAL_MODE_RULES, CONSISTENCY_RULES, PARAMETER_RULES } from './rules
 import { collectStrings } from './text-scan';
 import type { GuardianVerdict, RuleTrace } from './verdict';
 import { localDate } from '../core/zoned-time';
-import type { BusinessCalendar } from '../calendar/business-calendar';
+import type { BusinessCalendar } from '../core/business-calendar';
 
 /** Facts about the turn the rules may use. */
 export interface GuardianTurnContext {

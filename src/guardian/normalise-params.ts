@@ -7,12 +7,7 @@ import type { ToolMeta } from '../core/tool-meta';
 import { isSenderAlias, paramsWithRole, parseAmount, personParams } from './param-values';
 import { resolveDate } from './resolve-date';
 import { formatZonedDateTime, parseYMD } from '../core/zoned-time';
-import {
-  dayOffNoteJa,
-  NATIONAL_CALENDAR,
-  nonBusinessReason,
-  type BusinessCalendar,
-} from '../calendar/business-calendar';
+import { dayOffNoteJa, NATIONAL_CALENDAR, nonBusinessReason, type BusinessCalendar } from '../core/business-calendar';
 
 /** Outcome of {@link normaliseParameters}. */
 export interface Normalisation {

@@ -10,7 +10,7 @@ import {
   NATIONAL_CALENDAR,
   nextBusinessDay,
   type BusinessCalendar,
-} from '../calendar/business-calendar';
+} from '../core/business-calendar';
 import {
   addDays,
   daysBetween,

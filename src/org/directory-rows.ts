@@ -1,4 +1,4 @@
-import type { ClosingDay } from '../calendar/business-calendar';
+import type { ClosingDay } from '../core/business-calendar';
 import type { Directory, PolicyRule } from './directory.schema';
 import { consoleAccountId } from './platform-accounts';
 

@@ -1,7 +1,7 @@
 import { validate as isValidCron } from 'node-cron';
 import { z } from 'zod';
 import { isTimeZone } from '../config/time-zone';
-import { CLOSING_DAY_PATTERN } from '../calendar/business-calendar';
+import { CLOSING_DAY_PATTERN } from '../core/business-calendar';
 import { QUIET_HOURS_PATTERN } from '../scheduler/notices/quiet-hours';
 
 /**
@@ -82,7 +82,7 @@ const ZOrganization = z.strictObject({
   discord_guilds: z.array(ZGuildId).optional(),
   /** No proactive notices in these hours (organisation time zone); notices wait until they end (R-P3). */
   quiet_hours: ZQuietHours.optional(),
-  /** Days the organisation is closed besides weekends and national holidays (src/calendar/business-calendar). */
+  /** Days the organisation is closed besides weekends and national holidays (src/core/business-calendar). */
   closing_days: z.array(ZClosingDay).optional(),
 });
 

@@ -1,4 +1,4 @@
-import { readClosingDays } from '../calendar/business-calendar';
+import { readClosingDays } from '../core/business-calendar';
 import { Prisma } from '../db/prisma';
 import { syncDirectorySchedules } from '../scheduler/schedule-store';
 import type { DirectoryRows } from './directory-rows';

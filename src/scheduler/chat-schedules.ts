@@ -7,7 +7,7 @@
  * as skipped. Reminder occurrences then go out like one-off reminders (quiet hours, snooze, cancel);
  * digests become scheduled-notice items (the Gate with the recipient as actor).
  */
-import { readClosingDays, type BusinessCalendar } from '../calendar/business-calendar';
+import { readClosingDays, type BusinessCalendar } from '../core/business-calendar';
 import type { Db } from '../db/prisma';
 import type { Sql } from '../db/sql';
 import type { Logger } from '../observability/logger';

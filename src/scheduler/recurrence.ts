@@ -17,7 +17,7 @@ import {
   isBusinessDay,
   lastBusinessDayOnOrBefore,
   type BusinessCalendar,
-} from '../calendar/business-calendar';
+} from '../core/business-calendar';
 import {
   addDays,
   daysBetween,

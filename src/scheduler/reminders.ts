@@ -7,7 +7,7 @@
  */
 import type { Db } from '../db/prisma';
 import type { Sql } from '../db/sql';
-import { enqueueSelectCte } from '../intake/work-queue';
+import { enqueueSelectCte } from '../queue/work-queue';
 import type { Logger } from '../observability/logger';
 import { parseQuietHours, quietUntil } from './notices/quiet-hours';
 

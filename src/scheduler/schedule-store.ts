@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Db, Prisma } from '../db/prisma';
 import type { Sql } from '../db/sql';
-import { enqueueSelectCte } from '../intake/work-queue';
+import { enqueueSelectCte } from '../queue/work-queue';
 import { diffRows, type RowDiff } from '../db/row-diff';
 import { reminderOccurrenceCte } from './reminders';
 

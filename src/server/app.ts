@@ -1,5 +1,5 @@
 import express, { type ErrorRequestHandler, type Express, type Router } from 'express';
-import { asAppError } from '../errors/app-error';
+import { asAppError } from '../core/app-error';
 import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
 

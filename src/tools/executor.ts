@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { newErrorId } from '../errors/app-error';
+import { newErrorId } from '../core/app-error';
 import { ClarificationNeeded } from './clarification';
 import { genericEffect } from './describe';
 import type { ToolRegistry } from './registry';

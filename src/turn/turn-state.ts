@@ -3,26 +3,26 @@ import type { PromptSet } from '../brain/prompts';
 import type { Language } from '../core/language';
 import type { ContextBuilder, ContextPrefetch } from '../context/context-builder';
 import type { TurnContext } from '../context/types';
-import type { ClaimedItem, WorkOutcome } from '../intake/work-queue';
+import type { ClaimedItem, WorkOutcome } from '../queue/work-queue';
 import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
-import type { SelfCritic } from '../pipeline/self-critique';
-import type { TurnRecorder } from '../audit/turn-recorder';
-import type { Delivered, Outbox, TakeAhead } from '../outbox/outbox';
-import type { ConfirmationFlow } from '../pipeline/confirmation-flow';
-import type { ProposalStage } from '../pipeline/proposal-stage';
-import type { ReplyComposer } from '../pipeline/reply';
-import type { TurnDecision } from '../pipeline/turn-decision';
-import type { BrainStateManager } from '../state/brain-state-manager';
-import type { SessionKey } from '../state/session-key';
-import type { TurnPrelude, TurnStore } from '../state/turn-store';
-import type { PendingActionView, SessionView } from '../state/types';
+import type { SelfCritic } from './self-critique';
+import type { TurnRecorder } from './turn-recorder';
+import type { Delivered, Outbox, TakeAhead } from '../queue/outbox';
+import type { ConfirmationFlow } from './confirmation-flow';
+import type { ProposalStage } from './proposal-stage';
+import type { ReplyComposer } from './reply';
+import type { TurnDecision } from './turn-decision';
+import type { Sessions } from '../confirmations/sessions';
+import type { SessionKey } from '../confirmations/session-key';
+import type { TurnPrelude, TurnStore } from './turn-store';
+import type { PendingActionView, SessionView } from '../confirmations/types';
 
-/** What the steps of a turn use: built once by the composition root (`app/pipeline.ts`). */
+/** What the steps of a turn use: built once by the composition root (`app/compose-stages.ts`). */
 export interface TurnDeps {
   store: TurnStore;
   contextBuilder: ContextBuilder;
-  states: BrainStateManager;
+  states: Sessions;
   confirmations: ConfirmationFlow;
   proposals: ProposalStage;
   replies: ReplyComposer;

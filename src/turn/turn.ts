@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { InboundMessage } from '../core/chat';
 import { detectLanguage } from '../core/language';
-import { replyKeyOf, type ClaimedItem, type WorkOutcome } from '../intake/work-queue';
+import { replyKeyOf, type ClaimedItem, type WorkOutcome } from '../queue/work-queue';
 import { answerPendingConfirmation } from './steps/answer-pending-confirmation';
 import { askConfirmation } from './steps/ask-confirmation';
 import { buildContext } from './steps/build-context';

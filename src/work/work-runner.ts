@@ -8,15 +8,15 @@ import { neutralise } from '../context/quote';
 import type { ContextBuilder } from '../context/context-builder';
 import type { TurnContext } from '../context/types';
 import type { Db } from '../db/prisma';
-import { ClaimLostError, replyKeyOf, type ClaimedItem, type WorkOutcome } from '../intake/work-queue';
+import { ClaimLostError, replyKeyOf, type ClaimedItem, type WorkOutcome } from '../queue/work-queue';
 import type { Logger } from '../observability/logger';
-import { turnAudit } from '../pipeline/turn-audit';
-import type { TurnRecorder } from '../audit/turn-recorder';
-import type { Outbox } from '../outbox/outbox';
-import type { ConfirmationFlow } from '../pipeline/confirmation-flow';
-import type { ProposalStage } from '../pipeline/proposal-stage';
-import type { ReplyComposer } from '../pipeline/reply';
-import type { ProposalTrail, TurnDecision } from '../pipeline/turn-decision';
+import { turnAudit } from '../turn/turn-audit';
+import type { TurnRecorder } from '../turn/turn-recorder';
+import type { Outbox } from '../queue/outbox';
+import type { ConfirmationFlow } from '../turn/confirmation-flow';
+import type { ProposalStage } from '../turn/proposal-stage';
+import type { ReplyComposer } from '../turn/reply';
+import type { ProposalTrail, TurnDecision } from '../turn/turn-decision';
 import { stepOrigin } from './keys';
 import {
   afterFailure,

@@ -1,6 +1,6 @@
 import type { Db } from '../db/prisma';
 import { pgText, SqlParams, sqlRunner, type Sql } from '../db/sql';
-import { completeCte, enqueueSelectCte, type ClaimedItem } from '../intake/work-queue';
+import { completeCte, enqueueSelectCte, type ClaimedItem } from '../queue/work-queue';
 import { initialContext, type StepContext } from './step-context';
 
 /** Lifecycle of background work. */

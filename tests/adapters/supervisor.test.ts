@@ -1,5 +1,5 @@
 import { AdapterSupervisor, type SupervisedAdapter } from '../../src/adapters/supervisor';
-import type { AlertInput } from '../../src/alerts/alerts';
+import type { AlertInput } from '../../src/notices/admin-alerts';
 import { createMetrics } from '../../src/observability/metrics';
 import { captureLogger } from '../helpers/logs';
 

@@ -3,7 +3,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import nock from 'nock';
 import { AnthropicLlmClient, STREAM_ABOVE_TOKENS } from '../../src/brain/anthropic-client';
 import type { LlmRequest } from '../../src/brain/llm-client';
-import { AppError } from '../../src/errors/app-error';
+import { AppError } from '../../src/core/app-error';
 import { startFakeAnthropicServer, type FakeAnthropicServer } from '../fakes/anthropic-server';
 import { replyCall, type ScriptedAnswer } from '../fakes/anthropic-sse';
 

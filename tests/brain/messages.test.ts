@@ -1,4 +1,4 @@
-import { ERROR_CODES } from '../../src/errors/app-error';
+import { ERROR_CODES } from '../../src/core/app-error';
 import { loadPrompts } from '../../src/brain/prompts';
 import { MESSAGE_KEYS } from '../../src/core/messages';
 

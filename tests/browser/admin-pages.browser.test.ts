@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { buttonKey } from '../../src/state/button-key';
+import { buttonKey } from '../../src/confirmations/button-key';
 import { FakeAnthropic, replyCall, toolCall } from '../fakes/fake-anthropic';
 import { startTestService, waitFor, type TestService } from '../helpers/service';
 import { ARTIFACTS, describeBrowser, launchBrowser, screenshot } from './browser';
@@ -59,9 +59,7 @@ describeBrowser('/admin in the operator’s language (headless Chromium)', () =>
     await say('suzuki-kenji', 'おはよう', 'c-morning');
     await waitTurns('c-morning', 1);
 
-    llm.script(
-      toolCall('create_task', { assignee: '田中花子', title: '企画書', due: '2030-11-28' }, { overall: 0.6 }),
-    );
+    llm.script(toolCall('create_task', { assignee: '田中花子', title: '企画書', due: '2030-11-28' }, { overall: 0.6 }));
     await say('suzuki-kenji', '田中花子さんに企画書のタスクをお願い、期限は2030年11月28日', 'c-morning');
     await waitTurns('c-morning', 2);
     const asked = await svc.db.pendingAction.findFirstOrThrow({ where: { roomId: 'c-morning', status: 'pending' } });

@@ -1,7 +1,7 @@
 import { Pool } from 'pg';
 import type { ChatSender, OutboundReply, SendResult } from '../../src/core/chat';
-import { WorkQueue } from '../../src/intake/work-queue';
-import { Outbox } from '../../src/outbox/outbox';
+import { WorkQueue } from '../../src/queue/work-queue';
+import { Outbox } from '../../src/queue/outbox';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
 
 /**

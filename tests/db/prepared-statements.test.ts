@@ -1,5 +1,5 @@
 import { createDatabase } from '../../src/db/prisma';
-import { WorkQueue } from '../../src/intake/work-queue';
+import { WorkQueue } from '../../src/queue/work-queue';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
 
 /**

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { installStatementCounter } from '../../src/db/statement-counter';
-import { importKnowledge } from '../../src/knowledge/import';
+import { importKnowledge } from '../../src/context/knowledge/import';
 import { FakeAnthropic, replyCall } from '../fakes/fake-anthropic';
 import { FakeChatwork, mentionDelivery, postWebhook } from '../helpers/chatwork';
 import { chatworkEnv, startTestService, waitFor, type TestService } from '../helpers/service';

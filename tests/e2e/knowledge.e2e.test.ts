@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { importKnowledge } from '../../src/knowledge/import';
+import { importKnowledge } from '../../src/context/knowledge/import';
 import { FakeAnthropic, replyCall, toolCall } from '../fakes/fake-anthropic';
 import { FakeChatwork, mentionDelivery, postWebhook } from '../helpers/chatwork';
 import { chatworkEnv, startTestService, waitFor, type TestService } from '../helpers/service';

@@ -1,4 +1,4 @@
-import { WorkQueue } from '../../src/intake/work-queue';
+import { WorkQueue } from '../../src/queue/work-queue';
 import { FakeAnthropic, replyCall } from '../fakes/fake-anthropic';
 import { FakeChatwork, mentionDelivery, postWebhook } from '../helpers/chatwork';
 import { chatworkEnv, startTestService, waitFor, type TestService } from '../helpers/service';

@@ -1,5 +1,5 @@
 import { resolveDate } from '../../src/guardian';
-import type { BusinessCalendar } from '../../src/calendar/business-calendar';
+import type { BusinessCalendar } from '../../src/core/business-calendar';
 import { NOW, TZ } from './fixtures';
 
 // NOW = Sunday 2026-11-22 10:00 JST. Weeks start on Monday: this week = 11-16 … 11-22.

@@ -4,18 +4,18 @@ import { loadConfig } from '../../src/config/env';
 import type { DirectoryCache } from '../../src/authorization/directory-cache';
 import type { RoomMember } from '../../src/context/types';
 import { sqlRunner, type Sql } from '../../src/db/sql';
-import { Intake } from '../../src/intake/intake';
-import { WorkQueue, type ClaimedItem } from '../../src/intake/work-queue';
+import { Intake } from '../../src/adapters/intake';
+import { WorkQueue, type ClaimedItem } from '../../src/queue/work-queue';
 import { silentLogger } from '../../src/observability/logger';
 import { createMetrics } from '../../src/observability/metrics';
-import { Outbox } from '../../src/outbox/outbox';
-import { composePipeline, type Pipeline } from '../../src/app/pipeline';
+import { Outbox } from '../../src/queue/outbox';
+import { composeStages, type Stages } from '../../src/app/compose-stages';
 import { ScriptedBrain } from '../fakes/fake-brain';
 import { RecordingSender } from '../fakes/recording-sender';
 import { seedSample } from '../handlers/tool-context';
 import type { TestDatabase } from './db';
 
-export interface TestPipeline extends Pipeline {
+export interface TestPipeline extends Stages {
   brain: ScriptedBrain;
   sender: RecordingSender;
   queue: WorkQueue;
@@ -45,7 +45,7 @@ export async function createTestPipeline(
   const sender = new RecordingSender('console');
   const outbox = new Outbox(t.db, { reconcileDelayMs: 0 });
   outbox.register(sender);
-  const pipeline = composePipeline({
+  const pipeline = composeStages({
     config,
     db: t.db,
     sql: opts.wrapSql ? opts.wrapSql(sqlRunner(t.db)) : sqlRunner(t.db),

@@ -63,10 +63,11 @@ describe('npm run proof machinery', () => {
     let w: ProofWorld;
     beforeAll(async () => {
       w = await openProofWorld({ databaseUrl: process.env.HISHO_TEST_SERVER_URL });
-    });
+    }, 120_000);
+    // Closing stops the service child and drops its databases: on a loaded 2-core machine this took over 30 s.
     afterAll(async () => {
       await w.close();
-    });
+    }, 120_000);
 
     it('fuzzes the webhook: no crash, no 5xx without error id, nothing stored unacknowledged or executed', async () => {
       const f = await fuzzSection(w, { n: 200, seed: 3, concurrency: 8 }, () => undefined);

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { ERROR_CODES } from '../../src/errors/app-error';
+import { ERROR_CODES } from '../../src/core/app-error';
 import { REASON_CODES, RULE_LABELS, ruleLabel } from '../../src/guardian';
-import { DECISION_LABELS } from '../../src/pipeline/turn-decision';
+import { DECISION_LABELS } from '../../src/turn/turn-decision';
 import { DECISION_TEXT, REASON_INFO, reasonInfo } from '../../src/server/admin/labels';
 
 /** What an operator must never read: codes, dotted identifiers, spec references. */

@@ -1,7 +1,7 @@
 import type { DecideInput } from '../../src/brain/brain';
 import type { InboundMessage } from '../../src/core/chat';
-import { Intake } from '../../src/intake/intake';
-import type { ClaimedItem } from '../../src/intake/work-queue';
+import { Intake } from '../../src/adapters/intake';
+import type { ClaimedItem } from '../../src/queue/work-queue';
 import { WorkStore } from '../../src/work/work-store';
 import { proposes, says } from '../fakes/fake-brain';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';

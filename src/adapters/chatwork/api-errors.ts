@@ -1,4 +1,4 @@
-import { AppError } from '../../errors/app-error';
+import { AppError } from '../../core/app-error';
 
 /**
  * Building ChatWork API errors: status and ChatWork's `errors` array are kept for diagnosis; the API

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AppError } from '../../errors/app-error';
+import { AppError } from '../../core/app-error';
 import type { ChatworkTaskInput, ChatworkTasksApi } from '../../tools/types';
 import { ChatworkHttp, type ChatworkClientOptions } from './chatwork-http';
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ChatSender, FoundMessage, OutboundReply, SendResult } from '../../core/chat';
-import { AppError } from '../../errors/app-error';
+import { AppError } from '../../core/app-error';
 import type { Logger } from '../../observability/logger';
 import type { ChatworkClient } from './chatwork-client';
 import { neutralizeForChatwork, stripChatworkMarkup } from './markup';

@@ -1,8 +1,8 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import express, { type Router } from 'express';
 import type { InboundMessage } from '../../core/chat';
-import { receive, type IntakeStore, type Received } from '../../intake/receive';
-import { asAppError, newErrorId } from '../../errors/app-error';
+import { receive, type IntakeStore, type Received } from '../receive';
+import { asAppError, newErrorId } from '../../core/app-error';
 import type { Logger } from '../../observability/logger';
 import { chatworkAnswerText, parseMentions, parseReplyTo, stripChatworkMarkup } from './markup';
 import { verifyChatworkSignature } from './verify-signature';
@@ -60,7 +60,7 @@ function signatureOf(req: IncomingMessage): string | undefined {
 }
 
 /**
- * A verified, parsed room message as the shared intake steps read it (`src/intake/receive.ts`): ChatWork's
+ * A verified, parsed room message as the shared intake steps read it (`src/adapters/receive.ts`): ChatWork's
  * addressing rule, the room's organisation (the directory, else the default one), the message for the queue.
  */
 function chatworkReceived(

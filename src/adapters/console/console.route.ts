@@ -8,8 +8,8 @@ import type { Logger } from '../../observability/logger';
 import { ensureConsoleAccount } from '../../org/platform-accounts';
 import type { AdminAuth } from '../../server/admin-auth';
 import { requestGuard } from '../../server/request-guard';
-import { roomOrderingPrefix } from '../../intake/intake';
-import { buttonKey } from '../../state/answer-parser';
+import { roomOrderingPrefix } from '../intake';
+import { buttonKey } from '../../confirmations/answer-parser';
 import type { InboundMessage } from '../../core/chat';
 import type { ConsoleSender } from './console-sender';
 

@@ -29,7 +29,7 @@ import {
   type MessageCreateOptions,
   type MessageMentionOptions,
 } from 'discord.js';
-import { receive, type Received } from '../../intake/receive';
+import { receive, type Received } from '../receive';
 import type { Logger } from '../../observability/logger';
 import type { InboundMessage } from '../../core/chat';
 import type { AdapterFailure } from '../supervisor';
@@ -358,7 +358,7 @@ export class DiscordGateway {
     }
   }
 
-  /** A message as the shared intake steps read it (`src/intake/receive.ts`): Discord's addressing and rooms. */
+  /** A message as the shared intake steps read it (`src/adapters/receive.ts`): Discord's addressing and rooms. */
   private received(message: GatewayMessage, botUserId: string): Received {
     let room: DiscordRoomContext | null = null;
     return {

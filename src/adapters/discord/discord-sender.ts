@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { ActionRowBuilder, ButtonBuilder, ButtonStyle } from 'discord.js';
-import { AppError } from '../../errors/app-error';
+import { AppError } from '../../core/app-error';
 import type { Logger } from '../../observability/logger';
 import type { ChatSender, ClosedQuestion, OutboundReply, ReplyOption, SendResult } from '../../core/chat';
 import { summarizeError } from './error-summary';

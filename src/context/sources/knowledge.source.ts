@@ -1,5 +1,5 @@
 import type { ContextSource } from '../context-builder';
-import { searchKnowledge, type KnowledgeHit } from '../../knowledge/search';
+import { searchKnowledge, type KnowledgeHit } from '../knowledge/search';
 import { sqlRunner } from '../../db/sql';
 import { quoted } from '../quote';
 import type { ContextSection } from '../types';

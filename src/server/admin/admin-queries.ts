@@ -3,7 +3,7 @@ import type { Sql } from '../../db/sql';
 import { startOfDay } from '../../brain/cost-guard';
 import { addDays, formatZonedDateTime, parseYMD } from '../../core/zoned-time';
 import { safeRedactText, safeRedactValue } from '../../observability/redact';
-import { pendingEffect } from '../../pipeline/confirmation-text';
+import { pendingEffect } from '../../confirmations/confirmation-text';
 import { renderEffect } from '../../tools/describe';
 import { purposeGroup, purposeLabel } from './labels';
 import { proposalInWords } from './proposal-words';

@@ -22,7 +22,7 @@ import { auditCsv } from './audit-csv';
 import { pageLabels } from './labels';
 import { readArtifact } from '../../work/artifacts';
 import { failedWork } from './failed-work';
-import { alertLines, type AlertKind } from '../../alerts/alerts';
+import { alertLines, type AlertKind } from '../../notices/admin-alerts';
 
 export interface AdminDeps {
   db: Db;

@@ -1,6 +1,6 @@
 import type { Sql } from '../../db/sql';
-import { failureOf, type WorkType } from '../../intake/work-queue';
-import { WORK_TYPE_LABELS } from '../../alerts/alerts';
+import { failureOf, type WorkType } from '../../queue/work-queue';
+import { WORK_TYPE_LABELS } from '../../notices/admin-alerts';
 
 /** What a notification or background item was, by `payload.kind` (operators read Japanese, never a raw kind). */
 const KIND_LABELS: Record<string, string> = {

@@ -4,8 +4,8 @@
  * rules. Used by /admin (sent to the page once), the turn inspector and the audit CSV export.
  */
 import { RULE_LABELS } from '../../guardian';
-import type { ApologyReason } from '../../pipeline/apology';
-import type { DecisionKind, ReasonCode } from '../../pipeline/turn-decision';
+import type { ApologyReason } from '../../notices/apology';
+import type { DecisionKind, ReasonCode } from '../../turn/turn-decision';
 
 /** Codes a turn record can carry besides a turn's {@link ReasonCode}: notices and background work. */
 export type NoticeCode = 'P_REMINDER' | 'P_DEADLINE_REMINDER' | 'P_DAILY_DIGEST' | 'P_GOAL_CHECKIN';

@@ -1,11 +1,11 @@
 import { personaMessage } from '../../core/messages';
 import type { TurnContext } from '../../context/types';
 import type { PromptSet } from '../../brain/prompts';
-import type { PendingActionView } from '../../state/types';
+import type { PendingActionView } from '../../confirmations/types';
 import { decide, need, type TurnStep } from '../turn-state';
 
 /**
- * Step 9 — the message may answer a pending confirmation (`pipeline/confirmation-flow.ts`): 「はい」 runs the
+ * Step 9 — the message may answer a pending confirmation (`turn/confirmation-flow.ts`): 「はい」 runs the
  * action (after the Gate checks again), 「いいえ」 cancels, a late or stale click is told what became of it. Such
  * an answer decides the turn; its reply passes the same two checks as a thought's (`keepReplyHonest`,
  * `checkReply`), and nothing new is asked or counted. Otherwise the turn goes on to think — with the pending

@@ -2,7 +2,7 @@ import type { InboundMessage } from '../../core/chat';
 import { audienceOf, type Actor } from '../../authorization';
 import type { ContextBuilder, ContextPrefetch } from '../../context/context-builder';
 import type { SenderProfile, TurnContext } from '../../context/types';
-import type { TurnPrelude } from '../../state/turn-store';
+import type { TurnPrelude } from '../turn-store';
 import { need, nowOf, type TurnStep } from '../turn-state';
 
 /**

@@ -1,5 +1,4 @@
 import { personaMessage } from '../../core/messages';
-import { clarificationStep } from '../../state/clarification-budget';
 import { need, type TurnStep } from '../turn-state';
 
 /**
@@ -37,3 +36,16 @@ export const clarificationBudget: TurnStep = async (t, d) => {
     notes: { ...decision.notes, clarificationRounds: rounds },
   };
 };
+
+/** At this many clarification rounds the bot suggests starting over (seed 001 loop policy: hitl==3 → plan). */
+export const SUGGEST_RESTART_AT = 3;
+
+/** At this many clarification rounds the bot ends the flow (seed 001: hitl==4 → end recommended). */
+export const END_FLOW_AT = 4;
+
+/** What to do after `rounds` clarification rounds on the same request. Pure. */
+export function clarificationStep(rounds: number): 'continue' | 'suggest_restart' | 'end_flow' {
+  if (rounds >= END_FLOW_AT) return 'end_flow';
+  if (rounds >= SUGGEST_RESTART_AT) return 'suggest_restart';
+  return 'continue';
+}

@@ -1,4 +1,4 @@
-import { deliveryRecord } from '../../outbox/outbox';
+import { deliveryRecord } from '../../queue/outbox';
 import { replyTo } from '../../core/chat';
 import { need, type TurnStep } from '../turn-state';
 

@@ -1,4 +1,4 @@
-import { mayHavePosted } from '../../outbox/outbox';
+import { mayHavePosted } from '../../queue/outbox';
 import { replyTo } from '../../core/chat';
 import { decide, need, type TurnStep } from '../turn-state';
 

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { personaMessage } from '../../core/messages';
-import { AppError, asAppError, givingUp } from '../../errors/app-error';
-import { ClaimLostError } from '../../intake/work-queue';
-import { turnAudit } from '../../pipeline/turn-audit';
-import type { TurnDecision } from '../../pipeline/turn-decision';
+import { AppError, asAppError, givingUp } from '../../core/app-error';
+import { ClaimLostError } from '../../queue/work-queue';
+import { turnAudit } from '../turn-audit';
+import type { TurnDecision } from '../turn-decision';
 import type { TurnDeps, TurnState } from '../turn-state';
 
 /**
@@ -39,7 +39,7 @@ export function crashError(): AppError {
 /**
  * The turn gives up (its last attempt failed, or every attempt crashed): records the error turn and returns the
  * error to end the item with — never retried, so the work queue marks it failed with this error id, enqueues the
- * person's apology (`src/pipeline/apology.ts`: it looks at what reached the room first, so nothing is said twice)
+ * person's apology (`src/notices/apology.ts`: it looks at what reached the room first, so nothing is said twice)
  * and the service raises the `work_abandoned` alert (SPEC §5: never silent).
  */
 export async function giveUp(t: TurnState, d: TurnDeps, app: AppError): Promise<AppError> {

@@ -1,5 +1,5 @@
 import { personaMessage } from '../../core/messages';
-import { asAppError } from '../../errors/app-error';
+import { asAppError } from '../../core/app-error';
 import { decide, need, type TurnStep } from '../turn-state';
 
 /**

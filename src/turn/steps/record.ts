@@ -1,6 +1,6 @@
 import type { InboundMessage } from '../../core/chat';
-import { turnAudit } from '../../pipeline/turn-audit';
-import { DECISION_LABELS, type TurnDecision } from '../../pipeline/turn-decision';
+import { turnAudit } from '../turn-audit';
+import { DECISION_LABELS, type TurnDecision } from '../turn-decision';
 import { need, nowOf, type TurnDeps, type TurnStep } from '../turn-state';
 
 /**

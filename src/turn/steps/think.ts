@@ -3,7 +3,7 @@ import { need, type TurnStep } from '../turn-state';
 /**
  * Step 10 — think: the brain proposes; each proposal goes through the Guardian, then the AuthorizationGate,
  * then the executor; results return to the brain until a final answer or the step budget
- * (`pipeline/proposal-stage.ts`). The decision it returns is checked and framed by the steps after it.
+ * (`turn/proposal-stage.ts`). The decision it returns is checked and framed by the steps after it.
  */
 export const think: TurnStep = async (t, d) => {
   const ctx = need(t.ctx, 'ctx');

@@ -1,6 +1,6 @@
 import nock from 'nock';
 import { ChatworkClient } from '../../../src/adapters/chatwork/chatwork-client';
-import { AppError } from '../../../src/errors/app-error';
+import { AppError } from '../../../src/core/app-error';
 import { silentLogger } from '../../../src/observability/logger';
 import { fakeTimer } from './fake-timer';
 import { captureLogger } from '../../helpers/logs';

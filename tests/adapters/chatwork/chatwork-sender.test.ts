@@ -6,7 +6,7 @@ import {
   ChatworkSender,
   formatChatworkBody,
 } from '../../../src/adapters/chatwork/chatwork-sender';
-import { AppError } from '../../../src/errors/app-error';
+import { AppError } from '../../../src/core/app-error';
 import { silentLogger } from '../../../src/observability/logger';
 
 const ORIGIN = 'https://api.chatwork.test';

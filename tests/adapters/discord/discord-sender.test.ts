@@ -1,4 +1,4 @@
-import { AppError } from '../../../src/errors/app-error';
+import { AppError } from '../../../src/core/app-error';
 import { DiscordSender, buildButtonRows, type DiscordSendPayload } from '../../../src/adapters/discord/discord-sender';
 import type { OutboundReply } from '../../../src/core/chat';
 
