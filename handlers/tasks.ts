@@ -27,11 +27,14 @@ import {
   markTaskDone,
   settleChange,
   taskByKey,
+  type ChangeRequest,
   type ChangeSync,
   type Task,
   type TaskChange,
   type TaskFields,
 } from './_task-store';
+import type { Platform } from '../src/core/chat';
+import { parseQuietHours, quietUntil } from '../src/scheduler/notices/quiet-hours';
 import { END_OF_DAY, formatDue, isDateOnlyDue, parseWhen, type ParsedWhen } from './_when';
 
 /** Maximum number of tasks one search returns. */
@@ -459,6 +462,32 @@ async function changeOutput(ctx: ToolContext, change: TaskChange, alreadyChanged
   };
 }
 
+/**
+ * A due date moved by someone other than whoever gave the task (its assignee, usually) is told to the giver: in the
+ * room where they gave it (their private room with the bot, or a group room), after their quiet hours.
+ */
+async function giverNotice(
+  ctx: ToolContext,
+  task: Task,
+  byMemberId: string,
+): Promise<Pick<ChangeRequest, 'notifyGiver'>> {
+  const giverId = task.createdByMemberId;
+  if (!giverId || giverId === byMemberId) return {};
+  const db = dbOf(ctx);
+  const [giver, org] = await Promise.all([
+    db.member.findUnique({ where: { orgId_id: { orgId: ctx.orgId, id: giverId } } }),
+    db.organization.findUnique({ where: { id: ctx.orgId } }),
+  ]);
+  if (!giver?.active) return {};
+  const now = ctx.now();
+  const quiet = parseQuietHours(giver.quietHours ?? org?.quietHours);
+  const room =
+    task.platform && task.roomId
+      ? { platform: task.platform as Platform, roomId: task.roomId }
+      : { platform: ctx.platform as Platform, roomId: ctx.roomId };
+  return { notifyGiver: { ...room, runAt: quietUntil(now, quiet, ctx.timezone) ?? now } };
+}
+
 /** `change_task`: a task's due date, title or assignee (mirrored on ChatWork by completing and re-creating). */
 export const changeTask = defineTool({
   name: 'change_task',
@@ -554,6 +583,7 @@ export const changeTask = defineTool({
       byMemberId: sender.id,
       idempotencyKey: key,
       at: ctx.now(),
+      ...(plan.changed.includes('due') ? await giverNotice(ctx, task, sender.id) : {}),
     });
     if (!applied) return changeOutput(ctx, change, true);
     const assignee = plan.newAssignee ?? (await resolvePersonOrAsk(ctx, task.assigneeMemberId).catch(() => null));

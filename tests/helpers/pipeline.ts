@@ -37,6 +37,8 @@ export async function createTestPipeline(
     wrapSql?: (sql: Sql) => Sql;
     /** The platform's member list of a message's room (ChatWork's, through the service's cache). */
     roomMembers?: (msg: InboundMessage) => Promise<readonly RoomMember[]>;
+    /** The service's clock (absent: the real one). */
+    now?: () => Date;
   } = {},
 ): Promise<TestPipeline> {
   await seedSample(t.db);
@@ -59,6 +61,7 @@ export async function createTestPipeline(
     outbox,
     chatwork: () => null,
     botNames: () => ['Hisho', 'ソウルくん'],
+    now: opts.now,
   });
   const queue = new WorkQueue(t.db, { instanceId: 'test', claimTtlMs: 60_000, defaultMaxAttempts: 3 });
   const intake = new Intake(queue);
