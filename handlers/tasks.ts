@@ -34,6 +34,8 @@ import {
   type TaskFields,
 } from './_task-store';
 import type { Platform } from '../src/core/chat';
+import type { Db } from '../src/db/prisma';
+import { taskDueNoticeKey } from '../src/notices/task-change-notice';
 import { parseQuietHours, quietUntil } from '../src/scheduler/notices/quiet-hours';
 import { END_OF_DAY, formatDue, isDateOnlyDue, parseWhen, type ParsedWhen } from './_when';
 
@@ -426,6 +428,8 @@ const changeOut = z.object({
   chatworkNote: z.string().nullable(),
   /** True when an earlier attempt of this call made the change (a retried turn). */
   alreadyChanged: z.boolean(),
+  /** Who gave the task and will be told that its due date moved (null: nobody is told). */
+  giverTold: z.string().nullable(),
 });
 
 /** A stored ChatWork outcome as the model hears it (`pending`: an attempt was interrupted, so it is unknown). */
@@ -459,7 +463,19 @@ async function changeOutput(ctx: ToolContext, change: TaskChange, alreadyChanged
     chatwork: sync,
     chatworkNote: changeNote(sync, 'change', oldLeftOpen),
     alreadyChanged,
+    giverTold: await giverTold(db, ctx.orgId, change),
   };
+}
+
+/** The giver's name when this change's notice to them was enqueued with it. */
+async function giverTold(db: Db, orgId: string, change: TaskChange): Promise<string | null> {
+  const item = await db.workItem.findUnique({
+    where: { dedupeKey: taskDueNoticeKey(change.id) },
+    select: { id: true },
+  });
+  if (!item) return null;
+  const task = await db.task.findUnique({ where: { id: change.taskId }, select: { createdByMemberId: true } });
+  return task?.createdByMemberId ? memberName(db, orgId, task.createdByMemberId) : null;
 }
 
 /**

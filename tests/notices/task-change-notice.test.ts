@@ -56,6 +56,8 @@ describe('a due date moved by the assignee', () => {
       '2026-12-04T14:59:59.000Z',
     );
 
+    // The reply is written knowing who will be told (never claiming a notice that was not queued).
+    expect(JSON.stringify(p.brain.asked.at(-1)!.continuation)).toContain('giverTold\\":\\"鈴木健二');
     const queued = await noticesOf(roomId);
     expect(queued).toHaveLength(1);
     const notice = await p.queue.claim(['notification']);
