@@ -48,27 +48,25 @@ const SNOOZE_WINDOW_MS = 12 * 3_600_000;
  */
 const hhmm = z.string().trim().max(5);
 const int = z.number();
-const ruleInput = z
-  .object({
-    freq: z.enum(['daily', 'weekdays', 'business_days', 'weekly', 'monthly', 'interval']),
-    time: hhmm.optional().describe('HH:MM 24h'),
-    days: z.array(z.enum(WEEKDAY_CODES)).max(7).optional().describe('weekly'),
-    weeks: int.optional().describe('weekly every N weeks; 隔週=2'),
-    day: listOf(z.union([int, z.literal('last')]))
-      .optional()
-      .describe('monthly days; last=月末'),
-    nth: listOf(z.object({ n: int, weekday: z.enum(WEEKDAY_CODES) }))
-      .optional()
-      .describe('monthly 第n曜日; n=-1 last'),
-    bday: int.optional().describe('monthly 第n営業日; -1=月末の営業日'),
-    everyMinutes: int.optional().describe('interval, 30+'),
-    from: hhmm.optional(),
-    until: hhmm.optional(),
-    on: z.enum(['every_day', 'weekdays', 'business_days']).optional(),
-    holiday: z.enum(['skip', 'previous', 'next', 'ignore']).optional().describe('previous/next=前/翌営業日'),
-    start: z.string().trim().max(10).optional().describe('YYYY-MM-DD, not before'),
-  })
-  .describe('organisation time zone');
+const ruleInput = z.object({
+  freq: z.enum(['daily', 'weekdays', 'business_days', 'weekly', 'monthly', 'interval']),
+  time: hhmm.optional().describe('HH:MM local'),
+  days: z.array(z.enum(WEEKDAY_CODES)).max(7).optional().describe('weekly'),
+  weeks: int.optional().describe('every N weeks; 隔週=2'),
+  day: listOf(z.union([int, z.literal('last')]))
+    .optional()
+    .describe('monthly; last=月末'),
+  nth: listOf(z.object({ n: int, weekday: z.enum(WEEKDAY_CODES) }))
+    .optional()
+    .describe('monthly 第n曜日; n=-1 last'),
+  bday: int.optional().describe('monthly Nth business day; -1=last'),
+  everyMinutes: int.optional().describe('interval, 30+'),
+  from: hhmm.optional(),
+  until: hhmm.optional(),
+  on: z.enum(['every_day', 'weekdays', 'business_days']).optional(),
+  holiday: z.enum(['skip', 'previous', 'next', 'ignore']).optional().describe('previous/next=前/翌営業日'),
+  start: z.string().trim().max(10).optional().describe('YYYY-MM-DD, none before'),
+});
 /** catch_up: a period missed while the bot was down is sent late once, or dropped; quiet_hours: sent when they
  * end, or that time is skipped. */
 const catchUp = z.enum(['once', 'skip']).default('once');
@@ -227,8 +225,9 @@ export const createSchedule = defineTool({
         ? [fact(ctx, 'quiet', { ja: '夜間・休息時間', en: 'Quiet hours' }, 'その回は送りません')]
         : []),
     ];
-    const summary = ctx.lang === 'en' ? 'Create this recurring schedule.' : 'この定期の予定を登録します。';
-    return { summary, facts };
+    const en = ctx.lang === 'en';
+    const summary = en ? 'Create this recurring schedule.' : 'この定期の予定を登録します。';
+    return { summary, done: en ? 'Created this recurring schedule.' : 'この定期の予定を登録しました。', facts };
   },
   async handler(input, ctx) {
     const { row } = await storeScheduleOnce(ctx, async () => {
@@ -319,9 +318,13 @@ export const createRoomSchedule = defineTool({
       fact(ctx, 'to', { ja: '宛先', en: 'To' }, dept ? `${dept.name}のメンバー（このルーム）` : 'このルームの全員'),
       fact(ctx, 'text', { ja: '内容', en: 'About' }, input.text),
     ];
-    const summary =
-      ctx.lang === 'en' ? 'Post this notice in this room, repeatedly.' : 'このルームに定期連絡を登録します。';
-    return { summary, facts };
+    const en = ctx.lang === 'en';
+    const summary = en ? 'Post this notice in this room, repeatedly.' : 'このルームに定期連絡を登録します。';
+    return {
+      summary,
+      done: en ? 'Set up this repeating notice in this room.' : 'このルームに定期連絡を登録しました。',
+      facts,
+    };
   },
   async handler(input, ctx) {
     let dept: { id: string; name: string } | null = null;
@@ -406,7 +409,8 @@ function stateTool(o: {
   description: string;
   triggerExamples: string[];
   effectKind: 'update' | 'cancel';
-  summaryJa: string;
+  summary: { ja: string; en: string };
+  done: { ja: string; en: string };
   change: (s: ScheduleRow, ctx: Ctx) => Promise<ChatScheduleChange>;
 }) {
   return defineTool({
@@ -421,7 +425,7 @@ function stateTool(o: {
     output: z.object({ schedule: scheduleOut, cancelled: z.boolean() }),
     async describe(input, ctx) {
       const s = await ownSchedule(ctx, input.schedule_id);
-      return { summary: ctx.lang === 'en' ? o.name.replace('_', ' ') : o.summaryJa, facts: scheduleFacts(s, ctx) };
+      return { summary: o.summary[ctx.lang], done: o.done[ctx.lang], facts: scheduleFacts(s, ctx) };
     },
     async handler(input, ctx) {
       const db = dbOf(ctx);
@@ -443,7 +447,8 @@ export const pauseSchedule = stateTool({
   description: "Pause one of the sender's recurring schedules.",
   triggerExamples: ['週報のリマインド、しばらく止めて'],
   effectKind: 'update',
-  summaryJa: 'この定期の予定を一時停止します。',
+  summary: { ja: 'この定期の予定を一時停止します。', en: 'Pause this schedule.' },
+  done: { ja: 'この定期の予定を一時停止しました。', en: 'Paused this schedule.' },
   change: async () => ({ enabled: false, nextRunAt: null }),
 });
 
@@ -452,7 +457,8 @@ export const resumeSchedule = stateTool({
   description: "Resume one of the sender's paused recurring schedules.",
   triggerExamples: ['週報のリマインドを再開して'],
   effectKind: 'update',
-  summaryJa: 'この定期の予定を再開します。',
+  summary: { ja: 'この定期の予定を再開します。', en: 'Resume this schedule.' },
+  done: { ja: 'この定期の予定を再開しました。', en: 'Resumed this schedule.' },
   change: async (s, ctx) => ({ enabled: true, nextRunAt: await firstRun(ctx, await checkedRule(s.rule, ctx)) }),
 });
 
@@ -461,7 +467,8 @@ export const cancelSchedule = stateTool({
   description: "Cancel one of the sender's recurring schedules for good.",
   triggerExamples: ['週報のリマインドはもういらない、消して'],
   effectKind: 'cancel',
-  summaryJa: 'この定期の予定を取り消します。',
+  summary: { ja: 'この定期の予定を取り消します。', en: 'Cancel this schedule.' },
+  done: { ja: 'この定期の予定を取り消しました。', en: 'Cancelled this schedule.' },
   change: async (_s, ctx) => ({ enabled: false, nextRunAt: null, cancelledAt: ctx.now() }),
 });
 
@@ -491,7 +498,9 @@ export const changeSchedule = defineTool({
       fact(ctx, 'next', { ja: '次回', en: 'Next' }, whenJa(await firstRun(ctx, rule), ctx)),
       ...((input.text ?? s.text) ? [fact(ctx, 'text', { ja: '内容', en: 'About' }, input.text ?? s.text)] : []),
     ];
-    return { summary: ctx.lang === 'en' ? 'Change this schedule.' : 'この定期の予定を変更します。', facts };
+    const en = ctx.lang === 'en';
+    const summary = en ? 'Change this schedule.' : 'この定期の予定を変更します。';
+    return { summary, done: en ? 'Changed this schedule.' : 'この定期の予定を変更しました。', facts };
   },
   async handler(input, ctx) {
     const db = dbOf(ctx);

@@ -111,6 +111,7 @@ export const createTask = defineTool({
     }
     return {
       summary: ctx.lang === 'en' ? `Create a task for ${person.name}.` : `${person.name}さんにタスクを作成します。`,
+      done: ctx.lang === 'en' ? `Created a task for ${person.name}.` : `${person.name}さんにタスクを作成しました。`,
       facts,
     };
   },
@@ -200,9 +201,10 @@ export const completeTask = defineTool({
         task.dueAt ? showWhen({ at: task.dueAt, dateOnly: isDateOnlyDue(task.dueAt, ctx.timezone) }, ctx) : none(ctx),
       ),
     ];
-    const summary =
-      ctx.lang === 'en' ? `Mark the task "${task.title}" as done.` : `タスク「${task.title}」を完了にします。`;
-    return { summary, facts };
+    const en = ctx.lang === 'en';
+    const summary = en ? `Mark the task "${task.title}" as done.` : `タスク「${task.title}」を完了にします。`;
+    const done = en ? `Marked the task "${task.title}" as done.` : `タスク「${task.title}」を完了にしました。`;
+    return { summary, done, facts };
   },
   async handler(input, ctx) {
     const sender = requireSender(ctx);
@@ -582,7 +584,8 @@ export const changeTask = defineTool({
     }
     const whose = whoseTask(ctx, task, owner);
     const summary = en ? `Change ${parts.join(', ')} of ${whose}.` : `${whose}の${parts.join('、')}に変更します。`;
-    return { summary, facts };
+    const done = en ? `Changed ${parts.join(', ')} of ${whose}.` : `${whose}の${parts.join('、')}に変更しました。`;
+    return { summary, done, facts };
   },
   async handler(input, ctx) {
     const sender = requireSender(ctx);
@@ -662,7 +665,12 @@ export const cancelTask = defineTool({
       facts.push(fact(ctx, 'chatwork', { ja: 'ChatWork', en: 'ChatWork' }, text));
     }
     const whose = whoseTask(ctx, task, owner);
-    return { summary: ctx.lang === 'en' ? `Cancel ${whose}.` : `${whose}を取り消します。`, facts };
+    const en = ctx.lang === 'en';
+    return {
+      summary: en ? `Cancel ${whose}.` : `${whose}を取り消します。`,
+      done: en ? `Cancelled ${whose}.` : `${whose}を取り消しました。`,
+      facts,
+    };
   },
   async handler(input, ctx) {
     const sender = requireSender(ctx);

@@ -58,6 +58,15 @@ export function pendingEffect(pending: Pick<PendingActionView, 'proposal'>, lang
   return typeof summary === 'string' ? { summary, facts: [] } : genericEffect(toolName, parameters, lang);
 }
 
+/**
+ * What an action that ran did, in the past tense (「…タスクを作成しました。」); a row stored before effects had one
+ * quotes what was asked instead of saying it in the future tense.
+ */
+export function doneSummary(effect: EffectDescription, lang: Language): string {
+  if (effect.done) return effect.done;
+  return lang === 'en' ? `what was asked ("${effect.summary}")` : `ご依頼の件（${effect.summary.replace(/。$/, '')}）`;
+}
+
 /** What a confirmation question is built from. */
 export interface QuestionInput {
   proposal: ToolProposal;
@@ -183,7 +192,8 @@ export function decidedAnswerText(
         : '';
       const made = resultTitle(action.result);
       const result = made ? (lang === 'en' ? `: "${made}"` : `、『${made}』`) : '';
-      const summary = pendingEffect(action, lang).summary;
+      // The sentence continues with when it ran: 「…作成しました（10:05に実行）。」.
+      const summary = doneSummary(pendingEffect(action, lang), lang).replace(/[。.]$/, '');
       return personaMessage(p, 'confirm.done_already', lang, {
         summary,
         when: lang === 'en' ? `at ${when}` : when,
