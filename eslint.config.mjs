@@ -1,5 +1,5 @@
-// ESLint (flat config): typescript-eslint's recommended rules, no import cycles, and the Anthropic SDK
-// only in its adapter, src/brain/anthropic-client.ts (the rest speaks the neutral LlmClient port's types).
+// ESLint (flat config): typescript-eslint's recommended rules, no import cycles, core/ and observability/ as leaves,
+// and the Anthropic SDK only in its adapter, src/brain/anthropic-client.ts (the rest speaks the LlmClient port).
 import js from '@eslint/js';
 import importPlugin from 'eslint-plugin-import';
 import tseslint from 'typescript-eslint';
@@ -25,6 +25,24 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': [
         'error',
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
+      ],
+    },
+  },
+  {
+    // The shared vocabulary (core/) and logs, metrics and redaction (observability/) are leaves: they import no other
+    // folder of src/, so every stage may use them and a feature goes to the stage that owns it (CONTRIBUTING.md).
+    files: ['src/**/*.ts'],
+    rules: {
+      'import/no-restricted-paths': [
+        'error',
+        {
+          zones: ['core', 'observability'].map((leaf) => ({
+            target: `./src/${leaf}`,
+            from: './src',
+            except: [`./${leaf}`],
+            message: `src/${leaf}/ is a leaf: it imports no other folder of src/ (CONTRIBUTING.md, boundaries).`,
+          })),
+        },
       ],
     },
   },

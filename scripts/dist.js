@@ -30,6 +30,7 @@ const ASSETS = [
   'src/adapters/console/console.html',
   'src/server/admin/admin.html',
   'src/server/admin/admin.js',
+  'src/server/admin/format.js',
   'src/server/admin/login.html',
 ];
 

@@ -3,7 +3,8 @@
 // call the type checker can resolve to a function in src/ or handlers/ (an interface method leads to the
 // classes that implement it; outside src/adapters/ only ChatWork's), and prints the files reached, the call
 // sites between files, and how many of those enter the turn runner from another file. A list of functions (the
-// turn's steps, `TURN_STEPS`) counts as calls to each of them from the function that reads the list.
+// turn's steps, `TURN_STEPS`, an array or a `Steps` chain) counts as calls to each of them from the function that
+// reads the list.
 import path from 'node:path';
 import ts from 'typescript';
 
@@ -88,15 +89,27 @@ function targets(call: ts.CallExpression | ts.NewExpression): Fn[] {
   return out.map((f) => owner(f) ?? f);
 }
 
-/** The functions of a `const LIST = [f, g, …]` that `n` names, each with its place in the list. */
+/** The elements of a list of steps: `[f, g, …]`, or `Steps.of().then(f).then(g)…` (core/steps.ts). */
+function elements(init: ts.Expression): ts.Expression[] {
+  if (ts.isArrayLiteralExpression(init)) return [...init.elements];
+  const out: ts.Expression[] = [];
+  let e: ts.Expression = init;
+  while (ts.isCallExpression(e) && ts.isPropertyAccessExpression(e.expression)) {
+    if (e.expression.name.text === 'then' && e.arguments.length === 1) out.unshift(e.arguments[0]!);
+    e = e.expression.expression;
+  }
+  return out;
+}
+
+/** The functions of a `const LIST = [f, g, …]` (or a chain of steps) that `n` names, each with its place. */
 function listed(n: ts.Identifier): [ts.Node, Fn][] {
   let s = checker.getSymbolAtLocation(n);
   if (s && s.flags & ts.SymbolFlags.Alias) s = checker.getAliasedSymbol(s);
   const d = s?.valueDeclaration;
-  if (!d || !ts.isVariableDeclaration(d) || !d.initializer || !ts.isArrayLiteralExpression(d.initializer)) return [];
+  if (!d || !ts.isVariableDeclaration(d) || !d.initializer) return [];
   if (!ours(d.getSourceFile().fileName)) return [];
   const out: [ts.Node, Fn][] = [];
-  for (const el of d.initializer.elements) {
+  for (const el of elements(d.initializer)) {
     if (!ts.isIdentifier(el)) continue;
     let e = checker.getSymbolAtLocation(el);
     if (e && e.flags & ts.SymbolFlags.Alias) e = checker.getAliasedSymbol(e);

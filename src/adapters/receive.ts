@@ -1,4 +1,5 @@
 import type { InboundMessage, Platform } from '../core/chat';
+import { Steps, type Step } from '../core/steps';
 
 /**
  * What a platform's receiver hands to the shared intake steps, once it has verified and parsed an event (the
@@ -27,59 +28,51 @@ export interface IntakeStore {
   accept(msg: InboundMessage): Promise<{ status: 'accepted' | 'duplicate' }>;
 }
 
-/** What the steps carry from one to the next. */
-interface ReceiveState {
+/** A received message whose room belongs to an organisation (after `resolveOrganisation`). */
+interface Placed {
   received: Received;
-  org?: { orgId: string; roomListed: boolean };
-  outcome?: ReceiveOutcome;
+  org: { orgId: string; roomListed: boolean };
 }
 
-/** One step: settles `outcome` to end the intake there, or leaves it for the next step. */
-type ReceiveStep = (s: ReceiveState, intake: IntakeStore) => void | Promise<void>;
+/** One receive step (`core/steps.ts`): ends the intake with an outcome, or goes on with `next`. */
+type ReceiveStep<In, Out = In> = Step<IntakeStore, In, Out, ReceiveOutcome>;
 
 /** 1 — The bot's own posts (an echo of its reply) are never taken in. */
-const ignoreOwnMessage: ReceiveStep = (s) => {
-  const { senderAccountId, botAccountId } = s.received;
-  if (botAccountId !== undefined && senderAccountId === botAccountId) s.outcome = ignored('own_message');
+const ignoreOwnMessage: ReceiveStep<Received> = async (r, _intake, next) => {
+  if (r.botAccountId !== undefined && r.senderAccountId === r.botAccountId) return ignored('own_message');
+  return next(r);
 };
 
 /** 2 — Only messages addressed to the bot (the platform's rule: a mention, a reply to the bot, a DM). */
-const requireAddressedToBot: ReceiveStep = (s) => {
-  const reason = s.received.notAddressed();
-  if (reason) s.outcome = ignored(reason);
+const requireAddressedToBot: ReceiveStep<Received> = async (r, _intake, next) => {
+  const reason = r.notAddressed();
+  return reason ? ignored(reason) : next(r);
 };
 
 /** 3 — The room's organisation; a message that belongs to none is not taken in. */
-const resolveOrganisation: ReceiveStep = async (s) => {
-  const org = await s.received.organisation();
-  if (org) s.org = org;
-  else s.outcome = ignored('no_organisation');
+const resolveOrganisation: ReceiveStep<Received, Placed> = async (received, _intake, next) => {
+  const org = await received.organisation();
+  return org ? next({ received, org }) : ignored('no_organisation');
 };
 
 /** 4 — Stored durably in the work queue; only then may the platform be acknowledged (R-A2). */
-const enqueue: ReceiveStep = async (s, intake) => {
-  const message = s.received.toInbound(s.org!);
-  if (!message) return void (s.outcome = ignored('nothing_to_answer'));
+const enqueue: ReceiveStep<Placed, never> = async ({ received, org }, intake) => {
+  const message = received.toInbound(org);
+  if (!message) return ignored('nothing_to_answer');
   const { status } = await intake.accept(message);
-  s.outcome = { status, message };
+  return { status, message };
 };
 
 /** The shared intake steps, in order, after a platform's verify and parse; before its acknowledgement. */
-export const RECEIVE_STEPS: readonly ReceiveStep[] = [
-  ignoreOwnMessage,
-  requireAddressedToBot,
-  resolveOrganisation,
-  enqueue,
-];
+export const RECEIVE_STEPS = Steps.of<IntakeStore, Received, ReceiveOutcome>()
+  .then(ignoreOwnMessage)
+  .then(requireAddressedToBot)
+  .then(resolveOrganisation)
+  .then(enqueue);
 
 /** Runs {@link RECEIVE_STEPS} over one received message. Throws when storing fails (the platform answers an error). */
-export async function receive(received: Received, intake: IntakeStore): Promise<ReceiveOutcome> {
-  const s: ReceiveState = { received };
-  for (const step of RECEIVE_STEPS) {
-    await step(s, intake);
-    if (s.outcome) return s.outcome;
-  }
-  throw new Error('intake steps ended without an outcome');
+export function receive(received: Received, intake: IntakeStore): Promise<ReceiveOutcome> {
+  return RECEIVE_STEPS.run(received, intake, () => Promise.reject(new Error('intake steps ended without an outcome')));
 }
 
 function ignored(reason: string): ReceiveOutcome {

@@ -17,7 +17,8 @@ import { AdapterSupervisor } from '../adapters/supervisor';
 import type { ChatSender, InboundMessage, Platform } from '../core/chat';
 import { Reviewer } from '../brain/critique';
 import type { LlmClient } from '../brain/llm-client';
-import { loadPrompts, type PromptSet } from '../brain/prompts';
+import { PersonaFileError } from '../brain/persona-file';
+import { loadPrompts, PROMPTS_DIR, type PromptSet } from '../brain/prompts';
 import { Summarizer } from '../brain/summarize';
 import type { Env } from '../config/env';
 import { RoomMembersCache } from '../context/room-members';
@@ -58,7 +59,14 @@ import {
   type Stages,
 } from './compose-stages';
 import { dutiesOf, type RoleDuties } from './roles';
-import { checkDatabase, checkPortFree, directoryFailure, listenFailure } from './startup-checks';
+import {
+  checkDatabase,
+  checkPortFree,
+  directoryFailure,
+  listenFailure,
+  StartupError,
+  terminalLanguage,
+} from './startup-checks';
 
 /** Answers a confirmation-button click (Discord, the console). */
 type ButtonAnswer = ReturnType<typeof createButtonAnswers>;
@@ -138,7 +146,8 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   // HISHO_COUNT_SQL=1: every statement is counted by shape (logged at stop; benchmarks read `sqlStatements`).
   const sqlStatements = statementCounterFromEnv();
 
-  // The two first-contact failures are told in one sentence before anything starts (./startup-checks.ts).
+  // A persona file, the port and the database are told in one sentence before anything starts (./startup-checks.ts).
+  const prompts = personaPrompts(config);
   await checkPortFree(config.PORT);
   const database = await connectDatabase(config, logger);
   const { db, sql } = database;
@@ -150,7 +159,6 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   const wake = (hint?: WakeHint) => pool?.wake(hint);
   const wakeMany = (n: number) => pool?.wakeMany(n);
 
-  const prompts = loadPrompts(config.PERSONA);
   const chatwork = connectChatwork(config, logger, o);
   const outbox = new Outbox(db, {
     pool: database.pgPool,
@@ -828,4 +836,14 @@ async function startBackground(d: {
     await maintenance?.stop();
   };
   return { scheduler, monitor, stop };
+}
+
+/** The persona's prompts; a persona file (PERSONA_FILE) that cannot be used stops start-up with one sentence. */
+function personaPrompts(config: Pick<Env, 'PERSONA' | 'PERSONA_FILE'>): PromptSet {
+  try {
+    return loadPrompts(config.PERSONA, PROMPTS_DIR, config.PERSONA_FILE);
+  } catch (err) {
+    if (err instanceof PersonaFileError) throw new StartupError(err.say(terminalLanguage()));
+    throw err;
+  }
 }

@@ -46,6 +46,8 @@ export const ZEnv = z.object({
   SENDER_TURNS_PER_DAY: z.coerce.number().int().min(0).default(400),
   SENDER_DAILY_COST_LIMIT_USD: z.coerce.number().min(0).default(10),
   PERSONA: z.enum(['soul', 'polite']).default('soul'),
+  /** A company's own persona (YAML: name, first person, sentence endings, tone, texts); PERSONA is then unused. */
+  PERSONA_FILE: nonEmpty().optional(),
   // [[CHATWORK]]
   CHATWORK_API_TOKEN: nonEmpty().optional(),
   CHATWORK_WEBHOOK_TOKEN: nonEmpty().optional(),

@@ -148,6 +148,10 @@ export interface ClaimCheckResult {
   claims: UnsupportedClaim[];
 }
 
+/** A persona's endings as one pattern (same length replacement keeps the claims' positions in the text). */
+const endingPattern = (endings: readonly string[]) =>
+  new RegExp(endings.map((e) => e.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'g');
+
 interface Match {
   kind: ClaimKind;
   start: number;
@@ -158,18 +162,21 @@ interface Match {
  * The claims of done work in `text` that nothing in `executed` (the effect kinds of the calls that ran
  * successfully in this turn) supports: overlapping phrases count as one claim, supported when any kind
  * they stand under ran (`any`: when anything with an effect ran). MODIFY G_REPLY_UNSUPPORTED_CLAIM when
- * there is one (the reply is written again), otherwise ALLOW G_REPLY_OK.
+ * there is one (the reply is written again), otherwise ALLOW G_REPLY_OK. `endings` are a persona file's own
+ * sentence endings: 「登録したニャ」 ends a statement as 「登録したウル」 does.
  */
 export function checkReplyClaims(
   text: string,
   executed: ReadonlySet<EffectKind>,
-  table: Readonly<Record<ClaimKind, readonly RegExp[]>> = CLAIM_PATTERNS,
+  o: { endings?: readonly string[]; table?: Readonly<Record<ClaimKind, readonly RegExp[]>> } = {},
 ): ClaimCheckResult {
+  const endings = o.endings ?? [];
+  const read = endings.length ? text.replace(endingPattern(endings), (e) => '。'.padEnd(e.length, ' ')) : text;
   const matches: Match[] = [];
-  for (const [kind, patterns] of Object.entries(table) as [ClaimKind, readonly RegExp[]][]) {
+  for (const [kind, patterns] of Object.entries(o.table ?? CLAIM_PATTERNS) as [ClaimKind, readonly RegExp[]][]) {
     for (const re of patterns) {
       const global = re.global ? re : new RegExp(re.source, `${re.flags}g`);
-      for (const m of text.matchAll(global)) matches.push({ kind, start: m.index, end: m.index + m[0].length });
+      for (const m of read.matchAll(global)) matches.push({ kind, start: m.index, end: m.index + m[0].length });
     }
   }
   matches.sort((a, b) => a.start - b.start || b.end - a.end);

@@ -2,6 +2,7 @@ import express, { type ErrorRequestHandler, type Express, type Router } from 'ex
 import { asAppError } from '../core/app-error';
 import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
+import { FAVICON_SVG } from './favicon';
 
 export interface AppDeps {
   logger: Logger;
@@ -33,6 +34,9 @@ export function createApp(deps: AppDeps): Express {
   app.get('/metrics', async (_req, res) => {
     await deps.beforeScrape?.().catch(() => undefined);
     res.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
+  });
+  app.get(['/favicon.ico', '/favicon.svg'], (_req, res) => {
+    res.type('image/svg+xml').set('cache-control', 'public, max-age=86400').send(FAVICON_SVG);
   });
   for (const r of deps.routers) app.use(r);
   app.get('/', (_req, res) => {

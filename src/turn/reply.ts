@@ -68,7 +68,7 @@ export class ReplyComposer {
     const draft = decision.reply.written;
     if (!draft) return decision;
     const executed = executedKinds(decision, this.d.tools);
-    const check = checkReplyClaims(decision.reply.text, executed);
+    const check = checkReplyClaims(decision.reply.text, executed, { endings: this.d.prompts.sentenceEndings });
     if (check.action === 'ALLOW') return decision;
     const outcome = turnOutcome(decision);
     const note = fill(this.d.prompts.guidance.rewrite_unsupported_claim ?? '', {
@@ -92,7 +92,7 @@ export class ReplyComposer {
         why = `rewrite unusable (${out.type}, ${meta.reasonCode})`;
       else {
         const text = out.type === 'text_response' ? out.text : out.question;
-        if (checkReplyClaims(text, executed).action === 'ALLOW')
+        if (checkReplyClaims(text, executed, { endings: this.d.prompts.sentenceEndings }).action === 'ALLOW')
           reply = out.type === 'text_response' ? { text } : { text, options: numberedOptions(out.options) };
       }
     } catch (err) {

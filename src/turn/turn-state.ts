@@ -1,6 +1,7 @@
 import type { FoundMessage, InboundMessage } from '../core/chat';
 import type { PromptSet } from '../brain/prompts';
 import type { Language } from '../core/language';
+import type { Step } from '../core/steps';
 import type { ContextBuilder, ContextPrefetch } from '../context/context-builder';
 import type { TurnContext } from '../context/types';
 import type { ClaimedItem, WorkOutcome } from '../queue/work-queue';
@@ -42,11 +43,14 @@ export interface TurnDeps {
   now?: () => Date;
 }
 
-/**
- * One user turn as the steps see it: what it started with, then what each step adds. A field a step sets is
- * named after that step's result; fields marked "set by" are there for every step after it.
+/*
+ * One user turn as the steps see it: what it started with, then what each step adds. Each type below is the turn
+ * after a step; a step's type names what it reads and what it adds, and the compiler checks the order of
+ * `TURN_STEPS` against them.
  */
-export interface TurnState {
+
+/** What a turn starts with: the claimed item and what follows from it. */
+export interface Started {
   readonly item: ClaimedItem;
   readonly msg: InboundMessage;
   /** The reply's outbox key (one reply per user message). */
@@ -57,59 +61,85 @@ export interface TurnState {
   readonly log: Logger;
   /** The language the person wrote in: persona texts said before the context exists use it. */
   readonly language: Language;
-
-  /** Set by `openTurn`: what the turn's first statement read (sender, session, budget, the reply row). */
-  prelude?: TurnPrelude;
-  /** Set by `openTurn`: the context read started beside the first statement (null when none was started). */
-  prefetch?: Promise<ContextPrefetch | null>;
-  /** Set by `openTurn`: the reply's outbox row as the first statement took it, if it did. */
-  taken?: TakeAhead;
-  /** Set by `loadSession`: the conversation state and its pending confirmation. */
-  session?: SessionView;
-  sessionKey?: SessionKey;
-  /** Set by `buildContext`: what the brain sees. */
-  ctx?: TurnContext;
-  /** Set by `answerPendingConfirmation`: 「さっきの確認は取り消したウル」 said before the reply. */
-  prefix?: string;
-  /** Set by `answerPendingConfirmation`: the pending action the person asked to change, for `think`. */
-  modifying?: PendingActionView;
-  /** Set by `think`: the decision as the brain stage returned it, before the reply checks framed it. */
-  thought?: TurnDecision;
-
-  /** The turn's decision so far; its reply is what the person reads. */
-  decision?: TurnDecision;
-  /** A step decided the turn: the steps after it are skipped, up to `deliver` and `record`. */
-  decided: boolean;
-  /** A retry whose reply already went out: nothing more is done, not even deliver and record. */
-  finished: boolean;
-  /** Set by `earlierAnswer`: an earlier attempt's post, found in the room (not posted again). */
-  foundEarlier?: FoundMessage;
-  /** Set by `deliver`: the text the person reads (the prefix, then the reply). */
-  replyText?: string;
-  /** Set by `deliver`: the reply as posted (null when nothing was posted). */
-  sent?: { platformMessageId?: string } | null;
-  /** Set by `deliver`: the post this turn made, for `record` to mark sent. */
-  posted?: Delivered | null;
-  /** Set by `record`: what the work queue does with the item. */
-  outcome?: WorkOutcome;
 }
 
-/** One step of a turn: reads and adds to the turn's state; may decide the turn ({@link decide}). */
-export type TurnStep = (t: TurnState, d: TurnDeps) => Promise<void> | void;
+/** After `openTurn`: what the turn's first statement read (sender, session, budget, the reply row). */
+export interface Opened extends Started {
+  readonly prelude: TurnPrelude;
+  /** The context read started beside the first statement (null when none was started). */
+  readonly prefetch: Promise<ContextPrefetch | null>;
+  /** The reply's outbox row as the first statement took it, if it did. */
+  readonly taken: TakeAhead | undefined;
+}
 
-/** Decides the turn: the remaining steps are skipped, and the reply is delivered and recorded. */
-export function decide(t: TurnState, decision: TurnDecision): void {
-  t.decision = decision;
-  t.decided = true;
+/** After `loadSession`: the conversation state and its pending confirmation. */
+export interface WithSession extends Opened {
+  readonly session: SessionView;
+  readonly sessionKey: SessionKey;
+}
+
+/** After `buildContext`: what the brain sees. */
+export interface WithContext extends WithSession {
+  readonly ctx: TurnContext;
+}
+
+/** After `answerPendingConfirmation`. */
+export interface Answered extends WithContext {
+  /** The message answered a pending confirmation: what that answer decided (null: it answered none). */
+  readonly answered: TurnDecision | null;
+  /** 「さっきの確認は取り消したウル」, said before the reply. */
+  readonly prefix?: string;
+  /** The pending action the person asked to change, for `think`. */
+  readonly modifying?: PendingActionView;
+}
+
+/** After `think`: the turn's decision; the steps after it check and frame it. */
+export interface Thought extends Answered {
+  /** The turn's decision so far; its reply is what the person reads. */
+  readonly decision: TurnDecision;
+  /**
+   * The decision as the brain stage returned it, before the reply checks framed it; null when the message answered
+   * a pending confirmation (nothing new is asked or counted then).
+   */
+  readonly thought: TurnDecision | null;
+}
+
+/** A decided turn: what `deliver` and `record` need, whichever step decided it. */
+export interface Decided extends Opened {
+  readonly decision: TurnDecision;
+  readonly prefix?: string;
+  /** Set by `earlierAnswer`: an earlier attempt's post, found in the room (not posted again). */
+  readonly foundEarlier?: FoundMessage;
+}
+
+/** After `deliver`. */
+export interface Replied extends Decided {
+  /** The text the person reads (the prefix, then the reply). */
+  readonly replyText: string;
+  /** The reply as posted (null when nothing was posted). */
+  readonly sent: { platformMessageId?: string } | null;
+  /** The post this turn made, for `record` to mark sent. */
+  readonly posted: Delivered | null;
+}
+
+/** A retry whose reply already went out: nothing more is done, not even deliver and record. */
+export const FINISHED = Symbol('finished');
+
+/** How the steps of a turn end: decided (then delivered and recorded), or {@link FINISHED}. */
+export type TurnEnd = Decided | typeof FINISHED;
+
+/** One step of a turn (`core/steps.ts`): reads `In`, and ends the turn with a decision or goes on with `Out`. */
+export type TurnStep<In, Out = In> = Step<TurnDeps, In, Out, TurnEnd>;
+
+/** A step after the decision (`deliver`, then `record`, which ends the turn with what the work queue does). */
+export type AfterDecision<In, Out> = Step<TurnDeps, In, Out, WorkOutcome>;
+
+/** Decides the turn: the steps after it are skipped; the reply is delivered and recorded. */
+export function decide(t: Opened, decision: TurnDecision): Decided {
+  return { ...t, decision };
 }
 
 /** The service's clock. */
 export function nowOf(d: TurnDeps): Date {
   return d.now?.() ?? new Date();
-}
-
-/** A field an earlier step sets; a step that runs before it is a bug in the step list. */
-export function need<T>(value: T | undefined, what: string): T {
-  if (value === undefined) throw new Error(`turn step order: ${what} is not set yet`);
-  return value;
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { InboundMessage } from '../core/chat';
 import { detectLanguage } from '../core/language';
+import { Steps } from '../core/steps';
 import { replyKeyOf, type ClaimedItem, type WorkOutcome } from '../queue/work-queue';
 import { answerPendingConfirmation } from './steps/answer-pending-confirmation';
 import { askConfirmation } from './steps/ask-confirmation';
@@ -20,52 +21,48 @@ import { senderBudget } from './steps/sender-budget';
 import { stranger } from './steps/stranger';
 import { think } from './steps/think';
 import { trackErrors } from './steps/track-errors';
-import type { TurnDeps, TurnState, TurnStep } from './turn-state';
+import { FINISHED, type Decided, type Started, type TurnDeps, type TurnEnd } from './turn-state';
 
 /**
- * One user turn (SPEC §2), in order. Each step is a small function in `steps/` over the turn's state. The steps run
- * until one of them decides the turn (`decide`); then the reply is delivered and recorded ({@link AFTER_DECISION}).
- * A step that throws ends in the failure path (`steps/give-up.ts`).
+ * One user turn (SPEC §2), in order. Each step is a small function in `steps/` (the shape of `core/steps.ts`): it
+ * reads what the steps before it added to the turn and either decides the turn or goes on (`next`) with what it
+ * adds; the compiler checks each step's place against the fields it reads (`turn-state.ts`). A decided turn is
+ * delivered and recorded ({@link AFTER_DECISION}); a step that throws ends in the failure path (`steps/give-up.ts`).
  */
-export const TURN_STEPS: readonly TurnStep[] = [
-  openTurn, //                    the first statement: claim, reply row, message, sender, session, budget
-  replyAlreadySent, //            a retry whose reply went out: stop
-  earlierAnswer, //               a retry whose reply may have landed: look in the room first
-  senderBudget, //                said without the model: over a per-sender budget
-  stranger, //                    … not a member
-  noModel, //                     … no ANTHROPIC_API_KEY
-  loadSession, //                 the conversation state and its pending confirmation
-  buildContext, //                what the brain sees
-  answerPendingConfirmation, //   はい / いいえ / a change to a pending action
-  think, //                       brain → Guardian → Gate → executor, until a final answer
-  keepReplyHonest, //             the reply claims only what happened
-  checkReply, //                  the Guardian's reply check
-  askConfirmation, //             a CONFIRM opens a pending action and asks
-  clarificationBudget, //         R-S5: too many questions back end the flow
-  trackErrors, //                 consecutive errors → ERROR_RECOVERY
-];
+export const TURN_STEPS = Steps.of<TurnDeps, Started, TurnEnd>()
+  .then(openTurn) //                    the first statement: claim, reply row, message, sender, session, budget
+  .then(replyAlreadySent) //            a retry whose reply went out: stop
+  .then(earlierAnswer) //               a retry whose reply may have landed: look in the room first
+  .then(senderBudget) //                said without the model: over a per-sender budget
+  .then(stranger) //                    … not a member
+  .then(noModel) //                     … no ANTHROPIC_API_KEY
+  .then(loadSession) //                 the conversation state and its pending confirmation
+  .then(buildContext) //                what the brain sees
+  .then(answerPendingConfirmation) //   はい / いいえ / a change to a pending action
+  .then(think) //                       brain → Guardian → Gate → executor, until a final answer
+  .then(keepReplyHonest) //             the reply claims only what happened
+  .then(checkReply) //                  the Guardian's reply check
+  .then(askConfirmation) //             a CONFIRM opens a pending action and asks
+  .then(clarificationBudget) //         R-S5: too many questions back end the flow
+  .then(trackErrors); //                consecutive errors → ERROR_RECOVERY
 
-/** What always follows a decision. */
-export const AFTER_DECISION: readonly TurnStep[] = [deliver, record];
+/** What always follows a decision: the reply is posted, then the turn's last statement records it. */
+export const AFTER_DECISION = Steps.of<TurnDeps, Decided, WorkOutcome>().then(deliver).then(record);
 
 /** Runs one user turn over `item` (a claimed `user_request`). */
 export async function runTurn(d: TurnDeps, item: ClaimedItem): Promise<WorkOutcome | void> {
   const t = startTurn(d, item);
   if (crashedEveryAttempt(t)) throw await giveUp(t, d, crashError());
   try {
-    for (const step of TURN_STEPS) {
-      await step(t, d);
-      if (t.finished) return;
-      if (t.decided) break;
-    }
-    for (const step of AFTER_DECISION) await step(t, d);
-    return t.outcome;
+    const end = await TURN_STEPS.run(t, d, async (decided) => decided);
+    if (end === FINISHED) return;
+    return await AFTER_DECISION.run(end, d, () => Promise.reject(new Error('record ended no turn')));
   } catch (err) {
     throw await turnFailed(t, d, err);
   }
 }
 
-function startTurn(d: TurnDeps, item: ClaimedItem): TurnState {
+function startTurn(d: TurnDeps, item: ClaimedItem): Started {
   const msg = item.payload as InboundMessage;
   const turnId = randomUUID();
   return {
@@ -76,8 +73,6 @@ function startTurn(d: TurnDeps, item: ClaimedItem): TurnState {
     started: performance.now(),
     log: d.logger.child({ turnId, workItemId: String(item.id), platform: msg.platform, roomId: msg.roomId }),
     language: detectLanguage(msg.answerText ?? msg.text),
-    decided: false,
-    finished: false,
   };
 }
 

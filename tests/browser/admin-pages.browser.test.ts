@@ -115,7 +115,8 @@ describeBrowser('/admin in the operator’s language (headless Chromium)', () =>
   });
 
   it('every page in words: no raw codes or identifiers in the visible text', async () => {
-    for (const tab of ['overview', 'audit', 'pending', 'schedules', 'constitution', 'alerts', 'failed']) {
+    const tabs = ['overview', 'audit', 'pending', 'schedules', 'constitution', 'alerts', 'failed'];
+    for (const tab of [...tabs, 'members', 'rooms', 'policies']) {
       await page.click(`#nav a[href="#${tab}"]`);
       await page.waitForSelector(`section#${tab}.active tbody tr, section#${tab}.active .card`);
       await page.waitForTimeout(300);
@@ -216,11 +217,48 @@ describeBrowser('/admin in the operator’s language (headless Chromium)', () =>
     const member = (await page.textContent('#member-view'))!;
     expect(member).toContain('鈴木健二さん');
     expect(member).toContain('備品の発注');
+    // Who the person is in the directory: department, title, level and what it lets them see, linked chats, rooms.
+    const facts = (await page.textContent('#member-view .facts'))!;
+    expect(facts).toContain('経営 › 営業部');
+    expect(facts).toContain('営業部長');
+    expect(facts).toContain('4（部長・幹部）');
+    expect(facts).toContain('見られる範囲: 自分の部署と配下のすべての部署');
+    expect(facts).toContain('ChatWork・Discord・コンソール');
+    expect(await page.locator('#member-view .facts a[href^="#room/"]').count()).toBe(4);
     await measure('member');
     await page.goto(`${svc.url}/admin#room/c-denied`);
     await page.waitForSelector('#room-view h2');
     expect(await page.textContent('#room-view')).toContain('権限で拒否');
+    expect(await page.textContent('#room-view')).toContain('ディレクトリにないルームです');
     await measure('room');
+    // The directory's lists: members with their department and level, rooms with their settings, the policies' rules.
+    await page.goto(`${svc.url}/admin#members`);
+    await page.waitForSelector('#members-rows tr');
+    const row = (await page.textContent('#members-rows tr:has(a[href="#member/watanabe-sho"])'))!;
+    expect(row).toContain('経営 › 営業部 › 東京営業課');
+    expect(row).toContain('1（業務委託）');
+    expect(row).toContain('ChatWork・コンソール');
+    expect(await page.locator('#members-rows a[href^="#member/"]').count()).toBe(8);
+    await page.click('#members-rows a >> text=伊藤結衣');
+    await page.waitForSelector('#member-view .facts');
+    expect(await page.textContent('#member-view .facts')).toContain('受け取らない（ディレクトリの設定）');
+    expect(await page.textContent('#member-view .facts')).toContain('まだありません');
+    await page.goto(`${svc.url}/admin#rooms`);
+    await page.waitForSelector('#rooms-rows tr');
+    const publicRoom = (await page.textContent('#rooms-rows tr:has-text("アクメ公開コミュニティ")'))!;
+    expect(publicRoom).toContain('Discord');
+    expect(publicRoom).toContain('公開（組織外の人も話せる・会話のみ）');
+    expect(publicRoom).toContain('送らない');
+    expect(await page.textContent('#rooms-rows tr:has-text("コンソール（管理者）")')).toContain('ここに送る');
+    await page.click('#rooms-rows a >> text=コンソール（全体）');
+    await page.waitForSelector('#room-view .facts');
+    expect(await page.textContent('#room-view .facts')).toContain('社員のみ');
+    await page.goto(`${svc.url}/admin#policies`);
+    await page.waitForSelector('#policies-rows tr');
+    const policies = (await page.textContent('#policies-rows'))!;
+    expect(policies).toContain('すべての操作で「給与」「年収」「査定」を含むものは禁止');
+    expect(policies).toContain('複数の人への連絡は実行前に確認');
+    expect(policies).toContain('なし（AIへの指示として伝えるだけで、自動では止めません）');
 
     await page.goto(`${svc.url}/admin#audit`);
     await page.fill('#audit-form input[name=person]', '渡辺');

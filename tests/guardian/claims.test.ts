@@ -13,8 +13,8 @@ describe('checkReplyClaims (issue 29): a claim of done work needs a call of that
 
   it('is data-driven: a kind is supported only through its own row of the table', () => {
     const table = { ...CLAIM_PATTERNS, send_message: [/お届けしました/g] };
-    expect(checkReplyClaims('資料をお届けしました', new Set(), table).claims).toHaveLength(1);
-    expect(checkReplyClaims('資料をお届けしました', new Set(['send_message']), table).claims).toHaveLength(0);
+    expect(checkReplyClaims('資料をお届けしました', new Set(), { table }).claims).toHaveLength(1);
+    expect(checkReplyClaims('資料をお届けしました', new Set(['send_message']), { table }).claims).toHaveLength(0);
     expect(checkReplyClaims('資料をお届けしました', new Set()).claims).toHaveLength(0);
   });
 

@@ -141,16 +141,17 @@ describe('PII redaction (R-O2)', () => {
 
   // Found by fuzzing the webhook (npm run proof): a 100 KB message of one long run (a pasted log line,
   // base64, "xxxx…") made the EMAIL and URL_CREDENTIALS patterns backtrack quadratically — seconds of
-  // blocked event loop per call, claims expiring, replies posted twice. Linear patterns take milliseconds;
-  // the bound below leaves a margin of more than 50× for a loaded machine.
+  // blocked event loop per call, claims expiring, replies posted twice. At 1 MB (the largest webhook body) linear
+  // patterns take well under a second even on a loaded 2-core machine, while quadratic ones take minutes: the bound
+  // separates the two without depending on how busy the machine is.
   it.each([
-    ['a run of letters', 'x'.repeat(200_000)],
-    ['a run of digits', '9'.repeat(200_000)],
-    ['dotted words', 'a.'.repeat(100_000)],
-  ])('redacts %s of 200 KB without catastrophic backtracking', (_name, text) => {
+    ['a run of letters', 'x'.repeat(1_000_000)],
+    ['a run of digits', '9'.repeat(1_000_000)],
+    ['dotted words', 'a.'.repeat(500_000)],
+  ])('redacts %s of 1 MB without catastrophic backtracking', (_name, text) => {
     const t0 = performance.now();
-    redactText(`${text} tanaka@example.com`);
-    expect(performance.now() - t0).toBeLessThan(1000);
+    expect(redactText(`${text} tanaka@example.com`)).not.toContain('tanaka@example.com');
+    expect(performance.now() - t0).toBeLessThan(10_000);
   });
 
   it('still redacts e-mail addresses and credentials in URLs after long runs', () => {

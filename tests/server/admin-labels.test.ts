@@ -3,7 +3,15 @@ import path from 'node:path';
 import { ERROR_CODES } from '../../src/core/app-error';
 import { REASON_CODES, RULE_LABELS, ruleLabel } from '../../src/guardian';
 import { DECISION_LABELS } from '../../src/turn/turn-decision';
-import { DECISION_TEXT, REASON_INFO, reasonInfo } from '../../src/server/admin/labels';
+import { handlers } from '../../handlers';
+import {
+  DECISION_TEXT,
+  REASON_GROUPS,
+  REASON_INFO,
+  TOOL_LABELS,
+  reasonInfo,
+  reasonOptions,
+} from '../../src/server/admin/labels';
 
 /** What an operator must never read: codes, dotted identifiers, spec references. */
 const RAW = /[A-Z]_[A-Z_]+|[a-z]+\.[a-z_]+|\(R-[A-Z]\d|seed \d|§/;
@@ -64,5 +72,23 @@ describe('the reason-code table of operator screens', () => {
     }
     expect(ruleLabel('dangerous.risk')).toBe('操作の危険度');
     expect(ruleLabel('policy:expense-approval')).toBe('社内ルール');
+  });
+
+  it('groups every reason by what happened, each once, in Japanese order within a group', () => {
+    const grouped = REASON_GROUPS.flatMap((g) => g.codes);
+    expect(grouped.filter((c, i) => grouped.indexOf(c) !== i)).toEqual([]);
+    expect(Object.keys(REASON_INFO).filter((c) => !grouped.includes(c as never))).toEqual([]);
+    for (const g of REASON_GROUPS) expect(RAW.test(g.label)).toBe(false);
+    const options = reasonOptions();
+    expect(options.map((g) => g.label)).toEqual(REASON_GROUPS.map((g) => g.label));
+    const denied = options.find((g) => g.label === '権限で断った')!.reasons.map((r) => r.label);
+    expect(denied).toEqual([...denied].sort(new Intl.Collator('ja').compare));
+    expect(denied).toContain('権限レベル不足');
+  });
+
+  it('names every tool in words (the policies page shows the tools of a rule)', () => {
+    for (const t of handlers)
+      expect([t.name, TOOL_LABELS[t.name]]).toEqual([t.name, expect.stringMatching(/[ぁ-んァ-ヶ一-龠]/)]);
+    expect(Object.keys(TOOL_LABELS).filter((name) => !handlers.some((t) => t.name === name))).toEqual([]);
   });
 });

@@ -1,5 +1,7 @@
 // Hisho 管理画面: plain browser JavaScript over /admin/api (session cookie). Charts: uPlot.
-// Every code is shown in words from /admin/api/labels; every time in the organisation's time zone.
+// Every code is shown in words from /admin/api/labels; every time in the organisation's time zone; every cost
+// through HishoFormat.formatCost (format.js, loaded before this file). On a phone, tables read as cards: each cell
+// carries its column's heading (labelTables).
 (function () {
   'use strict';
   const $ = (id) => document.getElementById(id);
@@ -14,7 +16,7 @@
         )
       : '';
   const pct = (x) => (x === null || x === undefined ? 'なし' : `${(x * 100).toFixed(1)}%`);
-  const usd = (v, d) => `$${Number(v || 0).toFixed(d === undefined ? 2 : d)}`;
+  const usd = (v) => window.HishoFormat.formatCost(v);
   const num = (v, digits) => `<span class="num">${digits === undefined ? esc(v) : Number(v).toFixed(digits)}</span>`;
   const word = (table, v, other) => (v === null || v === undefined ? '' : table[v] || other || 'その他');
   /** A decision or action as a coloured pill in words. */
@@ -28,7 +30,7 @@
   };
   const kind = (k) => esc(word(L.kinds, k));
   const person = (id, name) =>
-    id ? `<a href="#member/${esc(id)}">${esc(name || '（名前なし）')}</a>` : esc(name || '');
+    id ? `<a class="name" href="#member/${esc(id)}">${esc(name || '（名前なし）')}</a>` : esc(name || '');
   const room = (id, name) => `<a href="#room/${esc(id)}">${esc(name || id)}</a>`;
   /** One table row; cells are HTML already escaped by the caller. */
   const tr = (cells, attrs) => `<tr${attrs || ''}>${cells.map((c) => `<td>${c}</td>`).join('')}</tr>`;
@@ -72,17 +74,32 @@
       axis: { values: (_u, splits) => splits.map((s) => tick.format(new Date(s * 1000))) },
     };
   }
+  /** A chart as wide as its box (a phone's screen or a wide window's column). */
+  const chartWidth = (el) => Math.max(200, el.clientWidth - 4);
+  const resizing = new ResizeObserver((entries) => {
+    for (const e of entries) {
+      const u = charts[e.target.id];
+      if (u && Math.abs(u.width - chartWidth(e.target)) > 2) u.setSize({ width: chartWidth(e.target), height: 220 });
+    }
+  });
   function chart(id, series, data, opts) {
     const el = $(id);
     if (charts[id]) charts[id].destroy();
     el.innerHTML = '';
     const o = opts || {};
     const t = timeOptions();
-    const width = Math.max(480, el.clientWidth - 4);
     const axes = o.axes || [{}, {}];
     axes[0] = Object.assign({}, axes[0], t.axis);
-    const config = { width, height: 220, tzDate: t.tzDate, series: [t.x].concat(series), axes, scales: o.scales };
+    const config = {
+      width: chartWidth(el),
+      height: 220,
+      tzDate: t.tzDate,
+      series: [t.x].concat(series),
+      axes,
+      scales: o.scales,
+    };
     charts[id] = new uPlot(config, data, el);
+    resizing.observe(el);
     el.dataset.points = String(data[0].length);
     el.dataset.total = String(data[1].reduce((a, b) => a + (b || 0), 0));
   }
@@ -105,7 +122,7 @@
       card('失敗した処理', `${o.failedCount} 件`, '一覧を開く', '#failed'),
     ].join('');
     const costRows = (list) =>
-      rowsOr(list.map((c) => tr([esc(c.name), num(usd(c.usd, 4))])).join(''), 2, 'この期間の費用はありません。');
+      rowsOr(list.map((c) => tr([esc(c.name), num(usd(c.usd))])).join(''), 2, 'この期間の費用はありません。');
     const period = range === '24h' ? '今日' : '30日';
     $('cost-breakdown').innerHTML =
       `<div class="chart"><h3>費用の内訳（${period}・モデル別）</h3>${table(['モデル', '費用'], costRows(o.cost.byModel))}</div>` +
@@ -134,7 +151,7 @@
     chart(
       'c-cost',
       [
-        { label: '費用（USD）', stroke: '#6f42c1', scale: 'usd' },
+        { label: '費用（USD）', stroke: '#6f42c1', scale: 'usd', value: (_u, v) => (v === null ? '' : usd(v)) },
         { label: 'キャッシュ読込 %', stroke: '#20a779', scale: 'pct' },
       ],
       [xs, b.map((x) => x.costUsd), b.map((x) => share(x.cacheReadShare))],
@@ -166,7 +183,7 @@
             decision(r.decision),
             reason(r.reasonCode),
             num(r.totalMs),
-            num(usd(r.costUsd, 4)),
+            num(usd(r.costUsd)),
             esc(r.input),
             r.critique ? pill(r.critique, CRITIQUE) : '',
           ],
@@ -197,12 +214,17 @@
     );
   }
   function fillFilterOptions() {
+    // Grouped by what happened, in Japanese order (the server sorts: the browser's collation may not be Japanese).
     const reasons = $('audit-form').elements.namedItem('reason');
     reasons.innerHTML =
       '<option value="">（すべて）</option>' +
-      Object.entries(L.reasons)
-        .sort((a, b) => a[1].label.localeCompare(b[1].label, 'ja'))
-        .map(([code, r]) => `<option value="${esc(code)}">${esc(r.label)}</option>`)
+      (L.reasonGroups || [])
+        .map(
+          (g) =>
+            `<optgroup label="${esc(g.label)}">` +
+            g.reasons.map((r) => `<option value="${esc(r.code)}">${esc(r.label)}</option>`).join('') +
+            '</optgroup>',
+        )
         .join('');
     const decisions = $('audit-form').elements.namedItem('decision');
     decisions.innerHTML =
@@ -234,6 +256,28 @@
   $('audit-form').addEventListener('submit', (e) => {
     e.preventDefault();
     audit().catch(showError);
+  });
+  // Days are typed as 2026/11/28 in text fields (a date input shows the browser's own order: mm/dd/yyyy in
+  // English); the button opens the browser's calendar and writes the day picked in that form.
+  document.querySelectorAll('.day').forEach((box) => {
+    const text = box.querySelector('input');
+    const picker = document.createElement('input');
+    picker.type = 'date';
+    picker.tabIndex = -1;
+    picker.setAttribute('aria-hidden', 'true');
+    box.appendChild(picker);
+    picker.addEventListener('change', () => {
+      if (picker.value) text.value = picker.value.replace(/-/g, '/');
+    });
+    box.querySelector('.pick').addEventListener('click', () => {
+      const m = /^(\d{4})\D(\d{1,2})\D(\d{1,2})/.exec(text.value.normalize('NFKC'));
+      picker.value = m ? `${m[1]}-${m[2].padStart(2, '0')}-${m[3].padStart(2, '0')}` : '';
+      try {
+        picker.showPicker();
+      } catch {
+        picker.click();
+      }
+    });
   });
 
   // ── Turn inspector: the story of one turn ──
@@ -362,12 +406,12 @@
           num(c.inputTokens),
           num(c.cacheReadTokens),
           num(c.outputTokens),
-          num(usd(c.costUsd, 5)),
+          num(usd(c.costUsd)),
         ]),
       )
       .join('');
     return (
-      `<p>合計 ${esc(t.totalMs)} ミリ秒（AI ${esc(t.llmMs)}・操作 ${esc(t.toolsMs)}）・費用 ${usd(t.costUsd, 5)}</p>` +
+      `<p>合計 ${esc(t.totalMs)} ミリ秒（AI ${esc(t.llmMs)}・操作 ${esc(t.toolsMs)}）・費用 ${usd(t.costUsd)}</p>` +
       (calls
         ? table(['用途', 'モデル', 'ミリ秒', '入力', 'キャッシュ読込', '出力', '費用'], calls)
         : para('AIの呼び出しはありません。'))
@@ -575,6 +619,79 @@
     $('failed-rows').innerHTML = rowsOr(html, 8, '失敗した処理はありません。');
   }
 
+  // ── The directory: members, rooms and policies (read-only: the directory file is where they change) ──
+  async function members() {
+    const { members: rows } = await api('members');
+    const html = rows
+      .map((m) =>
+        tr([
+          person(m.id, m.name),
+          esc(m.department || '（部署なし）'),
+          esc(m.title || ''),
+          esc(m.levelLabel),
+          esc(m.accounts.join('・') || 'なし'),
+          m.active ? '在籍' : '<span class="pill BLOCK">無効（ディレクトリにない）</span>',
+        ]),
+      )
+      .join('');
+    $('members-rows').innerHTML = rowsOr(html, 6, 'メンバーはいません。ディレクトリのファイルを取り込んでください。');
+  }
+  async function rooms() {
+    const { rooms: rows } = await api('rooms');
+    const html = rows
+      .map((r) =>
+        tr([
+          room(r.id, r.name || '（名前なし）'),
+          esc(r.service),
+          esc(r.authority),
+          esc(r.notices),
+          r.adminAlerts ? 'ここに送る' : '',
+          num(`${r.turns30d} 件`),
+        ]),
+      )
+      .join('');
+    $('rooms-rows').innerHTML = rowsOr(html, 6, 'ルームはありません。ディレクトリのファイルに登録してください。');
+  }
+  async function policies() {
+    const { policies: rows } = await api('policies');
+    const html = rows.map((p) => tr([esc(p.title), esc(p.content), esc(p.rule), num(p.priority)])).join('');
+    $('policies-rows').innerHTML = rowsOr(html, 4, '社内ルールはありません。');
+  }
+  /** A definition list of facts (label, HTML already escaped); empty values are left out. */
+  const facts = (pairs) =>
+    `<dl class="facts">${pairs
+      .filter(([, v]) => v)
+      .map(([k, v]) => `<dt>${esc(k)}</dt><dd>${v}</dd>`)
+      .join('')}</dl>`;
+  function memberFacts(p) {
+    return facts([
+      ['部署', esc(p.department || '（部署なし）')],
+      ['役職', esc(p.title)],
+      ['権限レベル', `${esc(p.level)}<div class="muted">見られる範囲: ${esc(p.scope)}</div>`],
+      ['連携しているチャット', esc(p.accounts.join('・') || 'なし')],
+      [
+        '話したルーム',
+        p.rooms.map((r) => room(r.id, r.name || `${r.service}のルーム（ディレクトリにない）`)).join('、') ||
+          'まだありません',
+      ],
+      ['呼び名', esc(p.aliases.join('、'))],
+      ['定期通知', esc(p.notices)],
+      ['通知しない時間', esc(p.quietHours)],
+      ['状態', p.active ? '在籍' : '無効（ディレクトリにない）'],
+    ]);
+  }
+  function roomFacts(p) {
+    if (!p.inDirectory)
+      return `<p class="muted">ディレクトリにないルームです。ディレクトリのファイルに登録すると、名前と設定がここに出ます。</p>`;
+    return facts([
+      ['チャット', esc(p.service)],
+      ['話せる人', esc(p.authority)],
+      ['定期通知', esc(p.notices)],
+      ['アラートの送り先', p.adminAlerts ? 'このルームに送る' : ''],
+      ['話した人', p.members.map((m) => person(m.id, m.name)).join('、') || 'まだいません'],
+    ]);
+  }
+
   // ── A member's or a room's page ──
   async function scope(kindOf, id) {
     const el = $(kindOf === 'members' ? 'member-view' : 'room-view');
@@ -584,13 +701,29 @@
       .map((s) => tr([esc(word(SCHEDULE_KINDS, s.kind)), cronWords(s.cron), s.enabled ? '有効' : '無効']))
       .join('');
     el.innerHTML =
-      `<h2>${esc(v.title)}</h2><div class="cards">${card('直近30日の会話', `${v.cost30d.turns} 件`)}` +
-      `${card('直近30日の費用', usd(v.cost30d.usd, 4))}${card('確認待ち', `${v.pending.length} 件`)}</div>` +
+      `<h2>${esc(v.title)}</h2>${kindOf === 'members' ? memberFacts(v.profile) : roomFacts(v.profile)}` +
+      `<div class="cards">${card('直近30日の会話', `${v.cost30d.turns} 件`)}` +
+      `${card('直近30日の費用', usd(v.cost30d.usd))}${card('確認待ち', `${v.pending.length} 件`)}</div>` +
       `<h3>確認待ち</h3>${table(PENDING_HEADS, rowsOr(pendingRows(v.pending), 8, '確認待ちはありません。'))}` +
       `<h3>最近の会話</h3>${table(AUDIT_HEADS, rowsOr(auditRows(v.turns), 10, '記録はありません。'))}` +
       `<h3>定期通知</h3>${table(['種類', '時刻の指定', '状態'], rowsOr(sched, 3, '定期通知はありません。'))}`;
     linkRows(el);
   }
+
+  /** Each cell carries its column's heading (data-label): on a phone a row reads as a card of labelled lines. */
+  function labelTables() {
+    document.querySelectorAll('main table:not(.u-legend)').forEach((t) => {
+      const heads = [...t.querySelectorAll(':scope > thead th')].map((th) => th.textContent.trim());
+      t.querySelectorAll(':scope > tbody > tr').forEach((row) =>
+        [...row.children].forEach((td, i) => {
+          if (heads[i] && !td.hasAttribute('colspan') && td.dataset.label !== heads[i]) td.dataset.label = heads[i];
+        }),
+      );
+    });
+  }
+  new MutationObserver((changes) => {
+    if (changes.some((c) => !c.target.closest('.uplot'))) labelTables();
+  }).observe(document.querySelector('main'), { childList: true, subtree: true });
 
   function showError(err) {
     if (err && err.message === 'login') return;
@@ -618,6 +751,9 @@
       constitution,
       alerts,
       failed,
+      members,
+      rooms,
+      policies,
       member: () => scope('members', arg),
       room: () => scope('rooms', arg),
     };

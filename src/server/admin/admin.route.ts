@@ -19,6 +19,9 @@ import {
   turnDetail,
 } from './admin-queries';
 import { auditCsv } from './audit-csv';
+import { formatCost } from './format';
+import { DAY_EXAMPLE, readDay } from './day-input';
+import { memberList, memberProfile, policyList, roomList, roomProfile } from './directory-views';
 import { pageLabels } from './labels';
 import { readArtifact } from '../../work/artifacts';
 import { failedWork } from './failed-work';
@@ -37,6 +40,7 @@ export interface AdminDeps {
 const read = (f: string) => fs.readFileSync(path.join(__dirname, f), 'utf8');
 const PAGE = read('admin.html');
 const SCRIPT = read('admin.js');
+const FORMAT = read('format.js');
 const LOGIN = read('login.html');
 const UPLOT_JS = fs.readFileSync(require.resolve('uplot/dist/uPlot.iife.min.js'), 'utf8');
 const UPLOT_CSS = fs.readFileSync(require.resolve('uplot/dist/uPlot.min.css'), 'utf8');
@@ -50,6 +54,18 @@ export function loginPage(error: string | null, next: string): string {
     esc(safeNext(next)),
   );
 }
+
+/** A day typed in the filter (2026/11/28, 2026年11月28日 …) as `YYYY-MM-DD`; an empty field is no filter. */
+const ZDay = z
+  .string()
+  .max(30)
+  .transform((text, ctx) => {
+    if (text.trim() === '') return undefined;
+    const day = readDay(text);
+    if (day) return `${day.y}-${String(day.m).padStart(2, '0')}-${String(day.d).padStart(2, '0')}`;
+    ctx.addIssue({ code: 'custom', message: 'day' });
+    return z.NEVER;
+  });
 
 const ZAudit = z.object({
   person: z.string().max(100).optional(),
@@ -65,8 +81,8 @@ const ZAudit = z.object({
     .regex(/^[A-Z_]*$/)
     .optional(),
   kind: z.enum(['user_request', 'notification', 'work']).optional(),
-  from: z.string().max(30).optional(),
-  to: z.string().max(30).optional(),
+  from: ZDay.optional(),
+  to: ZDay.optional(),
   before: z.string().max(30).optional(),
   q: z.string().max(100).optional(),
   limit: z.coerce.number().int().min(1).max(200).optional(),
@@ -84,6 +100,12 @@ const AUDIT_FIELDS: Record<string, string> = {
   before: 'ページ',
   q: '本文',
   limit: '件数',
+};
+
+/** What the cost guard did when the daily limit was reached (LLM_COST_LIMIT_ACTION), for the alerts page. */
+const COST_ACTIONS: Record<string, string> = {
+  fallback_model: '安いモデルに切り替えて続けた',
+  refuse: '返答を止めた',
 };
 
 /** Security headers of every admin response: no caching, no framing, scripts from this origin only. */
@@ -126,6 +148,9 @@ export function createAdminRouter(deps: AdminDeps): Router {
   r.get('/admin/assets/uplot.css', (_req, res) => {
     res.type('css').send(UPLOT_CSS);
   });
+  r.get('/admin/assets/format.js', deps.auth.require('api'), (_req, res) => {
+    res.type('js').send(FORMAT);
+  });
   r.get('/admin/assets/admin.js', deps.auth.require('api'), (_req, res) => {
     res.type('js').send(SCRIPT);
   });
@@ -148,10 +173,13 @@ export function createAdminRouter(deps: AdminDeps): Router {
   const auditFilter = (req: Request, res: Response) => {
     const f = ZAudit.safeParse(req.query);
     if (f.success) return f.data;
+    const fields = [...new Set(f.error.issues.map((i) => String(i.path[0])))];
+    const days = fields.filter((k) => k === 'from' || k === 'to');
     res.status(400).json({
-      error:
-        `検索条件を読めませんでした（${f.error.issues.map((i) => AUDIT_FIELDS[String(i.path[0])] ?? '条件').join('・')}）。` +
-        '入力を直して検索し直してください。',
+      error: days.length
+        ? `${days.map((k) => AUDIT_FIELDS[k]).join('と')}は ${DAY_EXAMPLE} のように年/月/日の順で入力してください。`
+        : `検索条件を読めませんでした（${fields.map((k) => AUDIT_FIELDS[k] ?? '条件').join('・')}）。` +
+          '入力を直して検索し直してください。',
     });
     return null;
   };
@@ -177,21 +205,39 @@ export function createAdminRouter(deps: AdminDeps): Router {
     if (!turn) return void res.status(404).json({ error: missing });
     res.json({ turn });
   });
+  // The directory, read-only (the directory file is where it is edited).
+  api.get('/members', async (_req, res) => {
+    res.json({ members: await memberList(deps.db) });
+  });
+  api.get('/rooms', async (_req, res) => {
+    res.json({ rooms: await roomList(deps.db, deps.sql, now()) });
+  });
+  api.get('/policies', async (_req, res) => {
+    res.json({ policies: await policyList(deps.db) });
+  });
   api.get('/members/:id', async (req, res) => {
-    const view = await scopeView(deps.db, deps.sql, { memberId: String(req.params.id) }, now(), deps.timezone);
-    if (!view)
+    const id = String(req.params.id);
+    const [view, profile] = await Promise.all([
+      scopeView(deps.db, deps.sql, { memberId: id }, now(), deps.timezone),
+      memberProfile(deps.db, id),
+    ]);
+    if (!view || !profile)
       return void res
         .status(404)
-        .json({ error: 'この人はディレクトリにいません。監査ログの人の名前から開いてください。' });
-    res.json(view);
+        .json({ error: 'この人はディレクトリにいません。「メンバー」の一覧か監査ログの人の名前から開いてください。' });
+    res.json({ ...view, profile });
   });
   api.get('/rooms/:id', async (req, res) => {
-    const view = await scopeView(deps.db, deps.sql, { roomId: String(req.params.id) }, now(), deps.timezone);
+    const id = String(req.params.id);
+    const [view, profile] = await Promise.all([
+      scopeView(deps.db, deps.sql, { roomId: id }, now(), deps.timezone),
+      roomProfile(deps.db, id),
+    ]);
     if (!view)
       return void res
         .status(404)
-        .json({ error: 'このルームの記録はありません。監査ログのルーム名から開いてください。' });
-    res.json(view);
+        .json({ error: 'このルームの記録はありません。「ルーム」の一覧か監査ログのルーム名から開いてください。' });
+    res.json({ ...view, profile });
   });
   api.get('/pending', async (_req, res) => {
     res.json({ pending: await pendingConfirmations(deps.db, now()) });
@@ -231,7 +277,14 @@ export function createAdminRouter(deps: AdminDeps): Router {
     const rows = await deps.db.adminAlert.findMany({ orderBy: { createdAt: 'desc' }, take: 100 });
     res.json({
       alerts: rows.map((a) => {
-        const lines = alertLines(a.kind as AlertKind, (a.facts ?? {}) as Record<string, string | number>, 0);
+        const facts = { ...((a.facts ?? {}) as Record<string, string | number>) };
+        // Amounts in the page's one cost format, the cost guard's action in words.
+        for (const k of ['spentUsd', 'limitUsd'])
+          if (facts[k] !== undefined && Number.isFinite(Number(facts[k]))) facts[k] = formatCost(facts[k]);
+        const usd = /^([\d.]+) USD$/.exec(String(facts.threshold ?? ''));
+        if (usd) facts.threshold = formatCost(usd[1]);
+        if (facts.action !== undefined) facts.action = COST_ACTIONS[String(facts.action)] ?? String(facts.action);
+        const lines = alertLines(a.kind as AlertKind, facts, 0);
         return {
           id: a.id.toString(),
           createdAt: a.createdAt,

@@ -322,6 +322,204 @@ export function reasonInfo(code: string | null | undefined): CodeInfo | null {
   );
 }
 
+/**
+ * The reason filter's groups: what happened (blocked, denied, asked, failed …), each code in exactly one
+ * (tests/server/admin-labels.test.ts). The page lists the groups in this order, their codes in Japanese order.
+ */
+export const REASON_GROUPS: readonly { label: string; codes: readonly RecordedCode[] }[] = [
+  {
+    label: 'ブロックした',
+    codes: [
+      'G_UNKNOWN_TOOL',
+      'G_TOOL_DISABLED',
+      'G_CONSTITUTION_NO_REASONING',
+      'G_CONSTITUTION_SHORT_REASONING',
+      'G_CONSTITUTION_PERMISSION_CLAIM',
+      'G_NG_PATTERN',
+      'G_CONFIDENTIAL',
+      'G_PERSONAL_IDENTIFIER',
+      'G_DANGEROUS_CRITICAL',
+      'G_POLICY_BLOCK',
+      'G_CONFIDENCE_VERY_LOW',
+      'G_POLICIES_UNAVAILABLE',
+    ],
+  },
+  {
+    label: '権限で断った',
+    codes: [
+      'Z_UNKNOWN_TOOL',
+      'Z_LEVEL_TOO_LOW',
+      'Z_PUBLIC_NO_EFFECTS',
+      'Z_PUBLIC_ROOM',
+      'Z_STRANGER',
+      'Z_OUT_OF_SCOPE_USER',
+      'Z_OUT_OF_SCOPE_DEPARTMENT',
+      'Z_UNKNOWN_TARGET',
+      'Z_UNKNOWN_LEVEL',
+      'Z_TOP_SECRET',
+      'Z_LOOKUP_ERROR',
+      'PERMISSION_DENIED',
+    ],
+  },
+  {
+    label: '確認・質問した',
+    codes: [
+      'G_DANGEROUS_HIGH',
+      'G_DANGEROUS_MEDIUM',
+      'G_TOOL_REQUIRES_CONFIRMATION',
+      'G_POLICY_CONFIRM',
+      'G_CONFIDENCE_LOW',
+      'G_CONFIDENCE_MEDIUM',
+      'G_AMOUNT_HIGH',
+      'G_AMOUNT_VERY_HIGH',
+      'G_RECIPIENTS_MANY',
+      'G_RECIPIENTS_MASS',
+      'G_RECIPIENTS_ALL',
+      'G_DELETE',
+      'G_DELETE_BULK',
+      'G_PARAM_UNFIXABLE',
+      'G_DATE_PAST',
+      'G_DATE_FAR_FUTURE',
+      'G_STRICT_MODE_CONFIRM',
+      'Z_CONFIRM_PERSON',
+      'Z_CONFIRM_ORG_WIDE',
+      'B_CLARIFICATION',
+      'T_CLARIFICATION',
+    ],
+  },
+  {
+    label: '失敗した',
+    codes: [
+      'LLM_UNAVAILABLE',
+      'LLM_RATE_LIMITED',
+      'LLM_TIMEOUT',
+      'LLM_INVALID_OUTPUT',
+      'LLM_NOT_CONFIGURED',
+      'DB_UNAVAILABLE',
+      'SESSION_STATE_UNAVAILABLE',
+      'EXTERNAL_API_FAILED',
+      'VALIDATION_FAILED',
+      'INTERNAL',
+      'T_TOOL_FAILED',
+      'O_GAVE_UP',
+      'O_MAYBE_UNDELIVERED',
+    ],
+  },
+  {
+    label: '上限で控えた',
+    codes: ['LLM_COST_LIMIT', 'BUDGET_EXCEEDED', 'BUDGET_SENDER_MINUTE', 'BUDGET_SENDER_DAY', 'BUDGET_SENDER_COST'],
+  },
+  {
+    label: '確認への答え',
+    codes: [
+      'S_USER_APPROVED',
+      'S_USER_DENIED',
+      'S_SECOND_CONFIRMATION',
+      'S_ANSWER_BEFORE_QUESTION',
+      'S_PENDING_REMINDER',
+      'S_PENDING_EXPIRED',
+      'S_ALREADY_DECIDED',
+      'S_NOT_YOURS',
+      'S_SHADOW_NOT_EXECUTED',
+      'S_CHANGE_RECONFIRM',
+      'S_CLARIFICATION_LOOP_ENDED',
+    ],
+  },
+  {
+    label: '返答・実行した',
+    codes: [
+      'G_OK',
+      'G_REPLY_OK',
+      'G_REPLY_MARKUP_NEUTRALISED',
+      'G_REPLY_UNSUPPORTED_CLAIM',
+      'G_PARAM_FIXED',
+      'Z_OK',
+      'B_TEXT_RESPONSE',
+      'T_EXECUTED',
+      'O_RECONCILED',
+    ],
+  },
+  { label: '通知', codes: ['P_REMINDER', 'P_DEADLINE_REMINDER', 'P_DAILY_DIGEST', 'P_GOAL_CHECKIN'] },
+  {
+    label: 'バックグラウンド処理',
+    codes: [
+      'W_DONE',
+      'W_ERROR',
+      'W_ABANDONED',
+      'W_REQUESTER_LEFT',
+      'W_CONFIRMATION_DECLINED',
+      'W_STEP_FAILED',
+      'W_CANCELLED',
+    ],
+  },
+];
+
+const JAPANESE = new Intl.Collator('ja');
+
+/** The reason filter's options: groups in order, each group's reasons by label in Japanese collation. */
+export function reasonOptions(): { label: string; reasons: { code: string; label: string }[] }[] {
+  return REASON_GROUPS.map((g) => ({
+    label: g.label,
+    reasons: g.codes
+      .map((code) => ({ code, label: REASON_INFO[code].label }))
+      .sort((a, b) => JAPANESE.compare(a.label, b.label)),
+  }));
+}
+
+/** Levels (R-Z1) in words: who they are for and the data they let a person see (src/authorization/scope.ts). */
+export const LEVEL_LABELS: Readonly<Record<number, { label: string; scope: string }>> = {
+  1: { label: '業務委託', scope: '自分の部署のみ' },
+  2: { label: '一般社員', scope: '自分の部署のみ' },
+  3: { label: 'リーダー・課長', scope: '自分の部署と直下の部署' },
+  4: { label: '部長・幹部', scope: '自分の部署と配下のすべての部署' },
+  5: { label: '取締役・管理部', scope: '組織全体（極秘の部署を除く）' },
+  6: { label: '代表・CFO', scope: '組織全体' },
+};
+
+/** Chat services in words. */
+export const PLATFORM_LABELS: Readonly<Record<string, string>> = {
+  chatwork: 'ChatWork',
+  discord: 'Discord',
+  console: 'コンソール',
+};
+
+/** Every tool in a few words, for the policies page (kept complete by tests/server/admin-labels.test.ts). */
+export const TOOL_LABELS: Readonly<Record<string, string>> = {
+  create_task: 'タスクの作成',
+  complete_task: 'タスクの完了',
+  search_tasks: 'タスクの検索',
+  change_task: 'タスクの変更',
+  cancel_task: 'タスクの取り消し',
+  create_reminder: 'リマインダーの作成',
+  list_reminders: 'リマインダーの一覧',
+  cancel_reminder: 'リマインダーの取り消し',
+  create_schedule: '定期リマインドの作成',
+  create_room_schedule: 'ルームへの定期連絡の作成',
+  list_schedules: '定期リマインドの一覧',
+  pause_schedule: '定期リマインドの一時停止',
+  resume_schedule: '定期リマインドの再開',
+  change_schedule: '定期リマインドの変更',
+  cancel_schedule: '定期リマインドの取り消し',
+  snooze_reminder: 'リマインドの先送り',
+  save_memory: 'メモの保存',
+  query_memory: 'メモの検索',
+  delete_memory: 'メモの削除',
+  start_goal_setting: '目標の設定',
+  report_goal_progress: '目標の進み具合の報告',
+  view_goals: '目標の確認',
+  break_goal_into_tasks: '目標をタスクに分解',
+  search_knowledge: '社内資料の検索',
+  set_notice_preference: '定期通知の設定の変更',
+  get_notice_preferences: '定期通知の設定の確認',
+  announce: '複数の人への連絡',
+  lookup_person: '人や部署の検索',
+  team_overview: 'チームの状況',
+  start_work: 'バックグラウンド処理の開始',
+  work_status: 'バックグラウンド処理の進み具合',
+  cancel_work: 'バックグラウンド処理の取り消し',
+  save_artifact: '成果物の保存',
+};
+
 /** Turn kinds (turn_records.kind). */
 export const KIND_LABELS: Readonly<Record<string, string>> = {
   user_request: '会話',
@@ -414,6 +612,7 @@ export function purposeLabel(purpose: string): string {
 export function pageLabels(): Record<string, unknown> {
   return {
     reasons: REASON_INFO,
+    reasonGroups: reasonOptions(),
     kinds: KIND_LABELS,
     decisions: DECISION_TEXT,
     actions: ACTION_LABELS,

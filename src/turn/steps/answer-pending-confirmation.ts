@@ -2,28 +2,22 @@ import { personaMessage } from '../../core/messages';
 import type { TurnContext } from '../../context/types';
 import type { PromptSet } from '../../brain/prompts';
 import type { PendingActionView } from '../../confirmations/types';
-import { decide, need, type TurnStep } from '../turn-state';
+import type { Answered, TurnStep, WithContext } from '../turn-state';
 
 /**
  * Step 9 — the message may answer a pending confirmation (`turn/confirmation-flow.ts`): 「はい」 runs the
  * action (after the Gate checks again), 「いいえ」 cancels, a late or stale click is told what became of it. Such
- * an answer decides the turn; its reply passes the same two checks as a thought's (`keepReplyHonest`,
- * `checkReply`), and nothing new is asked or counted. Otherwise the turn goes on to think — with the pending
- * action the person asked to change as context, and a note to say first when an urgent request cancelled one.
+ * an answer is the turn's decision instead of a thought (`think` passes it on): its reply passes the same two
+ * checks (`keepReplyHonest`, `checkReply`), and nothing new is asked or counted. Otherwise the turn goes on to
+ * think — with the pending action the person asked to change as context, and a note to say first when an urgent
+ * request cancelled one.
  */
-export const answerPendingConfirmation: TurnStep = async (t, d) => {
-  const ctx = need(t.ctx, 'ctx');
-  const actor = need(t.prelude, 'prelude').actor;
-  const session = need(t.session, 'session');
-  const step = await d.confirmations.answer({ msg: t.msg, session, ctx, item: t.item, actor });
-  if (step.kind === 'decided') {
-    const reported = await d.replies.honest(step.decision, ctx);
-    decide(t, d.replies.compose(reported, ctx.language));
-    return;
-  }
+export const answerPendingConfirmation: TurnStep<WithContext, Answered> = async (t, d, next) => {
+  const { ctx, session } = t;
+  const step = await d.confirmations.answer({ msg: t.msg, session, ctx, item: t.item, actor: t.prelude.actor });
+  if (step.kind === 'decided') return next({ ...t, answered: step.decision });
   if (step.modifying) ctx.sections.push(changeRequest(d.prompts, step.modifying));
-  t.modifying = step.modifying;
-  t.prefix = step.prefix;
+  return next({ ...t, answered: null, modifying: step.modifying, prefix: step.prefix });
 };
 
 /** The pending action the person asked to change, as context for the brain's new proposal. */

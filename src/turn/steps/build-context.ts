@@ -3,22 +3,21 @@ import { audienceOf, type Actor } from '../../authorization';
 import type { ContextBuilder, ContextPrefetch } from '../../context/context-builder';
 import type { SenderProfile, TurnContext } from '../../context/types';
 import type { TurnPrelude } from '../turn-store';
-import { need, nowOf, type TurnStep } from '../turn-state';
+import { nowOf, type TurnStep, type WithContext, type WithSession } from '../turn-state';
 
 /**
  * Step 8 — the context: history, summary, profile, persons, tasks, goals, memories, knowledge, as quoted data
  * (`context/`), using the read `openTurn` started beside the first statement when it was for this actor.
  */
-export const buildContext: TurnStep = async (t, d) => {
-  const prelude = need(t.prelude, 'prelude');
-  const prefetched = await need(t.prefetch, 'prefetch');
-  t.ctx = await turnContext(d.contextBuilder, {
+export const buildContext: TurnStep<WithSession, WithContext> = async (t, d, next) => {
+  const ctx = await turnContext(d.contextBuilder, {
     msg: t.msg,
-    actor: prelude.actor,
-    profile: prelude.profile,
+    actor: t.prelude.actor,
+    profile: t.prelude.profile,
     now: nowOf(d),
-    prefetched,
+    prefetched: await t.prefetch,
   });
+  return next({ ...t, ctx });
 };
 
 /**

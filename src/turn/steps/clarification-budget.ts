@@ -1,40 +1,45 @@
 import { personaMessage } from '../../core/messages';
-import { need, type TurnStep } from '../turn-state';
+import type { Thought, TurnStep } from '../turn-state';
 
 /**
  * Step 14 — R-S5: a question back counts a clarification round; after 3 rounds the reply suggests starting over,
- * after 4 the flow ends. Any other decision resets the count.
+ * after 4 the flow ends. Any other decision resets the count. An answer to a pending confirmation counts nothing.
  */
-export const clarificationBudget: TurnStep = async (t, d) => {
-  const decision = need(t.decision, 'decision');
-  const key = need(t.sessionKey, 'sessionKey');
+export const clarificationBudget: TurnStep<Thought> = async (t, d, next) => {
+  const { decision, sessionKey: key } = t;
   const states = d.states;
+  if (!t.thought) return next(t);
   if (decision.kind !== 'clarify') {
-    if (need(t.session, 'session').clarificationRounds > 0) await states.resetClarification(key);
-    return;
+    if (t.session.clarificationRounds > 0) await states.resetClarification(key);
+    return next(t);
   }
   const rounds = await states.bumpClarification(key);
-  const next = clarificationStep(rounds);
-  const lang = need(t.ctx, 'ctx').language;
-  if (next === 'end_flow') {
+  const step = clarificationStep(rounds);
+  const lang = t.ctx.language;
+  if (step === 'end_flow') {
     await states.resetClarification(key);
     const text = personaMessage(d.prompts, 'clarify.ended', lang);
-    t.decision = {
-      ...decision,
-      kind: 'ended',
-      reasonCode: 'S_CLARIFICATION_LOOP_ENDED',
-      decider: 'SYSTEM',
-      reply: { text },
-    };
-    return;
+    return next({
+      ...t,
+      decision: {
+        ...decision,
+        kind: 'ended',
+        reasonCode: 'S_CLARIFICATION_LOOP_ENDED',
+        decider: 'SYSTEM',
+        reply: { text },
+      },
+    });
   }
-  if (next === 'continue') return;
+  if (step === 'continue') return next(t);
   const text = `${decision.reply.text}\n${personaMessage(d.prompts, 'clarify.restart', lang)}`;
-  t.decision = {
-    ...decision,
-    reply: { ...decision.reply, text },
-    notes: { ...decision.notes, clarificationRounds: rounds },
-  };
+  return next({
+    ...t,
+    decision: {
+      ...decision,
+      reply: { ...decision.reply, text },
+      notes: { ...decision.notes, clarificationRounds: rounds },
+    },
+  });
 };
 
 /** At this many clarification rounds the bot suggests starting over (seed 001 loop policy: hitl==3 → plan). */

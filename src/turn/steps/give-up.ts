@@ -4,14 +4,14 @@ import { AppError, asAppError, givingUp } from '../../core/app-error';
 import { ClaimLostError } from '../../queue/work-queue';
 import { turnAudit } from '../turn-audit';
 import type { TurnDecision } from '../turn-decision';
-import type { TurnDeps, TurnState } from '../turn-state';
+import type { Started, TurnDeps } from '../turn-state';
 
 /**
  * The failure path: a step threw. The work queue retries the item; on its last attempt the turn gives up
  * ({@link giveUp}) and the person is told. Returns the error to end this attempt with. Brain and LLM failures
  * never get here (they are decisions with a persona error reply); this is for infrastructure.
  */
-export function turnFailed(t: TurnState, d: TurnDeps, err: unknown): Promise<unknown> | unknown {
+export function turnFailed(t: Started, d: TurnDeps, err: unknown): Promise<unknown> | unknown {
   const { item, log } = t;
   const app = asAppError(err, 'DB_UNAVAILABLE');
   const lastAttempt = item.attempts >= item.maxAttempts;
@@ -27,7 +27,7 @@ export function turnFailed(t: TurnState, d: TurnDeps, err: unknown): Promise<unk
 }
 
 /** Every allowed attempt died mid-turn (a crash, not an error): the turn gives up without thinking again. */
-export function crashedEveryAttempt(t: TurnState): boolean {
+export function crashedEveryAttempt(t: Started): boolean {
   return t.item.attempts > t.item.maxAttempts;
 }
 
@@ -42,7 +42,7 @@ export function crashError(): AppError {
  * person's apology (`src/notices/apology.ts`: it looks at what reached the room first, so nothing is said twice)
  * and the service raises the `work_abandoned` alert (SPEC §5: never silent).
  */
-export async function giveUp(t: TurnState, d: TurnDeps, app: AppError): Promise<AppError> {
+export async function giveUp(t: Started, d: TurnDeps, app: AppError): Promise<AppError> {
   const { msg, log } = t;
   log.error({ errorId: app.errorId, code: app.code }, 'turn gave up: the person is told, the item ends failed');
   const text = personaMessage(d.prompts, `error.${app.code}`, t.language, { errorId: app.errorId });

@@ -1,6 +1,6 @@
 import { personaMessage } from '../../core/messages';
 import { asAppError } from '../../core/app-error';
-import { decide, need, type TurnStep } from '../turn-state';
+import { decide, type Opened, type TurnStep, type WithSession } from '../turn-state';
 
 /**
  * Step 7 — the session (pending confirmations), from what the first statement read: the state manager makes the
@@ -8,17 +8,16 @@ import { decide, need, type TurnStep } from '../turn-state';
  * failure stops the turn (R-X2): without it an answer could be misread, so nothing is executed and the person is
  * told.
  */
-export const loadSession: TurnStep = async (t, d) => {
-  const prelude = need(t.prelude, 'prelude');
-  const key = { platform: t.msg.platform, roomId: t.msg.roomId, accountId: t.msg.senderAccountId };
-  t.sessionKey = key;
+export const loadSession: TurnStep<Opened, WithSession> = async (t, d, next) => {
+  const sessionKey = { platform: t.msg.platform, roomId: t.msg.roomId, accountId: t.msg.senderAccountId };
+  let session;
   try {
-    t.session = await d.states.getSession(key, prelude.session);
+    session = await d.states.getSession(sessionKey, t.prelude.session);
   } catch (err) {
     const app = asAppError(err, 'SESSION_STATE_UNAVAILABLE');
     t.log.error({ errorId: app.errorId, err: app.message }, 'session state unavailable; nothing executed');
     const text = personaMessage(d.prompts, 'error.SESSION_STATE_UNAVAILABLE', t.language, { errorId: app.errorId });
-    decide(t, {
+    return decide(t, {
       kind: 'error',
       reasonCode: 'SESSION_STATE_UNAVAILABLE',
       decider: 'SYSTEM',
@@ -27,4 +26,5 @@ export const loadSession: TurnStep = async (t, d) => {
       error: { errorId: app.errorId, category: 'SYSTEM' },
     });
   }
+  return next({ ...t, session, sessionKey });
 };

@@ -1,10 +1,10 @@
 import { personaMessage } from '../../core/messages';
-import { decide, type TurnStep } from '../turn-state';
+import { decide, type Opened, type TurnStep } from '../turn-state';
 
 /** Step 6 — no model configured (no ANTHROPIC_API_KEY): a setup hint instead of thinking. */
-export const noModel: TurnStep = (t, d) => {
-  if (d.llmConfigured) return;
-  decide(t, {
+export const noModel: TurnStep<Opened> = async (t, d, next) => {
+  if (d.llmConfigured) return next(t);
+  return decide(t, {
     kind: 'error',
     reasonCode: 'LLM_NOT_CONFIGURED',
     decider: 'SYSTEM',

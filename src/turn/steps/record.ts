@@ -1,17 +1,15 @@
 import type { InboundMessage } from '../../core/chat';
 import { turnAudit } from '../turn-audit';
 import { DECISION_LABELS, type TurnDecision } from '../turn-decision';
-import { need, nowOf, type TurnDeps, type TurnStep } from '../turn-state';
+import { nowOf, type AfterDecision, type Replied, type TurnDeps } from '../turn-state';
 
 /**
  * Record (always runs once the turn is decided) — one statement marks the reply sent, stores the bot's message in
  * the history, the turn record and its LLM usage, enqueues a summary or a self-critique when due, and completes
  * the work item (`TurnStore.close`).
  */
-export const record: TurnStep = async (t, d) => {
-  const { msg, item } = t;
-  const decision = need(t.decision, 'decision');
-  const text = need(t.replyText, 'replyText');
+export const record: AfterDecision<Replied, never> = async (t, d) => {
+  const { msg, item, decision, replyText: text } = t;
   const turn = d.recorder.prepare(
     turnAudit(decision, {
       id: t.turnId,
@@ -19,7 +17,7 @@ export const record: TurnStep = async (t, d) => {
       platform: msg.platform,
       roomId: msg.roomId,
       accountId: msg.senderAccountId,
-      memberId: need(t.prelude, 'prelude').actor.memberId,
+      memberId: t.prelude.actor.memberId,
       workItemId: item.id,
       input: msg.text,
       finalReply: text,
@@ -31,15 +29,14 @@ export const record: TurnStep = async (t, d) => {
   const summarize = decision.brain?.model !== undefined && decision.brain.model !== null;
   const critique = sampleCritique(d, t.turnId, msg, decision);
   const enqueue = critique ? [critique] : [];
-  const sent = t.sent ?? null;
-  const posted = t.posted ?? null;
+  const { sent, posted } = t;
   const outcome = await d.store.close({ msg, sent, history, turn, item, posted, summarize, enqueue });
   if (outcome.summaryEnqueued) d.onSummaryEnqueued?.();
   if (outcome.enqueued > 0) d.critic?.enqueued();
   turn.observe();
   const ms = Math.round(performance.now() - t.started);
   t.log.info({ decision: DECISION_LABELS[decision.kind], reasonCode: decision.reasonCode, ms }, 'turn done');
-  t.outcome = { completed: outcome.completed };
+  return { completed: outcome.completed };
 };
 
 /**

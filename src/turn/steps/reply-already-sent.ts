@@ -1,6 +1,4 @@
-import { need, type TurnStep } from '../turn-state';
+import { FINISHED, type Opened, type TurnStep } from '../turn-state';
 
 /** Step 2 — a retry after a crash that happened after the reply went out: nothing more to do (not even record). */
-export const replyAlreadySent: TurnStep = (t) => {
-  if (need(t.prelude, 'prelude').alreadySent) t.finished = true;
-};
+export const replyAlreadySent: TurnStep<Opened> = async (t, _d, next) => (t.prelude.alreadySent ? FINISHED : next(t));
