@@ -114,6 +114,8 @@ export function decide(
       senderName: p.actor.name ?? undefined,
       now: p.ctx.now,
       timezone: p.ctx.org.timezone,
+      // The organisation's business calendar, as the proposal stage gives it (closing days such as 年末年始).
+      calendar: { closingDays: p.ctx.org.closingDays ?? [] },
     },
   });
   const auth = authorize({

@@ -6,6 +6,7 @@
  */
 import { isAllWord } from '../src/guardian/param-values';
 import { MEMBER_ROLES } from '../src/authorization/person-scope';
+import type { BusinessCalendar } from '../src/core/business-calendar';
 import { resolveDate } from '../src/guardian';
 import type { ParamRole, ToolMeta } from '../src/tools/types';
 import { acceptable, type EvalCase, type Outcome, type ParamExpectation } from './cases';
@@ -39,6 +40,8 @@ export interface ScoreFacts {
   memberWords: (memberId: string) => string[];
   now: Date;
   timezone: string;
+  /** The organisation's business calendar (its closing days), on which relative dates are read. */
+  calendar: BusinessCalendar;
 }
 
 export interface Score {
@@ -244,12 +247,12 @@ function personMatches(want: ParamExpectation, got: unknown, readings: PersonRea
 
 function dateMatches(want: ParamExpectation, got: unknown, f: ScoreFacts): boolean {
   if (typeof got !== 'string') return false;
-  const g = resolveDate(got, f.now, f.timezone);
+  const g = resolveDate(got, f.now, f.timezone, f.calendar);
   if (!g.ok) return false;
   const options =
     typeof want === 'object' && !Array.isArray(want) && 'oneOf' in want ? want.oneOf.map(String) : [String(want)];
   return options.some((w) => {
-    const e = resolveDate(w, f.now, f.timezone);
+    const e = resolveDate(w, f.now, f.timezone, f.calendar);
     return e.ok && e.date === g.date && (e.time === undefined || e.time === g.time);
   });
 }

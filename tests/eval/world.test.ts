@@ -1,5 +1,7 @@
 import { handlers } from '../../handlers';
 import { parseCaseFile, type EvalCase } from '../../eval/cases';
+import { decide } from '../../eval/offline';
+import { scoreCase } from '../../eval/score';
 import { BOT_NAME, openWorld, type World } from '../../eval/world';
 import { ToolRegistry } from '../../src/tools/registry';
 
@@ -18,12 +20,13 @@ const unaddressed = (text: string) => text.replace(/^Hishoさん\n/, '');
 
 describe('the eval world', () => {
   let world: World;
+  const registry = new ToolRegistry(handlers);
 
   beforeAll(async () => {
     world = await openWorld({
       databaseUrl: process.env.HISHO_TEST_SERVER_URL!,
       slots: 1,
-      registry: new ToolRegistry(handlers),
+      registry,
       defaultUserLevel: 2,
       botNames: [BOT_NAME],
     });
@@ -72,5 +75,49 @@ ${lines.map((l) => `    ${l}`).join('\n')}
       '質問10',
       '答え11ウル',
     ]);
+  }, 30000);
+
+  it('reads dates on the organisation’s business calendar, its year-end closing included (issue 40)', async () => {
+    // Friday 12/25: the service's 「3営業日後」 skips 12/29–1/3 (年末年始休業) → 1/5, not the national 12/30.
+    const c = oneCase(`
+cases:
+  - id: closing-days
+    now: 2026-12-25T10:00:00+09:00
+    message: 見積書の送付を田中太郎さんにお願い、3営業日後まで
+    expect:
+      outcome: tool
+      tool: create_task
+      params: { assignee: tanaka-taro, title: 見積書の送付, due: 2027-01-05 }
+      verdict: { guardian: ALLOW, auth: ALLOWED }
+`);
+    const p = await world.slots[0]!.prepare(c);
+    const proposal = {
+      id: 'toolu_1',
+      toolName: 'create_task',
+      parameters: { assignee: '田中太郎', title: '見積書の送付', due: '3営業日後' },
+    };
+    const v = decide(p, registry, proposal, { overall: 0.9, intent: 0.9, parameters: 0.9 });
+    expect(v.guardian.modifiedParameters).toMatchObject({ due: '2027-01-05' });
+    // A date the scorer reads itself is read on the same calendar.
+    const observed = {
+      kind: 'tool' as const,
+      proposals: [
+        {
+          tool: 'create_task',
+          params: proposal.parameters,
+          guardian: { action: 'ALLOW', reasonCode: 'G_OK' },
+          auth: { result: 'ALLOWED', reasonCode: 'Z_OK' },
+          persons: { assignee: [{ status: 'found' as const, memberId: 'tanaka-taro' }] },
+        },
+      ],
+    };
+    const facts = {
+      meta: (t: string) => registry.meta(t),
+      memberWords: (id: string) => [id],
+      now: p.ctx.now,
+      timezone: p.ctx.org.timezone,
+      calendar: { closingDays: p.ctx.org.closingDays ?? [] },
+    };
+    expect(scoreCase(c, observed, facts)).toMatchObject({ pass: true, date: true });
   }, 30000);
 });
