@@ -101,14 +101,17 @@ export interface ChangeRequest {
   byMemberId: string | null;
   idempotencyKey: string;
   at: Date;
-  /** Tell the task's giver that its due date moved: where (the room they gave it in) and when (after quiet hours). */
-  notifyGiver?: { platform: Platform; roomId: string; runAt: Date };
+  /**
+   * Tell the task's giver that its due date moved: where (the room they gave it in) and, in their quiet hours, when
+   * they end (null: at once).
+   */
+  notifyGiver?: { platform: Platform; roomId: string; runAt: Date | null };
 }
 
-/** Enqueues the giver's notice of a change ($1 payload, $2 ordering key, $3 dedupe key, $4 run at, UTC). */
+/** Enqueues the giver's notice of a change ($1 payload, $2 ordering key, $3 dedupe key, $4 run at or null: now). */
 const GIVER_NOTICE_SQL = `WITH ${enqueueSelectCte(
   'q',
-  `SELECT 'notification', $1::jsonb, $2::text, $3::text, 3, $4::timestamptz AT TIME ZONE 'UTC'`,
+  `SELECT 'notification', $1::jsonb, $2::text, $3::text, 3, coalesce($4::timestamptz AT TIME ZONE 'UTC', now())`,
   { runAt: true },
 )} SELECT 1`;
 
@@ -155,7 +158,7 @@ export async function applyChange(db: Db, r: ChangeRequest): Promise<{ change: T
           JSON.stringify(payload),
           ordering,
           taskDueNoticeKey(created.id),
-          n.runAt.toISOString(),
+          n.runAt?.toISOString() ?? null,
         );
       }
       return created;

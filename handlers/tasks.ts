@@ -430,8 +430,11 @@ const changeOut = z.object({
   chatworkNote: z.string().nullable(),
   /** True when an earlier attempt of this call made the change (a retried turn). */
   alreadyChanged: z.boolean(),
-  /** Who gave the task and will be told that its due date moved (null: nobody is told). */
-  giverTold: z.string().nullable(),
+  /**
+   * Who gave the task and is being told that its due date moved (null: nobody). A reply may say so: a call whose
+   * output names whom it notified supports 「伝えておきます」 (src/turn/reply.ts).
+   */
+  notified: z.string().nullable(),
 });
 
 /** A stored ChatWork outcome as the model hears it (`pending`: an attempt was interrupted, so it is unknown). */
@@ -465,7 +468,7 @@ async function changeOutput(ctx: ToolContext, change: TaskChange, alreadyChanged
     chatwork: sync,
     chatworkNote: changeNote(sync, 'change', oldLeftOpen),
     alreadyChanged,
-    giverTold: await giverTold(db, ctx.orgId, change),
+    notified: await giverTold(db, ctx.orgId, change),
   };
 }
 
@@ -497,13 +500,12 @@ async function giverNotice(
     db.organization.findUnique({ where: { id: ctx.orgId } }),
   ]);
   if (!giver?.active) return {};
-  const now = ctx.now();
   const quiet = parseQuietHours(giver.quietHours ?? org?.quietHours);
   const room =
     task.platform && task.roomId
       ? { platform: task.platform as Platform, roomId: task.roomId }
       : { platform: ctx.platform as Platform, roomId: ctx.roomId };
-  return { notifyGiver: { ...room, runAt: quietUntil(now, quiet, ctx.timezone) ?? now } };
+  return { notifyGiver: { ...room, runAt: quietUntil(ctx.now(), quiet, ctx.timezone) } };
 }
 
 /** `change_task`: a task's due date, title or assignee (mirrored on ChatWork by completing and re-creating). */

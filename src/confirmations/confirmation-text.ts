@@ -220,13 +220,21 @@ export function closedQuestionNote(p: PromptSet, state: AnswerState, lang: Langu
   return personaMessage(p, key, lang);
 }
 
-/** The title of what an executed action made (a task's, a reminder's text…), when its result names one. */
-function resultTitle(result: unknown): string | null {
+/**
+ * The title of what an executed action made (a task's, a reminder's text…), when its result names one, at its top
+ * or one level down (`{ schedule: { text } }`).
+ */
+function resultTitle(result: unknown, depth = 0): string | null {
   if (!result || typeof result !== 'object') return null;
   const r = result as Record<string, unknown>;
   for (const k of ['title', 'text', 'message']) {
     const v = r[k];
     if (typeof v === 'string' && v.trim()) return v.trim().slice(0, 80);
+  }
+  if (depth > 0) return null;
+  for (const v of Object.values(r)) {
+    const inner = Array.isArray(v) ? null : resultTitle(v, depth + 1);
+    if (inner) return inner;
   }
   return null;
 }

@@ -57,7 +57,7 @@ describe('a due date moved by the assignee', () => {
     );
 
     // The reply is written knowing who will be told (never claiming a notice that was not queued).
-    expect(JSON.stringify(p.brain.asked.at(-1)!.continuation)).toContain('giverTold\\":\\"鈴木健二');
+    expect(JSON.stringify(p.brain.asked.at(-1)!.continuation)).toContain('notified\\":\\"鈴木健二');
     const queued = await noticesOf(roomId);
     expect(queued).toHaveLength(1);
     const notice = await p.queue.claim(['notification']);
