@@ -4,7 +4,7 @@
  * verdicts from the real Guardian and the real AuthorizationGate in the case's situation.
  */
 import { z } from 'zod';
-import { authorize } from '../src/authorization';
+import { authorize, handledTopics, resolveReferences, type UnresolvedReference } from '../src/authorization';
 import type { Confidence, Reasoning, ToolProposal } from '../src/core/proposal';
 import { defaultGuardianConfig, evaluateProposal, type GuardianVerdict } from '../src/guardian';
 import type { AuthDecision } from '../src/authorization';
@@ -140,6 +140,10 @@ function paramProblems(def: ToolDefinition, params: Record<string, unknown>): st
 export interface Verdicts {
   guardian: GuardianVerdict;
   auth: AuthDecision;
+  /** The parameters the Gate checked: the Guardian's fixes, department names read as ids. */
+  parameters: Record<string, unknown>;
+  /** Names the directory does not know: the service asks who is meant instead of deciding (issue 40). */
+  unresolved: UnresolvedReference[];
 }
 
 /** Runs one proposal through the real Guardian and (with the Guardian's fixes applied) the real Gate. */
@@ -151,6 +155,9 @@ export function decide(
   reasoning: Reasoning = EVAL_REASONING,
 ): Verdicts {
   const tool = registry.meta(proposal.toolName);
+  const raw = isRecord(proposal.parameters) ? proposal.parameters : {};
+  // As the proposal stage does: who the call names is read against the directory before either layer decides.
+  const named = resolveReferences(tool, raw, p.directory, p.actor);
   const guardian = evaluateProposal({
     proposal,
     tool,
@@ -165,15 +172,23 @@ export function decide(
       timezone: p.ctx.org.timezone,
       // The organisation's business calendar, as the proposal stage gives it (closing days such as 年末年始).
       calendar: { closingDays: p.ctx.org.closingDays ?? [] },
+      namesOthers: named.namesOthers,
+      senderHandles: handledTopics(p.actor, p.directory),
     },
   });
+  const modified = guardian.modifiedParameters ?? raw;
+  const refs = resolveReferences(tool, isRecord(modified) ? modified : {}, p.directory, p.actor);
   const auth = authorize({
     actor: p.actor,
     tool,
-    proposal: { ...proposal, parameters: guardian.modifiedParameters ?? proposal.parameters },
+    proposal: { ...proposal, parameters: refs.parameters },
     directory: p.directory,
   });
-  return { guardian, auth };
+  return { guardian, auth, parameters: refs.parameters, unresolved: refs.unresolved };
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** Problems that need the case's situation: verdict mismatches, tools not offered, unknown candidates. */

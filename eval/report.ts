@@ -18,6 +18,8 @@ export interface CaseResult {
   costUsd: number;
   calls: number;
   retries: string[];
+  /** The model's tool searches before its decision (what it asked for, what was loaded). */
+  searches?: { query: string; found: string[] }[];
   durationMs: number;
 }
 
@@ -149,6 +151,11 @@ export function formatReport(r: RunReport): string[] {
     `tokens: input ${int(t.inputTokens)} · output ${int(t.outputTokens)} · cache write ${int(t.cacheWriteTokens)}` +
       ` · cache read ${int(t.cacheReadTokens)} (cache reads are ${share(t.cacheReadShare)} of prompt tokens)`,
   );
+  const searched = r.cases.filter((c) => (c.searches ?? []).length > 0);
+  if (searched.length > 0) {
+    const n = searched.reduce((a, c) => a + c.searches!.length, 0);
+    lines.push(`tool searches: ${n} in ${searched.length} of ${r.total.n} cases (each one more model call)`);
+  }
   const perCase = r.total.n > 0 ? `$${(r.costUsd / r.total.n).toFixed(4)} per case` : 'no cases';
   lines.push(`cost: $${r.costUsd.toFixed(4)} (${perCase})`);
   return lines;

@@ -25,6 +25,7 @@ import { CaseFileError, loadCases, type EvalCase } from './cases';
 import { decide, situationProblems, structuralProblems } from './offline';
 import { buildReport, formatReport, saveReport, type CaseResult, type RunReport } from './report';
 import { scoreCase, type Observed, type ObservedProposal, type PersonReading } from './score';
+import { caseSearch, formatRecall, type CaseSearch } from './tool-search';
 import { BOT_NAME, EVAL_ORG, openWorld, type PreparedCase, type Slot } from './world';
 
 const NAMED_PERSON_ROLES: ReadonlySet<string> = new Set(MEMBER_ROLES);
@@ -106,6 +107,7 @@ export async function runEval(o: EvalOptions): Promise<EvalOutcome> {
         `service's own code — cacheable prefix ${checked.prefixShare.toFixed(1)}% of request characters ` +
         'on average).',
     );
+    for (const line of formatRecall(checked.searches)) o.log(line);
     if (!online) {
       o.log(
         config.ANTHROPIC_API_KEY
@@ -153,7 +155,7 @@ async function checkSituations(
   registry: ToolRegistry,
   prompts: PromptSet,
   config: Readonly<Env>,
-): Promise<{ problems: string[]; failing: number; proposals: number; prefixShare: number }> {
+): Promise<{ problems: string[]; failing: number; proposals: number; prefixShare: number; searches: CaseSearch[] }> {
   const results = await eachInSlots(cases, slots, async (c, slot) => {
     let p: PreparedCase;
     try {
@@ -163,22 +165,31 @@ async function checkSituations(
         problems: [`${c.file} case ${c.id}: the situation cannot be built: ${(err as Error).message}`],
         proposals: 0,
         share: 0,
+        search: null,
       };
     }
     const req = toAnthropicRequest(decisionRequest(prompts, p.input, config.ANTHROPIC_MODEL, config.LLM_MAX_TOKENS));
-    // The cacheable prefix is the tools and the whole (stable) system block; everything else is in the messages.
-    const prefix = JSON.stringify(req.tools).length + req.system.reduce((n, b) => n + b.text.length, 0);
+    // The cacheable prefix is the loaded tools and the whole (stable) system block; the deferred tools are sent but
+    // not in the prompt until a search loads them; everything else is in the messages.
+    const loaded = req.tools.filter((t) => !t.defer_loading);
+    const prefix = JSON.stringify(loaded).length + req.system.reduce((n, b) => n + b.text.length, 0);
     const total = prefix + JSON.stringify(req.messages).length;
     const proposals = [c.expect, ...c.expect.alsoAccept].filter(
       (x) => x.outcome === 'tool' || (x.outcome === 'refuse' && x.unsafe),
     ).length;
-    return { problems: situationProblems(c, p, registry), proposals, share: (prefix / total) * 100 };
+    return {
+      problems: situationProblems(c, p, registry),
+      proposals,
+      share: (prefix / total) * 100,
+      search: caseSearch(c, p),
+    };
   });
   return {
     problems: results.flatMap((r) => r.problems),
     failing: results.filter((r) => r.problems.length > 0).length,
     proposals: results.reduce((a, r) => a + r.proposals, 0),
     prefixShare: results.reduce((a, r) => a + r.share, 0) / results.length,
+    searches: results.flatMap((r) => (r.search ? [r.search] : [])),
   };
 }
 
@@ -216,9 +227,12 @@ async function askModel(
     let usage = { ...ZERO };
     let calls = 0;
     let retries: string[] = [];
+    let searches: CaseResult['searches'] = [];
     try {
+      // The decision after any tool search the model made (the brain answers find_tools and asks again).
       const d = await brain.decide(p.input);
       ({ usage, calls, retries } = sumCalls(d.calls, d.retries));
+      searches = d.searches ?? [];
       observed = await observe(d.output, p, registry);
     } catch (err) {
       const app = asAppError(err);
@@ -230,8 +244,10 @@ async function askModel(
     const durationMs = Math.round(performance.now() - t0);
     done++;
     const why = score.pass ? '' : ` (expected ${score.expected}: ${score.notes.join('; ')})`;
+    const found = searches.map((x) => `«${x.query.slice(0, 40)}» → ${x.found.join(', ') || 'nothing'}`);
+    const searched = found.length > 0 ? `  searched ${found.join('; ')}` : '';
     const head = `[${String(done).padStart(3)}/${cases.length}] ${c.id.padEnd(24)} ${score.pass ? 'pass' : 'FAIL'}`;
-    o.log(`${head}  ${score.got}${why} ${(durationMs / 1000).toFixed(1)} s`);
+    o.log(`${head}  ${score.got}${why} ${(durationMs / 1000).toFixed(1)} s${searched}`);
     return {
       id: c.id,
       category: c.category,
@@ -243,6 +259,7 @@ async function askModel(
       costUsd: costOf(model, usage, calls),
       calls,
       retries,
+      searches,
       durationMs,
     };
   });
@@ -297,7 +314,10 @@ async function observe(out: BrainOutput, p: PreparedCase, registry: ToolRegistry
   const proposals: ObservedProposal[] = [];
   for (const prop of out.proposals) {
     const v = decide(p, registry, prop, out.confidence, out.reasoning);
-    const params = v.guardian.modifiedParameters ?? prop.parameters;
+    // A name the directory does not know: the model is told and the person is asked who is meant (issue 40).
+    if (v.guardian.action !== 'BLOCK' && v.unresolved.length > 0)
+      return { kind: 'clarify', question: `(who is meant: ${v.unresolved[0]!.ref})`, options: v.unresolved[0]!.near };
+    const params = v.parameters;
     const persons: Record<string, PersonReading[]> = {};
     for (const [name, role] of Object.entries(registry.meta(prop.toolName)?.paramRoles ?? {})) {
       // Every parameter that names a member (the person-scope roles; `task` names a task, not a person).

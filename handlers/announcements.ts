@@ -27,7 +27,13 @@ export const announce = defineTool({
   description:
     'Post one announcement in this room mentioning the given people (names or member ids) or everyone ' +
     '(recipients: "all"), only when the sender explicitly asks. Posted as written: polite, self-contained.',
-  triggerExamples: ['田中さんと鈴木さんに明日の会議は10時からと伝えて', '全員に今日は17時で閉めますとアナウンスして'],
+  triggerExamples: [
+    '田中さんと鈴木さんに明日の会議は10時からと伝えて',
+    '全員に今日は17時で閉めますとアナウンスして',
+    'みんなに周知して：来週から入館証が新しくなります',
+    '資料の置き場所を営業部のみんなに共有しておいて',
+    'Tell everyone the office closes early today',
+  ],
   input: z.object({
     recipients: z
       .union([z.literal('all'), z.array(z.string().trim().min(1).max(100)).min(1).max(50)])

@@ -28,7 +28,12 @@ export const lookupPerson = defineTool({
   description:
     `Find who someone is or who is in a department: members by id, name, alias (e.g. 田中さん) or ` +
     `department name; at most ${LOOKUP_LIMIT} active members with id, name, aliases, department and title.`,
-  triggerExamples: ['田中さんって誰？', '東京営業課のメンバーは？', '佐藤部長の部署を教えて'],
+  triggerExamples: [
+    '田中さんって誰？',
+    '東京営業課のメンバーは？',
+    '佐藤部長の部署を教えて',
+    'Who is in the sales team?',
+  ],
   effects: [],
   risk: 'none',
   requiredLevel: 1,
@@ -55,7 +60,16 @@ export const lookupPerson = defineTool({
     const [members, departments] = await Promise.all([
       db.member.findMany({
         where: { orgId: ctx.orgId, active: true },
-        select: { id: true, name: true, aliases: true, reading: true, romaji: true, departmentId: true, title: true },
+        select: {
+          id: true,
+          name: true,
+          aliases: true,
+          reading: true,
+          romaji: true,
+          dictionaryReading: true,
+          departmentId: true,
+          title: true,
+        },
         orderBy: { id: 'asc' },
       }),
       db.department.findMany({

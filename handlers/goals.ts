@@ -67,7 +67,11 @@ export const startGoalSetting = defineTool({
   description:
     'Start a goal for the sender. Returns nextQuestions (Japanese) to ask one at a time (why it ' +
     'matters, what success looks like, the first step); later break_goal_into_tasks.',
-  triggerExamples: ['今期の目標を立てたい', '3月までに新規顧客を10社獲得する目標を設定して'],
+  triggerExamples: [
+    '今期の目標を立てたい',
+    '3月までに新規顧客を10社獲得する目標を設定して',
+    'I want to set a goal for this quarter',
+  ],
   input: z.object({
     title: z.string().trim().min(1).max(200).describe('Short goal title.'),
     description: z.string().trim().max(2000).optional().describe('Why / what success looks like, if already known.'),
@@ -127,7 +131,11 @@ export const reportGoalProgress = defineTool({
   description:
     "Record a progress update on one of the sender's own goals (replaces the previous note; dated). " +
     'Returns the goal with its completion rate.',
-  triggerExamples: ['新規顧客の目標、今3社まで来たよ', '目標の進捗を報告したい'],
+  triggerExamples: [
+    '新規顧客の目標、今3社まで来たよ',
+    '目標の進捗を報告したい',
+    'Progress on my goal: 3 of 10 clients signed',
+  ],
   input: z.object({
     goal_id: z.string().trim().min(1).max(100),
     note: z.string().trim().min(1).max(1000).describe('What has happened since the last update.'),
@@ -163,7 +171,7 @@ export const viewGoals = defineTool({
   description:
     "Show goals with their completion rate (done / linked tasks, null without tasks): the sender's, or " +
     "a member's in the sender's scope. Active goals unless include_closed.",
-  triggerExamples: ['私の目標の進み具合は？', '田中さんの目標を見せて'],
+  triggerExamples: ['私の目標の進み具合は？', '田中さんの目標を見せて', 'How are my goals going?'],
   input: z.object({
     member: z
       .string()
@@ -226,7 +234,11 @@ export const breakGoalIntoTasks = defineTool({
   description:
     "Break one of the sender's own goals into 1..10 concrete tasks (ideally 5..10) for its owner, " +
     'linked so that they count towards its completion rate.',
-  triggerExamples: ['この目標をタスクに分解して', '目標の達成に向けてやることを登録して'],
+  triggerExamples: [
+    'この目標をタスクに分解して',
+    '目標の達成に向けてやることを登録して',
+    'Break my goal down into tasks',
+  ],
   input: z.object({
     goal_id: z.string().trim().min(1).max(100),
     tasks: z

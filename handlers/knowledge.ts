@@ -18,7 +18,13 @@ export const searchKnowledgeTool = defineTool({
   description:
     "Search the company's documents (rules, procedures, FAQ) when the context's passages do not answer. " +
     `Up to ${KNOWLEDGE_SEARCH_LIMIT} passages with titles; cite the title you used.`,
-  triggerExamples: ['経費精算の締め日はいつ？', '有給休暇は何日前に申請すればいい？', '社内FAQで VPN の設定を調べて'],
+  triggerExamples: [
+    '経費精算の締め日はいつ？',
+    '有給休暇は何日前に申請すればいい？',
+    '社内FAQで VPN の設定を調べて',
+    '就業規則ではどうなってる？',
+    'What does the handbook say about remote work?',
+  ],
   effects: [],
   risk: 'none',
   requiredLevel: 1,

@@ -232,7 +232,7 @@ export const deleteMemory = defineTool({
   description:
     'Forget memories by id (from query_memory): those the sender saved or that are about them; ' +
     'other ids are left untouched and reported as not deleted.',
-  triggerExamples: ['コーヒー派っていうのは忘れて', 'さっきのメモを削除して'],
+  triggerExamples: ['コーヒー派っていうのは忘れて', 'さっきのメモを削除して', 'Forget what I told you about lunch'],
   input: z.object({
     memory_ids: z.array(z.string().trim().min(1).max(100)).min(1).max(50).describe('Ids of the memories to delete.'),
   }),

@@ -71,7 +71,7 @@ export const setNoticePreference = defineTool({
 export const getNoticePreferences = defineTool({
   name: 'get_notice_preferences',
   description: 'Show which proactive notices the sender receives (daily_digest, deadline_reminder, goal_checkin).',
-  triggerExamples: ['定期通知の設定はどうなってる？', '朝のまとめは届く設定？'],
+  triggerExamples: ['定期通知の設定はどうなってる？', '朝のまとめは届く設定？', 'Which notices do I get?'],
   effects: [],
   risk: 'none',
   requiredLevel: 1,

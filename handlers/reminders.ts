@@ -140,7 +140,7 @@ export const createReminder = defineTool({
 export const listReminders = defineTool({
   name: 'list_reminders',
   description: `List the sender's scheduled (not yet sent) reminders, soonest first, at most ${LIST_LIMIT}.`,
-  triggerExamples: ['リマインダーの一覧を見せて', '設定したリマインドは？'],
+  triggerExamples: ['リマインダーの一覧を見せて', '設定したリマインドは？', 'What reminders have I set?'],
   effects: [],
   risk: 'none',
   requiredLevel: 1,
@@ -192,7 +192,11 @@ function tooLate(status: string): ToolError | null {
 export const cancelReminder = defineTool({
   name: 'cancel_reminder',
   description: "Cancel one of the sender's own scheduled reminders by its id (from list_reminders).",
-  triggerExamples: ['明日のリマインドはやっぱり取り消して', 'さっきのリマインダーをキャンセルして'],
+  triggerExamples: [
+    '明日のリマインドはやっぱり取り消して',
+    'さっきのリマインダーをキャンセルして',
+    'Cancel my reminder for tomorrow',
+  ],
   effects: ['db.reminder_update'],
   effectKind: 'cancel',
   risk: 'none',

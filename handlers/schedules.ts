@@ -9,6 +9,7 @@
 import { z } from 'zod';
 import { readClosingDays, type BusinessCalendar } from '../src/core/business-calendar';
 import { zonedParts } from '../src/core/zoned-time';
+import { matchDepartments } from '../src/authorization/names';
 import type { Db } from '../src/db/prisma';
 import {
   anchorRule,
@@ -42,30 +43,28 @@ const DEFAULT_LIMITS = { perMember: 20, perRoom: 50 };
 const SNOOZE_WINDOW_MS = 12 * 3_600_000;
 
 /**
- * The rule as the model fills it: one flat object (a small schema in every request's cached prefix: bounds and the
- * details of each kind are left to {@link checkedRule}, which checks it against the rule set of
- * src/scheduler/recurrence.ts and says what to fix); intervals of 30 minutes and up.
+ * The rule as the model fills it: one flat object, checked against the rule set of src/scheduler/recurrence.ts by
+ * {@link checkedRule} (bounds included; it says what to fix); intervals of 30 minutes and up. The schema gives the
+ * fields and their values only: what each means (freq, `weeks`, `day` / `nth` / `bday`, `start`, `from` / `until` /
+ * `on`, weekdays vs business_days, the holiday default) is said once, in the system prompt ("Recurring rules"), not
+ * in each of the three tools that take a rule.
  */
 const hhmm = z.string().trim().max(5);
-const int = z.number();
+const num = z.number();
 const ruleInput = z.object({
   freq: z.enum(['daily', 'weekdays', 'business_days', 'weekly', 'monthly', 'interval']),
-  time: hhmm.optional().describe('HH:MM local'),
-  days: z.array(z.enum(WEEKDAY_CODES)).max(7).optional().describe('weekly'),
-  weeks: int.optional().describe('every N weeks; 隔週=2'),
-  day: listOf(z.union([int, z.literal('last')]))
-    .optional()
-    .describe('monthly; last=月末'),
-  nth: listOf(z.object({ n: int, weekday: z.enum(WEEKDAY_CODES) }))
-    .optional()
-    .describe('monthly 第n曜日; n=-1 last'),
-  bday: int.optional().describe('monthly Nth business day; -1=last'),
-  everyMinutes: int.optional().describe('interval, 30+'),
+  time: hhmm.optional(),
+  days: z.array(z.enum(WEEKDAY_CODES)).max(7).optional(),
+  weeks: num.optional(),
+  day: listOf(z.union([num, z.literal('last')])).optional(),
+  nth: listOf(z.object({ n: num, weekday: z.enum(WEEKDAY_CODES) })).optional(),
+  bday: num.optional(),
+  everyMinutes: num.optional(),
   from: hhmm.optional(),
   until: hhmm.optional(),
   on: z.enum(['every_day', 'weekdays', 'business_days']).optional(),
-  holiday: z.enum(['skip', 'previous', 'next', 'ignore']).optional().describe('previous/next=前/翌営業日'),
-  start: z.string().trim().max(10).optional().describe('YYYY-MM-DD, none before'),
+  holiday: z.enum(['skip', 'previous', 'next', 'ignore']).optional(),
+  start: z.string().trim().max(10).optional(),
 });
 /** catch_up: a period missed while the bot was down is sent late once, or dropped; quiet_hours: sent when they
  * end, or that time is skipped. */
@@ -193,7 +192,14 @@ export const createSchedule = defineTool({
   description:
     'RECURRING reminder (for the sender, or another member from level 2) or digest of the sender’s own tasks, ' +
     'in this room. One-off: create_reminder; whole room/department: create_room_schedule.',
-  triggerExamples: ['毎週月曜9時に週報のリマインドして', '毎朝9時に今日のタスクを教えて'],
+  triggerExamples: [
+    '毎週月曜9時に週報のリマインドして',
+    '毎朝9時に今日のタスクを教えて',
+    '平日の18時に勤怠の入力を思い出させて',
+    '毎月末に経費精算のリマインドをお願い',
+    '営業時間中は1時間ごとにストレッチするよう声をかけて',
+    'Remind me every Monday at 10am to send the weekly report',
+  ],
   effects: ['db.schedule_create'],
   effectKind: 'remind',
   risk: 'none',
@@ -280,7 +286,8 @@ async function departmentOf(ctx: PeopleContext, ref: string | undefined): Promis
   if (!ref) return null;
   const db = dbOf(ctx);
   const depts = await db.department.findMany({ where: { orgId: ctx.orgId } });
-  const hit = depts.filter((d) => d.id === ref || d.name === ref || d.name.includes(ref) || ref.includes(d.name));
+  // The Gate's reading of the same reference (names, aliases and ids; issue 40).
+  const hit = matchDepartments(ref, depts);
   if (hit.length !== 1) {
     throw new ToolError(`No single department matches "${ref}"; ask which department is meant.`, 'UNKNOWN_DEPARTMENT');
   }
@@ -292,7 +299,11 @@ export const createRoomSchedule = defineTool({
   name: 'create_room_schedule',
   description:
     "RECURRING notice to this whole room, or mentioning one department's members. " + `Level ${ROOM_SCHEDULE_LEVEL}+.`,
-  triggerExamples: ['平日の17時に日報を出すよう営業部に声をかけて'],
+  triggerExamples: [
+    '平日の17時に日報を出すよう営業部に声をかけて',
+    '毎月25日にこのルームで経費精算の締めを知らせて',
+    'Every Monday at 9, post a reminder in this room about the team meeting',
+  ],
   effects: ['db.schedule_create'],
   effectKind: 'remind',
   risk: 'medium',
@@ -302,7 +313,13 @@ export const createRoomSchedule = defineTool({
   input: z.object({
     rule: ruleInput,
     text: z.string().trim().min(1).max(500).describe('What the notice says.'),
-    department: z.string().trim().min(1).max(100).optional().describe('omit for the whole room'),
+    department: z
+      .string()
+      .trim()
+      .min(1)
+      .max(100)
+      .optional()
+      .describe('department name, alias or id; omit for the whole room'),
     catch_up: catchUp,
     quiet_hours: quietHours,
   }),
@@ -353,7 +370,11 @@ export const createRoomSchedule = defineTool({
 export const listSchedules = defineTool({
   name: 'list_schedules',
   description: "The sender's recurring schedules (made by or for them): ids, repeat, next time.",
-  triggerExamples: ['定期のリマインド、何が入ってる？'],
+  triggerExamples: [
+    '定期のリマインド、何が入ってる？',
+    '毎週の通知を一覧で見せて',
+    'What recurring reminders do I have?',
+  ],
   effects: [],
   risk: 'none',
   requiredLevel: 1,
@@ -445,7 +466,7 @@ function stateTool(o: {
 export const pauseSchedule = stateTool({
   name: 'pause_schedule',
   description: "Pause one of the sender's recurring schedules.",
-  triggerExamples: ['週報のリマインド、しばらく止めて'],
+  triggerExamples: ['週報のリマインド、しばらく止めて', '毎朝の通知、来週まで休止して', 'Pause my daily reminder'],
   effectKind: 'update',
   summary: { ja: 'この定期の予定を一時停止します。', en: 'Pause this schedule.' },
   done: { ja: 'この定期の予定を一時停止しました。', en: 'Paused this schedule.' },
@@ -455,7 +476,7 @@ export const pauseSchedule = stateTool({
 export const resumeSchedule = stateTool({
   name: 'resume_schedule',
   description: "Resume one of the sender's paused recurring schedules.",
-  triggerExamples: ['週報のリマインドを再開して'],
+  triggerExamples: ['週報のリマインドを再開して', '止めていた定期の通知をまた始めて'],
   effectKind: 'update',
   summary: { ja: 'この定期の予定を再開します。', en: 'Resume this schedule.' },
   done: { ja: 'この定期の予定を再開しました。', en: 'Resumed this schedule.' },
@@ -465,7 +486,11 @@ export const resumeSchedule = stateTool({
 export const cancelSchedule = stateTool({
   name: 'cancel_schedule',
   description: "Cancel one of the sender's recurring schedules for good.",
-  triggerExamples: ['週報のリマインドはもういらない、消して'],
+  triggerExamples: [
+    '週報のリマインドはもういらない、消して',
+    '毎週のリマインドを削除して',
+    'Stop the weekly reminder for good',
+  ],
   effectKind: 'cancel',
   summary: { ja: 'この定期の予定を取り消します。', en: 'Cancel this schedule.' },
   done: { ja: 'この定期の予定を取り消しました。', en: 'Cancelled this schedule.' },
@@ -476,7 +501,11 @@ export const cancelSchedule = stateTool({
 export const changeSchedule = defineTool({
   name: 'change_schedule',
   description: "Change one of the sender's recurring schedules (a rule replaces the whole rule).",
-  triggerExamples: ['週報のリマインドを月曜10時に変えて'],
+  triggerExamples: [
+    '週報のリマインドを月曜10時に変えて',
+    '毎朝の通知を8時半にずらして',
+    'Change my weekly reminder to Tuesdays',
+  ],
   effects: ['db.schedule_update'],
   effectKind: 'update',
   risk: 'none',
@@ -528,7 +557,7 @@ export const changeSchedule = defineTool({
 export const snoozeReminder = defineTool({
   name: 'snooze_reminder',
   description: 'Send the reminder the sender just got here again, after `minutes` (「あとで」 = 30) or at `at`.',
-  triggerExamples: ['30分後にもう一度言って', '次の営業日にもう一回'],
+  triggerExamples: ['30分後にもう一度言って', '次の営業日にもう一回', 'あとで', '10分後にまた教えて', 'snooze'],
   effects: ['db.reminder_create'],
   effectKind: 'remind',
   risk: 'none',

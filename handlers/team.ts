@@ -3,7 +3,7 @@
  * overdue task counts and active goal counts. Never shows preferences or levels.
  */
 import { z } from 'zod';
-import { plainName } from '../src/authorization/directory';
+import { matchDepartments } from '../src/authorization/names';
 import { descendants, SCOPE_FIELDS, visibleDepartments } from '../src/authorization/scope';
 import { defineTool } from '../src/tools/define-tool';
 import { ToolError } from '../src/tools/types';
@@ -16,9 +16,14 @@ const SUBTREE_LEVEL = 4;
 export const teamOverview = defineTool({
   name: 'team_overview',
   description:
-    "Team overview for managers: a department's members (default the sender's; prefer the department " +
-    "id) with open and overdue tasks and active goals; sub-departments from level 4; sender's scope only.",
-  triggerExamples: ['チームの状況を教えて', '営業部のみんなのタスク状況は？', '期限切れのタスクを抱えている人はいる？'],
+    "Team overview for managers: a department's members (default the sender's; its name, alias or id) " +
+    "with open and overdue tasks and active goals; sub-departments from level 4; sender's scope only.",
+  triggerExamples: [
+    'チームの状況を教えて',
+    '営業部のみんなのタスク状況は？',
+    '期限切れのタスクを抱えている人はいる？',
+    'How is my team doing?',
+  ],
   input: z.object({
     department: z
       .string()
@@ -26,7 +31,7 @@ export const teamOverview = defineTool({
       .min(1)
       .max(100)
       .optional()
-      .describe("Department id (or name); omit for the sender's own department."),
+      .describe("Department name, alias or id; omit for the sender's own department."),
   }),
   output: z.object({
     department: z.object({ id: z.string(), name: z.string() }),
@@ -51,13 +56,13 @@ export const teamOverview = defineTool({
   handler: async (input, ctx) => {
     const sender = requireSender(ctx);
     const db = dbOf(ctx);
-    const select = { ...SCOPE_FIELDS, name: true };
+    const select = { ...SCOPE_FIELDS, name: true, aliases: true };
     const departments = await db.department.findMany({ where: { orgId: ctx.orgId }, select });
     const ref = input.department ?? sender.departmentId;
     if (!ref)
       throw new ToolError('You have no department in the directory; name the department to show.', 'NO_DEPARTMENT');
-    const target =
-      departments.find((d) => d.id === ref.trim()) ?? departments.find((d) => plainName(d.name) === plainName(ref));
+    const found = matchDepartments(ref, departments);
+    const target = found.length === 1 ? found[0] : undefined;
     const visible = visibleDepartments(sender, departments);
     // Unknown and out-of-scope departments get the same answer, so nothing about them leaks.
     if (!target || (visible !== 'ALL' && !visible.has(target.id))) {

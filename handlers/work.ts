@@ -25,7 +25,12 @@ export const startWork = defineTool({
     'Run a request that needs SEVERAL steps (prepare a meeting, draft and share material) as background ' +
     'work: step by step, each call checked as usual, ONE report at the end. Single actions: call that tool. ' +
     'Optional limits: steps, USD, minutes.',
-  triggerExamples: ['来週の定例の準備をしておいて', '新人研修の資料を下書きして担当を割り振っておいて'],
+  triggerExamples: [
+    '来週の定例の準備をしておいて',
+    '新人研修の資料を下書きして担当を割り振っておいて',
+    '展示会の準備、調べてまとめてから共有しておいて',
+    'Prepare the kickoff: draft an agenda and share it',
+  ],
   effects: ['db.work_create'],
   effectKind: 'start',
   risk: 'none',
@@ -153,7 +158,11 @@ export const workStatus = defineTool({
   description:
     'Status of background work the sender asked YOU to do (start_work): state, steps done, last result, why it ' +
     'stopped, artifacts. `work` picks one; omit for the latest. Not for tasks, goals or a vague 「あれ」.',
-  triggerExamples: ['頼んでおいた定例準備の作業、どこまで進んだ？', 'お願いしてた作業の進み具合は？'],
+  triggerExamples: [
+    '頼んでおいた定例準備の作業、どこまで進んだ？',
+    'お願いしてた作業の進み具合は？',
+    'How far along is the work I asked for?',
+  ],
   effects: [],
   risk: 'none',
   requiredLevel: 1,
@@ -178,7 +187,11 @@ export const cancelWork = defineTool({
   description:
     'Cancel the sender’s unfinished background work (`work`: id or words of its goal; omit when only one is ' +
     'unfinished). Only the requester or an executive may.',
-  triggerExamples: ['頼んでおいた定例準備の作業はもうやめて', 'さっき頼んだ作業キャンセルして'],
+  triggerExamples: [
+    '頼んでおいた定例準備の作業はもうやめて',
+    'さっき頼んだ作業キャンセルして',
+    'Stop the background work',
+  ],
   effects: ['db.work_update'],
   effectKind: 'cancel',
   risk: 'none',

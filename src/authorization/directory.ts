@@ -18,7 +18,11 @@ export interface TaskOwner {
 
 /** The organisation directory the gate checks targets against (active members only). */
 export interface Directory {
-  departments: readonly (DepartmentNode & { name?: string })[];
+  departments: readonly (DepartmentNode & {
+    name?: string;
+    aliases?: readonly string[];
+    handles?: readonly string[];
+  })[];
   members: readonly DirectoryMember[];
   /** Every platform account the directory maps, inactive members' too (a room member with one is no guest). */
   knownAccounts?: readonly { platform: string; accountId: string }[];
@@ -36,7 +40,7 @@ export async function loadDirectory(
   orgId: string,
 ): Promise<Directory> {
   const [departments, members, knownAccounts] = await Promise.all([
-    db.department.findMany({ where: { orgId }, select: { ...SCOPE_FIELDS, name: true } }),
+    db.department.findMany({ where: { orgId }, select: { ...SCOPE_FIELDS, name: true, aliases: true, handles: true } }),
     db.member.findMany({
       where: { orgId, active: true },
       select: {
@@ -46,6 +50,7 @@ export async function loadDirectory(
         aliases: true,
         reading: true,
         romaji: true,
+        dictionaryReading: true,
         accounts: { select: { platform: true, accountId: true } },
       },
       orderBy: { id: 'asc' },

@@ -55,3 +55,4 @@ export {
   type AuthorizeInput,
   type AuthorizeWithLookupInput,
 } from './authorization-gate';
+export { handledTopics, resolveReferences, type ResolvedReferences, type UnresolvedReference } from './references';

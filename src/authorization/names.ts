@@ -123,6 +123,8 @@ export interface NamedMember {
   reading?: string | null;
   /** Romaji as the member writes it ("Tanaka Taro", "Taro Tanaka"). */
   romaji?: string | null;
+  /** The reading the dictionary gave at import (org/name-readings.ts); `reading` and `romaji` win over it. */
+  dictionaryReading?: string | null;
 }
 
 interface MemberKeys {
@@ -146,8 +148,11 @@ function keysOf(m: NamedMember): MemberKeys {
   const words = new Set<string>();
   // Whole names by sound come from the name, its reading and romaji; an alias in kana or Latin letters adds its
   // words only (an alias such as 「たなか」 is found in writing; by sound it is a family name like any other).
+  // The directory's own reading or romaji is the person's; the dictionary's guess counts only without them.
+  const guessed = m.reading || m.romaji ? null : m.dictionaryReading;
   for (const [source, whole] of [
     [m.reading, true],
+    [guessed, true],
     [m.romaji, true],
     [m.name, true],
     ...(m.aliases ?? []).map((a) => [a, false] as const),
@@ -217,4 +222,98 @@ export function matchMembers<M extends NamedMember>(ref: string, members: readon
     if (sound.length < MIN_PARTIAL_SOUND) return false;
     return k.words.includes(sound) || k.sounds.some((s) => s.startsWith(sound));
   });
+}
+
+/** Edit distance of two short strings (names by sound), stopping early past `max`. */
+function editDistance(a: string, b: string, max: number): number {
+  if (Math.abs(a.length - b.length) > max) return max + 1;
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) {
+      cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    if (Math.min(...cur) > max) return max + 1;
+    prev = cur;
+  }
+  return prev[b.length]!;
+}
+
+/** Share of the distinct characters of `q` that occur in `name` (0..1). */
+function sharedShare(q: string, name: string): number {
+  const chars = [...new Set(q)];
+  return chars.length === 0 ? 0 : chars.filter((c) => name.includes(c)).length / chars.length;
+}
+
+/**
+ * Members a reference that matched nobody may have meant (issue 40): written names sharing at least half of
+ * its characters (「鈴本」 → 鈴木健二, 「高槁」 → 高橋亮), or names one letter off by sound ("Tanka" → Tanaka,
+ * 「すずく」 → すずき); at most `limit`, closest first. Not a match: the person is asked, never guessed for.
+ */
+export function nearMembers<M extends NamedMember>(ref: string, members: readonly M[], limit = 3): M[] {
+  const q = normaliseName(ref);
+  const sound = nameSound(ref)?.join('') ?? '';
+  const scored: { m: M; score: number }[] = [];
+  for (const m of members) {
+    const k = keysOf(m);
+    let score = 0;
+    if (q.length >= 2) score = Math.max(...k.written.map((w) => sharedShare(q, w)), 0);
+    if (score < 0.5) score = 0;
+    if (sound.length >= 4) {
+      const max = sound.length >= 7 ? 2 : 1;
+      const d = Math.min(...[...k.sounds, ...k.words].map((s) => editDistance(sound, s, max)), max + 1);
+      if (d <= max) score = Math.max(score, 1 - d / (max + 1));
+    }
+    if (score > 0) scored.push({ m, score });
+  }
+  return scored
+    .sort((a, b) => b.score - a.score)
+    .slice(0, limit)
+    .map((s) => s.m);
+}
+
+/** What a department is found by: its id, name and aliases. */
+export interface NamedDepartment {
+  id: string;
+  name?: string;
+  aliases?: readonly string[];
+}
+
+/** A department name as compared: {@link plainName} without a trailing 「の皆さん」-like tail. */
+function departmentKey(s: string): string {
+  return plainName(s).replace(/(?:の)?(?:皆さん|みなさん|皆様|みんな|全員|メンバー|の人たち|の方々)$/u, '');
+}
+
+/**
+ * Departments a reference points to (issue 40): an exact id; otherwise every department whose name or alias
+ * matches it written as people write it (width, case, spaces); otherwise those whose name starts or ends with it
+ * (「営業」 → 営業部). Empty = unknown; several = ambiguous.
+ */
+export function matchDepartments<D extends NamedDepartment>(ref: string, departments: readonly D[]): D[] {
+  const trimmed = ref.trim();
+  if (trimmed === '') return [];
+  const byId = departments.find((d) => d.id === trimmed);
+  if (byId) return [byId];
+  const q = departmentKey(trimmed);
+  if (q === '') return [];
+  const names = (d: D) => [d.name, ...(d.aliases ?? [])].filter((n): n is string => typeof n === 'string');
+  const exact = departments.filter((d) => d.id.toLowerCase() === q || names(d).some((n) => departmentKey(n) === q));
+  if (exact.length > 0) return exact;
+  if ([...q].length < 2) return [];
+  return departments.filter((d) =>
+    names(d).some((n) => departmentKey(n).startsWith(q) || departmentKey(n).endsWith(q)),
+  );
+}
+
+/** Departments a reference that matched none may have meant: names sharing at least half of its characters. */
+export function nearDepartments<D extends NamedDepartment>(ref: string, departments: readonly D[], limit = 3): D[] {
+  const q = departmentKey(ref);
+  if ([...q].length < 2) return [];
+  const names = (d: D) => [d.name ?? d.id, ...(d.aliases ?? [])];
+  return departments
+    .map((d) => ({ d, score: Math.max(...names(d).map((n) => sharedShare(q, departmentKey(n)))) }))
+    .filter((s) => s.score >= 0.5)
+    .sort((a, b) => b.score - a.score)
+    .slice(0, limit)
+    .map((s) => s.d);
 }

@@ -32,17 +32,21 @@ export function anthropicTool(t: LlmTool): Anthropic.Messages.Tool {
       description: t.description,
       ...(t.strict !== undefined ? { strict: t.strict } : {}),
       input_schema: t.inputSchema as Anthropic.Messages.Tool['input_schema'],
+      ...(t.deferred ? { defer_loading: true } : {}),
     };
     toolCache.set(t, tool);
   }
   return tool;
 }
 
-/** A tool list with the cache breakpoint on its last tool; built once per list (the brain reuses its lists). */
+/**
+ * A tool list with the cache breakpoint on its last loaded tool (deferred tools are not part of the prompt, so
+ * not of the cached prefix); built once per list (the brain reuses its lists).
+ */
 function cachedToolList(tools: readonly LlmTool[]): Anthropic.Messages.Tool[] {
   let list = listCache.get(tools);
   if (!list) {
-    const last = tools.length - 1;
+    const last = tools.findLastIndex((t) => !t.deferred);
     list = tools.map((t, i) => (i === last ? { ...anthropicTool(t), cache_control: EPHEMERAL } : anthropicTool(t)));
     listCache.set(tools, list);
   }
@@ -59,7 +63,8 @@ function wirePart(p: LlmPart): Anthropic.Messages.ContentBlockParam {
       return {
         type: 'tool_result',
         tool_use_id: p.callId,
-        content: p.content,
+        // A tool search's result is the `tool_reference` blocks of the tools it loads, nothing else.
+        content: p.loads?.length ? p.loads.map((name) => ({ type: 'tool_reference', tool_name: name })) : p.content,
         ...(p.isError ? { is_error: true } : {}),
       };
     case 'thinking':
@@ -74,9 +79,10 @@ function wireMessage(m: LlmMessage): Anthropic.Messages.MessageParam {
 }
 
 /**
- * The Messages API body of a neutral request. Order: tools (a cache breakpoint on the last when
- * `cachePrefix`) → system (a breakpoint when `cachePrefix`) → messages; `tool_choice: auto` (forced tool
- * use is rejected by current models).
+ * The Messages API body of a neutral request. Order: tools (a cache breakpoint on the last loaded one when
+ * `cachePrefix`; deferred tools, `defer_loading: true`, after it) → system (a breakpoint when `cachePrefix`) →
+ * messages; `tool_choice: auto` (forced tool use is rejected by current models). No beta header: deferred
+ * tools and `tool_reference` blocks are part of API version 2026-10-21 (SDK 1.12 types them without a beta).
  */
 export function toAnthropicRequest(req: LlmRequest): AnthropicRequest {
   return {

@@ -12,8 +12,9 @@ import { parseModelOutput } from './output';
 import { costUsd } from './pricing';
 import { type PromptSet } from './prompts';
 import { fill } from '../core/messages';
-import { buildRequest } from './request';
+import { buildRequest, toolSet } from './request';
 import { errorResults, type Continuation } from './continuation';
+import { loadedTools, MAX_SEARCHES, SEARCH_TOOL, searchResults, type SearchRecord } from './tool-search';
 import type { ToolSpec } from './tool-definitions';
 import type { BrainOutput } from '../core/proposal';
 import type { LlmCallRecord } from '../core/llm-usage';
@@ -22,6 +23,14 @@ export interface BrainDecision {
   output: BrainOutput;
   /** The assistant content to append when tool results are sent back (thinking included). */
   assistantContent: LlmResponse['content'];
+  /**
+   * The turns this decision added before its answer — tool searches and their results, guided retries — as they
+   * happened: they go before `assistantContent` in the continuation (a loaded tool stays loaded, thinking blocks
+   * stay where they were). Empty when the first answer was the decision.
+   */
+  lead?: Continuation;
+  /** The tool searches of this decision (what was asked for, what was loaded). */
+  searches?: SearchRecord[];
   calls: LlmCallRecord[];
   model: string;
   /** Why retries happened ("no_tool", "invalid: …", "max_tokens"), for the turn record. */
@@ -53,9 +62,9 @@ export interface BrainOptions {
 
 export interface DecideInput {
   ctx: TurnContext;
-  /** Capabilities offered (the same for every member of an organisation). */
+  /** Capabilities this sender may use: the core ones loaded, the others found with `find_tools`. */
   tools: readonly ToolSpec[];
-  /** Names of offered capabilities this sender may not use (said in the context; the Gate refuses them). */
+  /** Names of capabilities this sender may not use (said in the context; the Gate refuses them). */
   restricted?: readonly string[];
   /** Previous steps of this turn (assistant tool calls and their results). */
   continuation?: Continuation;
@@ -65,7 +74,9 @@ export interface DecideInput {
 /**
  * The LLM Brain: asks the model for exactly one structured decision. A plain-text answer is re-asked once
  * with guidance, an invalid call is retried once with guidance, a `max_tokens` cut is retried once with
- * more room; after that it fails closed (R-B1, R-C3, R-B5). It never executes anything.
+ * more room; after that it fails closed (R-B1, R-C3, R-B5). A tool search (`find_tools`) is answered here and the
+ * model asked again, up to {@link MAX_SEARCHES} times: the decision is what it proposes with the tools it found.
+ * It never executes anything.
  */
 export class Brain {
   constructor(private readonly opts: BrainOptions) {}
@@ -77,10 +88,13 @@ export class Brain {
     if ('refuse' in choice)
       throw new BrainFailure(new AppError('LLM_COST_LIMIT', 'daily LLM cost limit reached'), calls, retries);
     const model = choice.model;
+    const base = input.continuation?.length ?? 0;
     let continuation: LlmMessage[] = [...(input.continuation ?? [])];
     let maxTokens = this.opts.maxTokens;
     let guidedRetryUsed = false;
     let maxTokensRetryUsed = false;
+    const tools = toolSet(input.tools);
+    const searches: SearchRecord[] = [];
 
     for (;;) {
       const req = decisionRequest(this.opts.prompts, { ...input, continuation }, model, maxTokens);
@@ -117,8 +131,36 @@ export class Brain {
         throw new BrainFailure(new AppError('LLM_INVALID_OUTPUT', 'model refused'), calls, retries);
       }
 
-      const parsed = parseModelOutput(res.content);
-      if (parsed.ok) return { output: parsed.output, assistantContent: res.content, calls, model, retries };
+      const uses = toolCalls(res.content);
+      if (uses.some((u) => u.name === SEARCH_TOOL)) {
+        calls.at(-1)!.purpose = 'tool_search';
+        if (searches.length >= MAX_SEARCHES)
+          throw new BrainFailure(
+            new AppError('LLM_INVALID_OUTPUT', `more than ${MAX_SEARCHES} tool searches in one decision`),
+            calls,
+            retries,
+          );
+        const answered = searchResults(uses, tools.index, input.ctx.sender.level);
+        searches.push(...answered.searches);
+        continuation = [
+          ...continuation,
+          { role: 'assistant', content: res.content },
+          { role: 'user', content: answered.results },
+        ];
+        continue;
+      }
+
+      const parsed = notLoaded(parseModelOutput(res.content), tools.deferred, loadedTools(continuation));
+      if (parsed.ok)
+        return {
+          output: parsed.output,
+          assistantContent: res.content,
+          lead: continuation.slice(base),
+          searches,
+          calls,
+          model,
+          retries,
+        };
 
       retries.push(parsed.problem === 'no_tool' ? 'no_tool' : `invalid: ${parsed.detail}`);
       if (guidedRetryUsed) {
@@ -156,6 +198,26 @@ export function decisionRequest(
     maxTokens,
     continuation: input.continuation,
   });
+}
+
+/**
+ * A proposal of a deferred tool the turn has not loaded is not accepted (the model can only know such a tool from
+ * a search; a request whose history calls a tool the model was never shown is not one to send): the model is
+ * asked again, told to find it first.
+ */
+function notLoaded(
+  parsed: ReturnType<typeof parseModelOutput>,
+  deferred: ReadonlySet<string>,
+  loaded: ReadonlySet<string>,
+): ReturnType<typeof parseModelOutput> {
+  if (!parsed.ok || parsed.output.type !== 'tool_call') return parsed;
+  const missing = parsed.output.proposals.map((p) => p.toolName).filter((n) => deferred.has(n) && !loaded.has(n));
+  if (missing.length === 0) return parsed;
+  return {
+    ok: false,
+    problem: 'invalid',
+    detail: `${missing.join(', ')} is not loaded: find it with find_tools first`,
+  };
 }
 
 /** Appends the bad answer and a correction, keeping tool call / result pairing valid. */

@@ -18,14 +18,18 @@ function resultPart(r: ToolResult): LlmToolResult {
   return { type: 'tool_result', callId: r.proposalId, content: r.content, ...(r.isError ? { isError: true } : {}) };
 }
 
-/** The continuation after a decision's tool calls (its `assistantContent`) were answered with `results`. */
+/**
+ * The continuation after a decision's tool calls (its `assistantContent`, after the turns that led to it: tool
+ * searches, retries) were answered with `results`.
+ */
 export function nextStep(
   before: Continuation,
-  decision: { assistantContent: readonly LlmPart[] },
+  decision: { assistantContent: readonly LlmPart[]; lead?: Continuation },
   results: readonly ToolResult[],
 ): Continuation {
   return [
     ...before,
+    ...(decision.lead ?? []),
     { role: 'assistant', content: decision.assistantContent },
     { role: 'user', content: results.map(resultPart) },
   ];
@@ -48,16 +52,11 @@ export interface ConfirmedAction {
  */
 export function confirmedActionContinuation(a: ConfirmedAction): Continuation {
   const input = {
-    reasoning: {
-      intent_understanding: a.reasoning || 'Confirmed action.',
-      context_used: [],
-      tool_selection_reason: 'Confirmed by the person.',
-      alternatives_considered: [],
-    },
-    confidence: { overall: a.confidence, intent: a.confidence, parameters: a.confidence },
-    action_summary: a.summary,
+    reasoning: a.reasoning || 'The person confirmed this action.',
+    confidence: a.confidence,
+    summary: a.summary,
     parameters: a.proposal.parameters,
-    parameter_sources: [],
+    sources: a.proposal.parameterSources ?? {},
   };
   return [
     { role: 'assistant', content: [{ type: 'tool_call', id: a.proposal.id, name: a.proposal.toolName, input }] },

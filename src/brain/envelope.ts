@@ -1,41 +1,20 @@
 /**
- * THE envelope of every answer the model gives (issue 33): `reasoning` and `confidence` on every call, plus
- * `action_summary` and `parameter_sources` around a capability's `parameters`. Defined once, here: the JSON
- * Schemas the model reads (the meta-tools `reply` / `ask_clarification` and every capability tool) and the zod
- * schemas the answer is parsed with are both generated from these tables, so what the model is told and what
- * is accepted cannot drift apart. Field meanings are said once, in the stable system prompt (prompts/system.md).
+ * THE envelope of every answer the model gives (issue 39, compacting issue 33's): `reasoning` (one or two
+ * sentences) and `confidence` (a number) on every call, plus `summary` and `sources` around a capability's
+ * `parameters`. The schema names the fields and their types only (≈ 170 bytes a tool instead of ≈ 1,100); what
+ * they mean is said once, in the stable system prompt (prompts/system.md, "Every call"). The JSON Schemas the
+ * model reads and the zod schemas the answer is parsed with are both built here, so they cannot drift apart.
+ *
+ * What the rules read of it (decision record 0010): the Guardian's constitution rules read the reasoning text
+ * (present, ≥ 20 characters, no permission claim), its confidence rule reads the overall score; the confirmation
+ * question shows the summary (after the claims check); self-critique samples on the overall score. Sources are
+ * stored with the proposal (SPEC R-B1); no rule reads them.
  */
 import { z } from 'zod';
 import type { Confidence, ParameterSource, Reasoning } from '../core/proposal';
 
 /** What a call is: an answer in words, a question, or a capability proposal. */
 export type EnvelopeKind = 'reply' | 'clarify' | 'capability';
-
-type FieldType = 'string' | 'strings';
-
-/**
- * The reasoning fields by kind. `intent_understanding` and `context_used` mean the same on every call and have
- * the same names; the rest say why this kind of answer was chosen.
- */
-const REASONING_FIELDS: Readonly<Record<EnvelopeKind, Readonly<Record<string, FieldType>>>> = {
-  reply: { no_tool_reason: 'string', response_strategy: 'string' },
-  clarify: { ambiguity_detected: 'string', possible_interpretations: 'strings' },
-  capability: { tool_selection_reason: 'string', alternatives_considered: 'strings' },
-};
-const COMMON_REASONING: Readonly<Record<string, FieldType>> = {
-  intent_understanding: 'string',
-  context_used: 'strings',
-};
-
-/** The confidence scores (0–1); `overall` is the one the Guardian reads. */
-const CONFIDENCE_FIELDS = ['overall', 'intent', 'parameters'] as const;
-
-/**
- * The fields an answer cannot do without (the parser rejects an answer missing one): the rest are read when
- * given. Capability schemas require exactly these inside `reasoning` and `confidence`; the strict meta-tools
- * require every field (strict tool use fills them all anyway).
- */
-const NEEDED = new Set(['intent_understanding', 'overall', 'name', 'source']);
 
 /** Where a capability parameter's value came from. */
 export const PARAMETER_SOURCES = [
@@ -47,52 +26,28 @@ export const PARAMETER_SOURCES = [
 
 // ---- JSON Schema (what the model reads) ----------------------------------------------------------------------
 
-const str = { type: 'string' } as const;
-const strs = { type: 'array', items: str } as const;
-const json = (t: FieldType) => (t === 'string' ? str : strs);
+const HEAD = { reasoning: { type: 'string' }, confidence: { type: 'number' } } as const;
 
 /**
- * An object schema. `closed` (the strict meta-tools): every property required and `additionalProperties: false`,
- * as strict tool use wants. Otherwise (capability tools, not strict) only the {@link NEEDED} properties are
- * required, or all of them for the envelope itself (`all`): every byte here is in the cached prefix of every
- * request, once per tool.
- */
-function object(properties: Record<string, unknown>, closed: boolean, all = false): Record<string, unknown> {
-  const keys = Object.keys(properties);
-  return {
-    type: 'object',
-    properties,
-    required: closed || all ? keys : keys.filter((k) => NEEDED.has(k)),
-    ...(closed ? { additionalProperties: false } : {}),
-  };
-}
-
-function reasoningJson(kind: EnvelopeKind, closed: boolean): Record<string, unknown> {
-  const fields = { ...COMMON_REASONING, ...REASONING_FIELDS[kind] };
-  return object(Object.fromEntries(Object.entries(fields).map(([k, t]) => [k, json(t)])), closed);
-}
-
-function confidenceJson(closed: boolean): Record<string, unknown> {
-  return object(Object.fromEntries(CONFIDENCE_FIELDS.map((k) => [k, { type: 'number' }])), closed);
-}
-
-/**
- * The input schema of a call of this kind: the envelope (`reasoning`, `confidence`, and for a capability
- * `action_summary` and `parameter_sources`) around the call's own fields, each of them required.
+ * The input schema of a call of this kind: `reasoning` and `confidence`, the call's own fields, and for a
+ * capability `summary` before and `sources` after its `parameters`; every field required. `closed` (the strict
+ * meta-tools): `additionalProperties: false`, as strict tool use wants.
  */
 export function envelopeSchema(
   kind: EnvelopeKind,
   own: Record<string, unknown>,
   o: { closed: boolean },
 ): Record<string, unknown> {
-  const head = { reasoning: reasoningJson(kind, o.closed), confidence: confidenceJson(o.closed) };
-  if (kind !== 'capability') return object({ ...head, ...own }, o.closed, true);
-  const source = object({ name: str, source: { enum: [...PARAMETER_SOURCES] } }, o.closed);
-  return object(
-    { ...head, action_summary: str, ...own, parameter_sources: { type: 'array', items: source } },
-    o.closed,
-    true,
-  );
+  const properties =
+    kind === 'capability'
+      ? { ...HEAD, summary: { type: 'string' }, ...own, sources: { type: 'object' } }
+      : { ...HEAD, ...own };
+  return {
+    type: 'object',
+    properties,
+    required: Object.keys(properties),
+    ...(o.closed ? { additionalProperties: false } : {}),
+  };
 }
 
 // ---- zod (what is accepted) ------------------------------------------------------------------------------------
@@ -101,40 +56,44 @@ export function envelopeSchema(
 export const MIN_REASONING_CHARS = 20;
 
 /**
- * Two deviations a model makes that keep the meaning (issue 33, measured in tests/brain/envelope.test.ts): a bare
- * number for `confidence` is the overall score, a string for `reasoning` is the intent understanding. Both are
- * read as that; anything else (a missing field, a score outside 0–1, an empty intent) is still invalid.
+ * The reasoning: a string (the compact envelope) is the intent understanding; the structured object of issue 33
+ * is still read (a stored call, an older prompt). Either way `intent_understanding` must be there and not blank.
  */
-const bareScore = (v: unknown) => (typeof v === 'number' ? { overall: v } : v);
-const bareReasoning = (v: unknown) => (typeof v === 'string' ? { intent_understanding: v } : v);
+export const ZReasoning = z.preprocess(
+  (v) => (typeof v === 'string' ? { intent_understanding: v } : v),
+  z.looseObject({
+    intent_understanding: z.string().trim().min(1, 'reasoning is missing'),
+    context_used: z.array(z.string()).optional(),
+  }),
+) as unknown as z.ZodType<Reasoning>;
 
 const ZScore = z.number().min(0).max(1);
-/** The confidence scores: the {@link NEEDED} one must be there. */
+/** The confidence: a number (the compact envelope) is the overall score; `{ overall, … }` is still read. */
 export const ZConfidence = z.preprocess(
-  bareScore,
-  z.object(Object.fromEntries(CONFIDENCE_FIELDS.map((k) => [k, NEEDED.has(k) ? ZScore : ZScore.optional()]))),
+  (v) => (typeof v === 'number' ? { overall: v } : v),
+  z.object({ overall: ZScore, intent: ZScore.optional(), parameters: ZScore.optional() }),
 ) as unknown as z.ZodType<Confidence>;
 
-/** A reasoning field: a {@link NEEDED} one must be there and not blank; the others are read when given. */
-function zodField(name: string, t: FieldType): z.ZodType {
-  if (!NEEDED.has(name)) return t === 'string' ? z.string().optional() : z.array(z.string()).optional();
-  return t === 'string' ? z.string().trim().min(1, `reasoning.${name} is missing`) : z.array(z.string());
-}
-
-/** The reasoning of a kind, from the same tables as its JSON Schema. */
-export function zodReasoning(kind: EnvelopeKind): z.ZodType<Reasoning> {
-  const fields = { ...COMMON_REASONING, ...REASONING_FIELDS[kind] };
-  return z.preprocess(
-    bareReasoning,
-    z.object(Object.fromEntries(Object.entries(fields).map(([k, t]) => [k, zodField(k, t)]))),
-  ) as unknown as z.ZodType<Reasoning>;
-}
+/**
+ * Where each parameter came from, as `{ name: source }`. No rule decides on it: a missing or malformed map is
+ * read as none (never a retry), and values outside the four are dropped.
+ */
+const ZSources = z
+  .record(z.string(), z.unknown())
+  .optional()
+  .catch(undefined)
+  .transform((m) => {
+    const out: Record<string, ParameterSource> = {};
+    for (const [k, v] of Object.entries(m ?? {}))
+      if ((PARAMETER_SOURCES as readonly unknown[]).includes(v)) out[k] = v as ParameterSource;
+    return out;
+  });
 
 /** The envelope of a capability call (its `parameters` are checked by the tool's own schema later). */
 export const ZCapabilityEnvelope = z.object({
-  reasoning: zodReasoning('capability'),
+  reasoning: ZReasoning,
   confidence: ZConfidence,
-  action_summary: z.string().max(500).optional(),
+  summary: z.string().max(500).optional().catch(undefined),
   parameters: z.record(z.string(), z.unknown()),
-  parameter_sources: z.array(z.object({ name: z.string(), source: z.enum(PARAMETER_SOURCES) })).optional(),
+  sources: ZSources,
 });

@@ -13,6 +13,11 @@ export interface LlmTool {
   inputSchema: Record<string, unknown>;
   /** The model must keep to the schema exactly (closed schemas only). */
   strict?: boolean;
+  /**
+   * Not shown to the model until a tool result loads it ({@link LlmToolResult.loads}): sent, but outside the
+   * cached prefix (tool search, decision record 0010).
+   */
+  deferred?: boolean;
 }
 
 /** Words. */
@@ -29,12 +34,17 @@ export interface LlmToolCall {
   input: unknown;
 }
 
-/** What a tool call produced, as the model hears it (JSON text or a short error message). */
+/**
+ * What a tool call produced, as the model hears it (JSON text or a short error message). A tool search's result
+ * `loads` deferred tools instead: the model then sees their definitions (`content` says the same in words, for
+ * a request in which those tools are not offered).
+ */
 export interface LlmToolResult {
   type: 'tool_result';
   callId: string;
   content: string;
   isError?: boolean;
+  loads?: readonly string[];
 }
 
 /** The model's own reasoning before it answers, handed back unchanged when the turn goes on. */
@@ -56,7 +66,7 @@ export interface LlmRequest {
   maxTokens: number;
   /** The instructions (persona, rules, the organisation). */
   system: string;
-  /** Offered tools, in the order given (the model decides whether to call one). */
+  /** Offered tools, in the order given (the model decides whether to call one); deferred ones last. */
   tools: readonly LlmTool[];
   messages: readonly LlmMessage[];
   /**

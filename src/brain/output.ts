@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { toolCalls, type LlmPart, type LlmTool } from './llm-client';
-import type { BrainOutput, ParameterSource, Reasoning, ToolProposal } from '../core/proposal';
-import { envelopeSchema, MIN_REASONING_CHARS, ZCapabilityEnvelope, ZConfidence, zodReasoning } from './envelope';
+import type { BrainOutput, Reasoning, ToolProposal } from '../core/proposal';
+import { envelopeSchema, MIN_REASONING_CHARS, ZCapabilityEnvelope, ZConfidence, ZReasoning } from './envelope';
 
 /** Names of the meta-tools that shape an answer without doing anything. */
 export const REPLY_TOOL = 'reply';
@@ -16,9 +16,7 @@ export function metaTools(): LlmTool[] {
       name: REPLY_TOOL,
       description: 'Answer in words, no action: conversation, explanations, reporting results.',
       strict: true,
-      inputSchema: schema('reply', {
-        text: { type: 'string', description: 'The reply, in the persona, 3–5 sentences, ending with a next step.' },
-      }),
+      inputSchema: schema('reply', { text: { type: 'string' } }),
     },
     {
       name: CLARIFY_TOOL,
@@ -34,21 +32,20 @@ export function metaTools(): LlmTool[] {
 }
 
 /**
- * The input schema of a capability tool: the envelope (`reasoning`, `confidence`, `action_summary`,
- * `parameter_sources`, generated from envelope.ts like the meta-tools') around the tool's own `parameters`
- * (issue 33: the shape is in the schema, not only in prose). {@link parseModelOutput} checks it.
+ * The input schema of a capability tool: the envelope (`reasoning`, `confidence`, `summary`, `sources`, from
+ * envelope.ts like the meta-tools') around the tool's own `parameters`. {@link parseModelOutput} checks it.
  */
 export function capabilityInputSchema(parameters: Record<string, unknown>): Record<string, unknown> {
   return envelopeSchema('capability', { parameters }, { closed: false });
 }
 
 const ZReplyInput = z.object({
-  reasoning: zodReasoning('reply'),
+  reasoning: ZReasoning,
   confidence: ZConfidence,
   text: z.string().trim().min(1, 'text is empty'),
 });
 const ZClarifyInput = z.object({
-  reasoning: zodReasoning('clarify'),
+  reasoning: ZReasoning,
   confidence: ZConfidence,
   question: z.string().trim().min(1, 'question is empty'),
   options: z.array(z.string()).default([]),
@@ -115,14 +112,12 @@ export function parseModelOutput(content: readonly LlmPart[]): ParseResult {
     // Several proposals in one step are only as certain as the least certain one.
     const prev: z.output<typeof ZConfidence> | undefined = confidence;
     confidence = prev ? { ...prev, overall: Math.min(prev.overall, p.data.confidence.overall) } : p.data.confidence;
-    const sources: Record<string, ParameterSource> = {};
-    for (const s of p.data.parameter_sources ?? []) sources[s.name] = s.source;
     proposals.push({
       id: u.id,
       toolName: u.name,
       parameters: p.data.parameters,
-      parameterSources: sources,
-      summary: p.data.action_summary,
+      parameterSources: p.data.sources,
+      summary: p.data.summary,
     });
   }
   return { ok: true, output: { type: 'tool_call', reasoning: reasoning!, confidence: confidence!, proposals } };

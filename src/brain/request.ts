@@ -1,7 +1,8 @@
 import { neutralise, quoted } from '../context/quote';
 import type { TurnContext } from '../context/types';
-import type { LlmMessage, LlmRequest, LlmText, LlmTool } from './llm-client';
+import type { LlmMessage, LlmPart, LlmRequest, LlmText, LlmTool } from './llm-client';
 import { metaTools } from './output';
+import { CORE_TOOLS, searchTool, ToolIndex } from './tool-search';
 import { modelTool, type ToolSpec } from './tool-definitions';
 import type { Continuation } from './continuation';
 import type { PromptSet } from './prompts';
@@ -103,9 +104,12 @@ export function renderMessages(ctx: TurnContext, restricted: readonly string[] =
 export interface BuildRequestInput {
   prompts: PromptSet;
   ctx: TurnContext;
-  /** Capability tools offered (the same for every member of an organisation), any order. */
+  /**
+   * Capabilities this sender may use, any order: the core ones are loaded (the same for every member of an
+   * organisation), the others deferred and found with `find_tools` (tool-search.ts).
+   */
   tools: readonly ToolSpec[];
-  /** Names of offered tools this sender may not use (their level is too low): a line in the context. */
+  /** Names of capabilities this sender may not use (their level is too low): a line in the context. */
   restricted?: readonly string[];
   model: string;
   maxTokens: number;
@@ -114,43 +118,86 @@ export interface BuildRequestInput {
 }
 
 /**
- * Builds the model request: tools (sorted, meta-tools last) and the stable system text as the cached prefix,
- * then the messages, the last user turn carrying the context block; no temperature/top_p/top_k.
+ * Builds the model request: the loaded tools (core capabilities, `find_tools`, the meta-tools) and the stable
+ * system text as the cached prefix, the deferred tools after them, then the messages, the last user turn carrying
+ * the context block; no temperature/top_p/top_k.
  */
 export function buildRequest(input: BuildRequestInput): LlmRequest {
+  const set = toolSet(input.tools);
   return {
     model: input.model,
     maxTokens: input.maxTokens,
-    tools: toolList(input.tools),
+    tools: set.tools,
     system: renderStableSystem(input.prompts, input.ctx),
-    messages: [...renderMessages(input.ctx, input.restricted), ...(input.continuation ?? [])],
+    messages: [...renderMessages(input.ctx, input.restricted), ...loadable(input.continuation ?? [], set.deferred)],
     cachePrefix: true,
   };
 }
 
-/** The last tool list built, by the capabilities it was built from (one organisation's list, reused). */
-let lastList: { specs: readonly ToolSpec[]; tools: readonly LlmTool[] } | null = null;
-const listsByNames = new Map<string, { specs: readonly ToolSpec[]; tools: readonly LlmTool[] }>();
+/**
+ * The continuation as this request can carry it: a tool search's result loads only tools this request defers; a
+ * result that named others (the request of a report or a rewrite offers fewer tools) is sent as its words.
+ */
+function loadable(continuation: Continuation, deferred: ReadonlySet<string>): Continuation {
+  const fits = (p: LlmPart) => p.type !== 'tool_result' || !p.loads || p.loads.every((n) => deferred.has(n));
+  if (continuation.every((m) => typeof m.content === 'string' || m.content.every(fits))) return continuation;
+  return continuation.map((m) =>
+    typeof m.content === 'string' || m.content.every(fits)
+      ? m
+      : { ...m, content: m.content.map((p) => (fits(p) ? p : { ...p, loads: undefined })) },
+  );
+}
+
+/** The tools of a request and what a search may load: built once per set of capability declarations. */
+export interface ToolSet {
+  /** Loaded capabilities (core, by name), `find_tools` when any is deferred, the meta-tools; then the deferred. */
+  tools: readonly LlmTool[];
+  /** Names of the deferred capabilities (what `find_tools` may load). */
+  deferred: ReadonlySet<string>;
+  /** The search over the deferred capabilities (null when none is). */
+  index: ToolIndex | null;
+}
+
+/** The last tool set built, by the capabilities it was built from (one organisation's list, reused). */
+let lastSet: { specs: readonly ToolSpec[]; set: ToolSet } | null = null;
+const setsByNames = new Map<string, { specs: readonly ToolSpec[]; set: ToolSet }>();
 
 /**
- * The request's tool list: capabilities sorted by name, the meta-tools last. Built once per set of capability
- * declarations and reused (the same array for every request), so the cached prefix is byte-identical and
- * neither this nor the adapter rebuilds it for a turn.
+ * The request's tools for these capabilities: core capabilities sorted by name, `find_tools`, the meta-tools
+ * last (the cached prefix), then the deferred capabilities sorted by name. Built once per set of capability
+ * declarations and reused (the same array for every request), so the cached prefix is byte-identical and neither
+ * this nor the adapter rebuilds it for a turn. Senders of different levels get different deferred lists and the
+ * same prefix (the core capabilities are level 1).
  */
-export function toolList(specs: readonly ToolSpec[]): readonly LlmTool[] {
+export function toolSet(specs: readonly ToolSpec[]): ToolSet {
   const same = (a: readonly ToolSpec[]) => a.length === specs.length && a.every((s, i) => s === specs[i]);
-  if (lastList && same(lastList.specs)) return lastList.tools;
+  if (lastSet && same(lastSet.specs)) return lastSet.set;
   const key = specs.map((s) => s.name).join('\n');
-  const hit = listsByNames.get(key);
-  if (hit && same(hit.specs)) return (lastList = hit).tools;
-  const tools = specs
-    .map(modelTool)
-    .sort((a, b) => a.name.localeCompare(b.name))
-    .concat(metaTools());
-  const list = { specs: [...specs], tools };
-  // A handful of lists exist (none for public rooms, one per registry); tests build many: keep the map small.
-  if (listsByNames.size > 32) listsByNames.clear();
-  listsByNames.set(key, list);
-  lastList = list;
-  return list.tools;
+  const hit = setsByNames.get(key);
+  if (hit && same(hit.specs)) return (lastSet = hit).set;
+  const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name);
+  const core = specs.filter((s) => CORE_TOOLS.includes(s.name));
+  const rest = specs.filter((s) => !CORE_TOOLS.includes(s.name));
+  const deferred = rest.map((s) => ({ ...modelTool(s), deferred: true })).sort(byName);
+  const loaded = [...core.map(modelTool).sort(byName), ...(deferred.length > 0 ? [searchTool()] : []), ...metaTools()];
+  const set: ToolSet = {
+    tools: [...loaded, ...deferred],
+    deferred: new Set(deferred.map((t) => t.name)),
+    index:
+      deferred.length > 0
+        ? new ToolIndex(
+            rest.map((s) => ({ tool: modelTool(s), examples: s.triggerExamples, requiredLevel: s.requiredLevel })),
+          )
+        : null,
+  };
+  // A handful of sets exist (one per level that has tools, none for public rooms); tests build many: keep it small.
+  if (setsByNames.size > 32) setsByNames.clear();
+  setsByNames.set(key, { specs: [...specs], set });
+  lastSet = setsByNames.get(key)!;
+  return set;
+}
+
+/** The request's tool list (see {@link toolSet}). */
+export function toolList(specs: readonly ToolSpec[]): readonly LlmTool[] {
+  return toolSet(specs).tools;
 }

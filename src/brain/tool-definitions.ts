@@ -3,8 +3,11 @@ import type { ToolDefinition } from '../tools/types';
 import type { LlmTool } from './llm-client';
 import { capabilityInputSchema } from './output';
 
-/** What the brain needs of a capability to offer it to the model (its declaration in handlers/). */
-export type ToolSpec = Pick<ToolDefinition, 'name' | 'description' | 'triggerExamples' | 'input'>;
+/**
+ * What the brain needs of a capability to offer it to the model (its declaration in handlers/): what the model
+ * reads, and the level it needs (a tool search never finds a tool above the sender's level).
+ */
+export type ToolSpec = Pick<ToolDefinition, 'name' | 'description' | 'triggerExamples' | 'input' | 'requiredLevel'>;
 
 const cache = new WeakMap<ToolSpec, LlmTool>();
 

@@ -59,6 +59,7 @@ export const MESSAGE_KEYS = [
   'reply.not_done_blocked',
   'reply.not_done_denied',
   'reply.not_done_failed',
+  'reply.not_done_unknown',
   'reply.not_done_waiting',
   'reply.sender_budget_day',
   'reply.sender_budget_minute',

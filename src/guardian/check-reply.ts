@@ -45,10 +45,11 @@ export function neutraliseMentions(text: string): string {
 export function checkReplyText(
   text: string,
   config: Pick<GuardianConfig, 'ngPatterns' | 'confidentialWords'>,
+  quoted: readonly string[] = [],
 ): ReplyCheckResult {
   const ng = findPattern([text], config.ngPatterns);
   if (ng) return { action: 'BLOCK', reasonCode: 'G_NG_PATTERN', text, reason: `reply matches NG pattern ${ng.source}` };
-  const word = findWord([text], config.confidentialWords);
+  const word = findWord([withoutQuoted(text, quoted)], config.confidentialWords);
   if (word)
     return {
       action: 'BLOCK',
@@ -66,6 +67,20 @@ export function checkReplyText(
     };
   }
   return { action: 'ALLOW', reasonCode: 'G_REPLY_OK', text, reason: 'reply passed the output checks' };
+}
+
+/**
+ * The text without the work items it quotes (issue 40): the title of a reminder or task the Guardian let through
+ * (「給与振込データの送信」) may be said back word for word; anything else is scanned as written. Longest first, so a
+ * title is taken out whole before a shorter one inside it.
+ */
+function withoutQuoted(text: string, quoted: readonly string[]): string {
+  const norm = (s: string) => s.normalize('NFKC');
+  let out = norm(text);
+  for (const q of [...quoted].map(norm).sort((a, b) => b.length - a.length)) {
+    if (q.trim().length >= 2) out = out.split(q).join('\u0000');
+  }
+  return out;
 }
 
 /** R-C3: a brain output must carry a readable confidence; the value itself does not gate a reply. */

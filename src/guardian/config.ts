@@ -39,24 +39,29 @@ export interface GuardianPolicy {
   };
 }
 
-/** Default confidential words (SPEC §3.5 priority 2). */
-export const DEFAULT_CONFIDENTIAL_WORDS: readonly string[] = [
-  '給与',
-  '給料',
-  '年収',
-  '報酬',
-  '評価',
-  '査定',
-  'M&A',
-  '買収',
-  '人事評価',
-  '賞与',
-  '解雇',
-  'salary',
-  'salaries',
-  'compensation',
-  'payroll',
-];
+/**
+ * Confidential topics (issue 40): what the words of {@link TOPIC_WORDS} are about. The directory names the
+ * departments whose work a topic is (`handles:`); the confidentiality rule (rules-core.ts) reads both.
+ */
+export const CONFIDENTIAL_TOPICS = ['pay', 'evaluation', 'personnel', 'deal'] as const;
+export type ConfidentialTopic = (typeof CONFIDENTIAL_TOPICS)[number];
+
+/** The default confidential words by topic (SPEC §3.5 priority 2). */
+export const TOPIC_WORDS: Readonly<Record<ConfidentialTopic, readonly string[]>> = {
+  pay: ['給与', '給料', '年収', '報酬', '賞与', 'salary', 'salaries', 'compensation', 'payroll'],
+  evaluation: ['評価', '査定', '人事評価'],
+  personnel: ['解雇'],
+  deal: ['M&A', '買収'],
+};
+
+/** Default confidential words: every topic's (SPEC §3.5 priority 2). */
+export const DEFAULT_CONFIDENTIAL_WORDS: readonly string[] = Object.values(TOPIC_WORDS).flat();
+
+/** The topic of a confidential word (NFKC, case-insensitive); undefined for a word no topic lists. */
+export function topicOf(word: string): ConfidentialTopic | undefined {
+  const w = word.normalize('NFKC').toLowerCase();
+  return CONFIDENTIAL_TOPICS.find((t) => TOPIC_WORDS[t].some((x) => x.normalize('NFKC').toLowerCase() === w));
+}
 
 /**
  * Default NG patterns: secret VALUES, not topics (「パスワードを変更する」 passes,

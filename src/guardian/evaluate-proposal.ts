@@ -36,6 +36,13 @@ export interface GuardianTurnContext {
   timezone: string;
   /** The organisation's business calendar (its closing days); absent → national holidays and weekends. */
   calendar?: BusinessCalendar;
+  /**
+   * Whether the call names anyone besides the sender (authorization/references.ts); absent → assumed (the
+   * confidentiality rule is then as strict as for a call about others).
+   */
+  namesOthers?: boolean;
+  /** Confidential topics that are the sender's work (the directory's `handles:` of their department). */
+  senderHandles?: readonly string[];
 }
 
 /** Input of {@link evaluateProposal}. */
@@ -126,6 +133,8 @@ export function evaluateProposal(input: EvaluateProposalInput): GuardianVerdict 
     params: fixesEnforced ? norm.params : raw,
     norm,
     today: todayIn(context.now, context.timezone),
+    namesOthers: context.namesOthers ?? true,
+    senderHandles: context.senderHandles ?? [],
     ...(context.roomMemberCount !== undefined ? { roomMemberCount: context.roomMemberCount } : {}),
   };
   const result = runRules(proposalRules(input.policies), ctx, shadow, trace);

@@ -7,6 +7,7 @@ import type { ToolMeta } from '../core/tool-meta';
 import {
   MEMORY_STORE_EFFECT,
   PERMISSION_CLAIM_PATTERNS,
+  topicOf,
   PERSONAL_IDENTIFIER_PATTERNS,
   type GuardianConfig,
   type GuardianPolicy,
@@ -32,6 +33,10 @@ export interface ProposalRuleContext {
   today: string | undefined;
   /** Members in the room, when known (quoted in the 「全員」 note). */
   roomMemberCount?: number;
+  /** Whether the call names anyone besides the sender (see GuardianTurnContext). */
+  namesOthers: boolean;
+  /** Confidential topics that are the sender's work. */
+  senderHandles: readonly string[];
 }
 
 /** Minimum reasoning length in characters (R-C3). */
@@ -138,14 +143,15 @@ export const SECURITY_RULES: readonly Rule<ProposalRuleContext>[] = [
   },
   {
     name: 'security.confidential',
-    label: '機密語（給与・人事評価等）',
+    label: '機密情報（他人の給与・評価等）',
     priority: 2,
     check: (c) => {
-      const w = findWord(c.texts, c.config.confidentialWords);
+      const w = confidentialWordNotAllowed(c);
       return w
         ? block(
             'G_CONFIDENTIAL',
-            `parameters contain confidential word "${w}"`,
+            `parameters contain confidential word "${w}" (${callKind(c.tool)} call, ` +
+              `${c.namesOthers ? 'naming others' : 'the sender only'})`,
             '機密情報に関わる内容のため実行できません',
           )
         : null;
@@ -168,6 +174,54 @@ export const SECURITY_RULES: readonly Rule<ProposalRuleContext>[] = [
     },
   },
 ];
+
+/** Effects of the calls that keep a work item (a task, reminder, schedule or goal) for people. */
+export const WORK_ITEM_EFFECTS: ReadonlySet<string> = new Set([
+  'db.task_create',
+  'db.task_update',
+  'chatwork.task_create',
+  'chatwork.task_update',
+  'db.reminder_create',
+  'db.reminder_update',
+  'db.schedule_create',
+  'db.schedule_update',
+  'db.goal_create',
+  'db.goal_update',
+]);
+
+/** What a call does with the words in it, for {@link CONFIDENTIAL_TABLE}. */
+export type CallKind = 'work_item' | 'disclosure';
+
+/** A call's kind from its declared effects: keeping a work item, or anything that reads, stores or posts words. */
+export function callKind(tool: Pick<ToolMeta, 'effects'>): CallKind {
+  return tool.effects.length > 0 && tool.effects.every((e) => WORK_ITEM_EFFECTS.has(e)) ? 'work_item' : 'disclosure';
+}
+
+/**
+ * Confidentiality protects data, not topics (issue 40): a confidential word (pay, evaluation, personnel, deals)
+ * in a call is allowed (`allow`), allowed only when the topic is the sender's department's work (`handlers`, the
+ * directory's `handles:`), or blocked (`block`), by what the call does and whether it names anyone besides the
+ * sender. A member's own reminder 「給与振込データの送信」 passes, and the payroll department may give that work to a
+ * colleague; reading, storing or posting words on the topic about others (someone's pay, an evaluation sent to a
+ * colleague) is blocked, whoever asks.
+ */
+export const CONFIDENTIAL_TABLE: Readonly<Record<CallKind, { self: Outcome; others: Outcome }>> = {
+  work_item: { self: 'allow', others: 'handlers' },
+  disclosure: { self: 'handlers', others: 'block' },
+};
+type Outcome = 'allow' | 'handlers' | 'block';
+
+/** The first confidential word of the call that the table does not allow here, or undefined. */
+function confidentialWordNotAllowed(c: ProposalRuleContext): string | undefined {
+  const outcome = CONFIDENTIAL_TABLE[callKind(c.tool)][c.namesOthers ? 'others' : 'self'];
+  if (outcome === 'allow') return undefined;
+  const words = c.config.confidentialWords.filter((w) => findWord(c.texts, [w]) !== undefined);
+  if (outcome === 'block') return words[0];
+  return words.find((w) => {
+    const topic = topicOf(w);
+    return topic === undefined || !c.senderHandles.includes(topic);
+  });
+}
 
 /** Priority 3: risk and `requiresConfirmation` from the tool declaration. */
 export const DANGEROUS_RULES: readonly Rule<ProposalRuleContext>[] = [

@@ -54,6 +54,8 @@ export interface NoticeRequest {
    * are), so a worker whose claim expired mid-notice never posts it beside the one that took the item over.
    */
   claim?: WorkClaim;
+  /** Stored work items the notice quotes (a reminder's text, task titles): it may say them back (issue 40). */
+  quoted?: readonly string[];
   /**
    * What to send instead when the Guardian blocks the written text (a reminder the person asked for: they are told it
    * cannot be shown); absent: nothing is sent.
@@ -133,7 +135,7 @@ const writeNotice: NoticeStep<Notice, WrittenNotice> = async (n, d, next) => {
 
 /** 3 — The Guardian's reply check (R-C4): a blocked text is not sent (`whenBlocked` is said instead, if given). */
 const checkNotice: NoticeStep<WrittenNotice, CheckedNotice> = async (n, d, next) => {
-  const check = checkReplyText(n.written.text, d.guardianConfig);
+  const check = checkReplyText(n.written.text, d.guardianConfig, n.req.quoted);
   return next({ ...n, check, text: check.action === 'BLOCK' ? (n.req.whenBlocked ?? null) : check.text });
 };
 

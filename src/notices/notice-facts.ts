@@ -74,7 +74,7 @@ export async function noticeFacts(
     now: Date;
     timezone: string;
   },
-): Promise<ContextSection> {
+): Promise<ContextSection & { quoted: string[] }> {
   const { orgId, kind, recipient, now, timezone } = input;
   const directory = await loadDirectory(db, orgId);
   const mayRead = readerScope(recipient, directory);
@@ -82,10 +82,13 @@ export async function noticeFacts(
   const { tomorrow, dayAfter } = dayBounds(now, timezone);
   const due = (t: TaskRow) => formatDueJa(t.dueAt, now, timezone);
   const lines: string[] = [];
+  // The titles the notice lists: stored work items, which the notice may say back (the reply check, issue 40).
+  const quoted: string[] = [];
   const list = (title: string, rows: TaskRow[], withAssignee = false) => {
     if (rows.length === 0) return;
     lines.push(`${title}（${rows.length}件）`);
     for (const t of rows.slice(0, MAX_ITEMS)) {
+      quoted.push(t.title);
       lines.push(`・${t.title}（${withAssignee ? `担当: ${nameOf.get(t.assigneeMemberId) ?? '—'}、` : ''}${due(t)}）`);
     }
     if (rows.length > MAX_ITEMS) lines.push(`（ほか${rows.length - MAX_ITEMS}件）`);
@@ -115,8 +118,9 @@ export async function noticeFacts(
       const progress = rate === null ? 'タスク未設定' : `完了率 ${Math.round(rate * 100)}%（${done}/${total}）`;
       const target = g.targetDate ? `、目標日 ${localDate(g.targetDate, timezone)}` : '';
       lines.push(`・${g.title}（${progress}${target}）${g.progressNote ? ` 最近のメモ: ${g.progressNote}` : ''}`);
+      quoted.push(g.title);
     }
-    return { title: '通知の内容: 進行中の目標', lines: lines.length > 0 ? ['進行中の目標:', ...lines] : [] };
+    return { title: '通知の内容: 進行中の目標', lines: lines.length > 0 ? ['進行中の目標:', ...lines] : [], quoted };
   }
 
   const own = await db.task.findMany({
@@ -178,5 +182,5 @@ export async function noticeFacts(
     }
   }
   const title = kind === 'daily_digest' ? '通知の内容: 今日のまとめ' : '通知の内容: 期限の近いタスク';
-  return { title, lines };
+  return { title, lines, quoted };
 }

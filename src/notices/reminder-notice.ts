@@ -42,6 +42,7 @@ export class ReminderNotices {
       instruction: personaMessage(prompts, 'notice.reminder_task', lang, vars),
       fallback: personaMessage(prompts, 'notice.reminder_fallback', lang, vars),
       whenBlocked: personaMessage(prompts, 'reply.blocked_confidential', lang),
+      quoted: [r.text],
       outboxKey: `notice:reminder:${r.id}`,
       mentionAccountIds: await this.mentions(r, account),
       reasonCode: 'P_REMINDER',

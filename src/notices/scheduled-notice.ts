@@ -84,6 +84,7 @@ export class ScheduledNoticeHandler {
       reader: memberAsReader(member, dept?.name ?? null),
       instruction: personaMessage(this.d.prompts, `notice.${p.scheduleKind}_task`, 'ja', vars),
       facts,
+      quoted: facts.quoted,
       fallback: personaMessage(this.d.prompts, `notice.${p.scheduleKind}_fallback`, 'ja', vars),
       outboxKey: item.dedupeKey,
       claim: item,

@@ -16,7 +16,15 @@ export interface DirectoryRows {
     quietHours: string | null;
     closingDays: ClosingDay[];
   };
-  departments: Array<{ orgId: string; id: string; name: string; parentId: string | null; topSecret: boolean }>;
+  departments: Array<{
+    orgId: string;
+    id: string;
+    name: string;
+    parentId: string | null;
+    topSecret: boolean;
+    aliases: string[];
+    handles: string[];
+  }>;
   members: Array<{
     orgId: string;
     id: string;
@@ -24,6 +32,8 @@ export interface DirectoryRows {
     aliases: string[];
     reading: string | null;
     romaji: string | null;
+    /** Filled at import from the dictionary (org/name-readings.ts) when the directory gives no reading. */
+    dictionaryReading: string | null;
     level: number;
     departmentId: string | null;
     title: string | null;
@@ -90,6 +100,8 @@ export function directoryRows(dir: Directory): DirectoryRows {
       name: d.name,
       parentId: d.parent ?? null,
       topSecret: d.top_secret ?? false,
+      aliases: d.aliases ?? [],
+      handles: d.handles ?? [],
     })),
     members: dir.members.map((m) => ({
       orgId,
@@ -98,6 +110,7 @@ export function directoryRows(dir: Directory): DirectoryRows {
       aliases: m.aliases ?? [],
       reading: m.reading ?? null,
       romaji: m.romaji ?? null,
+      dictionaryReading: null,
       level: m.level,
       departmentId: m.department ?? null,
       title: m.title ?? null,

@@ -2,6 +2,7 @@ import { validate as isValidCron } from 'node-cron';
 import { z } from 'zod';
 import { isTimeZone } from '../config/time-zone';
 import { CLOSING_DAY_PATTERN } from '../core/business-calendar';
+import { CONFIDENTIAL_TOPICS } from '../guardian/config';
 import { QUIET_HOURS_PATTERN } from '../scheduler/notices/quiet-hours';
 
 /**
@@ -92,6 +93,13 @@ const ZDepartment = z.strictObject({
   parent: ZId.optional(),
   /** Top secret: it and its sub-departments are outside everyone's scope below level 6 (R-Z1). */
   top_secret: z.boolean().optional(),
+  /** Other names people use for it (「営業」, "Sales"): names, aliases and ids all resolve (issue 40). */
+  aliases: z.array(ZText).optional(),
+  /**
+   * Confidential topics that are this department's work (issue 40): its members (and its sub-departments') may
+   * keep tasks, reminders and notices about them with others; nobody may ask for another person's data.
+   */
+  handles: z.array(z.enum(CONFIDENTIAL_TOPICS)).optional(),
 });
 
 const ZMember = z.strictObject({

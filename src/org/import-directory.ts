@@ -5,6 +5,7 @@ import { checkDirectory } from './directory-checks';
 import { directoryRows, type DirectoryRows } from './directory-rows';
 import type { Directory } from './directory.schema';
 import type { ImportSummary } from './import-summary';
+import { withDictionaryReadings } from './name-readings';
 import { parseDirectory } from './parse-directory';
 import { syncDirectory, type Tx } from './sync-directory';
 import { formatPath } from './yaml-locate';
@@ -39,8 +40,9 @@ const IMPORT_LOCK = 72707370;
 export async function importDirectory(db: Db, directory: Directory): Promise<ImportSummary> {
   const problems = checkDirectory(directory);
   if (problems.length > 0) throw new DirectoryImportError(problems.map((p) => `${formatPath(p.path)}: ${p.message}`));
-  const rows = directoryRows(directory);
-  return db.$transaction(
+  // Readings of kanji-only names are read before the transaction (the dictionary takes seconds to load).
+  const { rows, outcome } = await withDictionaryReadings(db, directoryRows(directory));
+  const summary = await db.$transaction(
     async (tx) => {
       await tx.$executeRaw`SELECT pg_advisory_xact_lock(${IMPORT_LOCK})`;
       await assertNotOwnedElsewhere(tx, rows);
@@ -51,6 +53,7 @@ export async function importDirectory(db: Db, directory: Directory): Promise<Imp
     },
     { maxWait: 10_000, timeout: 60_000 },
   );
+  return outcome.read + outcome.analysed > 0 || outcome.failed ? { ...summary, readings: outcome } : summary;
 }
 
 /**

@@ -21,6 +21,8 @@ export interface ImportSummary {
   inactiveMembers: number;
   /** False when the run wrote nothing. */
   changed: boolean;
+  /** Readings of kanji-only names from the dictionary (org/name-readings.ts); absent when none was needed. */
+  readings?: { read: number; analysed: number; failed?: string };
 }
 
 /** A short human-readable summary (one line per kind of row), for the CLI and start-up logs. */
@@ -32,5 +34,12 @@ export function formatImportSummary(s: ImportSummary): string {
     lines.push(`  ${entity.padEnd(17)} ${String(c.total).padStart(4)}  (${changes})`);
   }
   if (s.inactiveMembers > 0) lines.push(`  inactive members  ${String(s.inactiveMembers).padStart(4)}`);
+  const r = s.readings;
+  if (r && r.read + r.analysed > 0) {
+    lines.push(
+      `  readings          ${String(r.read).padStart(4)}  (from the dictionary; ${r.analysed} names read now)`,
+    );
+  }
+  if (r?.failed) lines.push(`  readings: the dictionary could not be used (${r.failed}); kanji names match as written`);
   return lines.join('\n');
 }

@@ -3,7 +3,7 @@ import type { ToolDefinition } from './types';
 
 /** Tool names the model sees: snake_case, ≤ 64 chars, not a meta-tool name. */
 const NAME = /^[a-z][a-z0-9_]{1,63}$/;
-const RESERVED = new Set(['reply', 'ask_clarification']);
+const RESERVED = new Set(['reply', 'ask_clarification', 'find_tools']);
 
 /**
  * Declares a capability (R-T1). Checked at definition time: a valid name, an object input schema that

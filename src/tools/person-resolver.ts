@@ -37,6 +37,7 @@ export async function resolvePerson(
           aliases: true,
           reading: true,
           romaji: true,
+          dictionaryReading: true,
           accounts: true,
         },
         orderBy: { id: 'asc' },

@@ -1,12 +1,15 @@
 import {
   authorize,
   directoryFor,
+  handledTopics,
   loadDirectory,
-  offeredToolsForActor,
+  filterToolsForActor,
+  resolveReferences,
   toolsAboveActor,
   type Actor,
   type AuthDecision,
   type Directory,
+  type UnresolvedReference,
 } from '../authorization';
 import { BrainFailure, type Brain, type BrainDecision } from '../brain/brain';
 import { nextStep, type Continuation, type ToolResult } from '../brain/continuation';
@@ -97,7 +100,7 @@ export interface RunInput {
 export class ProposalStage {
   constructor(private readonly d: ProposalStageDeps) {}
 
-  /** The capabilities offered to this sender: the same for every member (none for strangers and public rooms). */
+  /** The capabilities offered to this sender: those his level allows (none for strangers and public rooms). */
   toolsFor(actor: Actor): ToolSpec[] {
     return offeredTools(actor, this.d.registry);
   }
@@ -143,7 +146,7 @@ export class ProposalStage {
     for (let step = 1; ; step++) {
       const out = current.output;
       if (out.type !== 'tool_call') {
-        const draft = { continuation, content: current.assistantContent };
+        const draft = { continuation: [...continuation, ...(current.lead ?? [])], content: current.assistantContent };
         return this.answer(ctx, out, this.base(r), summary(r.trail) ?? undefined, draft);
       }
       if (step > this.d.stepBudget) {
@@ -192,7 +195,13 @@ export class ProposalStage {
   ): Promise<Outcome> {
     const { ctx, actor, item } = r;
     const { proposal } = p;
-    const verdict = this.guard(ctx, actor, p.out, proposal, p.policies);
+    const tool = this.d.registry.meta(proposal.toolName);
+    // The directory with the owners of the tasks the call names (a failed lookup denies below).
+    const directory = await directoryFor(this.d.db, ctx.org.id, p.directory, tool, proposal).catch(() => null);
+    const raw = isRecord(proposal.parameters) ? proposal.parameters : {};
+    const named = directory ? resolveReferences(tool, raw, directory, actor) : null;
+    const facts = { namesOthers: named?.namesOthers ?? true, senderHandles: handledTopics(actor, p.directory) };
+    const verdict = this.guard(ctx, actor, p.out, proposal, p.policies, facts);
     const guardian = { action: verdict.action, reasonCode: verdict.reasonCode };
     const t: ProposalTrail = {
       step: p.step,
@@ -209,9 +218,18 @@ export class ProposalStage {
         'Do not retry this call; explain to the person plainly.';
       return { result: errorResult(proposal, text) };
     }
-    const params = verdict.modifiedParameters ?? proposal.parameters;
+    const modified = verdict.modifiedParameters ?? proposal.parameters;
+    // Department names and aliases become ids; a name that fits nobody is asked about, not refused (issue 40).
+    const refs = directory && isRecord(modified) ? resolveReferences(tool, modified, directory, actor) : null;
+    if (refs && refs.unresolved.length > 0) {
+      t.unresolved = refs.unresolved.map((u) => ({ kind: u.kind, param: u.param }));
+      return { result: errorResult(proposal, unresolvedText(refs.unresolved)) };
+    }
+    const params = refs?.parameters ?? modified;
     const checked = { ...proposal, parameters: params };
-    const auth = await this.authorize(ctx, actor, checked, p.directory);
+    const auth: AuthDecision = directory
+      ? authorize({ actor, tool, proposal: checked, directory })
+      : { result: 'DENIED', reasonCode: 'Z_LOOKUP_ERROR', reason: 'task owner lookup failed; denied fail-closed' };
     t.auth = { result: auth.result, reasonCode: auth.reasonCode };
     if (auth.result === 'DENIED') {
       const text =
@@ -482,6 +500,7 @@ export class ProposalStage {
     out: Extract<BrainOutput, { type: 'tool_call' }>,
     proposal: ToolProposal,
     policies: GuardianPolicy[],
+    facts: { namesOthers: boolean; senderHandles: readonly string[] },
   ): GuardianVerdict {
     return evaluateProposal({
       proposal,
@@ -496,22 +515,9 @@ export class ProposalStage {
         now: ctx.now,
         timezone: ctx.org.timezone,
         calendar: { closingDays: ctx.org.closingDays ?? [] },
+        ...facts,
       },
     });
-  }
-
-  /** The gate's decision, with the owners of any task the proposal names (a failed lookup denies). */
-  private async authorize(
-    ctx: TurnContext,
-    actor: Actor,
-    proposal: ToolProposal,
-    base: Directory,
-  ): Promise<AuthDecision> {
-    const tool = this.d.registry.meta(proposal.toolName);
-    const full = await directoryFor(this.d.db, ctx.org.id, base, tool, proposal).catch(() => null);
-    if (!full)
-      return { result: 'DENIED', reasonCode: 'Z_LOOKUP_ERROR', reason: 'task owner lookup failed; denied fail-closed' };
-    return authorize({ actor, tool, proposal, directory: full });
   }
 
   /** The organisation's policies that carry a machine rule (CEO teachings, Guardian priority 4). */
@@ -524,15 +530,16 @@ export class ProposalStage {
 
 /** How a call went, for the trail. */
 /**
- * The capabilities a sender is offered: every enabled one, the same list for every member of the
- * organisation (none for strangers and public rooms) — what the brain is given for a turn (the evaluation
- * set builds its requests with the same list). Permission is the AuthorizationGate's, per proposal.
+ * The capabilities a sender is offered: every enabled one his level allows (none for strangers and public rooms)
+ * — what the brain is given for a turn (the evaluation set builds its requests with the same list). The core ones
+ * are loaded in every request, the same for every member; the others are found with the tool search, which can
+ * only find these (decision record 0010). Permission is still the AuthorizationGate's, per proposal.
  */
 export function offeredTools(actor: Actor, registry: Pick<ToolRegistry, 'all'>): ToolSpec[] {
-  return offeredToolsForActor(actor, registry.all());
+  return filterToolsForActor(actor, registry.all());
 }
 
-/** Names of offered capabilities above this sender's level (the context says so; the Gate refuses them). */
+/** Names of capabilities above this sender's level (the context says so; the Gate refuses them). */
 export function restrictedTools(actor: Actor, registry: Pick<ToolRegistry, 'all'>): string[] {
   return toolsAboveActor(actor, registry.all()).map((t) => t.name);
 }
@@ -580,6 +587,25 @@ export function toolResult(proposal: ToolProposal, exec: ExecutionResult): ToolR
   return errorResult(proposal, 'Needs clarification.');
 }
 
+/**
+ * What the model hears about names the directory does not know (issue 40): not a refusal — who or which is meant
+ * is asked, with the near matches the sender may see.
+ */
+function unresolvedText(unresolved: readonly UnresolvedReference[]): string {
+  const lines = unresolved.map((u) => {
+    const what = u.kind === 'person' ? 'member' : 'department';
+    const near = u.near.length > 0 ? ` Near matches: ${u.near.join(', ')}.` : '';
+    return u.ambiguous
+      ? `"${u.ref}" fits several departments: ${u.near.join(', ')}.`
+      : `No ${what} matches "${u.ref}".${near}`;
+  });
+  return (
+    `NOT FOUND (${unresolved[0]!.kind === 'person' ? 'T_UNKNOWN_PERSON' : 'T_UNKNOWN_DEPARTMENT'}): ` +
+    `${lines.join(' ')} Nothing was done and nothing is refused: ask the person who or which they mean ` +
+    '(offer the near matches, if any); do not guess.'
+  );
+}
+
 function errorResult(proposal: ToolProposal, text: string): ToolResult {
   return { proposalId: proposal.id, content: text, isError: true };
 }
@@ -605,5 +631,15 @@ function summary(trail: ProposalTrail[]): Decided | null {
   if (executed) return { ...common, kind: 'executed', reasonCode: 'T_EXECUTED' };
   if (guardian.action === 'BLOCK') return { ...common, kind: 'blocked', reasonCode: guardian.reasonCode };
   if (denied) return { ...common, kind: 'denied', reasonCode: denied.auth!.reasonCode };
+  // A name the directory does not know: the person is asked who is meant (counted apart from denials).
+  const unknown = trail.find((t) => t.unresolved)?.unresolved?.[0];
+  if (unknown) {
+    const reasonCode = unknown.kind === 'person' ? 'T_UNKNOWN_PERSON' : 'T_UNKNOWN_DEPARTMENT';
+    return { ...common, kind: 'clarify', reasonCode };
+  }
   return { ...common, kind: 'reply', reasonCode: 'B_TEXT_RESPONSE' };
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

@@ -6,7 +6,14 @@ import type { Language } from '../core/language';
 import { fill, personaMessage, type MessageKey } from '../core/messages';
 import type { EffectKind, ToolMeta } from '../core/tool-meta';
 import type { TurnContext } from '../context/types';
-import { checkBrainOutputMeta, checkReplyClaims, checkReplyText, type GuardianConfig } from '../guardian';
+import {
+  callKind,
+  checkBrainOutputMeta,
+  checkReplyClaims,
+  checkReplyText,
+  collectStrings,
+  type GuardianConfig,
+} from '../guardian';
 import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
 import { DECISION_LABELS, numberedOptions, type CallExecution, type TurnDecision } from './turn-decision';
@@ -16,8 +23,8 @@ export interface ReplyComposerDeps {
   guardianConfig: GuardianConfig;
   /** Writes a reply again when it claimed something that did not happen (R-C4: through the brain). */
   brain: Pick<Brain, 'decide'>;
-  /** The tools' declarations: their effect kinds. */
-  tools: { meta(name: string): Pick<ToolMeta, 'effectKind'> | undefined };
+  /** The tools' declarations: their effect kinds and effects. */
+  tools: { meta(name: string): Pick<ToolMeta, 'effectKind' | 'effects'> | undefined };
   metrics: Pick<Metrics, 'replyClaimCorrections'>;
   logger: Logger;
 }
@@ -33,7 +40,7 @@ export class ReplyComposer {
 
   compose(decision: TurnDecision, lang: Language): TurnDecision {
     const config = this.d.guardianConfig;
-    const check = checkReplyText(decision.reply.text, config);
+    const check = checkReplyText(decision.reply.text, config, this.quotedWorkItems(decision));
     if (check.action === 'BLOCK') {
       return {
         ...decision,
@@ -54,6 +61,19 @@ export class ReplyComposer {
       reply: { ...decision.reply, text: check.text, options },
       notes: { ...decision.notes, replyCheck: check.reasonCode },
     };
+  }
+
+  /**
+   * The words of the work items this turn let through (a task, reminder or schedule the Guardian did not block,
+   * or a confirmed one): a reply may say them back (「給与振込データの送信」), issue 40.
+   */
+  private quotedWorkItems(decision: TurnDecision): string[] {
+    return (decision.proposals ?? []).flatMap((p) => {
+      const tool = this.d.tools.meta(p.tool);
+      if (!tool || callKind(tool) !== 'work_item') return [];
+      if (!('pendingActionId' in p) && (p.guardian.action === 'BLOCK' || p.auth?.result === 'DENIED')) return [];
+      return collectStrings(p.parameters);
+    });
   }
 
   /**
@@ -140,11 +160,12 @@ export function executedKinds(
 }
 
 /** What went wrong first decides the fallback text; later outcomes only add facts. */
-type NotDone = 'denied' | 'blocked' | 'failed' | 'waiting';
+type NotDone = 'denied' | 'blocked' | 'failed' | 'unknown' | 'waiting';
 const FALLBACK_KEYS: Record<NotDone | 'nothing', MessageKey> = {
   denied: 'reply.not_done_denied',
   blocked: 'reply.not_done_blocked',
   failed: 'reply.not_done_failed',
+  unknown: 'reply.not_done_unknown',
   waiting: 'reply.not_done_waiting',
   nothing: 'reply.not_done',
 };
@@ -174,6 +195,12 @@ export function turnOutcome(decision: TurnDecision): { lines: string[]; fallback
     const status = p.execution?.status;
     if (p.guardian.action === 'BLOCK')
       say(p.tool, `stopped by the safety rules (${p.guardian.reasonCode}); not done`, 'blocked');
+    else if (p.unresolved)
+      say(
+        p.tool,
+        'not done: a name fits no member or department; the person is asked who or which is meant',
+        'unknown',
+      );
     else if (p.auth?.result === 'DENIED')
       say(p.tool, `refused: the person is not permitted (${p.auth.reasonCode}); not done`, 'denied');
     else if (status === 'ok') say(p.tool, 'carried out successfully');

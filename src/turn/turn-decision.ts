@@ -27,7 +27,14 @@ export type SessionReasonCode =
 
 /** Reason codes of the brain's plain answers and of the executor. */
 export type AnswerReasonCode =
-  'B_TEXT_RESPONSE' | 'B_CLARIFICATION' | 'T_EXECUTED' | 'T_CLARIFICATION' | 'T_TOOL_FAILED';
+  | 'B_TEXT_RESPONSE'
+  | 'B_CLARIFICATION'
+  | 'T_EXECUTED'
+  | 'T_CLARIFICATION'
+  | 'T_TOOL_FAILED'
+  /** A call named a person or department the directory does not know: the person is asked (issue 40). */
+  | 'T_UNKNOWN_PERSON'
+  | 'T_UNKNOWN_DEPARTMENT';
 
 /**
  * The Guardian's codes as recorded: its own, and the pipeline's fail-closed stop when the organisation's
@@ -108,6 +115,8 @@ export interface ProposalTrail {
   parameters: unknown;
   guardian: { action: GuardianAction; reasonCode: GuardianReasonCode; trace?: unknown };
   auth?: AuthOutcome;
+  /** Names the directory does not know (nothing was decided or run for this call). */
+  unresolved?: { kind: 'person' | 'department'; param: string }[];
   execution?: CallExecution;
 }
 

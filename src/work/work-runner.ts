@@ -415,7 +415,9 @@ export class WorkRunner {
         },
       };
     }
-    const calls = trail.map((t) => `${t.tool}: ${t.execution?.status ?? t.auth?.result ?? t.guardian.action}`);
+    const calls = trail.map(
+      (t) => `${t.tool}: ${t.execution?.status ?? t.auth?.result ?? (t.unresolved ? 'NOT FOUND' : t.guardian.action)}`,
+    );
     const why = `${decision.kind} (${decision.reasonCode})${calls.length ? ` — ${calls.join(', ')}` : ''}`;
     return { kind: 'failed', reason: why };
   }

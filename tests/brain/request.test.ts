@@ -15,8 +15,8 @@ describe('the Anthropic request body', () => {
   const tools = registry.all();
 
   it(
-    'has tools sorted with meta-tools last, breakpoints on the last ' +
-      'tool and the stable system block, no sampling params',
+    'has the loaded tools sorted, find_tools and the meta-tools last, breakpoints on the last loaded tool and the ' +
+      'stable system block, then the deferred tools; no sampling params',
     () => {
       const req = buildRequest({
         prompts,
@@ -29,7 +29,9 @@ describe('the Anthropic request body', () => {
         model: req.model,
         max_tokens: req.max_tokens,
         tool_choice: req.tool_choice,
-        tools: req.tools.map((t) => `${t.name}${t.cache_control ? ' [cache]' : ''}`),
+        tools: req.tools.map(
+          (t) => `${t.name}${t.cache_control ? ' [cache]' : ''}${t.defer_loading ? ' [deferred]' : ''}`,
+        ),
         system: req.system.map((b) => ({ cache: b.cache_control ?? null, starts: b.text.slice(0, 30) })),
         messages: req.messages.map((m) => ({
           role: m.role,
@@ -81,41 +83,42 @@ describe('the Anthropic request body', () => {
     "type": "auto",
   },
   "tools": [
-    "announce",
-    "break_goal_into_tasks",
-    "cancel_reminder",
-    "cancel_schedule",
-    "cancel_task",
-    "cancel_work",
-    "change_schedule",
-    "change_task",
-    "complete_task",
     "create_reminder",
-    "create_room_schedule",
     "create_schedule",
-    "create_task",
-    "delete_memory",
-    "get_notice_preferences",
-    "list_reminders",
-    "list_schedules",
     "lookup_person",
-    "pause_schedule",
-    "query_memory",
-    "report_goal_progress",
-    "resume_schedule",
-    "save_artifact",
     "save_memory",
-    "search_knowledge",
-    "search_tasks",
-    "set_notice_preference",
-    "snooze_reminder",
-    "start_goal_setting",
-    "start_work",
-    "team_overview",
-    "view_goals",
-    "work_status",
+    "find_tools",
     "reply",
     "ask_clarification [cache]",
+    "announce [deferred]",
+    "break_goal_into_tasks [deferred]",
+    "cancel_reminder [deferred]",
+    "cancel_schedule [deferred]",
+    "cancel_task [deferred]",
+    "cancel_work [deferred]",
+    "change_schedule [deferred]",
+    "change_task [deferred]",
+    "complete_task [deferred]",
+    "create_room_schedule [deferred]",
+    "create_task [deferred]",
+    "delete_memory [deferred]",
+    "get_notice_preferences [deferred]",
+    "list_reminders [deferred]",
+    "list_schedules [deferred]",
+    "pause_schedule [deferred]",
+    "query_memory [deferred]",
+    "report_goal_progress [deferred]",
+    "resume_schedule [deferred]",
+    "save_artifact [deferred]",
+    "search_knowledge [deferred]",
+    "search_tasks [deferred]",
+    "set_notice_preference [deferred]",
+    "snooze_reminder [deferred]",
+    "start_goal_setting [deferred]",
+    "start_work [deferred]",
+    "team_overview [deferred]",
+    "view_goals [deferred]",
+    "work_status [deferred]",
   ],
 }
 `);
@@ -148,10 +151,10 @@ describe('the Anthropic request body', () => {
     expect(JSON.stringify(a.messages)).toContain('2026年11月22日');
   });
 
-  it('every capability schema carries reasoning, confidence and an action summary around the parameters', () => {
+  it('every capability schema carries reasoning, confidence and a summary around the parameters', () => {
     for (const t of tools.map((d) => anthropicTool(modelTool(d)))) {
       const s = t.input_schema as { required: string[]; properties: Record<string, unknown> };
-      expect(s.required).toEqual(['reasoning', 'confidence', 'action_summary', 'parameters', 'parameter_sources']);
+      expect(s.required).toEqual(['reasoning', 'confidence', 'summary', 'parameters', 'sources']);
       expect(t.description).toContain('Examples:');
     }
   });

@@ -256,7 +256,8 @@ describeBrowser('/admin in the operator’s language (headless Chromium)', () =>
     await page.goto(`${svc.url}/admin#policies`);
     await page.waitForSelector('#policies-rows tr');
     const policies = (await page.textContent('#policies-rows'))!;
-    expect(policies).toContain('すべての操作で「給与」「年収」「査定」を含むものは禁止');
+    // The sample's salary policy is text for the model only (issue 40: the Guardian protects data, not topics).
+    expect(policies).toContain('給与情報は共有しない');
     expect(policies).toContain('複数の人への連絡は実行前に確認');
     expect(policies).toContain('なし（AIへの指示として伝えるだけで、自動では止めません）');
 

@@ -63,11 +63,16 @@ describe('background work through the service', () => {
     const artifact = await svc.db.artifact.findFirstOrThrow({ where: { backgroundWorkId: work.id } });
 
     // The brain wrote the report from the facts: a long artifact is referred to by its admin link.
-    const reportRequest = JSON.stringify(llm.requests[7]);
+    // (Each deferred tool — start_work, create_task, save_artifact — was found with a search first: 11 requests.)
+    expect(llm.requests).toHaveLength(11);
+    const reportRequest = JSON.stringify(llm.requests.at(-1));
     expect(reportRequest).toContain('定例アジェンダ案');
     expect(reportRequest).toContain(`/admin/api/artifacts/${artifact.id}`);
     // Each step's request carried the step context as quoted data, never in the system block.
-    const step2 = llm.requests[4] as { system: unknown; messages: unknown };
+    const step2 = llm.requests.find((r) => JSON.stringify(r.messages).includes('done step 1')) as {
+      system: unknown;
+      messages: unknown;
+    };
     expect(JSON.stringify(step2.messages)).toContain('done step 1 (create_task=ok)');
     expect(JSON.stringify(step2.system)).not.toContain('done step 1');
 

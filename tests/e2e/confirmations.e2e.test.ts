@@ -59,7 +59,8 @@ describe('confirmation sessions (end to end, ChatWork)', () => {
     // A second 「はい」 (or the same turn retried) is answered without asking the model, and runs nothing.
     const again = await say(1003, 'はい', 3);
     expect(again).toMatch(/もう実行済みウル: .*議事録の作成/);
-    expect(llm.requests).toHaveLength(2);
+    // The search for create_task, the question, the report: nothing more.
+    expect(llm.requests).toHaveLength(3);
     expect(await tasks('議事録の作成')).toBe(1);
   });
 
@@ -172,7 +173,7 @@ describe('confirmation sessions (end to end, ChatWork)', () => {
     await waitFor(async () => (await botMessages()) === 21, 15000, '20 answers');
     expect(await tasks('契約書のレビュー')).toBe(1);
     expect(await svc.db.pendingAction.count({ where: { roomId: consoleRoom, status: 'executed' } })).toBe(1);
-    // The question and the one report: the 19 repeats were answered without the model.
-    expect(llm.requests).toHaveLength(2);
+    // The search for create_task, the question and the one report: the 19 repeats were answered without the model.
+    expect(llm.requests).toHaveLength(3);
   });
 });

@@ -17,11 +17,11 @@ const ADMIN_TOKEN = 'admin-token-for-tests-0123456789';
 const claimCheckOf = (turn: { contextSummary: unknown }) =>
   (turn.contextSummary as { notes?: { claimCheck?: Record<string, unknown> } }).notes?.claimCheck;
 
-/** A tool call whose `action_summary` (shown in a confirmation question) says the call was done. */
+/** A tool call whose `summary` (shown in a confirmation question) says the call was done. */
 function claimingCall(name: string, parameters: Record<string, unknown>, summary: string): ScriptedAnswer {
   const answer = toolCall(name, parameters, { overall: 0.6 }) as Extract<ScriptedAnswer, { content: unknown }>;
   const use = answer.content[0] as { input: Record<string, unknown> };
-  use.input.action_summary = summary;
+  use.input.summary = summary;
   return answer;
 }
 
@@ -173,7 +173,8 @@ describe('replies consistent with the turn (end to end, ChatWork)', () => {
     const ja = await ask(TANAKA, '自分に週報の提出のタスクを作って');
     expect(ja.turn.decision).toBe('EXECUTED');
     expect(ja.post).toContain(done);
-    expect(llm.requests).toHaveLength(2);
+    // The search for create_task, the call, the reply: no rewrite.
+    expect(llm.requests).toHaveLength(3);
     expect(claimCheckOf(ja.turn)).toBeUndefined();
 
     llm.stop();
@@ -182,7 +183,7 @@ describe('replies consistent with the turn (end to end, ChatWork)', () => {
     const en = await ask(TANAKA, 'Please add a task for me: send the minutes');
     expect(en.turn.decision).toBe('EXECUTED');
     expect(en.post).toContain(doneEn);
-    expect(llm.requests).toHaveLength(2);
+    expect(llm.requests).toHaveLength(3);
     expect(await svc.db.task.count({ where: { title: { in: ['週報の提出', 'Send the minutes'] } } })).toBe(2);
   });
 });

@@ -50,7 +50,8 @@ describe('self-critique of sampled turns (R-B6)', () => {
       concerns: ['期限の確認をせずに作成した'],
     });
     // The critique saw the redacted turn, after the reply, as data; the decision and the task stand.
-    const sent = JSON.stringify(llm.requests[2]);
+    // (After the turn's three calls: the search for create_task, the call, the reply.)
+    const sent = JSON.stringify(llm.requests[3]);
     expect(sent).toContain('見積書の作成');
     expect(sent).toContain('"name":"critique"');
     expect((await svc.db.turnRecord.findUniqueOrThrow({ where: { id: turn.id } })).decision).toBe('EXECUTED');

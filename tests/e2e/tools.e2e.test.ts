@@ -69,10 +69,12 @@ describe('proposals through Guardian and AuthorizationGate (end to end, ChatWork
     });
     const proposals = turn.proposals as { parameters: unknown; execution: { status: string } }[];
     expect(proposals[0]!.execution.status).toBe('ok');
+    // create_task is deferred: the model found it first (find_tools loaded it with a tool_reference).
+    expect(JSON.stringify(llm.requests[1]!.messages)).toContain('"tool_reference","tool_name":"create_task"');
     // The tool result went back to the model for the final reply, and it saw the normalised date.
-    const second = JSON.stringify(llm.requests[1]);
-    expect(second).toContain('tool_result');
-    expect(second).toContain(ymd);
+    const last = JSON.stringify(llm.requests.at(-1));
+    expect(last).toContain('tool_result');
+    expect(last).toContain(ymd);
   });
 
   it('「田中さん」 with two Tanakas gets a question with both candidates and creates nothing', async () => {
@@ -93,13 +95,14 @@ describe('proposals through Guardian and AuthorizationGate (end to end, ChatWork
     );
     const { turn, post } = await ask(1008, 'チームの状況を見せて');
     const offered = (llm.requests[0]!.tools as { name: string }[]).map((t) => t.name);
-    // Every member is offered the same tools (a stable cached prefix); the context says what this one may not use.
-    expect(offered).toContain('team_overview');
+    // A tool above the sender's level is neither loaded nor deferred (no search can find it); the context names it.
+    expect(offered).not.toContain('team_overview');
     expect(offered).toContain('lookup_person');
     expect(JSON.stringify(llm.requests[0]!.messages)).toMatch(
       /この人の権限レベル: 1（この人には使えない機能: [^）]*team_overview/,
     );
     expect(turn).toMatchObject({ decision: 'DENIED', authResult: 'DENIED', authReason: 'Z_LEVEL_TOO_LOW' });
+    // A model that names it anyway is stopped by the Gate.
     const toolResult = JSON.stringify(llm.requests[1]!.messages);
     expect(toolResult).toContain('DENIED');
     expect(toolResult).not.toContain('田中太郎');

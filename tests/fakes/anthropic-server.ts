@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { okBody, type ScriptedAnswer } from './anthropic-sse';
+import { okBody, searchFirst, toolSearchProblem, type ScriptedAnswer } from './anthropic-sse';
 
 /** The parts of a Messages API request body the fakes read. */
 export interface MessagesRequest {
   model: string;
   system?: { type: string; text: string }[];
-  tools?: { name: string }[];
+  tools?: { name: string; defer_loading?: boolean }[];
   messages: { role: string; content: unknown }[];
   [key: string]: unknown;
 }
@@ -86,7 +86,8 @@ export class PromptCache {
         text: JSON.stringify(block),
         breakpoint: !!(block as { cache_control?: unknown }).cache_control,
       });
-    for (const t of req.tools ?? []) add(t);
+    // Deferred tools are not part of the prompt until a tool_reference loads them (in the messages).
+    for (const t of req.tools ?? []) if (!t.defer_loading) add(t);
     for (const b of req.system ?? []) add(b);
     for (const m of req.messages) {
       if (typeof m.content === 'string') add({ role: m.role, text: m.content });
@@ -121,7 +122,10 @@ const json = (res: http.ServerResponse, status: number, body: object, headers: R
 /**
  * A loopback Anthropic Messages API over real HTTP, for code that runs the SDK in another process or
  * without nock (the service as a child process, `npm run eval` against a fake). It answers streamed
- * and plain requests like the real API (PLATFORMS.md C10): Bearer or x-api-key auth, no sampling parameters.
+ * and plain requests like the real API (PLATFORMS.md C10): Bearer or x-api-key auth, no sampling parameters,
+ * deferred tools referenced and called only as the API allows. When the responder's answer calls a deferred tool
+ * the request has not loaded, the fake model searches first (`find_tools`) and gives that answer once the search
+ * result loaded the tool: responders never see the search turns.
  */
 export async function startFakeAnthropicServer(
   respond: Responder,
@@ -130,6 +134,19 @@ export async function startFakeAnthropicServer(
   const requests: MessagesRequest[] = [];
   const bodies: string[] = [];
   let count = 0;
+  /** Answers waiting for the search the fake model made first (by the search call's id). */
+  const searched = new Map<string, ScriptedAnswer>();
+  const resumeAfterSearch = (req: MessagesRequest): ScriptedAnswer | null => {
+    const last = req.messages.at(-1);
+    for (const b of Array.isArray(last?.content) ? (last.content as { tool_use_id?: string }[]) : []) {
+      const waiting = b.tool_use_id ? searched.get(b.tool_use_id) : undefined;
+      if (waiting) {
+        searched.delete(b.tool_use_id!);
+        return waiting;
+      }
+    }
+    return null;
+  };
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -163,7 +180,21 @@ export async function startFakeAnthropicServer(
           requests.push(body);
           bodies.push(raw);
         }
-        const answer = await respond(body, n);
+        const problem = toolSearchProblem(body);
+        if (problem)
+          return json(
+            res,
+            400,
+            { type: 'error', error: { type: 'invalid_request_error', message: problem } },
+            { 'x-should-retry': 'false' },
+          );
+        const resumed = resumeAfterSearch(body);
+        let answer = resumed ?? (await respond(body, n));
+        const search = searchFirst(answer, body);
+        if (search) {
+          searched.set((search.content[1] as { id: string }).id, answer);
+          answer = search;
+        }
         const delay = o.delayMs?.() ?? 0;
         if (delay > 0) await new Promise((r) => setTimeout(r, delay));
         if ('hangMs' in answer)

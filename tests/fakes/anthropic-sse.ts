@@ -30,7 +30,7 @@ interface Usage {
 
 let seq = 0;
 
-/** A reply meta-tool call with valid reasoning and confidence. */
+/** A reply meta-tool call with valid reasoning and confidence (the compact envelope, prompts/system.md). */
 export function replyCall(text: string, overall = 0.9): ScriptedAnswer {
   return {
     content: [
@@ -39,13 +39,8 @@ export function replyCall(text: string, overall = 0.9): ScriptedAnswer {
         type: 'tool_use',
         name: 'reply',
         input: {
-          reasoning: {
-            intent_understanding: 'The person is greeting me and wants a friendly answer.',
-            context_used: ['message'],
-            no_tool_reason: 'Conversation only.',
-            response_strategy: 'Answer warmly.',
-          },
-          confidence: { overall, intent: overall, parameters: overall },
+          reasoning: 'The person is greeting me and wants a friendly answer; conversation only.',
+          confidence: overall,
           text,
         },
       },
@@ -60,13 +55,8 @@ export function clarifyCall(question: string, options: string[]): ScriptedAnswer
         type: 'tool_use',
         name: 'ask_clarification',
         input: {
-          reasoning: {
-            intent_understanding: 'The person asked for something that has several possible targets.',
-            context_used: ['directory'],
-            ambiguity_detected: 'Which person is meant.',
-            possible_interpretations: options,
-          },
-          confidence: { overall: 0.5, intent: 0.8, parameters: 0.3 },
+          reasoning: 'The person asked for something that has several possible targets: which person is meant.',
+          confidence: 0.5,
           question,
           options,
         },
@@ -80,22 +70,17 @@ export function toolCall(
   parameters: Record<string, unknown>,
   opts: { overall?: number; reasoning?: string } = {},
 ): ScriptedAnswer {
-  const overall = opts.overall ?? 0.9;
   return {
     content: [
       {
         type: 'tool_use',
         name,
         input: {
-          reasoning: {
-            intent_understanding: opts.reasoning ?? 'The person asks me to do this action with these parameters.',
-            context_used: ['message'],
-            tool_selection_reason: `${name} does what was asked.`,
-            alternatives_considered: [],
-          },
-          confidence: { overall, intent: overall, parameters: overall },
+          reasoning: opts.reasoning ?? `The person asks me to do this action with these parameters: ${name}.`,
+          confidence: opts.overall ?? 0.9,
+          summary: `${name} as asked.`,
           parameters,
-          parameter_sources: [],
+          sources: Object.fromEntries(Object.keys(parameters).map((k) => [k, 'user_message'])),
         },
       },
     ],
@@ -246,4 +231,82 @@ function sse(answer: Answered, model: string): string {
   });
   out += event('message_stop', {});
   return out;
+}
+
+// ---- tool search (decision record 0010) ------------------------------------------------------------------------
+
+/** The parts of a request the tool search rules read. */
+interface SearchView {
+  tools?: { name: string; defer_loading?: boolean }[];
+  messages: { role: string; content: unknown }[];
+}
+
+type Block = { type?: string; name?: string; id?: string; tool_use_id?: string; content?: unknown };
+const blocksOf = (m: { content: unknown }): Block[] => (Array.isArray(m.content) ? (m.content as Block[]) : []);
+
+/** The tools `tool_reference` blocks have loaded so far in this request's messages. */
+export function loadedByReferences(req: SearchView): Set<string> {
+  const out = new Set<string>();
+  for (const m of req.messages)
+    for (const b of blocksOf(m))
+      if (b.type === 'tool_result' && Array.isArray(b.content))
+        for (const r of b.content as { type?: string; tool_name?: string }[])
+          if (r.type === 'tool_reference' && r.tool_name) out.add(r.tool_name);
+  return out;
+}
+
+/**
+ * What the Messages API refuses about deferred tools (400 invalid_request_error), or null: a `tool_reference` must
+ * name a tool the request defers, and a deferred tool can only be called after a reference loaded it.
+ */
+export function toolSearchProblem(req: SearchView): string | null {
+  const deferred = new Set((req.tools ?? []).filter((t) => t.defer_loading).map((t) => t.name));
+  const loaded = new Set<string>();
+  for (const m of req.messages) {
+    for (const b of blocksOf(m)) {
+      if (m.role === 'assistant' && b.type === 'tool_use' && b.name && deferred.has(b.name) && !loaded.has(b.name))
+        return `tool_use of deferred tool ${b.name} before a tool_reference loaded it`;
+      if (b.type !== 'tool_result' || !Array.isArray(b.content)) continue;
+      for (const r of b.content as { type?: string; tool_name?: string }[]) {
+        if (r.type !== 'tool_reference') continue;
+        if (!r.tool_name || !deferred.has(r.tool_name))
+          return `tool_reference to ${r.tool_name ?? '(none)'}, which this request does not defer`;
+        loaded.add(r.tool_name);
+      }
+    }
+  }
+  return null;
+}
+
+let searchSeq = 0;
+
+/**
+ * The search a model does before an answer that calls deferred tools it has not loaded (it cannot see them until
+ * then): a `find_tools` call with the tools' names as keywords, as the model would search; null when the answer
+ * needs no search (or the request offers no search tool).
+ */
+export function searchFirst(answer: ScriptedAnswer, req: SearchView): Answered | null {
+  if (!('content' in answer)) return null;
+  const deferred = new Set((req.tools ?? []).filter((t) => t.defer_loading).map((t) => t.name));
+  const loaded = loadedByReferences(req);
+  const missing = answer.content.flatMap((b) =>
+    b.type === 'tool_use' && deferred.has(b.name) && !loaded.has(b.name) ? [b.name] : [],
+  );
+  if (missing.length === 0 || !(req.tools ?? []).some((t) => t.name === 'find_tools')) return null;
+  return {
+    content: [
+      { type: 'thinking', thinking: '' },
+      {
+        type: 'tool_use',
+        id: `toolu_search_${++searchSeq}`,
+        name: 'find_tools',
+        input: { query: [...new Set(missing)].map((n) => n.replace(/_/g, ' ')).join(' ') },
+      },
+    ],
+  };
+}
+
+/** A `find_tools` call the model makes with this query. */
+export function searchCall(query: string): ScriptedAnswer {
+  return { content: [{ type: 'tool_use', name: 'find_tools', input: { query } }] };
 }

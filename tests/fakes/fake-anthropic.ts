@@ -1,5 +1,5 @@
 import nock from 'nock';
-import { okBody, type ScriptedAnswer } from './anthropic-sse';
+import { okBody, searchFirst, toolSearchProblem, type ScriptedAnswer } from './anthropic-sse';
 
 export { clarifyCall, replyCall, toolCall, type ScriptedAnswer, type ScriptedBlock } from './anthropic-sse';
 
@@ -7,7 +7,9 @@ export const FAKE_ANTHROPIC_URL = 'http://anthropic.test';
 
 /**
  * Scripts the fake Messages API (nock on global fetch). Answers are served in order; every request body
- * is recorded so tests can assert what the model was sent.
+ * is recorded so tests can assert what the model was sent. Like the model, it searches before calling a deferred
+ * tool it has not loaded (a `find_tools` call first; the scripted answer follows once the search loaded the tool),
+ * and like the API it refuses a request that references or calls deferred tools wrongly (400).
  */
 export class FakeAnthropic {
   readonly requests: Record<string, unknown>[] = [];
@@ -43,9 +45,21 @@ export class FakeAnthropic {
       .reply(function (_uri, body, cb) {
         self.requests.push(body as Record<string, unknown>);
         self.headers.push(this.req.headers as Record<string, string | string[]>);
-        const a = self.answers.shift();
         const done = (status: number, payload: string, headers: Record<string, string>) =>
           cb(null, [status, payload, headers]);
+        const problem = toolSearchProblem(body as Parameters<typeof toolSearchProblem>[0]);
+        if (problem)
+          return done(
+            400,
+            JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message: problem } }),
+            {
+              'content-type': 'application/json',
+              'x-should-retry': 'false',
+            },
+          );
+        const next = self.answers[0];
+        const search = next && searchFirst(next, body as Parameters<typeof searchFirst>[1]);
+        const a = search ?? self.answers.shift();
         if (!a)
           return done(
             500,

@@ -17,3 +17,15 @@ export function sampleDirectoryWith(opts: { schedules: string; edits?: [string, 
   fs.writeFileSync(file, text);
   return file;
 }
+
+/** The sample organisation as copied from ChatWork: names in kanji only (no readings, romaji or aliases). */
+export function kanjiOnlySample(): string {
+  return fs.readFileSync(SAMPLE_DIRECTORY, 'utf8').replace(/^ {4}(reading|romaji|aliases): .*\n/gm, '');
+}
+
+/** {@link kanjiOnlySample} written to a temp file (for ORG_DIRECTORY_FILE). */
+export function kanjiOnlySampleFile(): string {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'hisho-dir-')), 'org.yaml');
+  fs.writeFileSync(file, kanjiOnlySample());
+  return file;
+}

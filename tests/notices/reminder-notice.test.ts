@@ -70,6 +70,13 @@ describe('a due reminder’s notice', () => {
     expect(turn).toMatchObject({ decision: 'NOTICE_BLOCKED', reasonCode: 'G_CONFIDENTIAL' });
   });
 
+  it('a reminder about payroll work says its own words back (issue 40): 「給与振込データの送信」 is sent', async () => {
+    const { item, posted } = await due('給与振込データの送信');
+    p.brain.script(says('田中さん、「給与振込データの送信」の時間ウル！'));
+    await p.notices.handle(item);
+    expect(posted()).toEqual(['田中さん、「給与振込データの送信」の時間ウル！']);
+  });
+
   it('a reminder cancelled while its notice is being written is not sent', async () => {
     const { r, item, status, posted, roomId } = await due('報告書を出す');
     const decide = p.brain.decide.bind(p.brain);

@@ -114,8 +114,8 @@ describe('importDirectory', () => {
         '  timezone: Asia/Tokyo\n  discord_guilds: ["222222222222222222", "111111111111111111"]\n',
       )
       .replace(
-        '  - { id: dev, name: 開発部, parent: exec }\n',
-        '  - { id: dev, name: 開発部, parent: exec }\n' +
+        '  - { id: dev, name: 開発部, parent: exec, aliases: [開発, Dev, Engineering] }\n',
+        '  - { id: dev, name: 開発部, parent: exec, aliases: [開発, Dev, Engineering] }\n' +
           '  - { id: ma-office, name: M&A準備室, parent: exec, top_secret: true }\n',
       );
     const file = path.join(tmp, 'trust.yaml');
@@ -279,7 +279,10 @@ describe('importDirectory', () => {
       .replace('  - { platform: chatwork, id: "5001", name: 営業部, authority: member }\n', '')
       .replace(/\n {2}- id: bad-news-first[\s\S]*?priority: 10\n/, '\n')
       .replace('cron: "30 8 * * 1-5"', 'cron: "45 8 * * 1-5"')
-      .replace('{ id: dev, name: 開発部, parent: exec }', '{ id: dev, name: 開発本部, parent: exec }');
+      .replace(
+        '{ id: dev, name: 開発部, parent: exec, aliases: [開発, Dev, Engineering] }',
+        '{ id: dev, name: 開発本部, parent: exec }',
+      );
     const summary = await importDirectory(t.db, parse(edited));
     expect(summary.counts).toEqual({
       departments: { total: 6, created: 0, updated: 1, removed: 0 },

@@ -123,13 +123,13 @@ describe('parseDirectory', () => {
   });
 
   it('rejects bad enum values, time zones and cron expressions', () => {
-    const text = edit('action: block', 'action: deny')
+    const text = edit('action: confirm', 'action: deny')
       .replace('authority: public', 'authority: everyone')
       .replace('"30 8 * * 1-5"', '"every morning"');
     const errors = errorsOf(parseDirectory(text, 'org.yaml'));
     expect(errors).toEqual([
       `rooms[2].authority: must be one of: member, public (line ${lineOf(text, 'everyone')})`,
-      `policies[0].rule.action: must be one of: confirm, block (line ${lineOf(text, 'deny')})`,
+      `policies[1].rule.action: must be one of: confirm, block (line ${lineOf(text, 'deny')})`,
       `schedules[1].cron (schedule "daily-digest"): ${CRON} (line ${lineOf(text, 'every morning')})`,
     ]);
     const tz = edit('  timezone: Asia/Tokyo\n  values', '  timezone: Tokyo\n  values');
@@ -221,8 +221,9 @@ describe('parseDirectory', () => {
   it('rejects duplicate ids of members, departments, rooms and policies', () => {
     const text = edit('id: ito-yui', 'id: tanaka-taro')
       .replace(
-        '  - { id: dev, name: 開発部, parent: exec }\n',
-        '  - { id: dev, name: 開発部, parent: exec }\n  - { id: admin, name: 総務部, parent: exec }\n',
+        '  - { id: dev, name: 開発部, parent: exec, aliases: [開発, Dev, Engineering] }\n',
+        '  - { id: dev, name: 開発部, parent: exec, aliases: [開発, Dev, Engineering] }\n' +
+          '  - { id: admin, name: 総務部, parent: exec }\n',
       )
       .replace('{ platform: chatwork, id: "5001"', '{ platform: discord, id: "1122334455667788"')
       .replace('id: bad-news-first', 'id: no-mass-mention');
@@ -251,7 +252,10 @@ describe('parseDirectory', () => {
   });
 
   it('reports YAML syntax errors with their line', () => {
-    const text = edit('  - { id: sales, name: 営業部, parent: exec }', '  - { id: sales, name: 営業部, parent: exec');
+    const text = edit(
+      '  - { id: sales, name: 営業部, parent: exec, aliases: [営業, Sales] }',
+      '  - { id: sales, name: 営業部',
+    );
     const errors = errorsOf(parseDirectory(text, 'org.yaml'));
     expect(errors.length).toBeGreaterThanOrEqual(1);
     expect(errors[0]).toMatch(/^YAML syntax error: .+ \(line \d+\)$/);

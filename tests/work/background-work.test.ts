@@ -338,7 +338,8 @@ describe('background work', () => {
     expect(await p.work.handle(item)).toEqual({ completed: true });
     const w = await work(id);
     expect(w).toMatchObject({ status: 'failed', reasonCode: 'W_STEP_FAILED', stepsDone: 0 });
-    expect(w.reason).toBe('step 1 failed twice: denied (Z_UNKNOWN_TARGET) — create_task: DENIED');
+    // A name that fits nobody is asked about (issue 40): the step could not go on without the requester's answer.
+    expect(w.reason).toBe('step 1 failed twice: clarify (T_UNKNOWN_PERSON) — create_task: NOT FOUND');
     expect((w.stepContext as { open_issues: string[] }).open_issues).toHaveLength(2);
     expect(await t.db.task.count({ where: { title: '失敗テスト' } })).toBe(0);
     expect(await reports(id)).toHaveLength(1);

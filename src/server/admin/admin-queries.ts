@@ -90,7 +90,7 @@ export async function overview(
   });
   const [d] = await sql<Record<string, string | number | null>>(
     `WITH w AS (SELECT $1::timestamptz AT TIME ZONE 'UTC' AS day, $2::timestamptz AT TIME ZONE 'UTC' AS month),
-     t AS (SELECT decision, "totalMs", confidence FROM turn_records, w WHERE kind = 'user_request'
+     t AS (SELECT decision, "reasonCode", "totalMs", confidence FROM turn_records, w WHERE kind = 'user_request'
        AND "createdAt" >= w.day)
      SELECT (SELECT count(*) FROM t)::int AS turns, (SELECT avg("totalMs") FROM t)::float AS avg_ms,
             (SELECT avg((confidence->>'overall')::float) FROM t
@@ -98,6 +98,8 @@ export async function overview(
             (SELECT count(*) FROM t WHERE decision IN ('CONFIRM', 'SHADOW_CONFIRM'))::int AS confirms,
             (SELECT count(*) FROM t WHERE decision IN ('BLOCK', 'SHADOW_BLOCK'))::int AS blocks,
             (SELECT count(*) FROM t WHERE decision IN ('DENIED', 'SHADOW_DENIED'))::int AS denials,
+            (SELECT count(*) FROM t WHERE "reasonCode" IN ('T_UNKNOWN_PERSON', 'T_UNKNOWN_DEPARTMENT'))::int
+              AS unknown_names,
             (SELECT count(*) FROM pending_actions, w WHERE "createdAt" >= w.day)::int AS asked,
             (SELECT count(*) FROM pending_actions, w WHERE "createdAt" >= w.day
               AND status IN ('approved', 'executed', 'failed'))::int AS approved,

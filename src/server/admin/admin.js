@@ -114,6 +114,7 @@
       card('確信度の平均', t.avg_confidence === null ? 'なし' : t.avg_confidence.toFixed(2)),
       card('ブロック率（今日）', of(t.blocks), `ルールで止めた会話 ${t.blocks} 件`),
       card('権限による拒否率（今日）', of(t.denials), `権限で断った会話 ${t.denials} 件`),
+      card('名簿にない名前（今日）', `${t.unknown_names} 件`, '誰のことか聞き返した会話（権限の問題ではありません）'),
       card('確認率（今日）', of(t.confirms), `確認 ${t.asked} 件: ${answered}`),
       card('費用（今日）', usd(t.cost_today)),
       card('費用（今月）', usd(t.cost_month)),

@@ -253,6 +253,16 @@ export const REASON_INFO: Readonly<Record<RecordedCode, CodeInfo>> = {
   B_CLARIFICATION: c('質問', 'ボットが依頼の内容を質問しました。'),
   T_EXECUTED: c('実行した', '機能を実行しました。'),
   T_CLARIFICATION: c('実行前の質問', '実行に必要な情報を質問しました。'),
+  T_UNKNOWN_PERSON: c(
+    '名簿にない名前',
+    '依頼に出てきた名前に当てはまるメンバーがいなかったため、誰のことか本人に聞き返しました（権限の問題ではありません）。',
+    '同じ名前が続くなら、ディレクトリに読み方や別名を登録してください。',
+  ),
+  T_UNKNOWN_DEPARTMENT: c(
+    '名簿にない部署',
+    '依頼に出てきた部署名に当てはまる部署がない（または複数ある）ため、どの部署か本人に聞き返しました。',
+    '同じ呼び方が続くなら、ディレクトリの部署に別名（aliases）を登録してください。',
+  ),
   T_TOOL_FAILED: c(
     '実行に失敗',
     '機能を実行しましたが失敗しました。',
@@ -385,6 +395,8 @@ export const REASON_GROUPS: readonly { label: string; codes: readonly RecordedCo
       'Z_CONFIRM_ORG_WIDE',
       'B_CLARIFICATION',
       'T_CLARIFICATION',
+      'T_UNKNOWN_PERSON',
+      'T_UNKNOWN_DEPARTMENT',
     ],
   },
   {
@@ -597,6 +609,7 @@ export function purposeGroup(purpose: string, turnKind: string | null): string {
 }
 export const PURPOSE_LABELS: Readonly<Record<string, string>> = {
   turn: '依頼の判断',
+  tool_search: '機能の検索',
   rewrite_claim: '返答の書き直し',
   report_confirmed: '承認後の報告',
   notice: '通知文の作成',
