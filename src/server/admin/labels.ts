@@ -451,7 +451,10 @@ export const REASON_GROUPS: readonly { label: string; codes: readonly RecordedCo
       'O_RECONCILED',
     ],
   },
-  { label: '通知', codes: ['P_REMINDER', 'P_DEADLINE_REMINDER', 'P_DAILY_DIGEST', 'P_GOAL_CHECKIN'] },
+  {
+    label: '通知',
+    codes: ['P_REMINDER', 'P_DEADLINE_REMINDER', 'P_DAILY_DIGEST', 'P_GOAL_CHECKIN', 'P_TASK_DUE_CHANGED'],
+  },
   {
     label: 'バックグラウンド処理',
     codes: [
