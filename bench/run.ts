@@ -7,6 +7,8 @@
 // `BENCH_QUICK=1` runs small sizes (< 60 s). Results: printed next to their targets, and bench/results/*.json.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import path from 'node:path';
@@ -21,6 +23,7 @@ import {
   type MessagesRequest,
 } from '../tests/fakes/anthropic-server';
 import { ROOM_POST_LIMIT, startFakeChatwork, type FakeChatworkPost } from './fake-chatwork-server';
+import { costBench } from './cost';
 import { ANSWER_MARKER, benchModel, lastToken } from './model';
 import { deliver as deliverTo, WebhookSender, type Delivery } from './webhook-sender';
 
@@ -57,7 +60,8 @@ const TASK = '田中太郎さんに資料作成のタスクをお願い、期限
 const HESITANT = '田中さん…太郎さんに資料作成をお願いしたいかも、確認して';
 const HELLO = 'こんにちは';
 /**
- * `BENCH_PHASES=burst,steady`: only these phases (after the warm-up); default every phase. Names: turns (the
+ * `BENCH_PHASES=burst,steady`: only these phases (after the warm-up); default every phase. Names: cost (yen per
+ * conversation, bench/cost.ts: before the service starts; alone it starts none), turns (the
  * sequential turns, after quiet, in new rooms, one-tool), confirmation, steady, burst, ordering, cache.
  */
 const PHASES = new Set((process.env.BENCH_PHASES ?? 'all').split(',').map((x) => x.trim()));
@@ -67,6 +71,35 @@ const phase = (name: string) => PHASES.has('all') || PHASES.has(name);
  * and `HISHO_ROLE=turns` (claims and answers); default one process (`HISHO_ROLE=all`).
  */
 const SPLIT = process.env.BENCH_ROLES === 'split';
+/**
+ * `BENCH_TRACING=http/protobuf` (or `http/json`): the service exports its traces (issue 43) to a local OTLP/HTTP
+ * sink in this process, which answers and counts the requests and bytes without decoding them (a collector's work
+ * is not the service's). Unset: tracing off, as by default.
+ */
+const TRACING = process.env.BENCH_TRACING ?? '';
+
+/** A local OTLP/HTTP endpoint that accepts every export and counts it. */
+async function startOtlpSink(): Promise<{ url: string; requests: number; bytes: number; close(): Promise<void> }> {
+  const counts = { requests: 0, bytes: 0 };
+  const server = http.createServer((req, res) => {
+    req.on('data', (c: Buffer) => (counts.bytes += c.length));
+    req.on('end', () => {
+      counts.requests++;
+      res.writeHead(200, { 'content-type': String(req.headers['content-type'] ?? 'application/json') }).end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    get requests() {
+      return counts.requests;
+    },
+    get bytes() {
+      return counts.bytes;
+    },
+    close: () => new Promise((r) => server.close(() => r())),
+  };
+}
 
 type Stat = { n: number; p50: number; p99: number; max: number };
 function stat(xs: number[]): Stat {
@@ -290,6 +323,12 @@ async function main(): Promise<void> {
     serverUrl = emb.url;
     embeddedStop = emb.stop;
   }
+  // 0. Yen per conversation (bench/cost.ts): no service needed, so before it starts.
+  const costs = phase('cost') ? await costBench({ databaseUrl: serverUrl }) : [];
+  if (PHASES.size === 1 && PHASES.has('cost')) {
+    if (embeddedStop) await embeddedStop();
+    return;
+  }
   const dbName = `hisho_bench_${Date.now().toString(36)}`;
   const admin = new Client({ connectionString: serverUrl });
   await admin.connect();
@@ -328,6 +367,7 @@ async function main(): Promise<void> {
     },
   });
   const cw = await startFakeChatwork({ botAccountId: BOT, onPost });
+  const otlp = TRACING ? await startOtlpSink() : null;
 
   const serviceEnv: Record<string, string> = {
     NODE_ENV: 'production',
@@ -344,6 +384,7 @@ async function main(): Promise<void> {
     SENDER_TURNS_PER_MINUTE: '0',
     SENDER_TURNS_PER_DAY: '0',
     SENDER_DAILY_COST_LIMIT_USD: '0',
+    ...(otlp ? { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_EXPORTER_OTLP_PROTOCOL: TRACING } : {}),
     ...(process.env.BENCH_WORKERS ? { WORKER_CONCURRENCY: process.env.BENCH_WORKERS } : {}),
     // The service's database pool (default: the service's own, 10).
     ...(process.env.BENCH_POOL_MAX ? { DATABASE_POOL_MAX: process.env.BENCH_POOL_MAX } : {}),
@@ -364,6 +405,7 @@ async function main(): Promise<void> {
   const servicePids = [svc.child.pid!, ...(turnsSvc ? [turnsSvc.child.pid!] : [])];
   const serviceRss = () => servicePids.reduce((a, pid) => a + treeRssBytes(pid), 0);
   console.log(SPLIT ? 'service as two processes: HISHO_ROLE=intake + HISHO_ROLE=turns' : 'service as one process');
+  console.log(otlp ? `tracing on: OTLP ${TRACING} to a local sink` : 'tracing off');
   webhookPort = svc.port;
   // Deliveries under load go out from a thread of their own, which times their acknowledgements (webhook-sender.ts).
   const sender = new WebhookSender(webhookPort);
@@ -373,6 +415,7 @@ async function main(): Promise<void> {
     sizes: SIZES,
     phases: [...PHASES],
     roles: SPLIT ? 'intake+turns' : 'all',
+    tracing: TRACING || 'off',
     startupMs: svc.ms,
   };
   const fig = (name: string, value: string, target?: string, met?: boolean) => {
@@ -381,6 +424,22 @@ async function main(): Promise<void> {
     console.log(`${name}: ${value}${verdict}`);
   };
   console.log(`service start-up (npm start, compiled; fresh database): ${Math.round(svc.ms)} ms`);
+  if (costs.length > 0) {
+    results.cost = costs;
+    const at40 = (name: string) => costs.find((c) => c.setting.name.startsWith(name) && c.turnsPerDay === 40)!;
+    for (const [name, target] of [
+      ['defaults', 2],
+      ['cheaper', 1],
+    ] as const) {
+      const c = at40(name);
+      fig(
+        `yen per conversation, 40-turn office day, ${c.setting.name}`,
+        `¥${c.yenPerConversation.toFixed(2)}`,
+        `≤ ¥${target.toFixed(1)}`,
+        c.yenPerConversation <= target,
+      );
+    }
+  }
 
   // Sequential turns go to rooms the service has seen (as most of a team's messages do: its rooms are long-lived),
   // one of WARM_ROOMS in turn; the first message in a new room (room lookup, ChatWork's member list) is its own figure.
@@ -777,6 +836,10 @@ async function main(): Promise<void> {
   results.overRoomLimit = cw.overLimit;
   console.log(`posts over ChatWork's per-room limit (10 posts / 10 s) at the fake ChatWork API: ${cw.overLimit}`);
 
+  if (otlp) {
+    results.tracingExport = { requests: otlp.requests, bytes: otlp.bytes };
+    console.log(`traces exported (${TRACING}): ${otlp.requests} requests, ${(otlp.bytes / 1e6).toFixed(1)} MB`);
+  }
   const missed = figures.filter((x) => x.target && !x.met).map((x) => x.name);
   results.figures = figures;
   results.machine = { cpus: os.cpus().length, load: os.loadavg(), node: process.version };
@@ -796,6 +859,7 @@ async function main(): Promise<void> {
   }
   await cw.close();
   await llm.close();
+  await otlp?.close();
   // BENCH_KEEP_DB=1 keeps the run's database for a look at its rows and plans (its name is printed).
   if (process.env.BENCH_KEEP_DB === '1') console.log(`database kept: ${dbName}`);
   else await admin.query(`DROP DATABASE "${dbName}" WITH (FORCE)`);

@@ -34,6 +34,10 @@ interface Tally {
 export interface RunReport {
   version: 1;
   model: string;
+  /** The small model of the routing rule, when it was on (absent in reports of earlier versions). */
+  routing?: string | null;
+  /** Yen per dollar of the yen figures (COST_JPY_PER_USD). */
+  jpyPerUsd?: number;
   /** Hash of the prompts and tool definitions: two runs with the same value used the same prompt. */
   promptFingerprint: string;
   startedAt: string;
@@ -67,6 +71,8 @@ function groupBy<T>(xs: T[], key: (x: T) => string): Map<string, T[]> {
 
 export function buildReport(input: {
   model: string;
+  routing?: string | null;
+  jpyPerUsd?: number;
   promptFingerprint: string;
   startedAt: Date;
   results: CaseResult[];
@@ -100,6 +106,8 @@ export function buildReport(input: {
   return {
     version: 1,
     model: input.model,
+    routing: input.routing ?? null,
+    ...(input.jpyPerUsd ? { jpyPerUsd: input.jpyPerUsd } : {}),
     promptFingerprint: input.promptFingerprint,
     startedAt: input.startedAt.toISOString(),
     finishedAt: new Date().toISOString(),
@@ -130,8 +138,9 @@ function columns(name: string, n: string, pass: string, answer: string, person: 
 
 /** The printed summary. */
 export function formatReport(r: RunReport): string[] {
+  const routed = r.routing ? ` · routing on (small model ${r.routing})` : ' · routing off';
   const lines = [
-    `model ${r.model} · prompt ${r.promptFingerprint} · ${r.total.n} cases`,
+    `model ${r.model}${routed} · prompt ${r.promptFingerprint} · ${r.total.n} cases`,
     '',
     columns('category', 'n', 'pass', 'answer', 'person', 'date'),
     ...Object.entries(r.categories).map(([k, t]) => row(k, t)),
@@ -156,8 +165,11 @@ export function formatReport(r: RunReport): string[] {
     const n = searched.reduce((a, c) => a + c.searches!.length, 0);
     lines.push(`tool searches: ${n} in ${searched.length} of ${r.total.n} cases (each one more model call)`);
   }
-  const perCase = r.total.n > 0 ? `$${(r.costUsd / r.total.n).toFixed(4)} per case` : 'no cases';
-  lines.push(`cost: $${r.costUsd.toFixed(4)} (${perCase})`);
+  const each = r.total.n > 0 ? r.costUsd / r.total.n : 0;
+  const yen = r.jpyPerUsd ? ` = ¥${(each * r.jpyPerUsd).toFixed(2)} at ¥${r.jpyPerUsd}/$` : '';
+  const perCase = r.total.n > 0 ? `$${each.toFixed(4)} per case${yen}` : 'no cases';
+  const pass = `pass rate ${pct(r.total.pass, r.total.n)} (${r.total.pass}/${r.total.n})`;
+  lines.push(`${pass} · cost $${r.costUsd.toFixed(4)} (${perCase})`);
   return lines;
 }
 

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { Brain, BrainFailure, decisionRequest } from '../src/brain/brain';
 import { AnthropicLlmClient, anthropicTool, toAnthropicRequest } from '../src/brain/anthropic-client';
-import { costUsd } from '../src/brain/pricing';
+import { routeModel } from '../src/brain/routing';
 import { modelTool } from '../src/brain/tool-definitions';
 import type { TokenUsage } from '../src/core/llm-usage';
 import { personaNames } from '../src/core/messages';
@@ -209,14 +209,18 @@ async function askModel(
     maxRetries: config.LLM_MAX_RETRIES,
   });
   const model = config.ANTHROPIC_MODEL;
+  // The service's routing rule (LLM_ROUTING, LLM_SMALL_MODEL): a case offered no capability tool (a public room, a
+  // stranger) is asked of the small model when it is on.
+  const rule = { mainModel: model, smallModel: config.LLM_SMALL_MODEL, routing: config.LLM_ROUTING };
   const brain = new Brain({
     llm,
     prompts,
-    models: { select: async () => ({ model }) },
+    models: { select: async (job) => ({ model: routeModel(job, rule) }) },
     maxTokens: config.LLM_MAX_TOKENS,
   });
   const startedAt = new Date();
-  o.log(`asking ${model} on ${cases.length} cases (${concurrency} at a time)…`);
+  const routing = rule.routing ? `routing on (small model ${rule.smallModel})` : 'routing off';
+  o.log(`asking ${model}, ${routing}, on ${cases.length} cases (${concurrency} at a time)…`);
   let done = 0;
   let rejected: string | null = null;
   const results = await eachInSlots(cases, slots, async (c, slot): Promise<CaseResult | null> => {
@@ -226,17 +230,18 @@ async function askModel(
     let observed: Observed;
     let usage = { ...ZERO };
     let calls = 0;
+    let costUsd = 0;
     let retries: string[] = [];
     let searches: CaseResult['searches'] = [];
     try {
       // The decision after any tool search the model made (the brain answers find_tools and asks again).
       const d = await brain.decide(p.input);
-      ({ usage, calls, retries } = sumCalls(d.calls, d.retries));
+      ({ usage, calls, costUsd, retries } = sumCalls(d.calls, d.retries));
       searches = d.searches ?? [];
       observed = await observe(d.output, p, registry);
     } catch (err) {
       const app = asAppError(err);
-      if (err instanceof BrainFailure) ({ usage, calls, retries } = sumCalls(err.calls, err.retries));
+      if (err instanceof BrainFailure) ({ usage, calls, costUsd, retries } = sumCalls(err.calls, err.retries));
       if (app.code === 'LLM_NOT_CONFIGURED') rejected = app.message;
       observed = { kind: 'error', code: app.code, message: app.message };
     }
@@ -247,7 +252,7 @@ async function askModel(
     const found = searches.map((x) => `«${x.query.slice(0, 40)}» → ${x.found.join(', ') || 'nothing'}`);
     const searched = found.length > 0 ? `  searched ${found.join('; ')}` : '';
     const head = `[${String(done).padStart(3)}/${cases.length}] ${c.id.padEnd(24)} ${score.pass ? 'pass' : 'FAIL'}`;
-    o.log(`${head}  ${score.got}${why} ${(durationMs / 1000).toFixed(1)} s${searched}`);
+    o.log(`${head}  ${score.got}${why} ${(durationMs / 1000).toFixed(1)} s $${costUsd.toFixed(4)}${searched}`);
     return {
       id: c.id,
       category: c.category,
@@ -256,7 +261,7 @@ async function askModel(
       score,
       observed,
       usage,
-      costUsd: costOf(model, usage, calls),
+      costUsd,
       calls,
       retries,
       searches,
@@ -269,6 +274,8 @@ async function askModel(
   }
   const report = buildReport({
     model,
+    routing: rule.routing ? rule.smallModel : null,
+    jpyPerUsd: config.COST_JPY_PER_USD,
     promptFingerprint: fingerprint(prompts, registry),
     startedAt,
     results: results.filter((r): r is CaseResult => r !== null),
@@ -282,9 +289,9 @@ async function askModel(
 }
 
 function sumCalls(
-  calls: { usage: TokenUsage }[],
+  calls: { usage: TokenUsage; costUsd: number }[],
   retries: string[],
-): { usage: TokenUsage; calls: number; retries: string[] } {
+): { usage: TokenUsage; calls: number; costUsd: number; retries: string[] } {
   const usage = calls.reduce(
     (a, c) => ({
       inputTokens: a.inputTokens + c.usage.inputTokens,
@@ -294,11 +301,9 @@ function sumCalls(
     }),
     { ...ZERO },
   );
-  return { usage, calls: calls.length, retries };
-}
-
-function costOf(model: string, usage: TokenUsage, calls: number): number {
-  return calls === 0 ? 0 : costUsd(model, usage);
+  // Each call priced with its own model (routed cases use the small one).
+  const costUsd = calls.reduce((a, c) => a + c.costUsd, 0);
+  return { usage, calls: calls.length, costUsd, retries };
 }
 
 /** What the person would get from this answer: the Guardian's fixes, the Gate's verdict, the resolver's reading. */

@@ -1,6 +1,7 @@
 // `npm run eval [-- options]`: the evaluation set against the model (with ANTHROPIC_API_KEY), or its offline
 // checks (without). Options: --only ID[,ID…] (ids or prefixes), --category NAME[,…], --concurrency N,
-// --offline, --out FILE, --cases DIR, --compare A.json B.json.
+// --offline, --out FILE, --cases DIR, --compare A.json B.json; a configuration to try before switching the service to
+// it: --model ID (instead of ANTHROPIC_MODEL), --routing on|off (instead of LLM_ROUTING), --small-model ID.
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { environment } from '../src/config/env';
@@ -18,6 +19,9 @@ async function main(): Promise<number> {
       out: { type: 'string' },
       cases: { type: 'string' },
       compare: { type: 'boolean' },
+      model: { type: 'string' },
+      routing: { type: 'string' },
+      'small-model': { type: 'string' },
     },
   });
   const log = (line: string) => console.log(line);
@@ -35,8 +39,19 @@ async function main(): Promise<number> {
       ?.split(',')
       .map((x) => x.trim())
       .filter(Boolean);
+  if (values.routing !== undefined && !['on', 'off'].includes(values.routing)) {
+    console.error('usage: --routing on|off');
+    return 2;
+  }
+  // The configuration tried: the service's settings, with these in place of theirs.
+  const env = {
+    ...environment(),
+    ...(values.model ? { ANTHROPIC_MODEL: values.model } : {}),
+    ...(values.routing ? { LLM_ROUTING: values.routing === 'on' ? 'true' : 'false' } : {}),
+    ...(values['small-model'] ? { LLM_SMALL_MODEL: values['small-model'] } : {}),
+  };
   const outcome = await runEval({
-    env: environment(),
+    env,
     log,
     casesDir: values.cases,
     only: list(values.only),

@@ -1,6 +1,9 @@
+// First: the OpenTelemetry SDK, when configured, must start before the modules it instruments are loaded.
+import './app/start-tracing';
 import { ConfigError, environment, loadConfig, retiredVariables } from './config/env';
 import { startService } from './app/create-hisho';
 import { StartupError } from './app/startup-checks';
+import { stopTracing, tracingStarted } from './app/tracing';
 
 /** `npm start`: validate the environment, start the service, stop cleanly on SIGTERM/SIGINT (≤ 10 s). */
 async function main(): Promise<void> {
@@ -21,6 +24,12 @@ async function main(): Promise<void> {
       { variable },
       `${variable} is no longer used (turns run in the service's own process): ignored`,
     );
+  const tracing = tracingStarted();
+  if (tracing)
+    service.logger.info(
+      { destination: tracing.destination, protocol: tracing.protocol, content: tracing.captureContent },
+      'tracing: spans are exported (OpenTelemetry)',
+    );
   const url = `http://localhost:${service.port}`;
   const on = service.adapters.status().map((a) => a.platform);
   const consoleUrl = on.includes('console') ? ` (console: ${url}/console)` : '';
@@ -33,10 +42,13 @@ async function main(): Promise<void> {
       process.exit(1);
     }, 10000);
     force.unref();
-    service.stop().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
+    service
+      .stop()
+      .then(stopTracing)
+      .then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
   };
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));

@@ -1,5 +1,6 @@
 import type { InboundMessage, Platform } from '../core/chat';
 import { Steps, type Step } from '../core/steps';
+import { stepWatch } from '../observability/tracing';
 
 /**
  * What a platform's receiver hands to the shared intake steps, once it has verified and parsed an event (the
@@ -70,9 +71,13 @@ export const RECEIVE_STEPS = Steps.of<IntakeStore, Received, ReceiveOutcome>()
   .then(resolveOrganisation)
   .then(enqueue);
 
-/** Runs {@link RECEIVE_STEPS} over one received message. Throws when storing fails (the platform answers an error). */
+/**
+ * Runs {@link RECEIVE_STEPS} over one received message (with tracing on, a span per step in the webhook's trace).
+ * Throws when storing fails (the platform answers an error).
+ */
 export function receive(received: Received, intake: IntakeStore): Promise<ReceiveOutcome> {
-  return RECEIVE_STEPS.run(received, intake, () => Promise.reject(new Error('intake steps ended without an outcome')));
+  const end = () => Promise.reject(new Error('intake steps ended without an outcome'));
+  return RECEIVE_STEPS.run(received, intake, end, stepWatch('receive'));
 }
 
 function ignored(reason: string): ReceiveOutcome {

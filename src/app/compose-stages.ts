@@ -6,10 +6,13 @@
  */
 import type { Env } from '../config/env';
 import { Brain } from '../brain/brain';
+import { CacheLifetime } from '../brain/cache-lifetime';
 import { CostGuard } from '../brain/cost-guard';
 import { SenderBudget } from '../turn/sender-budget';
 import { AnthropicLlmClient } from '../brain/anthropic-client';
 import type { LlmClient } from '../brain/llm-client';
+import { tracedLlmClient } from '../brain/traced-llm-client';
+import { tracingOn } from '../observability/tracing';
 import type { ChatworkTasksApi } from '../tools/types';
 import { type PromptSet } from '../brain/prompts';
 import { ContextBuilder, type OrgInfo } from '../context/context-builder';
@@ -397,7 +400,7 @@ export function composeBrain(
 ): { llm: LlmClient | null; costGuard: CostGuard; brain: Brain } {
   const { db, logger, prompts, raise } = d;
   const o = { llm: d.llm, now: d.now };
-  const llm =
+  const client =
     o.llm ??
     (config.ANTHROPIC_API_KEY
       ? new AnthropicLlmClient({
@@ -407,10 +410,15 @@ export function composeBrain(
           maxRetries: config.LLM_MAX_RETRIES,
         })
       : null);
+  // A `chat` span per model call, only when tracing is on (issue 43).
+  const llm = client && tracingOn() ? tracedLlmClient(client) : client;
   const costGuard = new CostGuard({
     db,
     logger,
     model: config.ANTHROPIC_MODEL,
+    smallModel: config.LLM_SMALL_MODEL,
+    routing: config.LLM_ROUTING,
+    cacheLifetime: new CacheLifetime({ db, mode: config.LLM_CACHE_TTL, model: config.ANTHROPIC_MODEL, now: o.now }),
     fallbackModel: config.ANTHROPIC_FALLBACK_MODEL,
     dailyLimitUsd: config.LLM_DAILY_COST_LIMIT_USD,
     action: config.LLM_COST_LIMIT_ACTION,

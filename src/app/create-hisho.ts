@@ -647,7 +647,18 @@ async function startHttp(d: {
     // One admin login for /admin and the remote console (R-O4, issue 8 §4).
     const auth = new AdminAuth({ token: config.ADMIN_TOKEN, logger });
     const timezone = config.BOT_TIMEZONE;
-    routers.push(createAdminRouter({ db, sql: d.sql, auth, logger, timezone, scheduler: d.scheduler, now: o.now }));
+    routers.push(
+      createAdminRouter({
+        db,
+        sql: d.sql,
+        auth,
+        logger,
+        timezone,
+        jpyPerUsd: config.COST_JPY_PER_USD,
+        scheduler: d.scheduler,
+        now: o.now,
+      }),
+    );
     if (adapters.consoleSender)
       routers.push(
         createConsoleRouter({

@@ -1,6 +1,15 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { AppError } from '../core/app-error';
-import type { LlmClient, LlmMessage, LlmPart, LlmRequest, LlmResponse, LlmStopReason, LlmTool } from './llm-client';
+import type {
+  CacheTtl,
+  LlmClient,
+  LlmMessage,
+  LlmPart,
+  LlmRequest,
+  LlmResponse,
+  LlmStopReason,
+  LlmTool,
+} from './llm-client';
 import { nodeFetch } from './node-fetch';
 
 /**
@@ -18,10 +27,17 @@ export interface AnthropicRequest {
   messages: Anthropic.Messages.MessageParam[];
 }
 
-const EPHEMERAL = { type: 'ephemeral' } as const;
+/** The cache breakpoints of each lifetime (one object each, so the body of a prefix is byte-identical). */
+const EPHEMERAL: Record<CacheTtl, Anthropic.Messages.CacheControlEphemeral> = {
+  '5m': { type: 'ephemeral' },
+  '1h': { type: 'ephemeral', ttl: '1h' },
+};
 
 const toolCache = new WeakMap<LlmTool, Anthropic.Messages.Tool>();
-const listCache = new WeakMap<readonly LlmTool[], Anthropic.Messages.Tool[]>();
+const listCache: Record<CacheTtl, WeakMap<readonly LlmTool[], Anthropic.Messages.Tool[]>> = {
+  '5m': new WeakMap(),
+  '1h': new WeakMap(),
+};
 
 /** The API's definition of a tool (one object per neutral tool, so the cached prefix stays byte-identical). */
 export function anthropicTool(t: LlmTool): Anthropic.Messages.Tool {
@@ -41,14 +57,15 @@ export function anthropicTool(t: LlmTool): Anthropic.Messages.Tool {
 
 /**
  * A tool list with the cache breakpoint on its last loaded tool (deferred tools are not part of the prompt, so
- * not of the cached prefix); built once per list (the brain reuses its lists).
+ * not of the cached prefix); built once per list and lifetime (the brain reuses its lists).
  */
-function cachedToolList(tools: readonly LlmTool[]): Anthropic.Messages.Tool[] {
-  let list = listCache.get(tools);
+function cachedToolList(tools: readonly LlmTool[], ttl: CacheTtl): Anthropic.Messages.Tool[] {
+  let list = listCache[ttl].get(tools);
   if (!list) {
     const last = tools.findLastIndex((t) => !t.deferred);
-    list = tools.map((t, i) => (i === last ? { ...anthropicTool(t), cache_control: EPHEMERAL } : anthropicTool(t)));
-    listCache.set(tools, list);
+    const mark = EPHEMERAL[ttl];
+    list = tools.map((t, i) => (i === last ? { ...anthropicTool(t), cache_control: mark } : anthropicTool(t)));
+    listCache[ttl].set(tools, list);
   }
   return list;
 }
@@ -83,14 +100,17 @@ function wireMessage(m: LlmMessage): Anthropic.Messages.MessageParam {
  * `cachePrefix`; deferred tools, `defer_loading: true`, after it) → system (a breakpoint when `cachePrefix`) →
  * messages; `tool_choice: auto` (forced tool use is rejected by current models). No beta header: deferred
  * tools and `tool_reference` blocks are part of API version 2026-10-21 (SDK 1.12 types them without a beta).
+ * Two breakpoints of one lifetime (`cacheTtl`, default 5 minutes): within the API's four, and no shorter-lived
+ * breakpoint before a longer-lived one (PLATFORMS.md C5).
  */
 export function toAnthropicRequest(req: LlmRequest): AnthropicRequest {
+  const ttl = req.cacheTtl ?? '5m';
   return {
     model: req.model,
     max_tokens: req.maxTokens,
-    tools: req.cachePrefix ? cachedToolList(req.tools) : req.tools.map(anthropicTool),
+    tools: req.cachePrefix ? cachedToolList(req.tools, ttl) : req.tools.map(anthropicTool),
     tool_choice: { type: 'auto' },
-    system: [{ type: 'text', text: req.system, ...(req.cachePrefix ? { cache_control: EPHEMERAL } : {}) }],
+    system: [{ type: 'text', text: req.system, ...(req.cachePrefix ? { cache_control: EPHEMERAL[ttl] } : {}) }],
     messages: req.messages.map(wireMessage),
   };
 }
@@ -154,6 +174,11 @@ export class AnthropicLlmClient implements LlmClient {
       timeout: opts.timeoutMs,
       maxRetries: opts.maxRetries,
       fetch: nodeFetch,
+      // The SDK's own span per call is off: Hisho's `chat` span (`traced-llm-client.ts`) is the one per model call,
+      // with the cost and the conventions' token counts (the SDK counts cached tokens into its input tokens and
+      // names cache writes differently), so a dashboard that sums the tokens of `chat` spans does not count twice.
+      // The HTTP instrumentation still makes a span per attempt and sends the trace context.
+      openTelemetry: false,
     });
   }
 
@@ -184,6 +209,9 @@ export class AnthropicLlmClient implements LlmClient {
           outputTokens: u.output_tokens ?? 0,
           cacheWriteTokens: u.cache_creation_input_tokens ?? 0,
           cacheReadTokens: u.cache_read_input_tokens ?? 0,
+          ...(u.cache_creation?.ephemeral_1h_input_tokens
+            ? { cacheWrite1hTokens: u.cache_creation.ephemeral_1h_input_tokens }
+            : {}),
         },
       };
     } catch (err) {

@@ -2,6 +2,7 @@ import { AppError } from '../core/app-error';
 import type { TurnContext } from '../context/types';
 import {
   toolCalls,
+  type CacheTtl,
   type LlmClient,
   type LlmMessage,
   type LlmPart,
@@ -18,6 +19,7 @@ import { loadedTools, MAX_SEARCHES, SEARCH_TOOL, searchResults, type SearchRecor
 import type { ToolSpec } from './tool-definitions';
 import type { BrainOutput } from '../core/proposal';
 import type { LlmCallRecord } from '../core/llm-usage';
+import type { LlmJob, ModelRoute } from './routing';
 
 export interface BrainDecision {
   output: BrainOutput;
@@ -33,6 +35,8 @@ export interface BrainDecision {
   searches?: SearchRecord[];
   calls: LlmCallRecord[];
   model: string;
+  /** The model and cache lifetime it was asked with: the further steps of the turn keep them. */
+  route: ModelRoute;
   /** Why retries happened ("no_tool", "invalid: …", "max_tokens"), for the turn record. */
   retries: string[];
 }
@@ -48,9 +52,9 @@ export class BrainFailure extends AppError {
   }
 }
 
-/** Decides which model to use now, or refuses (daily cost limit, R-O5). */
+/** Decides which model a call uses (routing rule, daily cost limit R-O5) and its prefix's lifetime, or refuses. */
 export interface ModelSelector {
-  select(): Promise<{ model: string } | { refuse: true }>;
+  select(job: LlmJob): Promise<{ model: string; cacheTtl?: CacheTtl } | { refuse: true }>;
 }
 
 export interface BrainOptions {
@@ -69,6 +73,11 @@ export interface DecideInput {
   /** Previous steps of this turn (assistant tool calls and their results). */
   continuation?: Continuation;
   purpose?: string;
+  /**
+   * The model and cache lifetime of the turn this call continues (its tool loop, a rewrite of its answer): kept,
+   * not chosen again — caches and thinking blocks are per model, and a turn under way finishes on its model.
+   */
+  route?: ModelRoute;
 }
 
 /**
@@ -84,10 +93,17 @@ export class Brain {
   async decide(input: DecideInput): Promise<BrainDecision> {
     const calls: LlmCallRecord[] = [];
     const retries: string[] = [];
-    const choice = await this.opts.models.select();
+    const choice =
+      input.route ??
+      (await this.opts.models.select({
+        purpose: input.purpose ?? 'turn',
+        orgId: input.ctx.org.id,
+        mayAct: input.tools.length > 0,
+      }));
     if ('refuse' in choice)
       throw new BrainFailure(new AppError('LLM_COST_LIMIT', 'daily LLM cost limit reached'), calls, retries);
-    const model = choice.model;
+    const route: ModelRoute = { model: choice.model, cacheTtl: choice.cacheTtl ?? '5m' };
+    const model = route.model;
     const base = input.continuation?.length ?? 0;
     let continuation: LlmMessage[] = [...(input.continuation ?? [])];
     let maxTokens = this.opts.maxTokens;
@@ -97,7 +113,7 @@ export class Brain {
     const searches: SearchRecord[] = [];
 
     for (;;) {
-      const req = decisionRequest(this.opts.prompts, { ...input, continuation }, model, maxTokens);
+      const req = decisionRequest(this.opts.prompts, { ...input, continuation }, model, maxTokens, route.cacheTtl);
       let res: LlmResponse;
       try {
         res = await this.opts.llm.create(req);
@@ -159,6 +175,7 @@ export class Brain {
           searches,
           calls,
           model,
+          route,
           retries,
         };
 
@@ -188,8 +205,10 @@ export function decisionRequest(
   input: Pick<DecideInput, 'ctx' | 'tools' | 'restricted' | 'continuation'>,
   model: string,
   maxTokens: number,
+  cacheTtl?: CacheTtl,
 ): LlmRequest {
   return buildRequest({
+    cacheTtl,
     prompts,
     ctx: input.ctx,
     tools: input.tools,

@@ -2,11 +2,20 @@ import type { Db } from '../db/prisma';
 import { localDate } from '../core/zoned-time';
 import type { Logger } from '../observability/logger';
 import type { ModelSelector } from './brain';
+import type { CacheTtl } from './llm-client';
+import { routeModel, type LlmJob, type ModelRoute } from './routing';
 
 export interface CostGuardOptions {
   db: Db;
   logger: Logger;
+  /** The main model (ANTHROPIC_MODEL). */
   model: string;
+  /** The small model of the routing rule (LLM_SMALL_MODEL). */
+  smallModel?: string;
+  /** LLM_ROUTING: calls that cannot act go to the small model (routing.ts). */
+  routing?: boolean;
+  /** The lifetime of an organisation's cached prefix (5 minutes without). */
+  cacheLifetime?: { ttlFor(orgId: string | null | undefined): Promise<CacheTtl> };
   fallbackModel: string;
   dailyLimitUsd: number;
   action: 'fallback_model' | 'refuse';
@@ -19,8 +28,9 @@ export interface CostGuardOptions {
 }
 
 /**
- * Daily LLM cost limit (R-O5): below the limit, the configured model; above it, an alert (once a day)
- * and either the cheaper fallback model or a polite refusal.
+ * Picks the model of a call: the routing rule's (routing.ts), then the daily LLM cost limit (R-O5): below the
+ * limit, that model; above it, an alert (once a day) and either the cheaper fallback model (for calls of the
+ * main model) or a polite refusal. The cached prefix's lifetime comes with it (cache-lifetime.ts).
  */
 export class CostGuard implements ModelSelector {
   private cached: { at: number; usd: number } | null = null;
@@ -28,10 +38,22 @@ export class CostGuard implements ModelSelector {
 
   constructor(private readonly o: CostGuardOptions) {}
 
-  async select(): Promise<{ model: string } | { refuse: true }> {
-    if (this.o.dailyLimitUsd <= 0) return { model: this.o.model };
+  async select(job: LlmJob = { purpose: 'turn', mayAct: true }): Promise<ModelRoute | { refuse: true }> {
+    const routed = routeModel(job, {
+      mainModel: this.o.model,
+      smallModel: this.o.smallModel ?? this.o.model,
+      routing: this.o.routing ?? false,
+    });
+    const model = await this.withinLimit(routed);
+    if (model === null) return { refuse: true };
+    return { model, cacheTtl: (await this.o.cacheLifetime?.ttlFor(job.orgId)) ?? '5m' };
+  }
+
+  /** The model to use under the daily limit, or null to refuse. */
+  private async withinLimit(model: string): Promise<string | null> {
+    if (this.o.dailyLimitUsd <= 0) return model;
     const spent = await this.spentToday();
-    if (spent < this.o.dailyLimitUsd) return { model: this.o.model };
+    if (spent < this.o.dailyLimitUsd) return model;
     const day = this.dayKey();
     if (this.alertedDay !== day) {
       this.alertedDay = day;
@@ -41,7 +63,8 @@ export class CostGuard implements ModelSelector {
       );
       this.o.onLimitReached?.(spent, this.o.dailyLimitUsd, this.o.action);
     }
-    return this.o.action === 'refuse' ? { refuse: true } : { model: this.o.fallbackModel };
+    if (this.o.action === 'refuse') return null;
+    return model === this.o.model ? this.o.fallbackModel : model;
   }
 
   private dayKey(): string {

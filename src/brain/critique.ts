@@ -63,7 +63,7 @@ export class Reviewer {
   }
 
   async review(decision: Record<string, unknown>): Promise<Review> {
-    const choice = await this.o.models.select();
+    const choice = await this.o.models.select({ purpose: 'self_critique', mayAct: false });
     if ('refuse' in choice) return { kind: 'skipped' };
     try {
       const res = await this.o.llm.create({

@@ -74,7 +74,15 @@ export interface LlmRequest {
    * (prompt caching, R-B4). They must then be byte-identical between requests.
    */
   cachePrefix?: boolean;
+  /**
+   * How long the cached prefix lives after its last use: 5 minutes (written at 1.25× input) or an hour (2×);
+   * chosen per organisation from its traffic (cache-lifetime.ts). Default 5 minutes.
+   */
+  cacheTtl?: CacheTtl;
 }
+
+/** The lifetime of a cached prompt prefix. */
+export type CacheTtl = '5m' | '1h';
 
 /**
  * Why the model stopped: it finished (`end_turn`), it wants its tool calls answered (`tool_calls`), its

@@ -1,6 +1,6 @@
 import { neutralise, quoted } from '../context/quote';
 import type { TurnContext } from '../context/types';
-import type { LlmMessage, LlmPart, LlmRequest, LlmText, LlmTool } from './llm-client';
+import type { CacheTtl, LlmMessage, LlmPart, LlmRequest, LlmText, LlmTool } from './llm-client';
 import { metaTools } from './output';
 import { CORE_TOOLS, searchTool, ToolIndex } from './tool-search';
 import { modelTool, type ToolSpec } from './tool-definitions';
@@ -115,6 +115,8 @@ export interface BuildRequestInput {
   maxTokens: number;
   /** Extra turns after the current message (tool results, retry guidance). */
   continuation?: Continuation;
+  /** The cached prefix's lifetime (default 5 minutes). */
+  cacheTtl?: CacheTtl;
 }
 
 /**
@@ -131,6 +133,7 @@ export function buildRequest(input: BuildRequestInput): LlmRequest {
     system: renderStableSystem(input.prompts, input.ctx),
     messages: [...renderMessages(input.ctx, input.restricted), ...loadable(input.continuation ?? [], set.deferred)],
     cachePrefix: true,
+    ...(input.cacheTtl && input.cacheTtl !== '5m' ? { cacheTtl: input.cacheTtl } : {}),
   };
 }
 

@@ -60,7 +60,7 @@ export class Summarizer {
   }
 
   async summarize(input: SummaryInput): Promise<SummaryResult> {
-    const choice = await this.o.models.select();
+    const choice = await this.o.models.select({ purpose: 'conversation_summary', mayAct: false });
     if ('refuse' in choice) {
       throw new AppError('LLM_COST_LIMIT', 'conversation summary skipped: daily LLM cost limit', { retryable: false });
     }

@@ -41,6 +41,17 @@ export const ZEnv = z.object({
   LLM_MAX_TOKENS: z.coerce.number().int().min(256).max(32000).default(4096),
   LLM_DAILY_COST_LIMIT_USD: z.coerce.number().min(0).default(50),
   LLM_COST_LIMIT_ACTION: z.enum(['fallback_model', 'refuse']).default('fallback_model'),
+  /**
+   * The routing rule (src/brain/routing.ts): calls offered no capability tool (notice texts, reports of confirmed
+   * actions, conversation summaries, turns of public rooms and strangers) go to LLM_SMALL_MODEL; every call that
+   * may act stays on ANTHROPIC_MODEL.
+   */
+  LLM_ROUTING: flag('true'),
+  LLM_SMALL_MODEL: nonEmpty().default('claude-haiku-5-5'),
+  /** Lifetime of the cached prompt prefix: `auto` chooses 5 minutes or an hour per organisation from its traffic. */
+  LLM_CACHE_TTL: z.enum(['auto', '5m', '1h']).default('auto'),
+  /** Yen per US dollar for the cost figures in yen (/admin, the bench); a planning rate, not a quote. */
+  COST_JPY_PER_USD: z.coerce.number().positive().max(10000).default(150),
   /** Per-sender budgets (issue 8); 0 turns a limit off. */
   SENDER_TURNS_PER_MINUTE: z.coerce.number().int().min(0).default(20),
   SENDER_TURNS_PER_DAY: z.coerce.number().int().min(0).default(400),
@@ -196,6 +207,68 @@ const RETIRED = ['WORKERS', 'WORKER_NICE', 'INTAKE_YIELD_AT', 'INTAKE_YIELD_BUSY
 /** The retired variables set in an environment (empty strings count as unset), for a warning at start. */
 export function retiredVariables(source: Record<string, string | undefined> = process.env): string[] {
   return RETIRED.filter((key) => (source[key] ?? '').trim() !== '');
+}
+
+/**
+ * Tracing (issue 43) is configured by the standard OpenTelemetry variables only. The OpenTelemetry SDK reads them
+ * itself (`OTEL_SERVICE_NAME`, `OTEL_TRACES_SAMPLER`, `OTEL_EXPORTER_OTLP_HEADERS`, … see docs/operations.md); these
+ * are the ones Hisho reads too, to decide at start whether to load the SDK at all. With none set, tracing is off
+ * and no OpenTelemetry package is loaded.
+ */
+const otlpProtocol = z.enum(['http/protobuf', 'http/json', 'grpc']);
+export const ZTracingEnv = z.object({
+  OTEL_SDK_DISABLED: flag('false'),
+  /** `otlp` (default when an endpoint is set), `console`, `zipkin` or `none`; a comma-separated list. */
+  OTEL_TRACES_EXPORTER: nonEmpty().optional(),
+  OTEL_EXPORTER_OTLP_ENDPOINT: nonEmpty().url().optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: nonEmpty().url().optional(),
+  OTEL_EXPORTER_OTLP_PROTOCOL: otlpProtocol.optional(),
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: otlpProtocol.optional(),
+  /**
+   * Message text, names and tool arguments go into spans (redacted as for the logs). The variable of the
+   * OpenTelemetry GenAI instrumentations; off by default.
+   */
+  OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: flag('false'),
+});
+
+/** What the start needs to know about tracing. */
+export interface TracingSettings {
+  on: boolean;
+  /** Where spans go (for the start-up line): the traces endpoint, the base endpoint, or the exporter's name. */
+  destination: string;
+  protocol: z.output<typeof otlpProtocol>;
+  captureContent: boolean;
+  /**
+   * Every `OTEL_*` variable of the environment, `.env` included: the start puts those from `.env` into the
+   * process's environment, where the SDK reads them.
+   */
+  variables: Record<string, string>;
+}
+
+/** Whether and how to trace, from an environment ({@link environment}); a bad value throws a {@link ConfigError}. */
+export function tracingSettings(source: Record<string, string | undefined> = process.env): TracingSettings {
+  const variables: Record<string, string> = {};
+  for (const [k, v] of Object.entries(source))
+    if (k.startsWith('OTEL_') && v !== undefined && v.trim() !== '') variables[k] = v;
+  const parsed = ZTracingEnv.safeParse(variables);
+  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
+  const t = parsed.data;
+  const exporters = (t.OTEL_TRACES_EXPORTER ?? '')
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
+  const endpoint = t.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? t.OTEL_EXPORTER_OTLP_ENDPOINT;
+  const exporting = exporters.length > 0 ? !exporters.includes('none') : endpoint !== undefined;
+  return {
+    on: !t.OTEL_SDK_DISABLED && exporting,
+    destination:
+      exporters.length > 0 && !exporters.includes('otlp')
+        ? exporters.join(', ')
+        : (endpoint ?? 'http://localhost:4318'),
+    protocol: t.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? t.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf',
+    captureContent: t.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT,
+    variables,
+  };
 }
 
 /** Thrown for a bad environment; `message` names every bad variable and never includes its value. */

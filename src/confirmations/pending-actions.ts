@@ -16,6 +16,7 @@ import { randomUUID } from 'node:crypto';
 import { Prisma, type Db } from '../db/prisma';
 import { pgText, sqlRunner, type Sql } from '../db/sql';
 import { safeRedactValue } from '../observability/redact';
+import { currentTraceparent } from '../observability/tracing';
 import { isOwner, jsonText, redactedCopy, toPendingView, type PendingRow } from './pending-rows';
 import type { SessionKey } from './session-key';
 import { isPlainSession } from './session-mode';
@@ -126,6 +127,8 @@ export class PendingActions {
       expiresAt: new Date(now.getTime() + this.pendingTtlMs).toISOString(),
       // Put in place of the raw texts by a database trigger once the action is decided (R-O2).
       redactedCopy: redactedCopy(input),
+      // The asking turn's span (tracing on): the turn of the answer links to it.
+      traceContext: currentTraceparent() ?? null,
     };
     const rows = await this.sql<PendingRow>(
       'SELECT * FROM open_pending_action($1, $2::jsonb, $3::timestamp, $4::timestamp)',

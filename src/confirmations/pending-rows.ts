@@ -31,6 +31,7 @@ export function toPendingView(row: PendingRow): PendingActionView {
     executedAt: row.executedAt,
     result: row.result,
     createdAt: row.createdAt,
+    traceContext: row.traceContext ?? null,
   };
 }
 

@@ -34,6 +34,8 @@ export interface PendingActionView {
   executedAt: Date | null;
   result: unknown;
   createdAt: Date;
+  /** The span of the turn that asked, as a W3C traceparent (null: tracing was off); the answer's turn links to it. */
+  traceContext?: string | null;
   /**
    * When the current round's question reached the person (its outbox row was marked sent; null: not yet),
    * when it was read together with the action (a turn's first statement); undefined when not read.

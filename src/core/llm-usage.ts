@@ -4,8 +4,11 @@
 export interface TokenUsage {
   inputTokens: number;
   outputTokens: number;
+  /** Prompt tokens written to the cache (both lifetimes). */
   cacheWriteTokens: number;
   cacheReadTokens: number;
+  /** Of `cacheWriteTokens`, those written to live an hour (priced 2× input instead of 1.25×). */
+  cacheWrite1hTokens?: number;
 }
 
 /** One LLM call, for usage and cost records (R-B4). */

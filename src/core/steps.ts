@@ -7,6 +7,15 @@
 export type Step<D, In, Out, R> = (c: In, d: D, next: (c: Out) => Promise<R>) => Promise<R>;
 
 /**
+ * Watches each step of a run (a span per step, `observability/tracing.ts`): `run` starts the step; the step's call
+ * of `next` goes through `leave`, so what follows the step runs outside whatever the watch opened for it.
+ */
+export type StepWatch = <R>(
+  name: string,
+  run: (leave: <T>(next: () => Promise<T>) => Promise<T>) => Promise<R>,
+) => Promise<R>;
+
+/**
  * A list of steps from a context `In` to `Out`, each ending in `R`: built with {@link steps} and `then`, run with
  * `run` (the last step's `next` is `end`).
  */
@@ -28,17 +37,22 @@ export class Steps<D, In, Out, R> {
     return this.list.map((s) => s.name);
   }
 
-  /** Runs the steps over `c`; a step that does not call `next` ends the list with its result. */
-  run(c: In, d: D, end: (c: Out) => Promise<R>): Promise<R> {
+  /**
+   * Runs the steps over `c`; a step that does not call `next` ends the list with its result. `watch`, when given,
+   * sees each step start and hand over to the next (tracing).
+   */
+  run(c: In, d: D, end: (c: Out) => Promise<R>, watch?: StepWatch): Promise<R> {
     const at = (i: number, ctx: unknown): Promise<R> => {
       const step = this.list[i];
       if (!step) return end(ctx as Out);
       let called = false;
-      return step(ctx, d, (next) => {
+      const next = (n: unknown): Promise<R> => {
         if (called) throw new Error(`step ${step.name}: next() called twice`);
         called = true;
-        return at(i + 1, next);
-      });
+        return at(i + 1, n);
+      };
+      if (!watch) return step(ctx, d, next);
+      return watch(step.name, (leave) => step(ctx, d, (n) => leave(() => next(n))));
     };
     return at(0, c);
   }

@@ -10,6 +10,8 @@ import type { Metrics } from '../observability/metrics';
 import type { TurnRecorder } from '../turn/turn-recorder';
 import type { Outbox, WorkClaim } from '../queue/outbox';
 import type { ConversationLog } from '../context/conversation-log';
+import { HISHO } from '../observability/genai';
+import { inSpan, stepWatch } from '../observability/tracing';
 
 export interface NoticeDeliveryDeps {
   brain: Pick<Brain, 'decide'>;
@@ -222,11 +224,16 @@ export const NOTICE_STEPS = Steps.of<NoticeDeliveryDeps, Notice, NoticeOutcome>(
 export class NoticeDelivery {
   constructor(private readonly d: NoticeDeliveryDeps) {}
 
-  async deliver(req: NoticeRequest): Promise<NoticeOutcome> {
-    const start = { req, started: performance.now() };
-    const outcome = await NOTICE_STEPS.run(start, this.d, () => Promise.reject(new Error('no notice outcome')));
-    this.d.metrics?.notices.inc({ kind: req.kind, outcome });
-    return outcome;
+  /** Delivers one notice; with tracing on, in a `notice` span of its own with a span per step. */
+  deliver(req: NoticeRequest): Promise<NoticeOutcome> {
+    return inSpan('notice', { attributes: { [HISHO.noticeKind]: req.kind } }, async (span) => {
+      const start = { req, started: performance.now() };
+      const end = () => Promise.reject(new Error('no notice outcome'));
+      const outcome = await NOTICE_STEPS.run(start, this.d, end, stepWatch('notice'));
+      span.set({ [HISHO.noticeOutcome]: outcome });
+      this.d.metrics?.notices.inc({ kind: req.kind, outcome });
+      return outcome;
+    });
   }
 }
 

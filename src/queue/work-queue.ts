@@ -3,6 +3,7 @@ import type { Pool } from 'pg';
 import type { Db } from '../db/prisma';
 import { SqlParams, sqlRunner, type Sql } from '../db/sql';
 import { newErrorId } from '../core/app-error';
+import { currentTraceparent } from '../observability/tracing';
 import { WORK_CHANNEL } from './work-notices';
 
 /** Kinds of work (R-Q1). */
@@ -17,6 +18,8 @@ export interface EnqueueInput {
   dedupeKey: string;
   runAt?: Date;
   maxAttempts?: number;
+  /** The span that stores the item (W3C traceparent; tracing on): the work's spans join its trace. */
+  traceContext?: string;
 }
 
 export interface ClaimedItem {
@@ -29,6 +32,8 @@ export interface ClaimedItem {
   /** Proof of ownership: only the current claimant may finish the item. */
   claimToken: string;
   dedupeKey: string;
+  /** The span that stored the item, as a W3C traceparent (null: tracing was off). */
+  traceContext: string | null;
   /**
    * Set when a heartbeat found the claim gone (it expired and another worker may have taken the item):
    * the worker must stop before any further effect.
@@ -50,12 +55,13 @@ export function claimedItem(r: ClaimRow): ClaimedItem {
     maxAttempts: r.maxAttempts,
     claimToken: r.claimedBy,
     dedupeKey: r.dedupeKey,
+    traceContext: r.traceContext,
   };
 }
 
 /** The columns of a claimed row ({@link ClaimRow}), as both claims return them. */
 const CLAIMED_COLUMNS =
-  'id::text AS id, type, payload, "orderingKey", attempts, "maxAttempts", "claimedBy", "dedupeKey"';
+  'id::text AS id, type, payload, "orderingKey", attempts, "maxAttempts", "claimedBy", "dedupeKey", "traceContext"';
 
 /** The kinds of work a claim may take: the caller's, or every kind. */
 function claimTypes(types?: readonly WorkType[]): readonly WorkType[] {
@@ -214,6 +220,7 @@ export interface ClaimRow {
   maxAttempts: number;
   claimedBy: string;
   dedupeKey: string;
+  traceContext: string | null;
 }
 
 /**
@@ -252,8 +259,9 @@ export class WorkQueue {
   /** Stores an item; returns `duplicate: true` when the dedupe key exists already. */
   async enqueue(input: EnqueueInput): Promise<Enqueued> {
     const rows = await this.sql<{ id: string }>(
-      this.notifying(`INSERT INTO work_items ("type", "payload", "orderingKey", "dedupeKey", "runAt", "maxAttempts")
-       VALUES ($1, $2::jsonb, $3, $4, $5, $6)
+      this.notifying(`INSERT INTO work_items ("type", "payload", "orderingKey", "dedupeKey", "runAt", "maxAttempts",
+                                              "traceContext")
+       VALUES ($1, $2::jsonb, $3, $4, $5, $6, $7)
        ON CONFLICT ("dedupeKey") DO NOTHING
        RETURNING id::text AS id`),
       [
@@ -263,6 +271,7 @@ export class WorkQueue {
         input.dedupeKey,
         input.runAt ?? new Date(),
         input.maxAttempts ?? this.opts.defaultMaxAttempts,
+        input.traceContext ?? currentTraceparent() ?? null,
       ],
     );
     const row = rows[0];
@@ -277,7 +286,9 @@ export class WorkQueue {
    */
   enqueueGrouped(input: EnqueueInput): Promise<Enqueued> {
     return new Promise<Enqueued>((done, fail) => {
-      this.waiting.push({ input, done, fail });
+      // The span of the caller (the webhook's), taken now: the insert runs later, for a group.
+      const traceContext = input.traceContext ?? currentTraceparent();
+      this.waiting.push({ input: traceContext ? { ...input, traceContext } : input, done, fail });
       if (!this.inserting) void this.insertWaiting();
     });
   }
@@ -313,9 +324,10 @@ export class WorkQueue {
    */
   private async insertMany(inputs: EnqueueInput[]): Promise<(bigint | null)[]> {
     const rows = await this.sql<{ id: string; dedupeKey: string }>(
-      this.notifying(`INSERT INTO work_items ("type", "payload", "orderingKey", "dedupeKey", "runAt", "maxAttempts")
-       SELECT g.t, g.p, g.o, g.d, coalesce(g.r, now()), g.m
-       FROM jsonb_to_recordset($1::jsonb) AS g(t text, p jsonb, o text, d text, r timestamptz, m int)
+      this.notifying(`INSERT INTO work_items ("type", "payload", "orderingKey", "dedupeKey", "runAt", "maxAttempts",
+                                              "traceContext")
+       SELECT g.t, g.p, g.o, g.d, coalesce(g.r, now()), g.m, g.c
+       FROM jsonb_to_recordset($1::jsonb) AS g(t text, p jsonb, o text, d text, r timestamptz, m int, c text)
        ON CONFLICT ("dedupeKey") DO NOTHING
        RETURNING id::text AS id, "dedupeKey"`),
       [
@@ -327,6 +339,7 @@ export class WorkQueue {
             d: i.dedupeKey,
             r: i.runAt ?? null,
             m: i.maxAttempts ?? this.opts.defaultMaxAttempts,
+            ...(i.traceContext ? { c: i.traceContext } : {}),
           })),
         ),
       ],

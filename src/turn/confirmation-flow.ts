@@ -15,6 +15,9 @@ import type { PendingActions } from '../confirmations/pending-actions';
 import type { SessionKey } from '../confirmations/session-key';
 import type { NoDecision, PendingActionView, SessionView } from '../confirmations/types';
 import type { ToolExecutor } from '../tools/executor';
+import { GEN_AI, GEN_AI_OPERATION, HISHO, spanName } from '../observability/genai';
+import { valueAttribute } from '../observability/span-content';
+import { captureContent, inSpan } from '../observability/tracing';
 import type { ToolRegistry } from '../tools/registry';
 import {
   answerState,
@@ -260,7 +263,23 @@ export class ConfirmationFlow {
     if (item.claimLost) throw new ClaimLostError();
     // Keyed by the pending action: a retried turn, or another worker that took the item over, does it once.
     const toolCtx = this.d.contexts.forCall(ctx, actor, `pending:${pending.id}`, item);
-    const exec = await this.d.executor.run(proposal.toolName, proposal.parameters, toolCtx);
+    const attributes = {
+      [GEN_AI.operationName]: GEN_AI_OPERATION.executeTool,
+      [GEN_AI.toolName]: proposal.toolName,
+      [GEN_AI.toolType]: 'function',
+      [HISHO.guardianVerdict]: facts.guardian?.action,
+      [HISHO.guardianReasonCode]: facts.guardian?.reasonCode,
+      [HISHO.gateDecision]: auth.result,
+      [HISHO.gateReasonCode]: auth.reasonCode,
+      [HISHO.pendingActionId]: pending.id,
+      ...(captureContent() ? { [GEN_AI.toolArguments]: valueAttribute(proposal.parameters) } : {}),
+    };
+    // With tracing on, the confirmed call's `execute_tool` span; just the call otherwise.
+    const exec = await inSpan(spanName.executeTool(proposal.toolName), { attributes }, async (span) => {
+      const e = await this.d.executor.run(proposal.toolName, proposal.parameters, toolCtx);
+      span.set({ [HISHO.toolStatus]: e.status });
+      return e;
+    });
     if (exec.status === 'ok') await this.d.pending.markExecuted(pending.id, exec.output);
     else await this.d.pending.markFailed(pending.id, exec.status === 'error' ? exec.code : exec.status);
     const execution = {

@@ -32,7 +32,10 @@ import {
   type GuardianVerdict,
 } from '../guardian';
 import { ClaimLostError, replyKeyOf, type ClaimedItem } from '../queue/work-queue';
+import { GEN_AI, GEN_AI_OPERATION, HISHO, spanName } from '../observability/genai';
 import type { Logger } from '../observability/logger';
+import { valueAttribute } from '../observability/span-content';
+import { captureContent, inSpan, tracingOn } from '../observability/tracing';
 import type { Metrics } from '../observability/metrics';
 import type { PendingActionView } from '../confirmations/types';
 import { originKey, type CallFailure, type ExecutionResult, type ToolExecutor } from '../tools/executor';
@@ -160,9 +163,12 @@ export class ProposalStage {
         };
       }
       directory ??= await (this.d.directory ?? ((orgId: string) => loadDirectory(this.d.db, orgId)))(ctx.org.id);
+      const dir = directory;
       const results: ToolResult[] = [];
       for (const [index, proposal] of out.proposals.entries()) {
-        const outcome = await this.propose(r, { step, out, proposal, policies, directory, calledBefore }, index);
+        const outcome = await this.traced(r, step, proposal, () =>
+          this.propose(r, { step, out, proposal, policies, directory: dir, calledBefore }, index),
+        );
         if ('decision' in outcome) return outcome.decision;
         results.push(outcome.result);
       }
@@ -172,6 +178,8 @@ export class ProposalStage {
           ...brainInput(ctx, actor, this.d.registry),
           continuation,
           purpose: `step_${step + 1}`,
+          // One model for the whole tool loop (caches and thinking blocks are per model).
+          route: input.decision.route,
         });
         r.calls.push(...current.calls);
       } catch (err) {
@@ -294,6 +302,41 @@ export class ProposalStage {
       this.d.logger.error({ errorId: exec.errorId, tool: proposal.toolName, err: exec.internal }, 'tool failed');
     }
     return { result: toolResult(proposal, exec) };
+  }
+
+  /**
+   * With tracing on, an `execute_tool` span around one proposal (GenAI conventions): the Guardian's verdict, the
+   * Gate's decision and their reason codes, and what became of the call (absent when it did not run). The call's
+   * arguments and result only with content capture on, redacted.
+   */
+  private traced(r: Run, step: number, proposal: ToolProposal, run: () => Promise<Outcome>): Promise<Outcome> {
+    if (!tracingOn()) return run();
+    const attributes = {
+      [GEN_AI.operationName]: GEN_AI_OPERATION.executeTool,
+      [GEN_AI.toolName]: proposal.toolName,
+      [GEN_AI.toolCallId]: proposal.id,
+      [GEN_AI.toolType]: 'function',
+      [HISHO.toolStep]: step,
+      ...(captureContent() ? { [GEN_AI.toolArguments]: valueAttribute(proposal.parameters) } : {}),
+    };
+    return inSpan(spanName.executeTool(proposal.toolName), { attributes }, async (span) => {
+      const outcome = await run();
+      const t = r.trail.at(-1);
+      const decided = 'decision' in outcome ? outcome.decision : null;
+      span.set({
+        [HISHO.guardianVerdict]: t?.guardian.action,
+        [HISHO.guardianReasonCode]: t?.guardian.reasonCode,
+        [HISHO.gateDecision]: t?.auth?.result,
+        [HISHO.gateReasonCode]: t?.auth?.reasonCode,
+        [HISHO.toolStatus]: t?.execution?.status,
+        [HISHO.decision]: decided?.kind,
+        [HISHO.reasonCode]: decided?.reasonCode,
+        ...(captureContent() && 'result' in outcome
+          ? { [GEN_AI.toolResult]: valueAttribute(outcome.result.content) }
+          : {}),
+      });
+      return outcome;
+    });
   }
 
   /** Why this call is asked about first, if it is: the Guardian, the Gate, or because it changes a pending one. */

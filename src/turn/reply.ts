@@ -104,7 +104,9 @@ export class ReplyComposer {
     let reply: TurnDecision['reply'] | null = null;
     let why = 'rewrite still claimed';
     try {
-      const again = await this.d.brain.decide({ ctx, tools: [], continuation, purpose: 'rewrite_claim' });
+      // Written again by the model that wrote the draft: its thinking blocks are in the continuation.
+      const route = decision.brain ? { model: decision.brain.model, cacheTtl: '5m' as const } : undefined;
+      const again = await this.d.brain.decide({ ctx, tools: [], continuation, purpose: 'rewrite_claim', route });
       calls.push(...again.calls);
       const out = again.output;
       const meta = checkBrainOutputMeta(out.reasoning, out.confidence, this.d.guardianConfig);

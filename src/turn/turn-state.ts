@@ -7,6 +7,7 @@ import type { TurnContext } from '../context/types';
 import type { ClaimedItem, WorkOutcome } from '../queue/work-queue';
 import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
+import type { TraceSpan } from '../observability/tracing';
 import type { SelfCritic } from './self-critique';
 import type { TurnRecorder } from './turn-recorder';
 import type { Delivered, Outbox, TakeAhead } from '../queue/outbox';
@@ -61,6 +62,8 @@ export interface Started {
   readonly log: Logger;
   /** The language the person wrote in: persona texts said before the context exists use it. */
   readonly language: Language;
+  /** The turn's `invoke_agent` span (tracing on; a span that records nothing otherwise). */
+  readonly span?: TraceSpan;
 }
 
 /** After `openTurn`: what the turn's first statement read (sender, session, budget, the reply row). */

@@ -22,6 +22,9 @@ import { stranger } from './steps/stranger';
 import { think } from './steps/think';
 import { trackErrors } from './steps/track-errors';
 import { FINISHED, type Decided, type Started, type TurnDeps, type TurnEnd } from './turn-state';
+import { GEN_AI, GEN_AI_AGENT, GEN_AI_OPERATION, GEN_AI_PROVIDER, HISHO, spanName } from '../observability/genai';
+import { messagesAttribute } from '../observability/span-content';
+import { captureContent, inSpan, stepWatch, type SpanAttributes } from '../observability/tracing';
 
 /**
  * One user turn (SPEC §2), in order. Each step is a small function in `steps/` (the shape of `core/steps.ts`): it
@@ -49,17 +52,66 @@ export const TURN_STEPS = Steps.of<TurnDeps, Started, TurnEnd>()
 /** What always follows a decision: the reply is posted, then the turn's last statement records it. */
 export const AFTER_DECISION = Steps.of<TurnDeps, Decided, WorkOutcome>().then(deliver).then(record);
 
-/** Runs one user turn over `item` (a claimed `user_request`). */
-export async function runTurn(d: TurnDeps, item: ClaimedItem): Promise<WorkOutcome | void> {
-  const t = startTurn(d, item);
-  if (crashedEveryAttempt(t)) throw await giveUp(t, d, crashError());
-  try {
-    const end = await TURN_STEPS.run(t, d, async (decided) => decided);
-    if (end === FINISHED) return;
-    return await AFTER_DECISION.run(end, d, () => Promise.reject(new Error('record ended no turn')));
-  } catch (err) {
-    throw await turnFailed(t, d, err);
-  }
+/**
+ * Runs one user turn over `item` (a claimed `user_request`): with tracing on, in an `invoke_agent` span that joins
+ * the trace of the webhook that stored the item, a span per step inside it (`observability/tracing.ts`).
+ */
+export function runTurn(d: TurnDeps, item: ClaimedItem): Promise<WorkOutcome | void> {
+  const started = startTurn(d, item);
+  return inSpan(
+    spanName.invokeAgent(),
+    { parent: item.traceContext, attributes: turnAttributes(started) },
+    async (span): Promise<WorkOutcome | void> => {
+      const t: Started = { ...started, span };
+      if (crashedEveryAttempt(t)) throw await giveUp(t, d, crashError());
+      const watch = stepWatch('step');
+      try {
+        const end = await TURN_STEPS.run(t, d, async (decided) => decided, watch);
+        if (end === FINISHED) return;
+        span.set(decisionAttributes(end));
+        return await AFTER_DECISION.run(end, d, () => Promise.reject(new Error('record ended no turn')), watch);
+      } catch (err) {
+        throw await turnFailed(t, d, err);
+      }
+    },
+  );
+}
+
+function turnAttributes(t: Started): SpanAttributes {
+  return {
+    [GEN_AI.operationName]: GEN_AI_OPERATION.invokeAgent,
+    [GEN_AI.agentName]: GEN_AI_AGENT,
+    [GEN_AI.providerName]: GEN_AI_PROVIDER,
+    [HISHO.turnId]: t.turnId,
+    [HISHO.workItemId]: String(t.item.id),
+    [HISHO.attempt]: t.item.attempts,
+    [HISHO.platform]: t.msg.platform,
+    ...(captureContent() ? { [GEN_AI.inputMessages]: messagesAttribute('user', t.msg.text) } : {}),
+  };
+}
+
+/** The decision, its tokens summed over the turn's model calls, and (content capture on) the reply. */
+function decisionAttributes(end: Decided): SpanAttributes {
+  const { decision } = end;
+  const calls = decision.calls ?? [];
+  const sum = (f: (c: (typeof calls)[number]) => number) => calls.reduce((a, c) => a + f(c), 0);
+  return {
+    [HISHO.decision]: decision.kind,
+    [HISHO.reasonCode]: decision.reasonCode,
+    [GEN_AI.requestModel]: decision.brain?.model ?? undefined,
+    ...(calls.length > 0
+      ? {
+          [GEN_AI.inputTokens]: sum((c) => c.usage.inputTokens),
+          [GEN_AI.outputTokens]: sum((c) => c.usage.outputTokens),
+          [GEN_AI.cacheReadTokens]: sum((c) => c.usage.cacheReadTokens),
+          [GEN_AI.cacheWriteTokens]: sum((c) => c.usage.cacheWriteTokens),
+          [HISHO.costUsd]: Math.round(sum((c) => c.costUsd) * 1e6) / 1e6,
+        }
+      : {}),
+    ...(captureContent() && !decision.silent
+      ? { [GEN_AI.outputMessages]: messagesAttribute('assistant', decision.reply.text) }
+      : {}),
+  };
 }
 
 function startTurn(d: TurnDeps, item: ClaimedItem): Started {

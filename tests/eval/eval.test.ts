@@ -413,5 +413,35 @@ cases:
       expect(diff).toContain('ja-amb-001: fail → pass (A tool:create_task, B clarify)');
       expect(diff).toMatch(/ambiguous_person +\d+% +100% {2}\+\d+ pt/);
     }, 120000);
+
+    it('tries a configuration (model, routing): a public-room case is asked of the small model', async () => {
+      const cases = all.filter((c) => ['ja-conv-001', 'ja-conv-007'].includes(c.id));
+      const relay = await startFakeAnthropicServer((req) => rightAnswer(caseOf(req, cases)));
+      try {
+        const env = { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: relay.url };
+        const settings = { ANTHROPIC_MODEL: 'claude-sonnet-5-5', LLM_SMALL_MODEL: 'claude-haiku-5-5' };
+        const r = await run({ ...env, ...settings, LLM_ROUTING: 'true' }, { only: ['ja-conv-001', 'ja-conv-007'] });
+        expect(r.exitCode).toBe(0);
+        const modelOf = (id: string) => relay.requests.find((q) => caseOf(q, cases).id === id)!.model;
+        expect(modelOf('ja-conv-001')).toBe('claude-sonnet-5-5'); // a member: offered tools, may act
+        expect(modelOf('ja-conv-007')).toBe('claude-haiku-5-5'); // a stranger in the public community
+        const cost = new Map(r.report!.cases.map((c) => [c.id, c.costUsd]));
+        expect(cost.get('ja-conv-007')!).toBeLessThan(cost.get('ja-conv-001')! / 10);
+        const printed = r.lines.join('\n');
+        expect(printed).toContain('model claude-sonnet-5-5 · routing on (small model claude-haiku-5-5)');
+        expect(printed).toMatch(
+          /^pass rate 100% \(2\/2\) · cost \$[\d.]+ \(\$[\d.]+ per case = ¥[\d.]+ at ¥150\/\$\)$/m,
+        );
+        expect(printed).toMatch(/ja-conv-007 +pass .* \$\d\.\d{4}$/m);
+
+        relay.requests.length = 0;
+        const off = await run({ ...env, ...settings, LLM_ROUTING: 'false' }, { only: ['ja-conv-007'] });
+        expect(off.exitCode).toBe(0);
+        expect(relay.requests.map((q) => q.model)).toEqual(['claude-sonnet-5-5']);
+        expect(off.lines.join('\n')).toContain('routing off');
+      } finally {
+        await relay.close();
+      }
+    }, 120000);
   });
 });

@@ -66,7 +66,9 @@ export class ScriptedBrain implements Pick<Brain, 'decide'> {
           }))
         : [{ type: 'tool_call', id: `toolu_${++seq}`, name: 'reply', input: {} }];
     const usage = { inputTokens: 100, outputTokens: 20, cacheWriteTokens: 0, cacheReadTokens: 0 };
-    const calls = [{ model: 'fake-model', purpose: input.purpose ?? 'turn', usage, costUsd: 0.001, durationMs: 0 }];
-    return { output: next, assistantContent: content, calls, model: 'fake-model', retries: [] };
+    const model = input.route?.model ?? 'fake-model';
+    const calls = [{ model, purpose: input.purpose ?? 'turn', usage, costUsd: 0.001, durationMs: 0 }];
+    const route = input.route ?? { model, cacheTtl: '5m' as const };
+    return { output: next, assistantContent: content, calls, model, route, retries: [] };
   }
 }

@@ -166,6 +166,24 @@ describe('ProposalStage', () => {
     expect(result).not.toContain('"isError":true');
   });
 
+  it('every step of a tool loop is asked of the model of the first decision (no re-routing mid-turn)', async () => {
+    p.brain.script(
+      proposes([{ tool: 'lookup_person', params: { query: '佐藤' } }]),
+      proposes([{ tool: 'lookup_person', params: { query: '田中' } }]),
+      says('佐藤さんは東京、田中さんは大阪ウル。'),
+    );
+    const { decide } = await turn(consoleMessage('佐藤さんと田中さんの部署は？'));
+
+    await decide();
+
+    const asked = p.brain.asked.slice(-3);
+    expect(asked.map((a) => a.purpose)).toEqual([undefined, 'step_2', 'step_3']);
+    // The first decision chose its model (routing rule, cost limit); the steps keep it, whatever the limit says now.
+    expect(asked[0]!.route).toBeUndefined();
+    expect(asked[1]!.route).toEqual({ model: 'fake-model', cacheTtl: '5m' });
+    expect(asked[2]!.route).toEqual({ model: 'fake-model', cacheTtl: '5m' });
+  });
+
   it('a call the Gate denies goes back to the model as an error it must not retry; nothing runs', async () => {
     p.brain.script(
       proposes([{ tool: 'create_task', params: { assignee: '渡辺翔', title: '資料の準備' } }]),

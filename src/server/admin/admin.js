@@ -103,6 +103,27 @@
     el.dataset.points = String(data[0].length);
     el.dataset.total = String(data[1].reduce((a, b) => a + (b || 0), 0));
   }
+  /** Dollars (formatCost) and yen side by side: $0.0123（¥1.85）; yen amounts of ¥100 or more without decimals. */
+  const money = (v) => {
+    const y = Number(v.yen || 0);
+    const yenText = y >= 100 ? Math.round(y).toLocaleString('ja-JP') : y.toFixed(2);
+    return `${usd(v.usd)}（¥${yenText}）`;
+  };
+  /** Cost per conversation, the month's forecast and the cost by kind of call and model (issue 39). */
+  async function costPlan() {
+    const c = await api(`cost?range=${range}`);
+    const period = c.days === 1 ? '今日' : '30日';
+    const each = (r) => (r.perConversation ? num(money(r.perConversation)) : '—');
+    const rows = c.rows.map((r) => tr([esc(r.kind), esc(r.model), num(r.calls), num(money(r)), each(r)])).join('');
+    const perConversation = c.perConversation ? money(c.perConversation) : 'なし';
+    const counted = `会話 ${c.conversations} 件（確認への返事も1件）・要約と自己批判を含む`;
+    $('cost-plan').innerHTML =
+      `<div class="cards">${card(`会話あたりの費用（${period}）`, perConversation, counted)}` +
+      `${card('今月の費用', money(c.monthToDate))}` +
+      `${card('今月の見込み', money(c.forecast), `直近7日の1日平均で月末まで・1ドル${c.jpyPerUsd}円`)}</div>` +
+      `<div class="chart"><h3>費用（${period}・種類とモデル別）</h3>` +
+      `${table(['種類', 'モデル', '呼び出し', '費用', '会話あたり'], rowsOr(rows, 5, 'この期間の費用はありません。'))}</div>`;
+  }
   async function overview() {
     const o = await api(`overview?range=${range}`);
     const t = o.today;
@@ -128,6 +149,7 @@
     $('cost-breakdown').innerHTML =
       `<div class="chart"><h3>費用の内訳（${period}・モデル別）</h3>${table(['モデル', '費用'], costRows(o.cost.byModel))}</div>` +
       `<div class="chart"><h3>費用の内訳（${period}・用途別）</h3>${table(['用途', '費用'], costRows(o.cost.byPurpose))}</div>`;
+    await costPlan();
     const b = o.buckets;
     const xs = b.map((x) => Date.parse(x.t) / 1000);
     const share = (v) => (v === null ? null : v * 100);

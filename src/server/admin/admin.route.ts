@@ -19,6 +19,7 @@ import {
   turnDetail,
 } from './admin-queries';
 import { auditCsv } from './audit-csv';
+import { costPanel } from './cost-panel';
 import { formatCost } from './format';
 import { DAY_EXAMPLE, readDay } from './day-input';
 import { memberList, memberProfile, policyList, roomList, roomProfile } from './directory-views';
@@ -33,6 +34,8 @@ export interface AdminDeps {
   auth: AdminAuth;
   logger: Logger;
   timezone: string;
+  /** Yen per dollar of the cost panel (COST_JPY_PER_USD). */
+  jpyPerUsd?: number;
   scheduler: () => NoticeScheduler | null;
   now?: () => Date;
 }
@@ -169,6 +172,12 @@ export function createAdminRouter(deps: AdminDeps): Router {
       return void res.status(400).json({ error: '期間は「24時間」か「30日」を選んでください。' });
     const [o, failed] = await Promise.all([overview(deps.sql, range, now(), deps.timezone), failedWork(deps.sql)]);
     res.json({ range, timezone: deps.timezone, ...o, failedCount: failed.length });
+  });
+  api.get('/cost', async (req, res) => {
+    const range = req.query.range ?? '24h';
+    if (range !== '24h' && range !== '30d')
+      return void res.status(400).json({ error: '期間は「24時間」か「30日」を選んでください。' });
+    res.json(await costPanel(deps.sql, range, now(), deps.timezone, deps.jpyPerUsd ?? 150));
   });
   const auditFilter = (req: Request, res: Response) => {
     const f = ZAudit.safeParse(req.query);

@@ -2,6 +2,7 @@ import { personaMessage } from '../../core/messages';
 import type { TurnContext } from '../../context/types';
 import type { PromptSet } from '../../brain/prompts';
 import type { PendingActionView } from '../../confirmations/types';
+import { HISHO } from '../../observability/genai';
 import type { Answered, TurnStep, WithContext } from '../turn-state';
 
 /**
@@ -14,6 +15,12 @@ import type { Answered, TurnStep, WithContext } from '../turn-state';
  */
 export const answerPendingConfirmation: TurnStep<WithContext, Answered> = async (t, d, next) => {
   const { ctx, session } = t;
+  // The message answers the question of an earlier turn: its trace links to that turn's (tracing on).
+  if (session.pending)
+    t.span?.link(session.pending.traceContext, {
+      [HISHO.linkReason]: 'answers_confirmation',
+      [HISHO.pendingActionId]: session.pending.id,
+    });
   const step = await d.confirmations.answer({ msg: t.msg, session, ctx, item: t.item, actor: t.prelude.actor });
   if (step.kind === 'decided') return next({ ...t, answered: step.decision });
   if (step.modifying) ctx.sections.push(changeRequest(d.prompts, step.modifying));
