@@ -111,6 +111,7 @@ function sample(e: ParamExpectation): unknown {
   if ('oneOf' in e) return e.oneOf[0];
   if ('containsAny' in e) return e.containsAny[0];
   if ('present' in e) return e.present;
+  if ('absentOr' in e) return e.absentOr;
   return e.fields;
 }
 

@@ -149,10 +149,15 @@ export class ClaimLostError extends Error {
 export interface GaveUp {
   id: bigint;
   type: WorkType;
+  /** What it was (`payload.kind`: background_work, reminder …), when it says. */
+  kind: string | null;
   dedupeKey: string;
   errorId: string;
   apology: boolean;
 }
+
+/** Why an item whose worker died on every allowed attempt gave up (its recorded error says so). */
+export const ABANDONED = 'abandoned: the worker stopped on every attempt';
 
 /** The notification kind that tells a person their request gave up (`src/notices/apology.ts`). */
 export const APOLOGY_KIND = 'apology';
@@ -397,7 +402,15 @@ export class WorkQueue {
     );
     if (rows.length !== 1) return 'lost';
     const { id, type, dedupeKey } = item;
-    this.opts.onGaveUp?.({ id, type, dedupeKey, errorId, apology: rows[0]!.apologies > 0 });
+    const kind = (item.payload as { kind?: unknown } | null)?.kind;
+    this.opts.onGaveUp?.({
+      id,
+      type,
+      kind: typeof kind === 'string' ? kind : null,
+      dedupeKey,
+      errorId,
+      apology: rows[0]!.apologies > 0,
+    });
     return 'failed';
   }
 
@@ -416,14 +429,22 @@ export class WorkQueue {
    * {@link fail}), so a message that crashes the process cannot loop or block its conversation forever.
    */
   async failAbandoned(): Promise<number> {
-    const rows = await this.sql<{ id: string; type: WorkType; dedupeKey: string; errorId: string; apology: boolean }>(
+    const rows = await this.sql<{
+      id: string;
+      type: WorkType;
+      kind: string | null;
+      dedupeKey: string;
+      errorId: string;
+      apology: boolean;
+    }>(
       `WITH f AS (UPDATE work_items
-                  SET state = 'failed', "lastError" = 'abandoned: the worker stopped on every attempt',
+                  SET state = 'failed', "lastError" = '${ABANDONED}',
                     "errorId" = 'E-' || upper(substr(md5(random()::text || id::text), 1, 7)),
                     "finishedAt" = now(), "updatedAt" = now()
                   WHERE state = 'running' AND "claimExpiresAt" < now() AND attempts > "maxAttempts" RETURNING *),
        ${apologyCte('a', 'f', "'INTERNAL'")}
-       SELECT f.id::text AS id, f.type, f."dedupeKey", f."errorId", f.type = 'user_request' AS apology FROM f`,
+       SELECT f.id::text AS id, f.type, f.payload->>'kind' AS kind, f."dedupeKey", f."errorId",
+         f.type = 'user_request' AS apology FROM f`,
     );
     for (const r of rows) this.opts.onGaveUp?.({ ...r, id: BigInt(r.id) });
     return rows.length;

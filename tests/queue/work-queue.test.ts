@@ -177,7 +177,7 @@ describe('WorkQueue', () => {
     expect(apology).toMatchObject({ type: 'notification', state: 'queued', orderingKey: turn.orderingKey });
     expect(apology.payload).toMatchObject({ kind: 'apology', errorId: 'E-ABC1234', code: 'EXTERNAL_API_FAILED' });
     expect(gaveUp).toEqual([
-      { id: turn.id, type: 'user_request', dedupeKey: turn.dedupeKey, errorId: 'E-ABC1234', apology: true },
+      { id: turn.id, type: 'user_request', kind: null, dedupeKey: turn.dedupeKey, errorId: 'E-ABC1234', apology: true },
     ]);
 
     // The apology gives up in turn (an error without an id gets one): no apology for the apology.
