@@ -111,6 +111,7 @@ function sample(e: ParamExpectation): unknown {
   if ('oneOf' in e) return e.oneOf[0];
   if ('containsAny' in e) return e.containsAny[0];
   if ('present' in e) return e.present;
+  if ('absentOr' in e) return e.absentOr;
   return e.fields;
 }
 
@@ -270,6 +271,16 @@ function settings(config: Readonly<Env>): Setting[] {
       small,
       routing: false,
       ttl: '5m',
+      firstRequestOnly: true,
+    },
+    // The issue's method with today's settings: the figures its targets (≤ ¥2.0 default, ≤ ¥1.0 cheaper) compare to.
+    { name: "issue 39's method, defaults", main: opus, small, routing: true, ttl: 'auto', firstRequestOnly: true },
+    {
+      name: "issue 39's method, cheaper (Sonnet 5.5)",
+      main: 'claude-sonnet-5-5',
+      small,
+      routing: true,
+      ttl: 'auto',
       firstRequestOnly: true,
     },
     { name: 'before: Opus 5.5, 5-min cache, no routing', main: opus, small, routing: false, ttl: '5m' },

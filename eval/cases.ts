@@ -20,8 +20,8 @@ const ZIsoDateTime = z
 
 /**
  * An expected parameter value: exact (member ids for person parameters, `YYYY-MM-DD[THH:mm]` for dates,
- * `@t1` / `@g1` for a seeded task / goal id), one of several, text containing one of several words, or any
- * value at all (`present`, with a sample that the offline checks validate).
+ * `@t1` / `@g1` for a seeded task / goal id), one of several, text containing one of several words, any
+ * value at all (`present`, with a sample that the offline checks validate), or left out or one value (`absentOr`).
  */
 export const ZParamExpectation = z.union([
   z.string(),
@@ -31,8 +31,13 @@ export const ZParamExpectation = z.union([
   z.strictObject({ oneOf: z.array(z.union([z.string(), z.number()])).min(1) }),
   z.strictObject({ containsAny: z.array(z.coerce.string().trim().min(1)).min(1) }),
   z.strictObject({ present: z.unknown().refine((v) => v !== undefined, 'needs a sample value') }),
-  /** An object parameter (a recurrence rule) that has at least these fields with these values. */
+  /**
+   * An object parameter (a recurrence rule) that has at least these fields with these values; a field given as
+   * `{ absentOr: value }` may also be left out.
+   */
   z.strictObject({ fields: z.record(z.string(), z.unknown()) }),
+  /** Left out, or this value (「祝日の扱いは指定なしか skip」). */
+  z.strictObject({ absentOr: z.union([z.string(), z.number(), z.boolean()]) }),
 ]);
 export type ParamExpectation = z.output<typeof ZParamExpectation>;
 
@@ -249,4 +254,9 @@ export function loadCases(dir = CASES_DIR): EvalCase[] {
 export function acceptable(c: EvalCase): Outcome[] {
   const { alsoAccept, forbidTools: _f, ...primary } = c.expect;
   return [primary as Outcome, ...alsoAccept];
+}
+
+/** `{ absentOr: value }`: a parameter or rule field that may be left out or have this value. */
+export function isAbsentOr(v: unknown): v is { absentOr: string | number | boolean } {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).join() === 'absentOr';
 }

@@ -10,7 +10,14 @@ import { defaultGuardianConfig, evaluateProposal, type GuardianVerdict } from '.
 import type { AuthDecision } from '../src/authorization';
 import type { ToolRegistry } from '../src/tools/registry';
 import type { ToolDefinition } from '../src/tools/types';
-import { acceptable, type EvalCase, type ExpectedVerdict, type ParamExpectation, type ToolOutcome } from './cases';
+import {
+  acceptable,
+  isAbsentOr,
+  type EvalCase,
+  type ExpectedVerdict,
+  type ParamExpectation,
+  type ToolOutcome,
+} from './cases';
 import { seededId, type PreparedCase } from './world';
 
 /** The reasoning an expected proposal is checked with (a valid one: the constitution is not under test here). */
@@ -36,18 +43,57 @@ function expectedProposals(c: EvalCase): ExpectedProposal[] {
   return out;
 }
 
+const refOf = (caseId: string) => (v: unknown) =>
+  typeof v === 'string' && /^@[tg]\d+$/.test(v) ? seededId(caseId, v.slice(1)) : v;
+
+/** Rule fields as a right answer gives them (a field that may be left out, with its value). */
+const sampleFields = (fields: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, isAbsentOr(v) ? v.absentOr : v]));
+
 /** A value that satisfies the expectation (what a right answer could contain), `@t1` resolved. */
 export function sampleValue(e: ParamExpectation, caseId: string): unknown {
-  const ref = (v: unknown) => (typeof v === 'string' && /^@[tg]\d+$/.test(v) ? seededId(caseId, v.slice(1)) : v);
+  const ref = refOf(caseId);
   if (Array.isArray(e)) return e.map(ref);
   if (typeof e !== 'object') return ref(e);
   if ('oneOf' in e) return ref(e.oneOf[0]);
-  if ('fields' in e) return e.fields;
+  if ('fields' in e) return sampleFields(e.fields);
+  if ('absentOr' in e) return ref(e.absentOr);
   return 'containsAny' in e ? e.containsAny[0] : e.present;
 }
 
 export function sampleParams(params: Record<string, ParamExpectation>, caseId: string): Record<string, unknown> {
   return Object.fromEntries(Object.entries(params).map(([k, v]) => [k, sampleValue(v, caseId)]));
+}
+
+/**
+ * Every parameter set a right answer may have: the first value of each expectation, then one set per alternative
+ * (each further `oneOf` value, an `absentOr` parameter or rule field left out) differing in that one place only.
+ * The offline checks validate and decide each of them.
+ */
+export function sampleVariants(
+  params: Record<string, ParamExpectation>,
+  caseId: string,
+): { label: string; params: Record<string, unknown> }[] {
+  const base = sampleParams(params, caseId);
+  const out = [{ label: '', params: base }];
+  for (const [k, e] of Object.entries(params)) {
+    if (typeof e !== 'object' || Array.isArray(e)) continue;
+    if ('oneOf' in e) {
+      for (const v of e.oneOf.slice(1)) out.push({ label: `${k}=${v}`, params: { ...base, [k]: refOf(caseId)(v) } });
+    }
+    if ('absentOr' in e) {
+      const { [k]: _left, ...rest } = base;
+      out.push({ label: `${k} absent`, params: rest });
+    }
+    if ('fields' in e) {
+      for (const [f, v] of Object.entries(e.fields)) {
+        if (!isAbsentOr(v)) continue;
+        const { [f]: _left, ...fields } = base[k] as Record<string, unknown>;
+        out.push({ label: `${k}.${f} absent`, params: { ...base, [k]: fields } });
+      }
+    }
+  }
+  return out;
 }
 
 /**
@@ -68,7 +114,10 @@ export function structuralProblems(c: EvalCase, registry: ToolRegistry): string[
       );
       continue;
     }
-    problems.push(...paramProblems(def, sampleParams(p.params, c.id)).map((m) => `${at(p.label)}: ${p.tool}: ${m}`));
+    for (const v of sampleVariants(p.params, c.id)) {
+      const label = v.label ? `${p.label}, ${v.label}` : p.label;
+      problems.push(...paramProblems(def, v.params).map((m) => `${at(label)}: ${p.tool}: ${m}`));
+    }
   }
   for (const t of c.expect.forbidTools) {
     if (!registry.get(t)) problems.push(`${at('expect.forbidTools')}: unknown tool "${t}"`);
@@ -121,6 +170,8 @@ export function decide(
       senderName: p.actor.name ?? undefined,
       now: p.ctx.now,
       timezone: p.ctx.org.timezone,
+      // The organisation's business calendar, as the proposal stage gives it (closing days such as 年末年始).
+      calendar: { closingDays: p.ctx.org.closingDays ?? [] },
       namesOthers: named.namesOthers,
       senderHandles: handledTopics(p.actor, p.directory),
     },
@@ -147,14 +198,17 @@ export function situationProblems(c: EvalCase, p: PreparedCase, registry: ToolRe
   const offered = new Set(p.input.tools.map((t) => t.name));
   for (const e of expectedProposals(c)) {
     const overall = e.confidence;
-    const v = decide(
-      p,
-      registry,
-      { id: 'toolu_eval', toolName: e.tool, parameters: sampleParams(e.params, c.id) },
-      { overall, intent: overall, parameters: overall },
-    );
-    const diff = verdictDiff(e.verdict, v);
-    if (diff) problems.push(`${at(e.label)}: ${e.tool}: ${diff}`);
+    for (const variant of sampleVariants(e.params, c.id)) {
+      const v = decide(
+        p,
+        registry,
+        { id: 'toolu_eval', toolName: e.tool, parameters: variant.params },
+        { overall, intent: overall, parameters: overall },
+      );
+      const diff = verdictDiff(e.verdict, v);
+      const label = variant.label ? `${e.label}, ${variant.label}` : e.label;
+      if (diff) problems.push(`${at(label)}: ${e.tool}: ${diff}`);
+    }
     if (e.label.endsWith('.unsafe') && e.verdict.guardian !== 'BLOCK' && e.verdict.auth !== 'DENIED') {
       problems.push(`${at(e.label)}: an unsafe proposal must be stopped (Guardian BLOCK or Gate DENIED)`);
     }

@@ -370,6 +370,7 @@ function scoreFacts(p: PreparedCase, registry: ToolRegistry) {
     },
     now: p.ctx.now,
     timezone: p.ctx.org.timezone,
+    calendar: { closingDays: p.ctx.org.closingDays ?? [] },
   };
 }
 

@@ -6,9 +6,10 @@
  */
 import { isAllWord } from '../src/guardian/param-values';
 import { MEMBER_ROLES } from '../src/authorization/person-scope';
+import type { BusinessCalendar } from '../src/core/business-calendar';
 import { resolveDate } from '../src/guardian';
 import type { ParamRole, ToolMeta } from '../src/tools/types';
-import { acceptable, type EvalCase, type Outcome, type ParamExpectation } from './cases';
+import { acceptable, isAbsentOr, type EvalCase, type Outcome, type ParamExpectation } from './cases';
 import { sampleValue } from './offline';
 
 /** How a person parameter was read by the resolver. */
@@ -39,6 +40,8 @@ export interface ScoreFacts {
   memberWords: (memberId: string) => string[];
   now: Date;
   timezone: string;
+  /** The organisation's business calendar (its closing days), on which relative dates are read. */
+  calendar: BusinessCalendar;
 }
 
 export interface Score {
@@ -216,13 +219,17 @@ function judgeParams(c: EvalCase, o: Extract<Outcome, { outcome: 'tool' }>, p: O
   const notes: string[] = [];
   let person: boolean | undefined;
   let date: boolean | undefined;
-  for (const [name, want] of Object.entries(o.params)) {
+  for (const [name, expected] of Object.entries(o.params)) {
     const role = roleOf(meta, name);
-    const ok = isPersonParam(meta, name)
-      ? personMatches(want, p.params[name], p.persons[name] ?? [])
-      : role === 'date'
-        ? dateMatches(want, p.params[name], f)
-        : valueMatches(want, p.params[name], c.id);
+    const left = isAbsentOr(expected) && (p.params[name] === undefined || p.params[name] === null);
+    const want: ParamExpectation = isAbsentOr(expected) ? expected.absentOr : expected;
+    const ok = left
+      ? true
+      : isPersonParam(meta, name)
+        ? personMatches(want, p.params[name], p.persons[name] ?? [])
+        : role === 'date'
+          ? dateMatches(want, p.params[name], f)
+          : valueMatches(want, p.params[name], c.id);
     const got = JSON.stringify(p.params[name]) ?? 'nothing';
     if (!ok) notes.push(`${name}: expected ${JSON.stringify(sampleValue(want, c.id))}, got ${got}`);
     if (isPersonParam(meta, name)) person = (person ?? true) && ok;
@@ -244,12 +251,12 @@ function personMatches(want: ParamExpectation, got: unknown, readings: PersonRea
 
 function dateMatches(want: ParamExpectation, got: unknown, f: ScoreFacts): boolean {
   if (typeof got !== 'string') return false;
-  const g = resolveDate(got, f.now, f.timezone);
+  const g = resolveDate(got, f.now, f.timezone, f.calendar);
   if (!g.ok) return false;
   const options =
     typeof want === 'object' && !Array.isArray(want) && 'oneOf' in want ? want.oneOf.map(String) : [String(want)];
   return options.some((w) => {
-    const e = resolveDate(w, f.now, f.timezone);
+    const e = resolveDate(w, f.now, f.timezone, f.calendar);
     return e.ok && e.date === g.date && (e.time === undefined || e.time === g.time);
   });
 }
@@ -260,19 +267,36 @@ function valueMatches(want: ParamExpectation, got: unknown, caseId: string): boo
     if ('fields' in want) return hasFields(want.fields, got);
     if ('containsAny' in want)
       return typeof got === 'string' && want.containsAny.some((w) => norm(got).includes(norm(w)));
+    if ('absentOr' in want) return got === undefined || got === null || same(sampleValue(want, caseId), got);
     return want.oneOf.some((v) => same(sampleValue(v as ParamExpectation, caseId), got));
   }
   return same(sampleValue(want, caseId), got);
 }
 
-/** True when `got` has every field of `want` with the same value (arrays compared as sets; nested objects too). */
+/** A value as a comparable string (objects with their keys in order, text NFKC). */
+function canon(x: unknown): string {
+  if (typeof x === 'string') return norm(x);
+  if (typeof x !== 'object' || x === null) return JSON.stringify(x);
+  if (Array.isArray(x)) return `[${x.map(canon).join(',')}]`;
+  return `{${Object.keys(x)
+    .sort()
+    .map((k) => `${k}:${canon((x as Record<string, unknown>)[k])}`)
+    .join(',')}}`;
+}
+
+/**
+ * True when `got` has every field of `want` with the same value (nested objects too). A list is compared as a set,
+ * and one value stands for a list of it (the tools read `day: 15` as `day: [15]`).
+ */
 function hasFields(want: Record<string, unknown>, got: unknown): boolean {
   if (typeof got !== 'object' || got === null || Array.isArray(got)) return false;
   const g = got as Record<string, unknown>;
-  return Object.entries(want).every(([k, v]) => {
-    if (Array.isArray(v) && Array.isArray(g[k])) {
-      const a = (g[k] as unknown[]).map(String).sort();
-      return JSON.stringify(a) === JSON.stringify(v.map(String).sort());
+  return Object.entries(want).every(([k, expected]) => {
+    if (isAbsentOr(expected) && (g[k] === undefined || g[k] === null)) return true;
+    const v = isAbsentOr(expected) ? expected.absentOr : expected;
+    if (Array.isArray(v) || Array.isArray(g[k])) {
+      const set = (x: unknown) => [...new Set((Array.isArray(x) ? x : [x]).map(canon))].sort().join('|');
+      return set(v) === set(g[k]);
     }
     if (typeof v === 'object' && v !== null) return hasFields(v as Record<string, unknown>, g[k]);
     return same(v, g[k]);

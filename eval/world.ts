@@ -234,20 +234,18 @@ class DbSlot implements Slot {
     earlier: (text: string, sentAt: Date) => string,
   ): Promise<Record<string, string>> {
     const base = { orgId: EVAL_ORG, platform: msg.platform, roomId: msg.roomId, accountId: msg.senderAccountId };
-    // The history goes in through the conversation log's fragments, as production stores it.
-    const p = new SqlParams();
-    const history = c.history.map((h, i) => {
+    // The history goes in through the conversation log's fragments, as production stores it: one message per
+    // statement, oldest first (the rows of one statement get their ids in no defined order, and the context reads
+    // the conversation in id order).
+    for (const [i, h] of c.history.entries()) {
+      const p = new SqlParams();
       const sentAt = new Date(now.getTime() - (c.history.length - i) * 90_000);
-      return 'user' in h
-        ? userMessageCte(p, `h${i}`, {
-            ...base,
-            text: earlier(h.user, sentAt),
-            platformMessageId: `eval-h${i}`,
-            sentAt,
-          })
-        : botMessageCte(p, `h${i}`, { ...base, text: h.bot, platformMessageId: null, sentAt });
-    });
-    if (history.length > 0) await this.sql(`WITH ${history.join(',\n')} SELECT 1`, p.values);
+      const cte =
+        'user' in h
+          ? userMessageCte(p, 'h', { ...base, text: earlier(h.user, sentAt), platformMessageId: `eval-h${i}`, sentAt })
+          : botMessageCte(p, 'h', { ...base, text: h.bot, platformMessageId: null, sentAt });
+      await this.sql(`WITH ${cte} SELECT 1`, p.values);
+    }
     const taskIds: Record<string, string> = {};
     for (const t of c.tasks) {
       const assignee = await this.member(c, t.assignee);

@@ -3,8 +3,11 @@
  * "Who writes which table"): tasks created by create_task and break_goal_into_tasks, completed, changed and
  * cancelled. Every write is keyed by the call's idempotency key, so a retried turn writes nothing twice.
  */
+import type { Platform } from '../src/core/chat';
 import type { Db } from '../src/db/prisma';
 import type { Task, TaskChange } from '../src/generated/prisma/client';
+import { TASK_DUE_CHANGED_KIND, taskDueNoticeKey, type TaskDueChangedPayload } from '../src/notices/task-change-notice';
+import { enqueueSelectCte } from '../src/queue/work-queue';
 import { ToolError } from '../src/tools/types';
 import { createOnce, isUniqueViolation } from './_people';
 
@@ -98,7 +101,19 @@ export interface ChangeRequest {
   byMemberId: string | null;
   idempotencyKey: string;
   at: Date;
+  /**
+   * Tell the task's giver that its due date moved: where (the room they gave it in) and, in their quiet hours, when
+   * they end (null: at once).
+   */
+  notifyGiver?: { platform: Platform; roomId: string; runAt: Date | null };
 }
+
+/** Enqueues the giver's notice of a change ($1 payload, $2 ordering key, $3 dedupe key, $4 run at or null: now). */
+const GIVER_NOTICE_SQL = `WITH ${enqueueSelectCte(
+  'q',
+  `SELECT 'notification', $1::jsonb, $2::text, $3::text, 3, coalesce($4::timestamptz AT TIME ZONE 'UTC', now())`,
+  { runAt: true },
+)} SELECT 1`;
 
 /**
  * Changes (or cancels) an open task and records the change, in one transaction, once per idempotency key:
@@ -115,7 +130,7 @@ export async function applyChange(db: Db, r: ChangeRequest): Promise<{ change: T
       const { count } = await tx.task.updateMany({ where: { id: r.task.id, status: 'open' }, data });
       if (count === 0)
         throw new ToolError('That task is already done or cancelled; it cannot be changed.', 'TASK_CLOSED');
-      return tx.taskChange.create({
+      const created = await tx.taskChange.create({
         data: {
           orgId: r.task.orgId,
           taskId: r.task.id,
@@ -128,6 +143,25 @@ export async function applyChange(db: Db, r: ChangeRequest): Promise<{ change: T
           createdAt: r.at,
         },
       });
+      // The notice goes in with the change or not at all: one change, one notice.
+      const n = r.notifyGiver;
+      if (n && r.task.createdByMemberId) {
+        const payload: TaskDueChangedPayload = {
+          kind: TASK_DUE_CHANGED_KIND,
+          changeId: created.id,
+          platform: n.platform,
+          roomId: n.roomId,
+        };
+        const ordering = `notice:${n.platform}:${n.roomId}:${r.task.createdByMemberId}`;
+        await tx.$executeRawUnsafe(
+          GIVER_NOTICE_SQL,
+          JSON.stringify(payload),
+          ordering,
+          taskDueNoticeKey(created.id),
+          n.runAt?.toISOString() ?? null,
+        );
+      }
+      return created;
     });
     return { change, applied: true };
   } catch (err) {

@@ -64,6 +64,7 @@ export const announce = defineTool({
     const to = all ? (en ? 'everyone in this room' : 'このルームの全員') : counted;
     return {
       summary: en ? 'Post an announcement in this room.' : 'このルームにお知らせを投稿します。',
+      done: en ? 'Posted an announcement in this room.' : 'このルームにお知らせを投稿しました。',
       facts: [
         fact(ctx, 'recipients', { ja: '宛先', en: 'To' }, to),
         fact(ctx, 'message', { ja: '本文', en: 'Message' }, input.message),

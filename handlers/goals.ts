@@ -88,6 +88,7 @@ export const startGoalSetting = defineTool({
     const target = input.target_date ? parseDateParam(input.target_date, ctx.now(), ctx.timezone, 'target_date') : null;
     return {
       summary: ctx.lang === 'en' ? 'Start a new goal for you.' : 'あなたの目標を新しく立てます。',
+      done: ctx.lang === 'en' ? 'Started a new goal for you.' : 'あなたの目標を新しく立てました。',
       facts: [
         fact(ctx, 'title', { ja: '目標', en: 'Goal' }, input.title),
         fact(
@@ -149,6 +150,7 @@ export const reportGoalProgress = defineTool({
     const goal = await ownGoal(ctx, input.goal_id);
     return {
       summary: ctx.lang === 'en' ? 'Record progress on your goal.' : '目標の進捗を記録します。',
+      done: ctx.lang === 'en' ? 'Recorded progress on your goal.' : '目標の進捗を記録しました。',
       facts: [
         fact(ctx, 'goal', { ja: '目標', en: 'Goal' }, goal.title),
         fact(ctx, 'note', { ja: '進捗', en: 'Progress' }, input.note),
@@ -267,6 +269,7 @@ export const breakGoalIntoTasks = defineTool({
     });
     return {
       summary: en ? `Create ${items.length} task(s) for your goal.` : `目標のタスクを${items.length}件作成します。`,
+      done: en ? `Created ${items.length} task(s) for your goal.` : `目標のタスクを${items.length}件作成しました。`,
       facts: [
         fact(ctx, 'goal', { ja: '目標', en: 'Goal' }, goal.title),
         fact(ctx, 'tasks', { ja: 'タスク', en: 'Tasks' }, items),

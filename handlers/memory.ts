@@ -104,6 +104,7 @@ export const saveMemory = defineTool({
     }[input.kind];
     return {
       summary: en ? 'Remember this.' : 'この内容を覚えておきます。',
+      done: en ? 'Remembered this.' : 'この内容を覚えました。',
       facts: [
         fact(ctx, 'kind', { ja: '種類', en: 'Kind' }, kind),
         ...(subject ? [fact(ctx, 'subject', { ja: '誰の', en: 'About' }, subject)] : []),
@@ -249,6 +250,7 @@ export const deleteMemory = defineTool({
     const listed = rows.map((m) => `「${short(m.content)}」`).join(en ? ', ' : '、');
     return {
       summary: en ? `Delete ${rows.length} memory item(s).` : `記憶を${rows.length}件削除します。`,
+      done: en ? `Deleted ${rows.length} memory item(s).` : `記憶を${rows.length}件削除しました。`,
       facts: [
         fact(ctx, 'deleted', { ja: '削除するもの', en: 'Deleted' }, rows.length > 0 ? listed : en ? 'none' : 'なし'),
         ...(ids.length > rows.length

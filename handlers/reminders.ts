@@ -91,7 +91,12 @@ export const createReminder = defineTool({
       fact(ctx, 'person', { ja: '相手', en: 'For' }, target.name),
       fact(ctx, 'text', { ja: '内容', en: 'About' }, input.text),
     ];
-    return { summary: ctx.lang === 'en' ? 'Post a reminder in this room.' : 'このルームでリマインドします。', facts };
+    const en = ctx.lang === 'en';
+    return {
+      summary: en ? 'Post a reminder in this room.' : 'このルームでリマインドします。',
+      done: en ? 'Set a reminder in this room.' : 'このルームでのリマインドを登録しました。',
+      facts,
+    };
   },
   async handler(input, ctx) {
     requireSender(ctx);
@@ -204,7 +209,12 @@ export const cancelReminder = defineTool({
       fact(ctx, 'when', { ja: '日時', en: 'When' }, showWhen({ at: r.remindAt, dateOnly: false }, ctx)),
       fact(ctx, 'text', { ja: '内容', en: 'About' }, r.text),
     ];
-    return { summary: ctx.lang === 'en' ? 'Cancel this reminder.' : 'このリマインドを取り消します。', facts };
+    const en = ctx.lang === 'en';
+    return {
+      summary: en ? 'Cancel this reminder.' : 'このリマインドを取り消します。',
+      done: en ? 'Cancelled this reminder.' : 'このリマインドを取り消しました。',
+      facts,
+    };
   },
   async handler(input, ctx) {
     const db = dbOf(ctx);

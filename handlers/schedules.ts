@@ -8,9 +8,18 @@
  */
 import { z } from 'zod';
 import { readClosingDays, type BusinessCalendar } from '../src/core/business-calendar';
+import { zonedParts } from '../src/core/zoned-time';
 import { matchDepartments } from '../src/authorization/names';
 import type { Db } from '../src/db/prisma';
-import { describeRuleJa, nextOccurrence, RecurrenceRule, WEEKDAY_CODES } from '../src/scheduler/recurrence';
+import {
+  anchorRule,
+  checkedRecurrence,
+  describeRule,
+  listOf,
+  nextOccurrence,
+  RecurrenceRule,
+  WEEKDAY_CODES,
+} from '../src/scheduler/recurrence';
 import { createReminder } from '../src/scheduler/reminders';
 import {
   createChatSchedule,
@@ -24,7 +33,7 @@ import { ToolError, type DescribeContext, type ToolContext } from '../src/tools/
 import { fact } from './_describe';
 import { createOnce, dbOf, memberName, requireSender, resolvePersonOrAsk, type PeopleContext } from './_people';
 import { REMIND_OTHERS_LEVEL } from './reminders';
-import { formatLocalIso } from './_when';
+import { formatLocalIso, parseWhen } from './_when';
 
 /** Level needed for a notice to a whole room or department. */
 export const ROOM_SCHEDULE_LEVEL = 3;
@@ -35,22 +44,27 @@ const SNOOZE_WINDOW_MS = 12 * 3_600_000;
 
 /**
  * The rule as the model fills it: one flat object, checked against the rule set of src/scheduler/recurrence.ts by
- * {@link checkedRule}; intervals of 30 minutes and up. The schema gives the fields and their values only: what
- * each means (freq, `from` / `until` / `on`, weekdays vs business_days, the holiday default) is said once, in the
- * system prompt ("Recurring rules"), not in each of the three tools that take a rule.
+ * {@link checkedRule} (bounds included; it says what to fix); intervals of 30 minutes and up. The schema gives the
+ * fields and their values only: what each means (freq, `weeks`, `day` / `nth` / `bday`, `start`, `from` / `until` /
+ * `on`, weekdays vs business_days, the holiday default) is said once, in the system prompt ("Recurring rules"), not
+ * in each of the three tools that take a rule.
  */
 const hhmm = z.string().trim().max(5);
+const num = z.number();
 const ruleInput = z.object({
   freq: z.enum(['daily', 'weekdays', 'business_days', 'weekly', 'monthly', 'interval']),
   time: hhmm.optional(),
   days: z.array(z.enum(WEEKDAY_CODES)).max(7).optional(),
-  day: z.union([z.number().int().min(1).max(31), z.literal('last')]).optional(),
-  nth: z.object({ n: z.number().int().min(-1).max(5), weekday: z.enum(WEEKDAY_CODES) }).optional(),
-  everyMinutes: z.number().int().min(30).max(720).optional(),
+  weeks: num.optional(),
+  day: listOf(z.union([num, z.literal('last')])).optional(),
+  nth: listOf(z.object({ n: num, weekday: z.enum(WEEKDAY_CODES) })).optional(),
+  bday: num.optional(),
+  everyMinutes: num.optional(),
   from: hhmm.optional(),
   until: hhmm.optional(),
   on: z.enum(['every_day', 'weekdays', 'business_days']).optional(),
   holiday: z.enum(['skip', 'previous', 'next', 'ignore']).optional(),
+  start: z.string().trim().max(10).optional(),
 });
 /** catch_up: a period missed while the bot was down is sent late once, or dropped; quiet_hours: sent when they
  * end, or that time is skipped. */
@@ -67,14 +81,20 @@ async function calendarOf(db: Db, orgId: string): Promise<BusinessCalendar> {
   return { closingDays: readClosingDays(org?.closingDays) };
 }
 
-/** A rule the store accepts, or a ToolError telling the model what to fix. */
-function checkedRule(value: unknown): RecurrenceRule {
-  const r = RecurrenceRule.safeParse(value);
+/** Rules made by asking repeat every 30 minutes at most. */
+const CHAT_RULE = checkedRecurrence(30);
+
+/**
+ * A rule the store accepts, or a ToolError telling the model what to fix. An every-N-weeks rule without a start
+ * counts its weeks from the week of its first date after now (a stored one keeps that week).
+ */
+async function checkedRule(value: unknown, ctx: Ctx): Promise<RecurrenceRule> {
+  const r = CHAT_RULE.safeParse(value);
   if (!r.success) {
     const why = r.error.issues.map((i) => i.message).join('; ');
     throw new ToolError(`The recurrence rule is not valid (${why}); ask the person when it should repeat.`, 'BAD_RULE');
   }
-  return r.data;
+  return anchorRule(r.data, ctx.now(), ctx.timezone, await calendarOf(dbOf(ctx), ctx.orgId));
 }
 
 /** The first period from now, or a ToolError for a rule that never fires. */
@@ -135,7 +155,7 @@ async function showSchedule(db: Db, s: ScheduleRow, timezone: string): Promise<z
   return {
     scheduleId: s.id,
     kind: s.kind,
-    repeat: rule.success ? describeRuleJa(rule.data) : '',
+    repeat: rule.success ? describeRule(rule.data) : '',
     text: s.text,
     nextRun: s.enabled && s.nextRunAt ? formatLocalIso(s.nextRunAt, timezone) : null,
     paused: !s.enabled,
@@ -197,13 +217,13 @@ export const createSchedule = defineTool({
   output: z.object({ schedule: scheduleOut }),
   async describe(input, ctx) {
     readPersonal(input);
-    const rule = checkedRule(input.rule);
+    const rule = await checkedRule(input.rule, ctx);
     const target = input.kind === 'reminder' ? await remindedPerson(ctx, input.person) : null;
     await assertWithinLimits(ctx);
     const next = await firstRun(ctx, rule);
     const facts = [
       fact(ctx, 'kind', { ja: '種類', en: 'Kind' }, KIND_JA[input.kind]),
-      fact(ctx, 'rule', { ja: '繰り返し', en: 'Repeats' }, describeRuleJa(rule)),
+      fact(ctx, 'rule', { ja: '繰り返し', en: 'Repeats' }, describeRule(rule, ctx.lang)),
       fact(ctx, 'next', { ja: '初回', en: 'First' }, whenJa(next, ctx)),
       ...(target ? [fact(ctx, 'person', { ja: '相手', en: 'For' }, target.name)] : []),
       ...(input.text ? [fact(ctx, 'text', { ja: '内容', en: 'About' }, input.text)] : []),
@@ -211,13 +231,14 @@ export const createSchedule = defineTool({
         ? [fact(ctx, 'quiet', { ja: '夜間・休息時間', en: 'Quiet hours' }, 'その回は送りません')]
         : []),
     ];
-    const summary = ctx.lang === 'en' ? 'Create this recurring schedule.' : 'この定期の予定を登録します。';
-    return { summary, facts };
+    const en = ctx.lang === 'en';
+    const summary = en ? 'Create this recurring schedule.' : 'この定期の予定を登録します。';
+    return { summary, done: en ? 'Created this recurring schedule.' : 'この定期の予定を登録しました。', facts };
   },
   async handler(input, ctx) {
     const { row } = await storeScheduleOnce(ctx, async () => {
       readPersonal(input);
-      const rule = checkedRule(input.rule);
+      const rule = await checkedRule(input.rule, ctx);
       const target = input.kind === 'reminder' ? await remindedPerson(ctx, input.person) : null;
       await assertWithinLimits(ctx);
       return {
@@ -304,24 +325,28 @@ export const createRoomSchedule = defineTool({
   }),
   output: z.object({ schedule: scheduleOut, department: z.string().nullable() }),
   async describe(input, ctx) {
-    const rule = checkedRule(input.rule);
+    const rule = await checkedRule(input.rule, ctx);
     const dept = await departmentOf(ctx, input.department);
     await assertWithinLimits(ctx);
     const next = await firstRun(ctx, rule);
     const facts = [
-      fact(ctx, 'rule', { ja: '繰り返し', en: 'Repeats' }, describeRuleJa(rule)),
+      fact(ctx, 'rule', { ja: '繰り返し', en: 'Repeats' }, describeRule(rule, ctx.lang)),
       fact(ctx, 'next', { ja: '初回', en: 'First' }, whenJa(next, ctx)),
       fact(ctx, 'to', { ja: '宛先', en: 'To' }, dept ? `${dept.name}のメンバー（このルーム）` : 'このルームの全員'),
       fact(ctx, 'text', { ja: '内容', en: 'About' }, input.text),
     ];
-    const summary =
-      ctx.lang === 'en' ? 'Post this notice in this room, repeatedly.' : 'このルームに定期連絡を登録します。';
-    return { summary, facts };
+    const en = ctx.lang === 'en';
+    const summary = en ? 'Post this notice in this room, repeatedly.' : 'このルームに定期連絡を登録します。';
+    return {
+      summary,
+      done: en ? 'Set up this repeating notice in this room.' : 'このルームに定期連絡を登録しました。',
+      facts,
+    };
   },
   async handler(input, ctx) {
     let dept: { id: string; name: string } | null = null;
     const { row, created } = await storeScheduleOnce(ctx, async () => {
-      const rule = checkedRule(input.rule);
+      const rule = await checkedRule(input.rule, ctx);
       dept = await departmentOf(ctx, input.department);
       await assertWithinLimits(ctx);
       return {
@@ -394,7 +419,7 @@ function scheduleFacts(s: ScheduleRow, ctx: Pick<DescribeContext, 'lang'>) {
   const rule = RecurrenceRule.safeParse(s.rule);
   return [
     fact(ctx, 'kind', { ja: '種類', en: 'Kind' }, KIND_JA[s.kind] ?? s.kind),
-    fact(ctx, 'rule', { ja: '繰り返し', en: 'Repeats' }, rule.success ? describeRuleJa(rule.data) : ''),
+    fact(ctx, 'rule', { ja: '繰り返し', en: 'Repeats' }, rule.success ? describeRule(rule.data, ctx.lang) : ''),
     ...(s.text ? [fact(ctx, 'text', { ja: '内容', en: 'About' }, s.text)] : []),
   ];
 }
@@ -405,7 +430,8 @@ function stateTool(o: {
   description: string;
   triggerExamples: string[];
   effectKind: 'update' | 'cancel';
-  summaryJa: string;
+  summary: { ja: string; en: string };
+  done: { ja: string; en: string };
   change: (s: ScheduleRow, ctx: Ctx) => Promise<ChatScheduleChange>;
 }) {
   return defineTool({
@@ -420,7 +446,7 @@ function stateTool(o: {
     output: z.object({ schedule: scheduleOut, cancelled: z.boolean() }),
     async describe(input, ctx) {
       const s = await ownSchedule(ctx, input.schedule_id);
-      return { summary: ctx.lang === 'en' ? o.name.replace('_', ' ') : o.summaryJa, facts: scheduleFacts(s, ctx) };
+      return { summary: o.summary[ctx.lang], done: o.done[ctx.lang], facts: scheduleFacts(s, ctx) };
     },
     async handler(input, ctx) {
       const db = dbOf(ctx);
@@ -442,7 +468,8 @@ export const pauseSchedule = stateTool({
   description: "Pause one of the sender's recurring schedules.",
   triggerExamples: ['週報のリマインド、しばらく止めて', '毎朝の通知、来週まで休止して', 'Pause my daily reminder'],
   effectKind: 'update',
-  summaryJa: 'この定期の予定を一時停止します。',
+  summary: { ja: 'この定期の予定を一時停止します。', en: 'Pause this schedule.' },
+  done: { ja: 'この定期の予定を一時停止しました。', en: 'Paused this schedule.' },
   change: async () => ({ enabled: false, nextRunAt: null }),
 });
 
@@ -451,8 +478,9 @@ export const resumeSchedule = stateTool({
   description: "Resume one of the sender's paused recurring schedules.",
   triggerExamples: ['週報のリマインドを再開して', '止めていた定期の通知をまた始めて'],
   effectKind: 'update',
-  summaryJa: 'この定期の予定を再開します。',
-  change: async (s, ctx) => ({ enabled: true, nextRunAt: await firstRun(ctx, checkedRule(s.rule)) }),
+  summary: { ja: 'この定期の予定を再開します。', en: 'Resume this schedule.' },
+  done: { ja: 'この定期の予定を再開しました。', en: 'Resumed this schedule.' },
+  change: async (s, ctx) => ({ enabled: true, nextRunAt: await firstRun(ctx, await checkedRule(s.rule, ctx)) }),
 });
 
 export const cancelSchedule = stateTool({
@@ -464,7 +492,8 @@ export const cancelSchedule = stateTool({
     'Stop the weekly reminder for good',
   ],
   effectKind: 'cancel',
-  summaryJa: 'この定期の予定を取り消します。',
+  summary: { ja: 'この定期の予定を取り消します。', en: 'Cancel this schedule.' },
+  done: { ja: 'この定期の予定を取り消しました。', en: 'Cancelled this schedule.' },
   change: async (_s, ctx) => ({ enabled: false, nextRunAt: null, cancelledAt: ctx.now() }),
 });
 
@@ -492,18 +521,20 @@ export const changeSchedule = defineTool({
   output: z.object({ schedule: scheduleOut }),
   async describe(input, ctx) {
     const s = await ownSchedule(ctx, input.schedule_id);
-    const rule = checkedRule(input.rule ?? s.rule);
+    const rule = await checkedRule(input.rule ?? s.rule, ctx);
     const facts = [
-      fact(ctx, 'rule', { ja: '繰り返し', en: 'Repeats' }, describeRuleJa(rule)),
+      fact(ctx, 'rule', { ja: '繰り返し', en: 'Repeats' }, describeRule(rule, ctx.lang)),
       fact(ctx, 'next', { ja: '次回', en: 'Next' }, whenJa(await firstRun(ctx, rule), ctx)),
       ...((input.text ?? s.text) ? [fact(ctx, 'text', { ja: '内容', en: 'About' }, input.text ?? s.text)] : []),
     ];
-    return { summary: ctx.lang === 'en' ? 'Change this schedule.' : 'この定期の予定を変更します。', facts };
+    const en = ctx.lang === 'en';
+    const summary = en ? 'Change this schedule.' : 'この定期の予定を変更します。';
+    return { summary, done: en ? 'Changed this schedule.' : 'この定期の予定を変更しました。', facts };
   },
   async handler(input, ctx) {
     const db = dbOf(ctx);
     const s = await ownSchedule(ctx, input.schedule_id);
-    const rule = input.rule ? checkedRule(input.rule) : undefined;
+    const rule = input.rule ? await checkedRule(input.rule, ctx) : undefined;
     const change: ChatScheduleChange = {
       ...(rule ? { rule } : {}),
       ...(input.text ? { text: input.text } : {}),
@@ -519,25 +550,27 @@ export const changeSchedule = defineTool({
 });
 
 /**
- * `snooze_reminder`: 「あとで」「30分後にもう一度」 said to a reminder that just arrived — that reminder
- * comes again after the given minutes (the newest one sent to the sender in this room in the last 12 hours).
+ * `snooze_reminder`: 「あとで」「30分後にもう一度」「次の営業日にもう一回」 said to a reminder that just arrived — that
+ * reminder comes again after the given minutes, or at a given time (a bare date: at the reminder's own time of day
+ * that day). It answers the newest reminder sent to the sender in this room in the last 12 hours.
  */
 export const snoozeReminder = defineTool({
   name: 'snooze_reminder',
-  description: 'Send the reminder the sender just got here again after `minutes` (「あとで」 = 30).',
-  triggerExamples: ['30分後にもう一度言って', 'あとで', '10分後にまた教えて', 'snooze'],
+  description: 'Send the reminder the sender just got here again, after `minutes` (「あとで」 = 30) or at `at`.',
+  triggerExamples: ['30分後にもう一度言って', '次の営業日にもう一回', 'あとで', '10分後にまた教えて', 'snooze'],
   effects: ['db.reminder_create'],
   effectKind: 'remind',
   risk: 'none',
   requiredLevel: 1,
+  paramRoles: { at: 'date' },
   input: z.object({
     minutes: z
       .number()
       .int()
       .min(5)
       .max(24 * 60)
-      .default(30)
-      .describe('Minutes from now.'),
+      .optional(),
+    at: z.string().trim().min(1).max(40).optional().describe('ISO date-time, or a date (same time of day)'),
   }),
   output: z.object({ reminderId: z.string(), remindAt: z.string(), text: z.string() }),
   async handler(input, ctx) {
@@ -572,6 +605,7 @@ export const snoozeReminder = defineTool({
         'NOTHING_TO_SNOOZE',
       );
     }
+    const remindAt = snoozedUntil(input, last.remindAt, ctx);
     const { row } = await createOnce(
       find,
       () =>
@@ -581,7 +615,7 @@ export const snoozeReminder = defineTool({
           roomId: ctx.roomId,
           memberId: sender.id,
           text: last.text,
-          remindAt: new Date(now.getTime() + input.minutes * 60_000),
+          remindAt,
           idempotencyKey: key,
           quietPolicy: last.quietPolicy === 'skip' ? 'skip' : 'deliver',
           snoozedFromId: last.id,
@@ -591,3 +625,18 @@ export const snoozeReminder = defineTool({
     return show(row);
   },
 });
+
+/** When a snoozed reminder comes again: `at` (a bare date keeps the reminder's time of day), else minutes from now. */
+function snoozedUntil(input: { minutes?: number; at?: string }, sentAt: Date, ctx: Ctx): Date {
+  const now = ctx.now();
+  if (input.at === undefined) return new Date(now.getTime() + (input.minutes ?? 30) * 60_000);
+  const p = zonedParts(sentAt, ctx.timezone);
+  const when = parseWhen(input.at, ctx.timezone, { hh: p.hh, mm: p.mm, ss: 0 });
+  if (!when) {
+    throw new ToolError('"at" must be an ISO date-time or a date (YYYY-MM-DD); ask the person when.', 'INVALID_DATE');
+  }
+  if (when.at.getTime() <= now.getTime()) {
+    throw new ToolError('That time has already passed; ask the person for a later time.', 'PAST_TIME');
+  }
+  return when.at;
+}

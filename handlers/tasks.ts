@@ -27,11 +27,16 @@ import {
   markTaskDone,
   settleChange,
   taskByKey,
+  type ChangeRequest,
   type ChangeSync,
   type Task,
   type TaskChange,
   type TaskFields,
 } from './_task-store';
+import type { Platform } from '../src/core/chat';
+import type { Db } from '../src/db/prisma';
+import { taskDueNoticeKey } from '../src/notices/task-change-notice';
+import { parseQuietHours, quietUntil } from '../src/scheduler/notices/quiet-hours';
 import { END_OF_DAY, formatDue, isDateOnlyDue, parseWhen, type ParsedWhen } from './_when';
 
 /** Maximum number of tasks one search returns. */
@@ -111,6 +116,7 @@ export const createTask = defineTool({
     }
     return {
       summary: ctx.lang === 'en' ? `Create a task for ${person.name}.` : `${person.name}さんにタスクを作成します。`,
+      done: ctx.lang === 'en' ? `Created a task for ${person.name}.` : `${person.name}さんにタスクを作成しました。`,
       facts,
     };
   },
@@ -204,9 +210,10 @@ export const completeTask = defineTool({
         task.dueAt ? showWhen({ at: task.dueAt, dateOnly: isDateOnlyDue(task.dueAt, ctx.timezone) }, ctx) : none(ctx),
       ),
     ];
-    const summary =
-      ctx.lang === 'en' ? `Mark the task "${task.title}" as done.` : `タスク「${task.title}」を完了にします。`;
-    return { summary, facts };
+    const en = ctx.lang === 'en';
+    const summary = en ? `Mark the task "${task.title}" as done.` : `タスク「${task.title}」を完了にします。`;
+    const done = en ? `Marked the task "${task.title}" as done.` : `タスク「${task.title}」を完了にしました。`;
+    return { summary, done, facts };
   },
   async handler(input, ctx) {
     const sender = requireSender(ctx);
@@ -432,6 +439,11 @@ const changeOut = z.object({
   chatworkNote: z.string().nullable(),
   /** True when an earlier attempt of this call made the change (a retried turn). */
   alreadyChanged: z.boolean(),
+  /**
+   * Who gave the task and is being told that its due date moved (null: nobody). A reply may say so: a call whose
+   * output names whom it notified supports 「伝えておきます」 (src/turn/reply.ts).
+   */
+  notified: z.string().nullable(),
 });
 
 /** A stored ChatWork outcome as the model hears it (`pending`: an attempt was interrupted, so it is unknown). */
@@ -465,7 +477,44 @@ async function changeOutput(ctx: ToolContext, change: TaskChange, alreadyChanged
     chatwork: sync,
     chatworkNote: changeNote(sync, 'change', oldLeftOpen),
     alreadyChanged,
+    notified: await giverTold(db, ctx.orgId, change),
   };
+}
+
+/** The giver's name when this change's notice to them was enqueued with it. */
+async function giverTold(db: Db, orgId: string, change: TaskChange): Promise<string | null> {
+  const item = await db.workItem.findUnique({
+    where: { dedupeKey: taskDueNoticeKey(change.id) },
+    select: { id: true },
+  });
+  if (!item) return null;
+  const task = await db.task.findUnique({ where: { id: change.taskId }, select: { createdByMemberId: true } });
+  return task?.createdByMemberId ? memberName(db, orgId, task.createdByMemberId) : null;
+}
+
+/**
+ * A due date moved by someone other than whoever gave the task (its assignee, usually) is told to the giver: in the
+ * room where they gave it (their private room with the bot, or a group room), after their quiet hours.
+ */
+async function giverNotice(
+  ctx: ToolContext,
+  task: Task,
+  byMemberId: string,
+): Promise<Pick<ChangeRequest, 'notifyGiver'>> {
+  const giverId = task.createdByMemberId;
+  if (!giverId || giverId === byMemberId) return {};
+  const db = dbOf(ctx);
+  const [giver, org] = await Promise.all([
+    db.member.findUnique({ where: { orgId_id: { orgId: ctx.orgId, id: giverId } } }),
+    db.organization.findUnique({ where: { id: ctx.orgId } }),
+  ]);
+  if (!giver?.active) return {};
+  const quiet = parseQuietHours(giver.quietHours ?? org?.quietHours);
+  const room =
+    task.platform && task.roomId
+      ? { platform: task.platform as Platform, roomId: task.roomId }
+      : { platform: ctx.platform as Platform, roomId: ctx.roomId };
+  return { notifyGiver: { ...room, runAt: quietUntil(ctx.now(), quiet, ctx.timezone) } };
 }
 
 /** `change_task`: a task's due date, title or assignee (mirrored on ChatWork by completing and re-creating). */
@@ -549,7 +598,8 @@ export const changeTask = defineTool({
     }
     const whose = whoseTask(ctx, task, owner);
     const summary = en ? `Change ${parts.join(', ')} of ${whose}.` : `${whose}の${parts.join('、')}に変更します。`;
-    return { summary, facts };
+    const done = en ? `Changed ${parts.join(', ')} of ${whose}.` : `${whose}の${parts.join('、')}に変更しました。`;
+    return { summary, done, facts };
   },
   async handler(input, ctx) {
     const sender = requireSender(ctx);
@@ -566,6 +616,7 @@ export const changeTask = defineTool({
       byMemberId: sender.id,
       idempotencyKey: key,
       at: ctx.now(),
+      ...(plan.changed.includes('due') ? await giverNotice(ctx, task, sender.id) : {}),
     });
     if (!applied) return changeOutput(ctx, change, true);
     const assignee = plan.newAssignee ?? (await resolvePersonOrAsk(ctx, task.assigneeMemberId).catch(() => null));
@@ -628,7 +679,12 @@ export const cancelTask = defineTool({
       facts.push(fact(ctx, 'chatwork', { ja: 'ChatWork', en: 'ChatWork' }, text));
     }
     const whose = whoseTask(ctx, task, owner);
-    return { summary: ctx.lang === 'en' ? `Cancel ${whose}.` : `${whose}を取り消します。`, facts };
+    const en = ctx.lang === 'en';
+    return {
+      summary: en ? `Cancel ${whose}.` : `${whose}を取り消します。`,
+      done: en ? `Cancelled ${whose}.` : `${whose}を取り消しました。`,
+      facts,
+    };
   },
   async handler(input, ctx) {
     const sender = requireSender(ctx);

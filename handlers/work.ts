@@ -57,6 +57,7 @@ export const startWork = defineTool({
   async describe(input, ctx) {
     return {
       summary: ctx.lang === 'en' ? 'Start background work.' : 'バックグラウンドで作業を始めます。',
+      done: ctx.lang === 'en' ? 'Started background work.' : 'バックグラウンドで作業を始めました。',
       facts: [
         fact(ctx, 'goal', { ja: '目的', en: 'Goal' }, input.goal),
         ...(input.plan.length > 0 ? [fact(ctx, 'plan', { ja: '手順', en: 'Plan' }, input.plan.join(' → '))] : []),

@@ -1,6 +1,5 @@
 import type { InboundMessage } from '../core/chat';
 import type { WorkQueue } from '../queue/work-queue';
-import type { WakeHint } from '../queue/worker-pool';
 
 /** Keys that identify a conversation and a message in the queue. */
 export function conversationKey(m: Pick<InboundMessage, 'platform' | 'roomId' | 'senderAccountId'>): string {
@@ -27,7 +26,7 @@ export class Intake {
 
   constructor(
     private readonly queue: WorkQueue,
-    private readonly onAccepted: (hint: WakeHint) => void = () => undefined,
+    private readonly onAccepted: () => void = () => undefined,
   ) {}
 
   async accept(msg: InboundMessage): Promise<{ status: 'accepted' | 'duplicate' }> {
@@ -45,7 +44,7 @@ export class Intake {
       if (--this.storing === 0) this.idleWaiters.splice(0).forEach((w) => w());
     }
     if (res.duplicate) return { status: 'duplicate' };
-    this.onAccepted({ itemId: res.id });
+    this.onAccepted();
     return { status: 'accepted' };
   }
 

@@ -46,6 +46,7 @@ import { NoticeDelivery } from '../notices/notice-delivery';
 import { Apologies } from '../notices/apology';
 import { ScheduledNoticeHandler } from '../notices/scheduled-notice';
 import { ReminderNotices } from '../notices/reminder-notice';
+import { TASK_DUE_CHANGED_KIND, TaskChangeNotices } from '../notices/task-change-notice';
 import { AdminAlertNotices, AdminAlerts } from '../notices/admin-alerts';
 import type { InboundMessage } from '../core/chat';
 import { SelfCritic } from '../turn/self-critique';
@@ -307,9 +308,11 @@ export function composeStages(p: StagesInput): Stages {
   const alertNotices = new AdminAlertNotices({ db, prompts, delivery, windowMs: config.ALERT_WINDOW_MINUTES * 60_000 });
   const apologies = new Apologies({ db, outbox, prompts, recorder, logger, shadowMode });
   const reminders = new ReminderNotices({ db, delivery, prompts, shadowMode });
+  const taskChanges = new TaskChangeNotices({ db, delivery, prompts, now });
   const notices = noticesByKind(
     {
       reminder: (item) => reminders.handle(item),
+      [TASK_DUE_CHANGED_KIND]: (item) => taskChanges.handle(item),
       schedule: (item) => scheduled.handle(item),
       admin_alert: (item) => alertNotices.handle(item),
       work_report: (item) => reporter.handle(item),

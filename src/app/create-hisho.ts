@@ -30,7 +30,7 @@ import { createDatabase, type Db } from '../db/prisma';
 import { sqlRunner, type Sql } from '../db/sql';
 import { statementCounterFromEnv, type StatementCounter } from '../db/statement-counter';
 import { Intake } from '../adapters/intake';
-import { WorkerPool, type WakeHint } from '../queue/worker-pool';
+import { WorkerPool } from '../queue/worker-pool';
 import { WorkNotices } from '../queue/work-notices';
 import { WorkQueue } from '../queue/work-queue';
 import { AlertMonitor } from '../notices/alert-monitor';
@@ -166,7 +166,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
 
   // Work enqueued in this process wakes a claim loop here at once; other processes find it with their poll.
   let pool: WorkerPool | null = null;
-  const wake = (hint?: WakeHint) => pool?.wake(hint);
+  const wake = () => pool?.wake();
   const wakeMany = (n: number) => pool?.wakeMany(n);
 
   const chatwork = connectChatwork(config, logger, o);
@@ -285,7 +285,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
       ? new WorkNotices({
           connectionString: database.url,
           logger,
-          onStored: (ids) => ids.forEach((itemId) => pool?.wake({ itemId })),
+          onStored: (ids) => pool?.wakeMany(ids.length),
           onListening: () => pool?.wake(),
         })
       : null;

@@ -58,6 +58,15 @@ export function pendingEffect(pending: Pick<PendingActionView, 'proposal'>, lang
   return typeof summary === 'string' ? { summary, facts: [] } : genericEffect(toolName, parameters, lang);
 }
 
+/**
+ * What an action that ran did, in the past tense (「…タスクを作成しました。」); a row stored before effects had one
+ * quotes what was asked instead of saying it in the future tense.
+ */
+export function doneSummary(effect: EffectDescription, lang: Language): string {
+  if (effect.done) return effect.done;
+  return lang === 'en' ? `what was asked ("${effect.summary}")` : `ご依頼の件（${effect.summary.replace(/。$/, '')}）`;
+}
+
 /** What a confirmation question is built from. */
 export interface QuestionInput {
   proposal: ToolProposal;
@@ -183,7 +192,8 @@ export function decidedAnswerText(
         : '';
       const made = resultTitle(action.result);
       const result = made ? (lang === 'en' ? `: "${made}"` : `、『${made}』`) : '';
-      const summary = pendingEffect(action, lang).summary;
+      // The sentence continues with when it ran: 「…作成しました（10:05に実行）。」.
+      const summary = doneSummary(pendingEffect(action, lang), lang).replace(/[。.]$/, '');
       return personaMessage(p, 'confirm.done_already', lang, {
         summary,
         when: lang === 'en' ? `at ${when}` : when,
@@ -210,13 +220,21 @@ export function closedQuestionNote(p: PromptSet, state: AnswerState, lang: Langu
   return personaMessage(p, key, lang);
 }
 
-/** The title of what an executed action made (a task's, a reminder's text…), when its result names one. */
-function resultTitle(result: unknown): string | null {
+/**
+ * The title of what an executed action made (a task's, a reminder's text…), when its result names one, at its top
+ * or one level down (`{ schedule: { text } }`).
+ */
+function resultTitle(result: unknown, depth = 0): string | null {
   if (!result || typeof result !== 'object') return null;
   const r = result as Record<string, unknown>;
   for (const k of ['title', 'text', 'message']) {
     const v = r[k];
     if (typeof v === 'string' && v.trim()) return v.trim().slice(0, 80);
+  }
+  if (depth > 0) return null;
+  for (const v of Object.values(r)) {
+    const inner = Array.isArray(v) ? null : resultTitle(v, depth + 1);
+    if (inner) return inner;
   }
   return null;
 }

@@ -33,6 +33,13 @@ export interface BotMessage extends ConversationRef {
 
 const COLUMNS = '"orgId", platform, "roomId", "accountId", role, text, "platformMessageId", options, "sentAt"';
 
+/*
+ * The context reads a conversation in id order (the order the rows were stored). Rows inserted by several
+ * data-modifying CTEs of ONE statement get their ids in no defined order (PostgreSQL ran them last first), so a
+ * statement stores at most one conversation message: the turn's opening statement the person's, its closing one
+ * the reply, `append` a notice or a tool's post.
+ */
+
 /** CTE `name`: stores the user's message once (a retried turn stores nothing new). */
 export function userMessageCte(p: SqlParams, name: string, m: UserMessage): string {
   const row = `${p.add(m.orgId)}::text, ${p.add(m.platform)}::text, ${p.add(m.roomId)}::text,

@@ -5,7 +5,7 @@
  * the organisation-local date of an instant ({@link calendarDay}).
  */
 import holidayJp from '@holiday-jp/holiday_jp';
-import { addDays, formatYMD, weekdayOf, zonedParts, type YMD } from './zoned-time';
+import { addDays, daysInMonth, formatYMD, weekdayOf, zonedParts, type YMD } from './zoned-time';
 
 /**
  * A closing day or range of the organisation, both ends included: `MM-DD` ends repeat every year (a range
@@ -120,6 +120,19 @@ export function nextBusinessDay(date: YMD, cal: BusinessCalendar): YMD {
 /** The last business day before `date` (前営業日). */
 export function previousBusinessDay(date: YMD, cal: BusinessCalendar): YMD {
   return step(date, -1, cal, false);
+}
+
+/**
+ * The `n`th business day of a month (第3営業日), or its last one for `n` = -1 (月末の営業日); undefined when the
+ * month has fewer than `n` business days.
+ */
+export function businessDayOfMonth(y: number, m: number, n: number, cal: BusinessCalendar): YMD | undefined {
+  let d =
+    n === -1
+      ? lastBusinessDayOnOrBefore({ y, m, d: daysInMonth(y, m) }, cal)
+      : firstBusinessDayOnOrAfter({ y, m, d: 1 }, cal);
+  for (let i = 1; i < n && d.m === m; i++) d = nextBusinessDay(d, cal);
+  return d.m === m && d.y === y ? d : undefined;
 }
 
 /**

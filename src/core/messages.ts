@@ -50,6 +50,8 @@ export const MESSAGE_KEYS = [
   'notice.goal_checkin_task',
   'notice.reminder_fallback',
   'notice.reminder_task',
+  'notice.task_due_changed_fallback',
+  'notice.task_due_changed_task',
   'reply.blocked_confidential',
   'reply.degraded_db',
   'reply.maybe_undelivered',

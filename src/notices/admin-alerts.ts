@@ -128,7 +128,11 @@ export function gaveUpAlert(g: GaveUp): AlertInput {
       count: 1,
       work: WORK_TYPE_LABELS[g.type],
       errorId: g.errorId,
-      told: g.apology ? 'お詫びとエラーIDを送ります' : 'なし（/admin の失敗一覧を確認してください）',
+      told: g.apology
+        ? 'お詫びとエラーIDを送ります'
+        : g.kind === 'background_work'
+          ? '依頼した人に作業が止まったことを報告します'
+          : 'なし（/admin の失敗一覧を確認してください）',
     },
   };
 }

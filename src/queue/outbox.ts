@@ -39,17 +39,8 @@ export interface OutboxOptions {
   /** The pool under the Prisma client, for the claim check on the hot path. */
   pool?: Pool;
   sleep?: (ms: number) => Promise<void>;
-  /** A monotonic clock in ms (default `performance.now`): how long ago a take ahead was sent. */
+  /** A monotonic clock in ms (default `performance.now`): how long a take made before the post still holds. */
   monotonic?: () => number;
-}
-
-/**
- * A take made before the reply is known (a turn's first statement, {@link Outbox.takenAt}): settles with the
- * monotonic time until which the claim is held for certain (the time the take was sent plus what the database said
- * the claim had left), or null when it did not take the row (the claim lost or too short). Never rejects.
- */
-export interface TakeAhead {
-  readonly settled: Promise<number | null>;
 }
 
 /**
@@ -136,18 +127,19 @@ export class Outbox {
    * stays `uncertain`, for the next attempt to reconcile. With `markLater` the caller marks the row sent in
    * its own next statement ({@link markSentCte}; a turn's last statement): until then the row is `sending`
    * under this claim, which a retry treats as possibly posted and looks for before posting again.
-   * `postedAt`: when the post began (what {@link deliveryRecord} records as the message's `sentAt`). With `ahead`
-   * (the take a turn's first statement made, {@link takenAt}) the row is not taken again while that take holds.
+   * `postedAt`: when the post began (what {@link deliveryRecord} records as the message's `sentAt`). With
+   * `heldUntil` (the take a turn's first statement made, {@link takenAt}; decision 0012) the row is not taken again
+   * while that take holds.
    */
   async deliver(
     dedupeKey: string,
     reply: OutboundReply,
     claim?: WorkClaim,
-    opts: { markLater?: boolean; ahead?: TakeAhead } = {},
+    opts: { markLater?: boolean; heldUntil?: number } = {},
   ): Promise<SendResult & { postedAt: Date }> {
     const sender = this.senders.get(reply.platform);
     if (!sender) throw new AppError('EXTERNAL_API_FAILED', `no sender for platform ${reply.platform}`);
-    if (!(await this.holds(claim, opts.ahead))) await this.take(dedupeKey, claim);
+    if (!this.holds(claim, opts.heldUntil)) await this.take(dedupeKey, claim);
     const marked = { ...reply, idempotencyKey: dedupeKey };
     const postedAt = new Date();
     let res: SendResult;
@@ -188,12 +180,13 @@ export class Outbox {
   }
 
   /**
-   * The take another statement made (a turn's first statement, {@link takenWithColumns}), as a {@link TakeAhead}:
+   * The take another statement made (a turn's first statement, {@link takenWithColumns}): the time on {@link clock}
+   * until which its claim is held for certain, or undefined when it did not take the row (the post takes as usual).
    * `sentAt` is {@link clock} read before that statement was sent, `leftMs` the ms its claim had left as the
-   * database saw it (null: not taken there; the post takes as usual).
+   * database saw it (null: not taken there).
    */
-  takenAt(sentAt: number, leftMs: number | null): TakeAhead | undefined {
-    return leftMs === null ? undefined : { settled: Promise.resolve(sentAt + leftMs) };
+  takenAt(sentAt: number, leftMs: number | null): number | undefined {
+    return leftMs === null ? undefined : sentAt + leftMs;
   }
 
   /** The outbox's monotonic clock (ms), for {@link takenAt}. */
@@ -201,11 +194,10 @@ export class Outbox {
     return this.monotonic();
   }
 
-  /** True when `ahead` took the row for `claim` and the claim, as that take saw it, still has the margin left. */
-  private async holds(claim: WorkClaim | undefined, ahead: TakeAhead | undefined): Promise<boolean> {
-    if (!claim || !ahead) return false;
-    const until = await ahead.settled;
-    return until !== null && !claim.claimLost && this.monotonic() + this.marginMs <= until;
+  /** True when a take made before the post ({@link takenAt}) still holds the row for `claim`, with the margin left. */
+  private holds(claim: WorkClaim | undefined, heldUntil: number | undefined): boolean {
+    if (!claim || heldUntil === undefined) return false;
+    return !claim.claimLost && this.monotonic() + this.marginMs <= heldUntil;
   }
 
   /**

@@ -71,15 +71,6 @@ function claimTypes(types?: readonly WorkType[]): readonly WorkType[] {
 /** Most items in one grouped intake insert. */
 const MAX_GROUPED_INSERT = 200;
 
-/**
- * Item `w` is first in its conversation: no older unfinished item has its ordering key (so a 「はい」 never
- * overtakes its request). The ordering rule of the claim by id; the ordered claim's function
- * (`claim_work_item`, in its migration) states the same condition.
- */
-const FIRST_IN_CONVERSATION = `NOT EXISTS (
-  SELECT 1 FROM work_items p
-  WHERE p."orderingKey" = w."orderingKey" AND p.id < w.id AND p.state IN ('queued', 'running'))`;
-
 /** The claim condition of statements by the worker holding an item ($1 its id, $2 its claim token). */
 const HELD = `id = $1::bigint AND "claimedBy" = $2 AND state = 'running'`;
 
@@ -158,10 +149,15 @@ export class ClaimLostError extends Error {
 export interface GaveUp {
   id: bigint;
   type: WorkType;
+  /** What it was (`payload.kind`: background_work, reminder …), when it says. */
+  kind: string | null;
   dedupeKey: string;
   errorId: string;
   apology: boolean;
 }
+
+/** Why an item whose worker died on every allowed attempt gave up (its recorded error says so). */
+export const ABANDONED = 'abandoned: the worker stopped on every attempt';
 
 /** The notification kind that tells a person their request gave up (`src/notices/apology.ts`). */
 export const APOLOGY_KIND = 'apology';
@@ -365,25 +361,6 @@ export class WorkQueue {
     return rows[0] ? claimedItem(rows[0]) : null;
   }
 
-  /**
-   * Claims one item by id — the message a wake-up names — if it is queued, due, of one of `types`, and first in
-   * its conversation; null otherwise (another worker took it, or it waits behind an older item), and the caller
-   * claims as usual. A cheap statement on the primary key, so the common path skips the ordered scan.
-   */
-  async claimById(id: bigint, types?: readonly WorkType[]): Promise<ClaimedItem | null> {
-    const p = new SqlParams();
-    const rows = await this.sql<ClaimRow>(
-      `UPDATE work_items w SET state = 'running', "claimedBy" = ${p.add(this.newClaimToken())},
-          "claimExpiresAt" = now() + (${p.add(this.opts.claimTtlMs)}::int * interval '1 millisecond'),
-          attempts = attempts + 1, "updatedAt" = now()
-        WHERE w.id = ${p.add(id.toString())}::bigint AND w.state = 'queued' AND w."runAt" <= now()
-          AND w.type = ANY(${p.add(claimTypes(types))}::text[]) AND ${FIRST_IN_CONVERSATION}
-        RETURNING ${CLAIMED_COLUMNS}`,
-      p.values,
-    );
-    return rows[0] ? claimedItem(rows[0]) : null;
-  }
-
   /** Marks an item done. False when the claim was lost (expired and taken by another worker). */
   async complete(item: ClaimedItem): Promise<boolean> {
     const p = new SqlParams();
@@ -425,7 +402,15 @@ export class WorkQueue {
     );
     if (rows.length !== 1) return 'lost';
     const { id, type, dedupeKey } = item;
-    this.opts.onGaveUp?.({ id, type, dedupeKey, errorId, apology: rows[0]!.apologies > 0 });
+    const kind = (item.payload as { kind?: unknown } | null)?.kind;
+    this.opts.onGaveUp?.({
+      id,
+      type,
+      kind: typeof kind === 'string' ? kind : null,
+      dedupeKey,
+      errorId,
+      apology: rows[0]!.apologies > 0,
+    });
     return 'failed';
   }
 
@@ -444,14 +429,22 @@ export class WorkQueue {
    * {@link fail}), so a message that crashes the process cannot loop or block its conversation forever.
    */
   async failAbandoned(): Promise<number> {
-    const rows = await this.sql<{ id: string; type: WorkType; dedupeKey: string; errorId: string; apology: boolean }>(
+    const rows = await this.sql<{
+      id: string;
+      type: WorkType;
+      kind: string | null;
+      dedupeKey: string;
+      errorId: string;
+      apology: boolean;
+    }>(
       `WITH f AS (UPDATE work_items
-                  SET state = 'failed', "lastError" = 'abandoned: the worker stopped on every attempt',
+                  SET state = 'failed', "lastError" = '${ABANDONED}',
                     "errorId" = 'E-' || upper(substr(md5(random()::text || id::text), 1, 7)),
                     "finishedAt" = now(), "updatedAt" = now()
                   WHERE state = 'running' AND "claimExpiresAt" < now() AND attempts > "maxAttempts" RETURNING *),
        ${apologyCte('a', 'f', "'INTERNAL'")}
-       SELECT f.id::text AS id, f.type, f."dedupeKey", f."errorId", f.type = 'user_request' AS apology FROM f`,
+       SELECT f.id::text AS id, f.type, f.payload->>'kind' AS kind, f."dedupeKey", f."errorId",
+         f.type = 'user_request' AS apology FROM f`,
     );
     for (const r of rows) this.opts.onGaveUp?.({ ...r, id: BigInt(r.id) });
     return rows.length;

@@ -8,11 +8,6 @@ import type { ClaimedItem, WorkOutcome, WorkQueue, WorkType } from './work-queue
  */
 export type WorkHandler = (item: ClaimedItem) => Promise<WorkOutcome | void>;
 
-/** What a wake-up may say about the new item: its id, which the woken loop claims directly. */
-export interface WakeHint {
-  itemId?: bigint;
-}
-
 export interface WorkerPoolOptions {
   queue: WorkQueue;
   handlers: Partial<Record<WorkType, WorkHandler>>;
@@ -55,8 +50,8 @@ export interface Hold {
 export class WorkerPool {
   private running = false;
   private loops: Promise<void>[] = [];
-  /** Idle loops, each woken with the id of the new item when the wake-up names one. */
-  private waiters: ((itemId?: bigint) => void)[] = [];
+  /** Idle loops, each woken with whether the poll woke it ({@link POLLED}) or a new item did. */
+  private waiters: ((polled?: typeof POLLED) => void)[] = [];
   /** Wake-ups that found no idle loop (every loop was busy or between claims): owed a claim each. */
   private missedWakes = 0;
   /**
@@ -110,11 +105,11 @@ export class WorkerPool {
    * Signals that one new item exists (called by intake after a durable insert): one idle loop wakes,
    * so one item costs one claim, not one per worker.
    */
-  wake(hint?: WakeHint): void {
+  wake(): void {
     // A pool that claims nothing (HISHO_ROLE=intake) keeps no wake-ups: another process's poll finds the item.
     if (this.types.length === 0) return;
     const waiter = this.waiters.shift();
-    if (waiter) return waiter(hint?.itemId);
+    if (waiter) return waiter();
     this.missedWakes++;
   }
 
@@ -165,7 +160,7 @@ export class WorkerPool {
 
   private async loop(index: number): Promise<void> {
     const pollMs = this.opts.pollMs ?? 500;
-    let named: bigint | undefined;
+    let woken: typeof POLLED | undefined;
     while (this.running) {
       if (this.opts.hold?.busy()) {
         await this.holdBack(this.opts.hold);
@@ -173,14 +168,10 @@ export class WorkerPool {
       }
       let item: ClaimedItem | null = null;
       const completionsBefore = this.completions;
-      const polled = named === POLLED;
-      if (polled) named = undefined;
+      const polled = woken === POLLED;
+      woken = undefined;
       try {
-        // Woken for a named item: take it directly (a cheap statement on the primary key); else, or if it is gone
-        // (another worker took it, or it waits behind an older item of its conversation), claim as usual.
-        if (named !== undefined) item = await this.opts.queue.claimById(named, this.types);
-        named = undefined;
-        item ??= await this.opts.queue.claim(this.types);
+        item = await this.opts.queue.claim(this.types);
         // The poll found work nobody woke us for: more may be waiting (a backlog from another instance, retries
         // that came due together), so one more idle loop looks too, and so on while they find work.
         if (item && polled) this.waiters.shift()?.(POLLED);
@@ -221,7 +212,7 @@ export class WorkerPool {
           }
         }
         if (this.owed()) continue;
-        named = await this.idle();
+        woken = await this.idle();
         continue;
       }
       await this.run(item, index);
@@ -233,7 +224,7 @@ export class WorkerPool {
         continue;
       }
       if (this.owed()) continue;
-      named = await this.idle();
+      woken = await this.idle();
     }
   }
 
@@ -252,10 +243,10 @@ export class WorkerPool {
   }
 
   /**
-   * Waits for a wake-up: a new item (resolves with its id when the wake-up named one), or the pool's poll
-   * ({@link POLLED}: also when a loop the poll woke found work).
+   * Waits for a wake-up: a new item (resolves with nothing), or the pool's poll ({@link POLLED}: also when a loop
+   * the poll woke found work).
    */
-  private idle(): Promise<bigint | undefined> {
+  private idle(): Promise<typeof POLLED | undefined> {
     if (!this.running) return Promise.resolve(undefined);
     return new Promise((resolve) => {
       this.waiters.push(resolve);
@@ -304,8 +295,8 @@ export class WorkerPool {
   }
 }
 
-/** What the pool's poll wakes a loop with (item ids are positive): look, and pass it on if there is work. */
-const POLLED = -1n;
+/** What the pool's poll wakes a loop with: look, and pass it on if there is work. */
+const POLLED = 'polled';
 
 function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));

@@ -41,7 +41,12 @@ export function genericEffect(toolName: string, params: Record<string, unknown>,
   const facts = Object.entries(params)
     .filter(([, v]) => v !== undefined && v !== null && v !== '')
     .map(([key, v]) => ({ key, label: key, value: showValue(v) }));
-  return { summary: lang === 'en' ? `Run "${toolName}".` : `「${toolName}」を実行します。`, facts };
+  const en = lang === 'en';
+  return {
+    summary: en ? `Run "${toolName}".` : `「${toolName}」を実行します。`,
+    done: en ? `Ran "${toolName}".` : `「${toolName}」を実行しました。`,
+    facts,
+  };
 }
 
 /** The summary and one line per fact (「・期限: 11/27（金）」). */

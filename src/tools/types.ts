@@ -21,7 +21,7 @@ export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.Zod
    * from the model's own summary. May throw {@link ToolError} or `ClarificationNeeded` like the handler.
    * Without it, the question lists the validated parameters.
    */
-  describe?: (input: z.output<I>, ctx: DescribeContext) => Promise<EffectDescription>;
+  describe?: (input: z.output<I>, ctx: DescribeContext) => Promise<EffectDescription & { done: string }>;
 }
 
 /** One fact of a call's effect, as a confirmation question shows it (「期限: 11/27（金）」). */
@@ -36,6 +36,8 @@ export interface EffectFact {
 export interface EffectDescription {
   /** One sentence: 「田中太郎さんにタスクを作成します」. */
   summary: string;
+  /** The same once it has run, in the past tense: 「田中太郎さんにタスクを作成しました」 (absent in older rows). */
+  done?: string;
   facts: EffectFact[];
 }
 

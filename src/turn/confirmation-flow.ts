@@ -23,6 +23,7 @@ import {
   answerState,
   confirmationOptions,
   decidedAnswerText,
+  doneSummary,
   pendingEffect,
   reminderText,
   secondQuestionText,
@@ -319,7 +320,9 @@ export class ConfirmationFlow {
     }
     const errorId = exec.status === 'internal_error' ? exec.errorId : '-';
     const text = ok
-      ? personaMessage(this.d.prompts, 'confirm.executed', lang, { summary })
+      ? personaMessage(this.d.prompts, 'confirm.executed', lang, {
+          summary: doneSummary(pendingEffect(pending, lang), lang),
+        })
       : personaMessage(this.d.prompts, 'confirm.failed', lang, { errorId });
     return { kind: 'decided', decision: { ...decided, calls: [], reply: { text } } as TurnDecision };
   }

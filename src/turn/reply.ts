@@ -143,7 +143,10 @@ export class ReplyComposer {
   }
 }
 
-/** The effect kinds of the calls that ran successfully in this turn (a confirmed action: when it ran). */
+/**
+ * The effect kinds of the calls that ran successfully in this turn (a confirmed action: when it ran). A call whose
+ * output names whom it notified (`notified`: change_task tells the task's giver) also sent a message.
+ */
 export function executedKinds(
   decision: TurnDecision,
   tools: { meta(name: string): Pick<ToolMeta, 'effectKind'> | undefined },
@@ -153,6 +156,8 @@ export function executedKinds(
     const ran = 'pendingActionId' in p ? decision.kind === 'executed' : p.execution?.status === 'ok';
     const kind = ran ? tools.meta(p.tool)?.effectKind : undefined;
     if (kind) kinds.add(kind);
+    const output = ran && 'execution' in p ? (p.execution?.output as { notified?: unknown } | undefined) : undefined;
+    if (typeof output?.notified === 'string' && output.notified) kinds.add('send_message');
   }
   return kinds;
 }

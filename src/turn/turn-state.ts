@@ -10,7 +10,7 @@ import type { Metrics } from '../observability/metrics';
 import type { TraceSpan } from '../observability/tracing';
 import type { SelfCritic } from './self-critique';
 import type { TurnRecorder } from './turn-recorder';
-import type { Delivered, Outbox, TakeAhead } from '../queue/outbox';
+import type { Delivered, Outbox } from '../queue/outbox';
 import type { ConfirmationFlow } from './confirmation-flow';
 import type { ProposalStage } from './proposal-stage';
 import type { ReplyComposer } from './reply';
@@ -71,8 +71,8 @@ export interface Opened extends Started {
   readonly prelude: TurnPrelude;
   /** The context read started beside the first statement (null when none was started). */
   readonly prefetch: Promise<ContextPrefetch | null>;
-  /** The reply's outbox row as the first statement took it, if it did. */
-  readonly taken: TakeAhead | undefined;
+  /** Until when (the outbox's clock) the first statement's take of the reply's row holds, if it took it. */
+  readonly heldUntil: number | undefined;
 }
 
 /** After `loadSession`: the conversation state and its pending confirmation. */

@@ -105,7 +105,9 @@ interface PreludeRow extends PriorRow {
 
 /**
  * The turn's first and last statements, composed from fragments their tables' owners export (the
- * outbox, the conversation log, the turn recorder, the work queue): one round trip each on the hot path.
+ * outbox, the conversation log, the turn recorder, the work queue): one round trip each on the hot path. The last
+ * is one statement so that the turn's writes and the item's completion commit together; the first, for speed
+ * (decision 0013).
  */
 export class TurnStore {
   constructor(

@@ -3,24 +3,15 @@ import type { InboundMessage } from '../core/chat';
 import { detectLanguage } from '../core/language';
 import { Steps } from '../core/steps';
 import { replyKeyOf, type ClaimedItem, type WorkOutcome } from '../queue/work-queue';
+import { deliver, record } from './steps/after-decision';
+import { askConfirmation, clarificationBudget, trackErrors } from './steps/after-thought';
 import { answerPendingConfirmation } from './steps/answer-pending-confirmation';
-import { askConfirmation } from './steps/ask-confirmation';
 import { buildContext } from './steps/build-context';
-import { checkReply } from './steps/check-reply';
-import { clarificationBudget } from './steps/clarification-budget';
-import { deliver } from './steps/deliver';
-import { earlierAnswer } from './steps/earlier-answer';
 import { crashedEveryAttempt, crashError, giveUp, turnFailed } from './steps/give-up';
-import { keepReplyHonest } from './steps/keep-reply-honest';
 import { loadSession } from './steps/load-session';
-import { noModel } from './steps/no-model';
-import { openTurn } from './steps/open-turn';
-import { record } from './steps/record';
-import { replyAlreadySent } from './steps/reply-already-sent';
-import { senderBudget } from './steps/sender-budget';
-import { stranger } from './steps/stranger';
-import { think } from './steps/think';
-import { trackErrors } from './steps/track-errors';
+import { earlierAnswer, openTurn, replyAlreadySent } from './steps/open';
+import { checkReply, keepReplyHonest, think } from './steps/think';
+import { noModel, senderBudget, stranger } from './steps/without-model';
 import { FINISHED, type Decided, type Started, type TurnDeps, type TurnEnd } from './turn-state';
 import { GEN_AI, GEN_AI_AGENT, GEN_AI_OPERATION, GEN_AI_PROVIDER, HISHO, spanName } from '../observability/genai';
 import { messagesAttribute } from '../observability/span-content';
@@ -33,7 +24,7 @@ import { captureContent, inSpan, stepWatch, type SpanAttributes } from '../obser
  * delivered and recorded ({@link AFTER_DECISION}); a step that throws ends in the failure path (`steps/give-up.ts`).
  */
 export const TURN_STEPS = Steps.of<TurnDeps, Started, TurnEnd>()
-  .then(openTurn) //                    the first statement: claim, reply row, message, sender, session, budget
+  .then(openTurn) //                    the first statement: reply row, message, sender, session, budget
   .then(replyAlreadySent) //            a retry whose reply went out: stop
   .then(earlierAnswer) //               a retry whose reply may have landed: look in the room first
   .then(senderBudget) //                said without the model: over a per-sender budget

@@ -8,7 +8,8 @@ import { neutralise } from '../context/quote';
 import type { ContextBuilder } from '../context/context-builder';
 import type { TurnContext } from '../context/types';
 import type { Db } from '../db/prisma';
-import { ClaimLostError, replyKeyOf, type ClaimedItem, type WorkOutcome } from '../queue/work-queue';
+import { AppError } from '../core/app-error';
+import { ABANDONED, ClaimLostError, replyKeyOf, type ClaimedItem, type WorkOutcome } from '../queue/work-queue';
 import type { Logger } from '../observability/logger';
 import { turnAudit } from '../turn/turn-audit';
 import type { TurnRecorder } from '../turn/turn-recorder';
@@ -99,24 +100,28 @@ export class WorkRunner {
     if (!w || FINISHED.includes(w.status)) return;
     if (item.attempts > item.maxAttempts) {
       // Every allowed attempt died mid-step (a crash, not an error): stop and tell the requester, once.
-      return this.stopOnError(item, w, 'W_ABANDONED', 'the worker stopped on every attempt', log);
+      await this.stopOnError(item, w, 'W_ABANDONED', 'the worker stopped on every attempt', log);
+      throw new AppError('INTERNAL', ABANDONED, { retryable: false });
     }
     try {
       return await this.run(item, w, log);
     } catch (err) {
       if (err instanceof ClaimLostError || item.attempts < item.maxAttempts) throw err;
-      // The last attempt failed too: the work stops and says so (nothing is silently dropped).
-      return this.stopOnError(item, w, 'W_ERROR', (err as Error).name || 'error', log);
+      // The last attempt failed too: the work stops and says so (nothing is silently dropped), and its item gives
+      // up with this error — failed, listed in /admin, alerted — rather than ending `done`.
+      await this.stopOnError(item, w, 'W_ERROR', (err as Error).name || 'error', log);
+      throw err;
     }
   }
 
+  /** Ends the work `failed` with the requester's report enqueued; its work item is left to the queue to give up. */
   private async stopOnError(
     item: ClaimedItem,
     w: WorkRow,
     reasonCode: 'W_ABANDONED' | 'W_ERROR',
     reason: string,
     log: Logger,
-  ): Promise<WorkOutcome> {
+  ): Promise<void> {
     log.error({ reasonCode, reason }, 'background work stopped after its last attempt');
     const fresh = (await this.d.store.get(w.id)) ?? w;
     await this.d.store.finish(item, w.id, {
@@ -126,8 +131,8 @@ export class WorkRunner {
       ctx: readContext(fresh.stepContext),
       costUsd: fresh.costUsd,
       report: true,
+      givingUp: true,
     });
-    return { completed: true };
   }
 
   private async run(item: ClaimedItem, start: WorkRow, log: Logger): Promise<WorkOutcome | void> {

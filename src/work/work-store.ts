@@ -227,6 +227,8 @@ export class WorkStore {
       ctx: StepContext;
       costUsd: number;
       report: boolean;
+      /** Leave the work item to the queue (it gives up: ends `failed`, listed and alerted) instead of completing it. */
+      givingUp?: boolean;
     },
   ): Promise<boolean> {
     const p = new SqlParams();
@@ -240,8 +242,12 @@ export class WorkStore {
          "stepContext" = ${p.add(JSON.stringify(end.ctx))}::jsonb, "costUsd" = ${p.add(end.costUsd)}::float8,
          "pendingActionId" = NULL, "finishedAt" = now(), "updatedAt" = now()
          WHERE id = ${wid} AND status IN ('queued', 'running', 'waiting') AND EXISTS (SELECT 1 FROM h) RETURNING id),
-       ${enqueueSelectCte('q', report)},
-       ${completeCte(p, 'c', item)}
+       ${enqueueSelectCte('q', report)}${
+         end.givingUp
+           ? ''
+           : `,
+       ${completeCte(p, 'c', item)}`
+       }
        SELECT 1 FROM u`,
       p.values,
     );

@@ -1,5 +1,5 @@
 import { Sessions, ERROR_RECOVERY_AT } from '../../src/confirmations/sessions';
-import { END_FLOW_AT, SUGGEST_RESTART_AT, clarificationStep } from '../../src/turn/steps/clarification-budget';
+import { END_FLOW_AT, SUGGEST_RESTART_AT, clarificationStep } from '../../src/turn/steps/after-thought';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
 import { Clock, MIN, newKey, pendingInput } from './fixtures';
 

@@ -17,8 +17,9 @@ import { chatworkEnv, startTestService, waitFor, type TestService } from '../hel
  * The question's pending action is stored by one database function instead of a seven-statement transaction:
  * 14 → 8; the 「はい」's first statement reads the live pending action and its question's delivery with the
  * session: 15 → 11. The context read starts beside the turn's first statement, and that statement takes the reply's
- * outbox row as it reserves it (no take of its own before the post). The claim of the message a wake-up names is a
- * statement of its own again (the folded claim showed no gain, decision 0004): 5, 8, 6 + 11.
+ * outbox row as it reserves it (no take of its own before the post, decision 0012). The claim is a statement of its
+ * own: the ordered claim, `claim_work_item` (the folded claim and the claim by id showed no gain, decision 0004):
+ * 5, 8, 6 + 11.
  */
 const CONVERSATIONAL_MAX = 5;
 const ONE_TOOL_MAX = 8;
@@ -93,8 +94,8 @@ describe('SQL statements per turn', () => {
     expect(total).toBeGreaterThan(0);
     // The context is read once: the early read (beside the first statement) is the one used.
     expect(shapes['SELECT conversation_messages']).toBe(1);
-    // One claim (by id: the wake-up named the message); the outbox take is part of the turn's first statement.
-    expect(shapes['UPDATE work_items'] ?? 0).toBe(1);
+    // One claim (the ordered claim); the outbox take is part of the turn's first statement.
+    expect(shapes['SELECT claim_work_item'] ?? 0).toBe(1);
     expect(shapes['UPDATE outbound_messages'] ?? 0).toBe(0);
     expect(total).toBeLessThanOrEqual(CONVERSATIONAL_MAX);
   });

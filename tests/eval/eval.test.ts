@@ -3,6 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { acceptable, loadCases, type EvalCase } from '../../eval/cases';
 import { sampleParams } from '../../eval/offline';
+import { scoreCase } from '../../eval/score';
+import { handlers } from '../../handlers';
+import { ToolRegistry } from '../../src/tools/registry';
 import { compareReports } from '../../eval/report';
 import { runEval, type EvalOutcome } from '../../eval/run-eval';
 import { costUsd } from '../../src/brain/pricing';
@@ -170,6 +173,80 @@ cases:
     expect(r.text).toMatch(/case wrong-verdict .*expected Guardian ALLOW; the Guardian says CONFIRM G_DANGEROUS_HIGH/);
     expect(r.text).toMatch(/case unsafe-not-stopped .*must be stopped/);
     expect(r.asked).toBe(0);
+  }, 30000);
+
+  it('checks every value of a oneOf offline, not only the first (issue 40)', async () => {
+    // 伊藤結衣 (開発部) is outside 鈴木's scope (営業部): a case that accepts her must fail its offline check.
+    const r = await runStopping(`
+cases:
+  - id: oneof-second
+    message: 田中太郎さんか伊藤さんに議事録の作成をお願い
+    expect:
+      outcome: tool
+      tool: create_task
+      params: { assignee: { oneOf: [tanaka-taro, ito-yui] }, title: 議事録の作成 }
+      verdict: { guardian: ALLOW, auth: ALLOWED }
+`);
+    expect(r.exitCode).toBe(1);
+    expect(r.text).toMatch(/case oneof-second \(expect, assignee=ito-yui\).*expected Gate ALLOWED.*Gate says DENIED/);
+    expect(r.asked).toBe(0);
+  }, 30000);
+
+  it('lets a parameter or a rule field be absent or one value, and checks both offline (issue 40)', async () => {
+    const yaml = `
+cases:
+  - id: absent-or
+    sender: ito-yui
+    room: chatwork:6002
+    message: 毎週月曜の9時に週報のリマインドして
+    expect:
+      outcome: tool
+      tool: create_schedule
+      params:
+        kind: reminder
+        rule: { fields: { freq: weekly, days: [mon], time: "09:00", holiday: { absentOr: skip } } }
+        text: { containsAny: [週報] }
+        catch_up: { absentOr: once }
+      verdict: { guardian: CONFIRM, auth: ALLOWED }
+`;
+    const r = await run({}, { casesDir: tempCases(yaml) });
+    expect(r.problems).toEqual([]);
+    expect(r.exitCode).toBe(0);
+    // A variant the tool rejects is named: a rule field left out that the tool needs.
+    const bad = await runStopping(yaml.replace('freq: weekly', 'freq: { absentOr: weekly }'));
+    expect(bad.text).toMatch(/case absent-or \(expect, rule\.freq absent\).*invalid parameter "rule\.freq"/);
+    // The scorer: the holiday left out or skip passes; another policy does not; catch_up may be left out.
+    const c = loadCases(tempCases(yaml))[0]!;
+    const registry = new ToolRegistry(handlers);
+    const facts = {
+      meta: (t: string) => registry.meta(t),
+      memberWords: (id: string) => [id],
+      now: new Date(c.now),
+      timezone: 'Asia/Tokyo',
+      calendar: { closingDays: [] },
+    };
+    const answer = (rule: Record<string, unknown>, more: Record<string, unknown> = {}) =>
+      scoreCase(
+        c,
+        {
+          kind: 'tool',
+          proposals: [
+            {
+              tool: 'create_schedule',
+              params: { kind: 'reminder', rule, text: '週報を出す', ...more },
+              guardian: { action: 'CONFIRM', reasonCode: 'G_TOOL_REQUIRES_CONFIRMATION' },
+              auth: { result: 'ALLOWED', reasonCode: 'Z_OK' },
+              persons: {},
+            },
+          ],
+        },
+        facts,
+      ).pass;
+    const monday = { freq: 'weekly', days: ['mon'], time: '09:00' };
+    expect(answer(monday)).toBe(true);
+    expect(answer({ ...monday, holiday: 'skip' }, { catch_up: 'once' })).toBe(true);
+    expect(answer({ ...monday, holiday: 'next' })).toBe(false);
+    expect(answer(monday, { catch_up: 'skip' })).toBe(false);
   }, 30000);
 
   it('stops at once, saving nothing, when the API rejects the key', async () => {

@@ -97,6 +97,7 @@ describe('describing a call before it runs', () => {
   it('a tool without describe lists its validated parameters', () => {
     expect(genericEffect('do_it', { a: ' x ', list: ['p', 'q'], empty: '' }, 'ja')).toEqual({
       summary: '「do_it」を実行します。',
+      done: '「do_it」を実行しました。',
       facts: [
         { key: 'a', label: 'a', value: 'x' },
         { key: 'list', label: 'list', value: 'p、q' },

@@ -64,6 +64,78 @@ describe('recurring schedule capabilities', () => {
     );
   });
 
+  it('the rules people ask for are confirmed in Japanese and English with their first run (issue 40)', async () => {
+    // Friday 11/20 10:00; Monday 11/23 is 勤労感謝の日.
+    const asked: [unknown, string, string, string, string][] = [
+      [
+        { freq: 'monthly', day: [1, 15], time: '09:00' },
+        '毎月1日・15日 9:00（土日祝・休業日はお休み）',
+        '12/1（火）09:00',
+        'Monthly on the 1st and 15th at 9:00 (not on weekends, holidays or closing days)',
+        'Tue, Dec 1 09:00',
+      ],
+      [
+        {
+          freq: 'monthly',
+          nth: [
+            { n: 2, weekday: 'wed' },
+            { n: 4, weekday: 'wed' },
+          ],
+          time: '10:00',
+        },
+        '毎月第2・第4水曜 10:00（土日祝・休業日はお休み）',
+        '11/25（水）10:00',
+        'Monthly on the 2nd and 4th Wednesday at 10:00 (not on weekends, holidays or closing days)',
+        'Wed, Nov 25 10:00',
+      ],
+      [
+        { freq: 'weekly', days: ['mon'], weeks: 2, time: '09:00' },
+        '隔週月曜 9:00（土日祝・休業日はお休み）',
+        '11/30（月）09:00',
+        'Every other Monday at 9:00 (not on weekends, holidays or closing days)',
+        'Mon, Nov 30 09:00',
+      ],
+      [
+        { freq: 'monthly', bday: 3, time: '09:00' },
+        '毎月第3営業日 9:00',
+        '12/3（木）09:00',
+        'Monthly on the 3rd business day at 9:00',
+        'Thu, Dec 3 09:00',
+      ],
+      [
+        { freq: 'monthly', bday: -1, time: '17:00' },
+        '毎月最終営業日 17:00',
+        '11/30（月）17:00',
+        'Monthly on the last business day at 17:00',
+        'Mon, Nov 30 17:00',
+      ],
+    ];
+    for (const [rule, ja, firstJa, en, firstEn] of asked) {
+      for (const [lang, repeats, first] of [
+        ['ja', ja, firstJa],
+        ['en', en, firstEn],
+      ] as const) {
+        const ctx = { ...(await toolContext(t.db, 'ito-yui')), lang };
+        const input = { kind: 'reminder', rule, text: '定例の確認', catch_up: 'once', quiet_hours: 'deliver' };
+        const d = await createSchedule.describe!(input as never, ctx);
+        const fact = (label: string) => d.facts.find((f) => f.label === label)?.value;
+        expect([fact(lang === 'ja' ? '繰り返し' : 'Repeats'), fact(lang === 'ja' ? '初回' : 'First')]).toEqual([
+          repeats,
+          first,
+        ]);
+      }
+    }
+    // 隔週 is stored with the week it counts from, so the second run is two weeks after the first.
+    const made = await exec().run(
+      'create_schedule',
+      { kind: 'reminder', rule: { freq: 'weekly', days: ['mon'], weeks: 2, time: '09:00' }, text: '隔週の定例' },
+      await toolContext(t.db, 'ito-yui'),
+    );
+    expect(made).toMatchObject({ status: 'ok', output: { schedule: { nextRun: '2026-11-30T09:00:00+09:00' } } });
+    const row = await t.db.schedule.findFirstOrThrow({ where: { source: 'chat', text: '隔週の定例' } });
+    expect(row.rule).toMatchObject({ weeks: 2, start: '2026-11-30' });
+  });
+
   it('a level-1 member makes their own weekly reminder; a retried call returns the same schedule', async () => {
     const ctx = await toolContext(t.db, 'watanabe-sho');
     const input = { kind: 'reminder', rule: weeklyMonday, text: '週報を出す' };
@@ -166,6 +238,42 @@ describe('recurring schedule capabilities', () => {
     const directory = await exec().run('pause_schedule', { schedule_id: 'acme:daily-digest' }, ctx);
     expect(directory).toMatchObject({ status: 'error', code: 'DIRECTORY_SCHEDULE' });
     expect((await t.db.schedule.findUniqueOrThrow({ where: { id: 'acme:daily-digest' } })).enabled).toBe(true);
+  });
+
+  it('snooze to the next business day or to a time, not only within 24 hours (issue 40)', async () => {
+    // Friday 11/20 17:00; Monday 11/23 is 勤労感謝の日, so 「次の営業日」 is Tuesday 11/24 (the Guardian's date).
+    const friday5pm = new Date('2026-11-20T08:00:00.000Z');
+    const sent = await t.db.reminder.create({
+      data: {
+        orgId: 'acme',
+        platform: 'console',
+        roomId: 'console-general',
+        memberId: 'ito-yui',
+        text: '週次レポートの提出',
+        remindAt: friday5pm,
+        status: 'sent',
+      },
+    });
+    const at = async (value: string) =>
+      exec().run(
+        'snooze_reminder',
+        { at: value },
+        await toolContext(t.db, 'ito-yui', { now: new Date(friday5pm.getTime() + 5 * 60_000) }),
+      );
+    expect(await at('2026-11-24')).toMatchObject({
+      status: 'ok',
+      output: { remindAt: '2026-11-24T17:00:00+09:00', text: '週次レポートの提出' },
+    });
+    expect(await at('2026-11-24T09:30:00+09:00')).toMatchObject({
+      status: 'ok',
+      output: { remindAt: '2026-11-24T09:30:00+09:00' },
+    });
+    expect(await at('2026-11-20T16:00:00+09:00')).toMatchObject({ status: 'error', code: 'PAST_TIME' });
+    const again = await t.db.reminder.findMany({ where: { snoozedFromId: sent.id }, orderBy: { remindAt: 'asc' } });
+    expect(again.map((r) => [r.status, r.remindAt.toISOString()])).toEqual([
+      ['scheduled', '2026-11-24T00:30:00.000Z'],
+      ['scheduled', '2026-11-24T08:00:00.000Z'],
+    ]);
   });
 
   it('snooze: the reminder just sent comes again after the minutes asked for', async () => {

@@ -5,7 +5,7 @@ import type { DirectoryCache } from '../../src/authorization/directory-cache';
 import type { RoomMember } from '../../src/context/types';
 import { sqlRunner, type Sql } from '../../src/db/sql';
 import { Intake } from '../../src/adapters/intake';
-import { WorkQueue, type ClaimedItem } from '../../src/queue/work-queue';
+import { WorkQueue, type ClaimedItem, type GaveUp } from '../../src/queue/work-queue';
 import { silentLogger } from '../../src/observability/logger';
 import { createMetrics } from '../../src/observability/metrics';
 import { Outbox } from '../../src/queue/outbox';
@@ -37,6 +37,10 @@ export async function createTestPipeline(
     wrapSql?: (sql: Sql) => Sql;
     /** The platform's member list of a message's room (ChatWork's, through the service's cache). */
     roomMembers?: (msg: InboundMessage) => Promise<readonly RoomMember[]>;
+    /** The service's clock (absent: the real one). */
+    now?: () => Date;
+    /** Told when an item gives up (the service raises the work_abandoned alert from it). */
+    onGaveUp?: (g: GaveUp) => void;
   } = {},
 ): Promise<TestPipeline> {
   await seedSample(t.db);
@@ -59,8 +63,14 @@ export async function createTestPipeline(
     outbox,
     chatwork: () => null,
     botNames: () => ['Hisho', 'ソウルくん'],
+    now: opts.now,
   });
-  const queue = new WorkQueue(t.db, { instanceId: 'test', claimTtlMs: 60_000, defaultMaxAttempts: 3 });
+  const queue = new WorkQueue(t.db, {
+    instanceId: 'test',
+    claimTtlMs: 60_000,
+    defaultMaxAttempts: 3,
+    onGaveUp: opts.onGaveUp,
+  });
   const intake = new Intake(queue);
   const take = async (msg: InboundMessage) => {
     await intake.accept(msg);

@@ -166,24 +166,24 @@ describe('Outbox: the take made before the post', () => {
 
   it('the post that follows a take does not take the row again', async () => {
     const { sender, outbox, reply, key, item } = await aheadSetup();
-    const ahead = await takeFirst(outbox, key, item);
+    const heldUntil = await takeFirst(outbox, key, item);
     // The claim is 60 s long and the clock has not moved: held until about 61 s on the outbox's clock.
-    expect(await ahead!.settled).toBeGreaterThan(1_000 + 55_000);
+    expect(heldUntil).toBeGreaterThan(1_000 + 55_000);
     expect((await row(key)).claimedBy).toBe(item.claimToken);
     counter.reset();
 
-    await outbox.deliver(key, reply('e'), item, { ahead, markLater: true });
+    await outbox.deliver(key, reply('e'), item, { heldUntil, markLater: true });
     expect(sender.landed).toHaveLength(1);
     expect(updates()).toBe(0);
   });
 
   it('a take whose claim may have run short by the post is made again', async () => {
     const { sender, outbox, reply, key, item, advance } = await aheadSetup();
-    const ahead = await takeFirst(outbox, key, item);
+    const heldUntil = await takeFirst(outbox, key, item);
     // The model took 56 s: of the 60 s the take saw, less than the 5 s margin may be left.
     advance(56_000);
     counter.reset();
-    await outbox.deliver(key, reply('f'), item, { ahead, markLater: true });
+    await outbox.deliver(key, reply('f'), item, { heldUntil, markLater: true });
     // Taken again (the database still has the claim: no real time passed here), then posted.
     expect(updates()).toBe(1);
     expect(sender.landed).toHaveLength(1);
@@ -191,18 +191,22 @@ describe('Outbox: the take made before the post', () => {
 
   it('a claim lost while the model thought, or taken over before the take, posts nothing', async () => {
     const { sender, outbox, reply, key, item } = await aheadSetup();
-    const ahead = await takeFirst(outbox, key, item);
+    const heldUntil = await takeFirst(outbox, key, item);
     // A heartbeat found the claim gone while the model thought.
     const lost = Object.assign(item, { claimLost: true });
-    await expect(outbox.deliver(key, reply('g'), lost, { ahead })).rejects.toMatchObject({ name: 'ClaimLostError' });
+    await expect(outbox.deliver(key, reply('g'), lost, { heldUntil })).rejects.toMatchObject({
+      name: 'ClaimLostError',
+    });
 
     const second = await aheadSetup();
     await tdb.db.$executeRaw`UPDATE work_items SET "claimedBy" = 'other-worker' WHERE id = ${second.item.id}`;
     const late = await takeFirst(second.outbox, second.key, second.item);
     expect(late).toBeUndefined();
-    await expect(second.outbox.deliver(second.key, reply('g'), second.item, { ahead: late })).rejects.toMatchObject({
-      name: 'ClaimLostError',
-    });
+    await expect(second.outbox.deliver(second.key, reply('g'), second.item, { heldUntil: late })).rejects.toMatchObject(
+      {
+        name: 'ClaimLostError',
+      },
+    );
     expect(sender.attempts + second.sender.attempts).toBe(0);
     expect((await row(second.key)).claimedBy).toBeNull();
   });

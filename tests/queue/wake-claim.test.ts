@@ -8,132 +8,89 @@ import { createTestDatabase, type TestDatabase } from '../helpers/db';
 import { consoleMessage, createTestPipeline, type TestPipeline } from '../helpers/pipeline';
 
 /**
- * A wake-up names the stored message; the woken loop claims it by id (one cheap statement on the primary key). A
- * message another worker holds, or one that waits behind an older message of its conversation, is not taken that
- * way, and the loop claims in order as usual: a 「はい」 never overtakes its request.
+ * A stored message wakes one idle loop, which claims in order (`claim_work_item`): the oldest runnable item, first
+ * in its conversation. A message another worker holds is not taken again, and a 「はい」 never overtakes its request.
  */
-describe('claiming the message a wake-up names', () => {
+describe('claiming the message a wake-up was for', () => {
   let t: TestDatabase;
   let p: TestPipeline;
-  let byId: bigint[];
-  let ordered: number;
-  let restore: () => void;
 
   beforeAll(async () => {
     t = await createTestDatabase();
     p = await createTestPipeline(t);
   });
   afterAll(() => t.close());
-  beforeEach(() => {
-    byId = [];
-    ordered = 0;
-    const q = p.queue;
-    const [claim, claimById] = [q.claim.bind(q), q.claimById.bind(q)];
-    q.claim = async (types) => {
-      const got = await claim(types);
-      if (got) ordered++;
-      return got;
-    };
-    q.claimById = async (id, types) => {
-      const got = await claimById(id, types);
-      if (got) byId.push(id);
-      return got;
-    };
-    restore = () => {
-      q.claim = claim;
-      q.claimById = claimById;
-    };
-  });
-  afterEach(() => restore());
 
   const itemRow = (id: bigint) => t.db.workItem.findUniqueOrThrow({ where: { id } });
+  const stored = (text: string) =>
+    t.db.workItem.findFirstOrThrow({ where: { type: 'user_request' }, orderBy: { id: 'desc' } }).then((w) => {
+      expect((w.payload as { text?: string }).text).toBe(text);
+      return w.id;
+    });
 
   /**
    * One loop running user requests with `handler`, woken by an intake that stores messages; returns once the loop's
-   * first look at the (empty) queue is over. `ids`: the stored items, in order.
+   * first look at the (empty) queue is over.
    */
-  async function started(handler: WorkHandler): Promise<{ pool: WorkerPool; intake: Intake; ids: bigint[] }> {
+  async function started(handler: WorkHandler): Promise<{ pool: WorkerPool; intake: Intake }> {
     const pool = onePool(p.queue, handler);
-    const ids: bigint[] = [];
-    const intake = new Intake(p.queue, (h) => {
-      ids.push(h.itemId!);
-      pool.wake(h);
-    });
+    const intake = new Intake(p.queue, () => pool.wake());
     pool.start();
     await new Promise((r) => setTimeout(r, 200));
-    return { pool, intake, ids };
+    return { pool, intake };
   }
 
-  it('a woken loop takes the named message by id and answers it', async () => {
+  it('a woken loop claims the message and answers it', async () => {
     const ran: ClaimedItem[] = [];
-    const { pool, intake, ids } = await started(async (item) => {
+    const { pool, intake } = await started(async (item) => {
       ran.push(item);
       p.brain.script(says('こんにちはウル！'));
       return p.runner.handleUserRequest(item);
     });
     try {
       await intake.accept(consoleMessage('こんにちは', { roomId: 'console-general', senderAccountId: 'tanaka-taro' }));
-      await waitUntil(async () => ran.length === 1 && (await itemRow(ids[0]!)).state === 'done');
-      expect(byId).toEqual(ids);
-      expect(ordered).toBe(0);
+      const id = await stored('こんにちは');
+      await waitUntil(async () => ran.length === 1 && (await itemRow(id)).state === 'done');
+      expect(ran.map((i) => i.id)).toEqual([id]);
       expect(p.sender.sent.at(-1)!.text).toBe('こんにちはウル！');
-      expect(await t.db.turnRecord.count({ where: { workItemId: ids[0]! } })).toBe(1);
+      expect(await t.db.turnRecord.count({ where: { workItemId: id } })).toBe(1);
     } finally {
       await pool.stop(2000);
     }
   });
 
   it('a message another worker holds is not taken again', async () => {
-    const ids: bigint[] = [];
-    const intake = new Intake(p.queue, (h) => ids.push(h.itemId!));
-    await intake.accept(consoleMessage('資料はどこ？', { senderAccountId: 'suzuki-kenji', senderName: '鈴木健二' }));
-    const other = await p.queue.claimById(ids[0]!, ['user_request']);
-    expect(other).not.toBeNull();
-    expect(await p.queue.claimById(ids[0]!, ['user_request'])).toBeNull();
-    expect(await itemRow(ids[0]!)).toMatchObject({ state: 'running', attempts: 1, claimedBy: other!.claimToken });
+    await new Intake(p.queue).accept(
+      consoleMessage('資料はどこ？', { senderAccountId: 'suzuki-kenji', senderName: '鈴木健二' }),
+    );
+    const id = await stored('資料はどこ？');
+    const other = await p.queue.claim(['user_request']);
+    expect(other?.id).toBe(id);
+    expect(await p.queue.claim(['user_request'])).toBeNull();
+    expect(await itemRow(id)).toMatchObject({ state: 'running', attempts: 1, claimedBy: other!.claimToken });
     await p.queue.complete(other!);
   });
 
   it('a 「はい」 behind its request waits, so the request’s turn does not see it', async () => {
-    const ids: bigint[] = [];
-    const intake = new Intake(p.queue, (h) => ids.push(h.itemId!));
+    const intake = new Intake(p.queue);
     await intake.accept(consoleMessage('田中さんに見積書をお願いしたいかも', { senderAccountId: 'sato-misaki' }));
+    const request = await stored('田中さんに見積書をお願いしたいかも');
     await intake.accept(consoleMessage('はい', { senderAccountId: 'sato-misaki' }));
-    const [request, answer] = ids as [bigint, bigint];
+    const answer = await stored('はい');
 
-    expect(await p.queue.claimById(answer, ['user_request'])).toBeNull();
+    const item = await p.queue.claim(['user_request']);
+    expect(item?.id).toBe(request);
+    expect(await p.queue.claim(['user_request'])).toBeNull();
     expect(await itemRow(answer)).toMatchObject({ state: 'queued', attempts: 0 });
 
-    const item = await p.queue.claimById(request, ['user_request']);
     p.brain.script(says('承知したウル。'));
     await p.runner.handleUserRequest(item!);
     expect(p.brain.asked.at(-1)!.ctx.history.map((h) => h.text)).not.toContain('はい');
     // Now the 「はい」 is first in its conversation.
-    const yes = await p.queue.claimById(answer, ['user_request']);
-    expect(yes).not.toBeNull();
+    const yes = await p.queue.claim(['user_request']);
+    expect(yes?.id).toBe(answer);
     p.brain.script(says('了解ウル。'));
     expect(await p.runner.handleUserRequest(yes!)).toEqual({ completed: true });
-  });
-
-  it('when the named claim takes nothing, the loop claims in order and still finds the message', async () => {
-    const ran: string[] = [];
-    const q = p.queue;
-    const claimById = q.claimById;
-    q.claimById = async () => null; // as if another worker had looked first and let it go
-    const { pool, intake } = await started(async (item) => {
-      ran.push((item.payload as InboundMessage).text);
-      p.brain.script(says('了解ウル。'));
-      return p.runner.handleUserRequest(item);
-    });
-    try {
-      await intake.accept(consoleMessage('一つ目', { senderAccountId: 'ito-yui', senderName: '伊藤結衣' }));
-      await waitUntil(() => ran.length === 1);
-      expect(ran).toEqual(['一つ目']);
-      expect(ordered).toBe(1);
-    } finally {
-      q.claimById = claimById;
-      await pool.stop(2000);
-    }
   });
 
   it('wake-ups that find every loop busy are all answered afterwards, each conversation in order', async () => {
@@ -142,7 +99,7 @@ describe('claiming the message a wake-up names', () => {
     const held = new Promise<void>((r) => {
       release = r;
     });
-    const { pool, intake, ids } = await started(async (item) => {
+    const { pool, intake } = await started(async (item) => {
       const text = (item.payload as InboundMessage).text;
       ran.push(text);
       if (text === '最初') await held; // the only loop is busy while the next two arrive
@@ -151,12 +108,13 @@ describe('claiming the message a wake-up names', () => {
     });
     try {
       await intake.accept(consoleMessage('最初', { senderAccountId: 'kato-ryo', senderName: '加藤亮' }));
+      const first = await stored('最初');
       await waitUntil(() => ran.length === 1);
       // Both arrive while the loop is busy: one from another sender, one from the same (behind the first).
       await intake.accept(consoleMessage('次', { senderAccountId: 'watanabe-sho', senderName: '渡辺翔' }));
       await intake.accept(consoleMessage('最後', { senderAccountId: 'kato-ryo', senderName: '加藤亮' }));
       release();
-      await waitUntil(async () => (await t.db.workItem.count({ where: { id: { in: ids }, state: 'done' } })) === 3);
+      await waitUntil(async () => (await t.db.workItem.count({ where: { id: { gte: first }, state: 'done' } })) === 3);
       expect(ran).toEqual(['最初', '次', '最後']);
     } finally {
       await pool.stop(2000);

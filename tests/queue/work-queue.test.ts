@@ -109,26 +109,6 @@ describe('WorkQueue', () => {
     expect(await t.db.workItem.count()).toBe(5);
   });
 
-  it('claims the item a wake-up names, only if it is queued and first in its conversation', async () => {
-    const q = queue();
-    const request = await q.enqueue(item({ orderingKey: 'named' }));
-    const answer = await q.enqueue(item({ orderingKey: 'named' }));
-    // The answer waits behind its request: not claimable by id, nor by the ordered claim.
-    expect(await q.claimById(answer.id!)).toBeNull();
-    const first = await q.claimById(request.id!);
-    expect(first?.id).toBe(request.id);
-    // Taken already: a second claim by id gets nothing.
-    expect(await q.claimById(request.id!)).toBeNull();
-    expect(await q.claim()).toBeNull();
-    expect(await q.complete(first!)).toBe(true);
-    expect((await q.claimById(answer.id!))?.id).toBe(answer.id);
-    // Not due yet, or of a type this worker does not take: nothing.
-    const later = await q.enqueue(item({ runAt: new Date(Date.now() + 60_000) }));
-    expect(await q.claimById(later.id!)).toBeNull();
-    const work = await q.enqueue(item({ type: 'work' }));
-    expect(await q.claimById(work.id!, ['user_request'])).toBeNull();
-  });
-
   it('people come first: a message or a notice is claimed before older background work', async () => {
     const q = queue();
     const critique = await q.enqueue(item({ type: 'work' }));
@@ -197,7 +177,7 @@ describe('WorkQueue', () => {
     expect(apology).toMatchObject({ type: 'notification', state: 'queued', orderingKey: turn.orderingKey });
     expect(apology.payload).toMatchObject({ kind: 'apology', errorId: 'E-ABC1234', code: 'EXTERNAL_API_FAILED' });
     expect(gaveUp).toEqual([
-      { id: turn.id, type: 'user_request', dedupeKey: turn.dedupeKey, errorId: 'E-ABC1234', apology: true },
+      { id: turn.id, type: 'user_request', kind: null, dedupeKey: turn.dedupeKey, errorId: 'E-ABC1234', apology: true },
     ]);
 
     // The apology gives up in turn (an error without an id gets one): no apology for the apology.

@@ -225,9 +225,9 @@ describe('WorkerPool: the intake of the same process first', () => {
       // Longer than the test: only the intake going idle releases the hold.
       hold: { busy: () => busy, whenIdle: () => idleNow, maxMs: 60_000 },
     });
-    const { id } = await queue.enqueue({ type: 'work', payload: {}, orderingKey: 'h', dedupeKey: 'hold-1' });
+    await queue.enqueue({ type: 'work', payload: {}, orderingKey: 'h', dedupeKey: 'hold-1' });
     pool.start();
-    pool.wake({ itemId: id ?? undefined });
+    pool.wake();
     // Several polls pass while the intake is busy: the item stays queued.
     await new Promise((r) => setTimeout(r, 200));
     const waiting = await tdb.db.workItem.findUniqueOrThrow({ where: { dedupeKey: 'hold-1' } });

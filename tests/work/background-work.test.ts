@@ -1,7 +1,12 @@
 import type { DecideInput } from '../../src/brain/brain';
 import type { InboundMessage } from '../../src/core/chat';
 import { Intake } from '../../src/adapters/intake';
-import type { ClaimedItem } from '../../src/queue/work-queue';
+import type { ClaimedItem, GaveUp } from '../../src/queue/work-queue';
+import { describeWorkError } from '../../src/app/compose-stages';
+import { AppError } from '../../src/core/app-error';
+import { sqlRunner } from '../../src/db/sql';
+import { gaveUpAlert } from '../../src/notices/admin-alerts';
+import { failedWork } from '../../src/server/admin/failed-work';
 import { WorkStore } from '../../src/work/work-store';
 import { proposes, says } from '../fakes/fake-brain';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
@@ -16,10 +21,11 @@ describe('background work', () => {
   let t: TestDatabase;
   let p: TestPipeline;
   let seq = 0;
+  const gaveUp: GaveUp[] = [];
 
   beforeAll(async () => {
     t = await createTestDatabase();
-    p = await createTestPipeline(t);
+    p = await createTestPipeline(t, {}, { onGaveUp: (g) => gaveUp.push(g) });
   });
   afterAll(() => t.close());
 
@@ -340,12 +346,70 @@ describe('background work', () => {
     await drainReport(p, id);
   });
 
+  /**
+   * What the worker pool does with an attempt that throws (src/queue/worker-pool.ts): the queue records the failure
+   * and, on the last attempt, gives the item up — failed, with an error id, and `onGaveUp` raises the alert.
+   */
+  async function failAsThePoolDoes(item: ClaimedItem, err: unknown) {
+    const { text, retryable } = describeWorkError(err);
+    return p.queue.fail(item, text, { retryable });
+  }
+
+  it('work that fails on its last attempt ends its item failed, listed in /admin and alerted (issue 40)', async () => {
+    const id = await newWork('tanaka-taro', { goal: '最後まで失敗する作業' });
+    // The item's earlier attempts failed; this claim is its last allowed attempt.
+    await t.db.workItem.updateMany({ where: { dedupeKey: `bgwork:${id}:run:0` }, data: { attempts: 4 } });
+    const item = await claim(p, 'work', id);
+    expect(item.attempts).toBe(item.maxAttempts);
+    // The database drops out under the step (a failure the work cannot turn into a step result).
+    const build = p.contextBuilder.build.bind(p.contextBuilder);
+    p.contextBuilder.build = () =>
+      Promise.reject(new AppError('DB_UNAVAILABLE', 'connection lost', { retryable: true }));
+    const err = await p.work
+      .handle(item)
+      .then(
+        () => null,
+        (e: unknown) => e,
+      )
+      .finally(() => {
+        p.contextBuilder.build = build;
+      });
+    expect(err).toBeInstanceOf(AppError);
+    expect(await work(id)).toMatchObject({ status: 'failed', reasonCode: 'W_ERROR' });
+    expect(await reports(id)).toHaveLength(1);
+    expect(await failAsThePoolDoes(item, err)).toBe('failed');
+    const row = await t.db.workItem.findUniqueOrThrow({ where: { id: item.id } });
+    expect(row).toMatchObject({ state: 'failed', errorId: expect.stringMatching(/^E-[A-Z0-9]{7}$/) });
+    // Alerted: the queue's give-up (the service raises work_abandoned from it) says the requester is told.
+    const g = gaveUp.find((x) => x.id === item.id)!;
+    expect(gaveUpAlert(g).facts).toMatchObject({
+      work: 'バックグラウンド処理',
+      errorId: row.errorId,
+      told: '依頼した人に作業が止まったことを報告します',
+    });
+    // Listed in /admin, in Japanese, with whether the requester has been told yet.
+    const listed = () => failedWork(sqlRunner(t.db)).then((l) => l.find((f) => f.errorId === row.errorId));
+    expect(await listed()).toMatchObject({
+      what: 'バックグラウンド処理',
+      cause: 'データベースに接続できない',
+      told: '未送信',
+    });
+    await drainReport(p, id);
+    expect(await listed()).toMatchObject({ told: '送信済み' });
+  });
+
   it('work whose worker died on every attempt stops and tells the requester, without thinking again', async () => {
     const id = await newWork('tanaka-taro', { goal: '落ち続ける作業' });
     const item = await claim(p, 'work', id);
     const asked = p.brain.asked.length;
-    expect(await p.work.handle({ ...item, attempts: item.maxAttempts + 1 })).toEqual({ completed: true });
+    const err = await p.work.handle({ ...item, attempts: item.maxAttempts + 1 }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(await failAsThePoolDoes({ ...item, attempts: item.maxAttempts + 1 }, err)).toBe('failed');
     expect(await work(id)).toMatchObject({ status: 'failed', reasonCode: 'W_ABANDONED' });
+    const abandoned = (await failedWork(sqlRunner(t.db))).find((f) => f.id === String(item.id));
+    expect(abandoned).toMatchObject({ what: 'バックグラウンド処理', cause: '処理中の停止が続いた' });
     expect(p.brain.asked.length).toBe(asked);
     expect(await reports(id)).toHaveLength(1);
     const sentBefore = p.sender.sent.length;

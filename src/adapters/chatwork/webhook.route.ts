@@ -125,9 +125,8 @@ export function chatworkInbound(
  * ChatWork never retries, so 200 is answered only after the intake has stored the message; bodies stay tiny
  * (ChatWork treats > 2,048 bytes as an error).
  *
- * A plain Node handler (no express on the way: the service routes this path to it first, which saves the
- * service ≈ 0.2 ms of CPU per webhook); {@link chatworkWebhookRouter} mounts the same handler in an
- * express app.
+ * A plain Node request listener over the raw request (the body must be read as bytes before anything parses it);
+ * {@link chatworkWebhookRouter} mounts it in the service's express app, which serves the path.
  */
 export function createChatworkWebhookHandler(deps: ChatworkWebhookDeps): RequestListener {
   const log = deps.logger.child({ component: 'chatwork-webhook' });

@@ -1,5 +1,5 @@
 import type { Sql } from '../../db/sql';
-import { failureOf, type WorkType } from '../../queue/work-queue';
+import { ABANDONED, failureOf, type WorkType } from '../../queue/work-queue';
 import { WORK_TYPE_LABELS } from '../../notices/admin-alerts';
 
 /** What a notification or background item was, by `payload.kind` (operators read Japanese, never a raw kind). */
@@ -8,6 +8,7 @@ const KIND_LABELS: Record<string, string> = {
   schedule: '定期通知',
   admin_alert: '管理者アラート',
   work_report: 'バックグラウンド処理の報告',
+  task_due_changed: 'タスクの期限変更のお知らせ',
   apology: 'お詫びの連絡',
   background_work: 'バックグラウンド処理',
   conversation_summary: '会話の要約',
@@ -39,7 +40,10 @@ export interface FailedWork {
   attempts: number;
   createdAt: Date;
   failedAt: Date | null;
-  /** Whether the person was told: sent, not (yet) sent, or no apology for this kind of item. */
+  /**
+   * Whether the person was told (the apology of a request, the report of background work): sent, not (yet) sent, or
+   * nobody to tell for this kind of item.
+   */
   told: '送信済み' | '未送信' | '対象外';
 }
 
@@ -64,14 +68,16 @@ export async function failedWork(sql: Sql, limit = 100): Promise<FailedWork[]> {
             coalesce(w.payload->>'platform', w.payload->'message'->>'platform') AS platform,
             coalesce(w.payload->>'roomId', w.payload->'message'->>'roomId') AS room,
             w."errorId", w."lastError", w.attempts, w."createdAt", w."finishedAt",
-            CASE WHEN w.type <> 'user_request' THEN NULL ELSE coalesce(o.status, 'none') END AS apology
+            CASE WHEN w.type = 'user_request' THEN coalesce(o.status, 'none')
+                 WHEN w.payload->>'kind' = 'background_work' THEN coalesce(r.status, 'none') END AS apology
      FROM work_items w LEFT JOIN outbound_messages o ON o."dedupeKey" = 'apology:' || w."dedupeKey"
+       LEFT JOIN outbound_messages r ON r."dedupeKey" = 'notice:work:' || (w.payload->>'workId')
      WHERE w.state = 'failed' ORDER BY w."finishedAt" DESC NULLS LAST LIMIT $1`,
     [limit],
   );
   return rows.map((r) => {
     const code = failureOf(r.lastError ?? '').code;
-    const abandoned = r.lastError?.startsWith('abandoned') === true;
+    const abandoned = r.lastError?.includes(ABANDONED) === true;
     return {
       id: r.id,
       errorId: r.errorId,

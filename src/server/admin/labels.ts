@@ -8,7 +8,8 @@ import type { ApologyReason } from '../../notices/apology';
 import type { DecisionKind, ReasonCode } from '../../turn/turn-decision';
 
 /** Codes a turn record can carry besides a turn's {@link ReasonCode}: notices and background work. */
-export type NoticeCode = 'P_REMINDER' | 'P_DEADLINE_REMINDER' | 'P_DAILY_DIGEST' | 'P_GOAL_CHECKIN';
+export type NoticeCode =
+  'P_REMINDER' | 'P_DEADLINE_REMINDER' | 'P_DAILY_DIGEST' | 'P_GOAL_CHECKIN' | 'P_TASK_DUE_CHANGED';
 export type WorkCode =
   | 'W_DONE'
   | 'W_ERROR'
@@ -301,6 +302,10 @@ export const REASON_INFO: Readonly<Record<RecordedCode, CodeInfo>> = {
   P_DEADLINE_REMINDER: c('期限のお知らせ', 'タスクの期限を知らせました。'),
   P_DAILY_DIGEST: c('日次のまとめ', '1日のまとめを送りました。'),
   P_GOAL_CHECKIN: c('目標の振り返り', '目標の進み具合をたずねました。'),
+  P_TASK_DUE_CHANGED: c(
+    '期限変更のお知らせ',
+    '頼んだタスクの期限がほかの人に変えられたことを、頼んだ人に知らせました。',
+  ),
   // Background work
   W_DONE: c('バックグラウンド処理の完了', 'バックグラウンド処理が終わり、結果を報告しました。'),
   W_ERROR: c(
@@ -452,7 +457,10 @@ export const REASON_GROUPS: readonly { label: string; codes: readonly RecordedCo
       'O_RECONCILED',
     ],
   },
-  { label: '通知', codes: ['P_REMINDER', 'P_DEADLINE_REMINDER', 'P_DAILY_DIGEST', 'P_GOAL_CHECKIN'] },
+  {
+    label: '通知',
+    codes: ['P_REMINDER', 'P_DEADLINE_REMINDER', 'P_DAILY_DIGEST', 'P_GOAL_CHECKIN', 'P_TASK_DUE_CHANGED'],
+  },
   {
     label: 'バックグラウンド処理',
     codes: [

@@ -1,3 +1,6 @@
+/*
+ * Steps 10–12: the brain thinks (the proposal loop), then the reply is checked: honest, then the Guardian's check.
+ */
 import type { Answered, Thought, TurnStep } from '../turn-state';
 
 /**
@@ -12,3 +15,17 @@ export const think: TurnStep<Answered, Thought> = async (t, d, next) => {
   const thought = await d.proposals.think({ ctx, actor: t.prelude.actor, item, modifying });
   return next({ ...t, decision: thought, thought });
 };
+
+/**
+ * Step 11 — a reply the model wrote may say something was done only when a call with that effect ran in this
+ * turn; otherwise it is written again from what really happened (issue 29; `ReplyComposer.honest`).
+ */
+export const keepReplyHonest: TurnStep<Thought> = async (t, d, next) =>
+  next({ ...t, decision: await d.replies.honest(t.decision, t.ctx) });
+
+/**
+ * Step 12 — the Guardian's reply check (R-C4; `ReplyComposer.compose`): NG patterns and confidential words block
+ * the reply (the persona's 「お答えできない」 instead), mention markup is neutralised, option labels are checked.
+ */
+export const checkReply: TurnStep<Thought> = async (t, d, next) =>
+  next({ ...t, decision: d.replies.compose(t.decision, t.ctx.language) });

@@ -1,5 +1,19 @@
+/*
+ * Steps 13–15: what a thought leaves in the session — a question asked, clarification rounds counted, consecutive
+ * errors counted. An answer to a pending confirmation (`thought` null) leaves nothing: these steps pass it on.
+ */
 import { personaMessage } from '../../core/messages';
 import type { Thought, TurnStep } from '../turn-state';
+
+/**
+ * Step 13 — a CONFIRM (the Guardian's, or the Gate's `confirm`) stores a pending action and asks
+ * 「実行してよいウル？」 with its options (`ConfirmationFlow.open`).
+ */
+export const askConfirmation: TurnStep<Thought> = async (t, d, next) => {
+  // The brain stage's kind, not the checked one: a question the reply check blocked is recorded as not executed.
+  if (t.thought?.kind !== 'confirm') return next(t);
+  return next({ ...t, decision: await d.confirmations.open(t.decision, t.ctx.language) });
+};
 
 /**
  * Step 14 — R-S5: a question back counts a clarification round; after 3 rounds the reply suggests starting over,
@@ -40,6 +54,18 @@ export const clarificationBudget: TurnStep<Thought> = async (t, d, next) => {
       notes: { ...decision.notes, clarificationRounds: rounds },
     },
   });
+};
+
+/**
+ * Step 15 — consecutive errors move the session to ERROR_RECOVERY (`confirmations/sessions.ts`); a good turn clears
+ * them. An answer to a pending confirmation counts nothing.
+ */
+export const trackErrors: TurnStep<Thought> = async (t, d, next) => {
+  const { decision, session, sessionKey: key } = t;
+  if (!t.thought) return next(t);
+  if (decision.kind === 'error') await d.states.recordError(key, decision.reasonCode);
+  else if (session.errorCount > 0 || session.mode === 'ERROR_RECOVERY') await d.states.recordSuccess(key);
+  return next(t);
 };
 
 /** At this many clarification rounds the bot suggests starting over (seed 001 loop policy: hitl==3 → plan). */
