@@ -26,7 +26,7 @@ import type { RoomMember } from '../context/types';
 import { personaMessage, personaNames } from '../core/messages';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../db/embedded-postgres';
 import { applyMigrations } from '../db/migrate';
-import { createDatabase, type Db } from '../db/prisma';
+import { createDatabase, withSharedLock, type Db } from '../db/prisma';
 import { sqlRunner, type Sql } from '../db/sql';
 import { statementCounterFromEnv, type StatementCounter } from '../db/statement-counter';
 import { Intake } from '../adapters/intake';
@@ -256,6 +256,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     chatwork,
     senders,
     buttonAnswer,
+    db,
   });
   // Set once the background starts; the admin pages ask for it when they show the schedules.
   let scheduler: NoticeScheduler | null = null;
@@ -578,6 +579,7 @@ async function startAdapters(d: {
   chatwork: ChatworkConnection | null;
   senders: Senders;
   buttonAnswer: ButtonAnswer;
+  db: Db;
 }): Promise<Adapters> {
   const { config, o, duties, logger, metrics, intake, org, chatwork, senders, buttonAnswer } = d;
   const supervisor = new AdapterSupervisor({
@@ -637,6 +639,8 @@ async function startAdapters(d: {
       resolveRoom: (channelId) => org.rooms.get('discord', channelId),
       // Guild allow-list (directory `organization.discord_guilds`).
       resolveGuild: (guildId) => org.guildOrgs.get(guildId),
+      // `/hisho` and 「Hishoに頼む」 in the allow-listed guilds, registered once however many instances start.
+      commands: { guildIds: org.allowListedGuilds, lock: (fn) => withSharedLock(d.db, 'discord-commands', fn) },
       onButton: (click) =>
         buttonAnswer({
           platform: 'discord',
@@ -644,6 +648,7 @@ async function startAdapters(d: {
           accountId: click.accountId,
           key: click.key,
           clickId: click.interactionId,
+          ...(click.replyVia ? { replyVia: click.replyVia } : {}),
         }),
     });
     senders.register(gateway.sender());

@@ -10,8 +10,8 @@
  * MODAL_SUBMIT (type 5) interactions for commands the bot registered (PUT /applications/:app/commands, global or
  * guild). Interaction callbacks follow Discord's rules: one per interaction (a second: 400, code 40060), within
  * 3 seconds of the interaction (later: 404 Unknown interaction, code 10062). Every REST call is recorded in
- * `calls`, the bot's posts in `posted`. Outages: {@link FakeDiscord.set} with `restStatus` (e.g. 503 on every REST call),
- * `ready: false` (HELLO and heartbeats, never READY) or `rejectToken` (401 on REST, close 4004 on IDENTIFY).
+ * `calls`, the bot's posts in `posted`. Outages: {@link FakeDiscord.set} with `restStatus` (e.g. 503 on every REST
+ * call), `ready: false` (HELLO and heartbeats, never READY) or `rejectToken` (401 on REST, close 4004 on IDENTIFY).
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -345,7 +345,8 @@ export class FakeDiscord {
    */
   submitModal(o: { modal: ShownModal; values: Record<string, string>; user: FakeUser; nick?: string | null }): Click {
     for (const id of Object.keys(o.values))
-      if (!o.modal.inputs.some((i) => i.custom_id === id)) throw new Error(`fake discord: the modal has no input ${id}`);
+      if (!o.modal.inputs.some((i) => i.custom_id === id))
+        throw new Error(`fake discord: the modal has no input ${id}`);
     const origin = this.interactions.get(o.modal.interactionId)!;
     const message = o.modal.messageId ? this.messages.get(o.modal.messageId) : undefined;
     return this.interact({

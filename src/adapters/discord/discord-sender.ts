@@ -35,7 +35,15 @@ export interface DiscordChannelPort {
   sendToChannel(channelId: string, payload: DiscordSendPayload): Promise<{ id: string }>;
   /** Edits a message: its content rewritten from the current one, its components removed. */
   editMessage?(channelId: string, messageId: string, content: (current: string) => string): Promise<void>;
+  /** Posts a follow-up of an interaction (`POST /webhooks/{app}/{token}`); `flags` 64 = only the asker sees it. */
+  followUp?(
+    interaction: { applicationId: string; token: string },
+    payload: Omit<DiscordSendPayload, 'replyToMessageId' | 'nonce'> & { flags: number },
+  ): Promise<{ id: string }>;
 }
+
+/** Discord's message flag EPHEMERAL: only the person who used the interaction sees the message. */
+export const EPHEMERAL = 64;
 
 /** Custom ids our buttons carry and the gateway accepts (anything else is forged or stale). */
 export const BUTTON_KEY_PATTERN = /^h1:[A-Za-z0-9_-]{1,90}$/;
@@ -125,13 +133,22 @@ export class DiscordSender implements ChatSender {
     }
     const rows = buildButtonRows(reply.options ?? []);
     const replyTo = reply.kind === 'notice' ? undefined : reply.inReplyTo?.platformMessageId;
+    const via = reply.interaction;
     let lastId: string | undefined;
     for (const [index, content] of chunks.entries()) {
       const payload: DiscordSendPayload = { content, allowedMentions: { parse: [], repliedUser: true } };
-      if (reply.idempotencyKey) payload.nonce = discordNonce(reply.idempotencyKey, index);
-      if (index === 0 && replyTo) payload.replyToMessageId = replyTo;
       if (index === chunks.length - 1 && rows.length > 0) payload.components = rows;
       try {
+        if (via) {
+          // The answer to a command (or to a private question) goes back through its interaction, never in the
+          // channel: a private one stays private (fails rather than posting where others see it).
+          if (!this.port.followUp) throw new Error('this Discord connection cannot answer interactions');
+          const flags = via.private ? EPHEMERAL : 0;
+          lastId = (await this.port.followUp(via, { ...payload, flags })).id;
+          continue;
+        }
+        if (reply.idempotencyKey) payload.nonce = discordNonce(reply.idempotencyKey, index);
+        if (index === 0 && replyTo) payload.replyToMessageId = replyTo;
         lastId = (await this.port.sendToChannel(reply.roomId, payload)).id;
       } catch (err) {
         this.logger?.error(
