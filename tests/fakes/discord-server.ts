@@ -110,6 +110,8 @@ export interface FakeDiscordMode {
   ready: boolean;
   /** The token is refused: 401 on every REST call, close code 4004 on IDENTIFY. */
   rejectToken: boolean;
+  /** Reads of the registered commands (GET …/commands) answer after this long (ms): lets two readers overlap. */
+  commandReadDelayMs: number;
 }
 
 export const FAKE_BOT: FakeUser = { id: '111111111111111111', username: 'hisho', global_name: 'Hisho', bot: true };
@@ -149,7 +151,7 @@ export class FakeDiscord {
   readonly originalEdits: { token: string; body: Record<string, unknown> }[] = [];
   /** IDENTIFY payloads received. */
   readonly identifies: { token: string; intents: number }[] = [];
-  mode: FakeDiscordMode = { restStatus: null, ready: true, rejectToken: false };
+  mode: FakeDiscordMode = { restStatus: null, ready: true, rejectToken: false, commandReadDelayMs: 0 };
 
   private server!: Server;
   private wss!: WebSocketServer;
@@ -657,14 +659,19 @@ export class FakeDiscord {
     if (method === 'PUT' && seg[0] === 'applications' && seg[2] === 'commands' && seg.length === 3) {
       return answer(200, this.overwriteCommands(this.globalCommands, body));
     }
+    // The commands as they are when the read arrives, answered after `commandReadDelayMs` (a slow response).
+    const read = (list: RegisteredCommand[]) => {
+      const snapshot = listed(list, url.searchParams).map((c) => structuredClone(c));
+      setTimeout(() => answer(200, snapshot), this.mode.commandReadDelayMs);
+    };
     if (method === 'GET' && seg[0] === 'applications' && seg[2] === 'commands' && seg.length === 3) {
-      return answer(200, listed(this.globalCommands, url.searchParams));
+      return read(this.globalCommands);
     }
     if (seg[0] === 'applications' && seg[2] === 'guilds' && seg[4] === 'commands' && seg.length === 5) {
       if (seg[3] !== this.guildId) return answer(403, { message: 'Missing Access', code: 50001 });
       const list = this.guildCommands.get(seg[3]!) ?? [];
       this.guildCommands.set(seg[3]!, list);
-      if (method === 'GET') return answer(200, listed(list, url.searchParams));
+      if (method === 'GET') return read(list);
       if (method === 'PUT') return answer(200, this.overwriteCommands(list, body));
     }
     if (seg[0] === 'webhooks' && seg.length >= 3) {
