@@ -41,6 +41,7 @@ import { PLATFORMS } from '../org/directory.schema';
 import { DirectoryImportError, formatImportSummary, importDirectoryFile } from '../org/import-directory';
 import { startOrgCaches, type OrgCaches } from './org-caches';
 import { Outbox, postingMarginMs } from '../queue/outbox';
+import { createEditForms } from '../confirmations/edit-form';
 import { createButtonAnswers } from '../confirmations/button-answers';
 import { QuestionCloser } from '../confirmations/question-closer';
 import { scheduleMaintenance } from './maintenance';
@@ -242,6 +243,16 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     timezone: config.BOT_TIMEZONE,
     now: o.now,
   });
+  // Discord's 「変更する」: the form of a pending action, and its submission as a change request.
+  const editForms = createEditForms({
+    pending: pipeline.pending,
+    registry: pipeline.registry,
+    intake,
+    prompts,
+    logger,
+    timezone: config.BOT_TIMEZONE,
+    now: o.now,
+  });
 
   const adapters = await startAdapters({
     config,
@@ -256,6 +267,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     chatwork,
     senders,
     buttonAnswer,
+    editForms,
     db,
   });
   // Set once the background starts; the admin pages ask for it when they show the schedules.
@@ -579,6 +591,7 @@ async function startAdapters(d: {
   chatwork: ChatworkConnection | null;
   senders: Senders;
   buttonAnswer: ButtonAnswer;
+  editForms: ReturnType<typeof createEditForms>;
   db: Db;
 }): Promise<Adapters> {
   const { config, o, duties, logger, metrics, intake, org, chatwork, senders, buttonAnswer } = d;
@@ -649,6 +662,24 @@ async function startAdapters(d: {
           key: click.key,
           clickId: click.interactionId,
           ...(click.replyVia ? { replyVia: click.replyVia } : {}),
+        }),
+      onFormOpen: (click) =>
+        d.editForms.open({
+          platform: 'discord',
+          roomId: click.roomId,
+          accountId: click.accountId,
+          key: click.key,
+          interactionId: click.interactionId,
+        }),
+      onFormSubmit: (submit) =>
+        d.editForms.submit({
+          platform: 'discord',
+          roomId: submit.roomId,
+          accountId: submit.accountId,
+          key: submit.key,
+          interactionId: submit.interactionId,
+          values: submit.values,
+          ...(submit.replyVia ? { replyVia: submit.replyVia } : {}),
         }),
     });
     senders.register(gateway.sender());

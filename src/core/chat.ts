@@ -46,6 +46,11 @@ export interface InboundMessage {
   /** Set for a button click: the confirmation round whose question carried the button (0 first, 1 second). */
   answerRound?: number;
   /**
+   * Set for a form submission (Discord's 「変更する」): the pending action `answerTo` with the values the person
+   * wrote. It is a change request like a typed one: proposed again, checked again, asked again.
+   */
+  edit?: { parameters: Record<string, unknown> };
+  /**
    * Set when the message came as a platform interaction whose answers go back through it (a Discord command, a
    * click on a private question): the replies are its follow-ups, visible to the asker only when `private`.
    */
@@ -71,6 +76,11 @@ export interface ReplyOption {
   /** Opaque key for buttons (≤ 100 chars). */
   key?: string;
   style?: 'primary' | 'danger' | 'secondary';
+  /**
+   * Where the platform has forms (Discord): a button beside this option that opens a form to change what it
+   * answers (the pending action's values). Platforms without forms ignore it.
+   */
+  edit?: { key: string; label: string };
 }
 
 /** A reply the brain has produced or approved (R-C4). */

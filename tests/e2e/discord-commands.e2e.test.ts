@@ -129,7 +129,10 @@ describe('Discord: /hisho and 「Hishoに頼む」 (real discord.js client, loca
     const c = discord.messageCommand({ user: YAMADA, name: 'Ask Hisho', messageId: target });
     const answer = await answerTo(c);
     expect(callback(c)).toMatchObject({ type: 5, data: { flags: 64 } });
-    expect(answer).toMatchObject({ ephemeral: true, content: '資料づくりのタスクを用意できるウル🐺 担当を決めてほしいウル' });
+    expect(answer).toMatchObject({
+      ephemeral: true,
+      content: '資料づくりのタスクを用意できるウル🐺 担当を決めてほしいウル',
+    });
     expect(lastUserText()).toContain('来週の営業会議の資料、誰か準備できますか？');
     expect(lastUserText()).toContain('田中太郎');
     const stored = await svc.db.workItem.findFirst({ where: { dedupeKey: { contains: c.interactionId } } });

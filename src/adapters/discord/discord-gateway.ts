@@ -16,6 +16,10 @@
  * come back as the interaction's follow-ups (DiscordSender), so a private request's answers and questions stay
  * private. Commands are registered per allow-listed guild when the connection is ready (commands.ts).
  *
+ * 「変更する」 (a button with a form key): the core says at once whether the person may change the confirmation; the
+ * first response is then the form (a modal, type 9) or a private note. A submitted form is acknowledged with a
+ * deferred update, then handed to the core as a change request (the same turn as a typed change).
+ *
  * Logs carry ids only, never message content or interaction tokens.
  */
 import {
@@ -26,9 +30,15 @@ import {
   HTTPError,
   GatewayIntentBits,
   MessageFlags,
+  ModalBuilder,
   Partials,
+  TextInputBuilder,
+  TextInputStyle,
+  ActionRowBuilder,
+  type ModalSubmitInteraction,
   RESTEvents,
   Routes,
+  type ButtonInteraction,
   type ChatInputCommandInteraction,
   type MessageContextMenuCommandInteraction,
   type GatewayIntentBits as IntentBits,
@@ -51,7 +61,7 @@ import {
   type SharedLock,
 } from './commands';
 import type { AdapterFailure } from '../supervisor';
-import { BUTTON_KEY_PATTERN, DiscordSender, type DiscordSendPayload } from './discord-sender';
+import { BUTTON_KEY_PATTERN, DiscordSender, FORM_KEY_PATTERN, type DiscordSendPayload } from './discord-sender';
 import { summarizeError } from './error-summary';
 import { isAddressedToBot, toInbound, type DiscordMessageLike, type DiscordRoomContext } from './to-inbound';
 
@@ -73,6 +83,30 @@ export interface ButtonClick {
   replyVia?: ReplyInteraction;
 }
 
+/** A form the core offers for a confirmation (Discord modal: ≤ 5 text inputs). */
+export interface FormSpec {
+  title: string;
+  fields: {
+    id: string;
+    label: string;
+    value: string;
+    required: boolean;
+    maxLength: number;
+    long: boolean;
+    placeholder?: string;
+  }[];
+}
+
+/** The core's answer to 「変更する」: the form, or a private note saying why not. */
+export type FormOpeningOutcome =
+  { status: 'form'; form: FormSpec } | { status: 'decided' | 'not_yours' | 'expired' | 'invalid'; note?: string };
+
+/** The core's answer to a submitted form. */
+export interface FormSubmitOutcome {
+  status: 'accepted' | 'decided' | 'not_yours' | 'expired' | 'invalid' | 'unchanged';
+  note?: string;
+}
+
 /** Dependencies and settings of {@link DiscordGateway}. */
 export interface DiscordGatewayOptions {
   /** Bot token (used only by {@link DiscordGateway.start}). */
@@ -90,6 +124,12 @@ export interface DiscordGatewayOptions {
    */
   resolveGuild?: (guildId: string) => Promise<string | null>;
   onButton: (click: ButtonClick) => Promise<ButtonOutcome>;
+  /** 「変更する」 clicked: the form to show, or why not (answered within Discord's 3 seconds). */
+  onFormOpen?: (click: ButtonClick & { senderName?: string }) => Promise<FormOpeningOutcome>;
+  /** A form submitted: its values by field id. */
+  onFormSubmit?: (
+    submit: ButtonClick & { senderName?: string; values: Record<string, string> },
+  ) => Promise<FormSubmitOutcome>;
   /**
    * Registers `/hisho` and 「Hishoに頼む」 when the connection is ready, in these guilds (the directory's allow-list),
    * under a lock all instances share. Absent: no commands are registered.
@@ -161,8 +201,7 @@ export const COMMAND_ELSEWHERE_NOTE =
   'このチャンネルではHishoを使えません。Hishoが参加している許可済みのサーバーでお試しください。';
 
 /** Shown (privately) when 「Hishoに頼む」 is used on a message without text. */
-export const COMMAND_NO_TEXT_NOTE =
-  'このメッセージには文字がないため頼めません。/hisho で依頼の内容を書いてください。';
+export const COMMAND_NO_TEXT_NOTE = 'このメッセージには文字がないため頼めません。/hisho で依頼の内容を書いてください。';
 
 /** The gateway closed the connection with a code discord.js does not reconnect from (4004, 4013, 4014…). */
 export class DiscordGatewayClosed extends Error {
@@ -238,7 +277,9 @@ export class DiscordGateway {
   };
   private readonly onInteractionCreate = (interaction: Interaction): void => {
     if (this.opts.receive === false) return;
-    if (interaction.isButton()) void this.handleButton(interaction);
+    if (interaction.isButton() && FORM_KEY_PATTERN.test(interaction.customId)) void this.openForm(interaction);
+    else if (interaction.isButton()) void this.handleButton(interaction);
+    else if (interaction.isModalSubmit()) void this.handleFormSubmit(interaction);
     else if (interaction.isChatInputCommand() || interaction.isMessageContextMenuCommand())
       void this.handleCommand(interaction);
   };
@@ -491,7 +532,9 @@ export class DiscordGateway {
     } else if (interaction.isMessageContextMenuCommand() && interaction.commandName === ASK_HISHO_COMMAND) {
       const target = interaction.targetMessage;
       const author = target.member?.displayName || target.author.globalName || target.author.username;
-      text = target.content.trim() ? `（${author}さんの次のメッセージについての依頼です）\n${target.content.trim()}` : '';
+      text = target.content.trim()
+        ? `（${author}さんの次のメッセージについての依頼です）\n${target.content.trim()}`
+        : '';
     } else {
       this.log.warn({ ...ids, command: interaction.commandName }, 'unknown discord command');
       await this.ack(() => interaction.reply({ content: UNUSABLE_BUTTON_NOTE, flags: MessageFlags.Ephemeral }), ids);
@@ -541,6 +584,96 @@ export class DiscordGateway {
     } catch (err) {
       this.log.error({ ...ids, error: summarizeError(err) }, 'discord command handling failed');
       await tell(BUTTON_ERROR_NOTE);
+    }
+  }
+
+  /**
+   * 「変更する」: asks the core whether this person may change the confirmation, then shows the form (the first and
+   * only response: a modal), or answers privately why not. Never throws.
+   */
+  async openForm(interaction: ButtonInteraction): Promise<void> {
+    const ids = { interactionId: interaction.id, accountId: interaction.user.id, roomId: interaction.channelId };
+    const note = (content: string) =>
+      this.ack(() => interaction.reply({ content, flags: MessageFlags.Ephemeral }), ids);
+    if (!this.opts.onFormOpen) return void (await note(UNUSABLE_BUTTON_NOTE));
+    let outcome: FormOpeningOutcome;
+    try {
+      outcome = await this.opts.onFormOpen({
+        roomId: interaction.channelId,
+        accountId: interaction.user.id,
+        key: interaction.customId,
+        interactionId: interaction.id,
+      });
+    } catch (err) {
+      this.log.error({ ...ids, error: summarizeError(err) }, 'discord form opening failed');
+      return void (await note(BUTTON_ERROR_NOTE));
+    }
+    this.log.info({ ...ids, status: outcome.status }, 'discord form button');
+    if (outcome.status !== 'form') {
+      const text = outcome.note?.trim() || DEFAULT_BUTTON_NOTES[outcome.status];
+      return void (await note(text));
+    }
+    const modal = new ModalBuilder().setCustomId(interaction.customId).setTitle(outcome.form.title.slice(0, 45));
+    for (const f of outcome.form.fields.slice(0, 5)) {
+      const input = new TextInputBuilder()
+        .setCustomId(f.id)
+        .setLabel(f.label.slice(0, 45) || f.id)
+        .setStyle(f.long ? TextInputStyle.Paragraph : TextInputStyle.Short)
+        .setRequired(f.required)
+        .setMaxLength(Math.max(1, Math.min(f.maxLength, 4000)));
+      if (f.value) input.setValue(f.value.slice(0, 4000));
+      if (f.placeholder) input.setPlaceholder(f.placeholder.slice(0, 100));
+      modal.addComponents(new ActionRowBuilder<TextInputBuilder>().addComponents(input));
+    }
+    await this.ack(() => interaction.showModal(modal), ids);
+  }
+
+  /**
+   * A submitted form: acknowledged first (a deferred update: the question stays as it is), then handed to the core
+   * as a change request; why it was not taken is told privately. On a private question the turn's answers come
+   * back through this interaction, privately. Never throws.
+   */
+  async handleFormSubmit(interaction: ModalSubmitInteraction): Promise<void> {
+    const ids = { interactionId: interaction.id, accountId: interaction.user.id, roomId: interaction.channelId };
+    if (!FORM_KEY_PATTERN.test(interaction.customId) || !interaction.channelId || !this.opts.onFormSubmit) {
+      this.log.warn(ids, 'forged or stale form id');
+      await this.ack(() => interaction.reply({ content: UNUSABLE_BUTTON_NOTE, flags: MessageFlags.Ephemeral }), ids);
+      return;
+    }
+    const fromMessage = interaction.isFromMessage();
+    const acked = fromMessage
+      ? await this.ack(() => interaction.deferUpdate(), ids)
+      : await this.ack(() => interaction.deferReply({ flags: MessageFlags.Ephemeral }), ids);
+    if (!acked) return;
+    const values: Record<string, string> = {};
+    for (const [id, field] of interaction.fields.fields) if ('value' in field) values[id] = String(field.value);
+    const submit: ButtonClick & { values: Record<string, string> } = {
+      roomId: interaction.channelId,
+      accountId: interaction.user.id,
+      key: interaction.customId,
+      interactionId: interaction.id,
+      values,
+    };
+    if (interaction.message?.flags.has(MessageFlags.Ephemeral))
+      submit.replyVia = { applicationId: interaction.applicationId, token: interaction.token, private: true };
+    const tell = (content: string) =>
+      this.bestEffort(() => interaction.followUp({ content, flags: MessageFlags.Ephemeral }), ids, 'followUp');
+    let outcome: FormSubmitOutcome;
+    try {
+      outcome = await this.opts.onFormSubmit(submit);
+    } catch (err) {
+      this.log.error({ ...ids, error: summarizeError(err) }, 'discord form handling failed');
+      return tell(BUTTON_ERROR_NOTE);
+    }
+    this.log.info({ ...ids, status: outcome.status }, 'discord form submitted');
+    if (outcome.status === 'accepted' || outcome.status === 'decided' || outcome.status === 'expired') {
+      // This question can no longer be answered (a new one follows a change): its buttons go.
+      if (fromMessage) await this.bestEffort(() => interaction.editReply({ components: [] }), ids, 'editReply');
+    }
+    if (outcome.status !== 'accepted') {
+      const fallback =
+        outcome.status === 'unchanged' ? DEFAULT_BUTTON_NOTES.invalid : DEFAULT_BUTTON_NOTES[outcome.status];
+      await tell(outcome.note?.trim() || fallback);
     }
   }
 

@@ -48,6 +48,9 @@ export const EPHEMERAL = 64;
 /** Custom ids our buttons carry and the gateway accepts (anything else is forged or stale). */
 export const BUTTON_KEY_PATTERN = /^h1:[A-Za-z0-9_-]{1,90}$/;
 
+/** Custom ids of the 「変更する」 buttons and of the forms they open (ReplyOption.edit). */
+export const FORM_KEY_PATTERN = /^hf:[A-Za-z0-9_-]{1,90}$/;
+
 const MAX_LABEL = 80;
 const MAX_BUTTONS_PER_ROW = 5;
 const MAX_ROWS = 5;
@@ -65,7 +68,8 @@ export function formatOptionsText(options: readonly ReplyOption[]): string {
 
 /**
  * Builds the button rows for reply options as Discord API JSON. Options without a key, or whose key
- * is not in our {@link BUTTON_KEY_PATTERN} format, get no button (their text answer still works);
+ * is not in our {@link BUTTON_KEY_PATTERN} format, get no button (their text answer still works); an option's
+ * `edit` adds a 「変更する」 button ({@link FORM_KEY_PATTERN});
  * duplicate keys are dropped; labels are cut to 80 characters; at most 5 rows of 5.
  *
  * @param options - The reply's options.
@@ -80,6 +84,13 @@ export function buildButtonRows(options: readonly ReplyOption[]): unknown[] {
     seen.add(key);
     const label = (option.label.trim() || option.answer).slice(0, MAX_LABEL);
     buttons.push(new ButtonBuilder().setCustomId(key).setLabel(label).setStyle(buttonStyle(option.style)));
+  }
+  // 「変更する」 after the answers: it opens a form with the values (the gateway shows it; the core checks it).
+  for (const edit of options.flatMap((o) => (o.edit ? [o.edit] : []))) {
+    if (!FORM_KEY_PATTERN.test(edit.key) || seen.has(edit.key)) continue;
+    seen.add(edit.key);
+    const label = edit.label.trim().slice(0, MAX_LABEL) || 'Edit';
+    buttons.push(new ButtonBuilder().setCustomId(edit.key).setLabel(label).setStyle(ButtonStyle.Secondary));
   }
   const rows: unknown[] = [];
   for (let i = 0; i < buttons.length && rows.length < MAX_ROWS; i += MAX_BUTTONS_PER_ROW) {
