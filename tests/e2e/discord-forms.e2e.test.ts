@@ -70,7 +70,7 @@ describe('Discord: 「変更する」 on a confirmation (real discord.js client,
     return { click: c, modal: discord.modals.find((m) => m.interactionId === c.interactionId) };
   }
 
-  it('the form shows the values; a new due date is checked again and asked with the diff; approving it runs it', async () => {
+  it('the form shows the values; a new due date is checked again, asked with the diff; approving runs it', async () => {
     const [first, changed] = [inDays(7), inDays(10)];
     const q = await askQuestion('見積書の再送', first);
     const { click, modal } = await openForm(TANAKA, q);
@@ -108,7 +108,7 @@ describe('Discord: 「変更する」 on a confirmation (real discord.js client,
     expect(localDate(task!.dueAt!, 'Asia/Tokyo')).toBe(changed);
   });
 
-  it('a change the Gate refuses (an assignee outside Tanaka’s scope) is refused: no new question, no task', async () => {
+  it('a change the Gate refuses (an assignee outside Tanaka’s scope) is refused: no question, no task', async () => {
     const q = await askQuestion('経費精算の確認', inDays(5));
     const { modal } = await openForm(TANAKA, q);
     const [before, asked] = [discord.posted.length, llm.requests.length];
@@ -141,7 +141,7 @@ describe('Discord: 「変更する」 on a confirmation (real discord.js client,
     await waitFor(() => discord.posted.length > before, 10000, 'cancellation');
   });
 
-  it('after the confirmation was decided: the button and a form still open both say privately it is closed', async () => {
+  it('after the confirmation was decided: the button and a form left open say privately it is closed', async () => {
     const q = await askQuestion('会議室の予約', inDays(4));
     const { modal } = await openForm(TANAKA, q); // opened before the answer
     const before = discord.posted.length;

@@ -679,7 +679,8 @@ export class FakeDiscord {
       const interaction = [...this.interactions.values()].find((i) => i.token === token);
       if (!interaction) return answer(404, { message: 'Unknown Webhook', code: 10015 });
       if (method === 'POST' && seg.length === 3) {
-        if (interaction.acknowledged === null) return answer(404, { message: 'Unknown Webhook', code: 10015 }); // not acknowledged: no follow-ups yet
+        // Not acknowledged yet: no follow-ups.
+        if (interaction.acknowledged === null) return answer(404, { message: 'Unknown Webhook', code: 10015 });
         let flags = Number(body?.flags ?? 0);
         // The first follow-up after a deferred reply (type 5) takes the deferral's place and its ephemerality.
         if (interaction.acknowledged.type === 5 && interaction.followUps === 0)
