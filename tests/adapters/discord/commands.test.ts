@@ -23,7 +23,12 @@ describe('Discord commands (issue 44)', () => {
       ['request', 3, '依頼'],
       ['public', 5, '公開'],
     ]);
-    expect(ask).toMatchObject({ type: 3, name: 'Ask Hisho', description: '', name_localizations: { ja: 'Hishoに頼む' } });
+    expect(ask).toMatchObject({
+      type: 3,
+      name: 'Ask Hisho',
+      description: '',
+      name_localizations: { ja: 'Hishoに頼む' },
+    });
     for (const c of COMMAND_DEFINITIONS) expect(c.description.length).toBeLessThanOrEqual(100);
   });
 
@@ -37,7 +42,7 @@ describe('Discord commands (issue 44)', () => {
     expect(sameCommands([...asRegistered(), { type: 1, name: 'old', description: 'x' }])).toBe(false);
   });
 
-  it('registers per guild only when they differ, under the lock; a guild that fails does not stop the others', async () => {
+  it('registers per guild only when they differ, under the lock; a failing guild does not stop the others', async () => {
     const log = captureLogger();
     const registered = new Map<string, unknown>([['g1', asRegistered()]]);
     const calls: string[] = [];

@@ -180,7 +180,9 @@ describe('DiscordSender: answers through an interaction (issue 44)', () => {
       [interaction, 64],
     ]);
     // A follow-up is not a reply to a channel message and carries no channel nonce.
-    expect(followUps.every((f) => f.payload.replyToMessageId === undefined && f.payload.nonce === undefined)).toBe(true);
+    expect(followUps.every((f) => f.payload.replyToMessageId === undefined && f.payload.nonce === undefined)).toBe(
+      true,
+    );
   });
 
   it('a public answer keeps flags 0; a question’s buttons and 「変更する」 go on its last chunk', async () => {
