@@ -42,7 +42,7 @@ describe('Discord commands (issue 44)', () => {
     expect(sameCommands([...asRegistered(), { type: 1, name: 'old', description: 'x' }])).toBe(false);
   });
 
-  it('registers per guild only when they differ, under the lock; a failing guild does not stop the others', async () => {
+  it('registers per guild only when they differ, locked; a failing guild does not stop the others', async () => {
     const log = captureLogger();
     const registered = new Map<string, unknown>([['g1', asRegistered()]]);
     const calls: string[] = [];
