@@ -49,7 +49,8 @@ export function findYamlSlip(text: string, errorLine: number, parserMessage: str
     }
     if (/^[|>][-+]?\s*$/.test(value)) inBlockScalar = lead.length + (before.length - lead.length);
   }
-  if (/same column|without - indicator/.test(parserMessage)) return indentSlip(lines, errorLine);
+  if (/same column|without - indicator/.test(parserMessage))
+    return indentSlip(lines, errorLine);
   return null;
 }
 
