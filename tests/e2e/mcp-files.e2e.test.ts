@@ -5,17 +5,7 @@ import { FakeAnthropic, replyCall, toolCall } from '../fakes/fake-anthropic';
 import { searchCall } from '../fakes/anthropic-sse';
 import { FakeChatwork, mentionDelivery, postWebhook, toButton } from '../helpers/chatwork';
 import { chatworkEnv, startTestService, waitFor, type TestService } from '../helpers/service';
-
-const ROOT = path.resolve(__dirname, '..', '..');
-const SERVER = path.join(ROOT, 'node_modules', '.bin', 'mcp-server-filesystem');
-
-/** The sample directory with the official filesystem server (stdio) on a scratch folder. */
-export function directoryWithServers(section: string): string {
-  const sample = fs.readFileSync(path.join(ROOT, 'config', 'org.sample.yaml'), 'utf8');
-  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'hisho-mcp-org-')), 'org.yaml');
-  fs.writeFileSync(file, `${sample.trimEnd()}\n${section}`);
-  return file;
-}
+import { directoryWithServers, FILESYSTEM_SERVER } from '../helpers/mcp-directory';
 
 type Body = { tools: { name: string; description?: string; defer_loading?: boolean }[]; messages: unknown[] };
 
@@ -36,7 +26,7 @@ describe('company tools through MCP: the filesystem server over stdio (end to en
     const file = directoryWithServers(`mcp_servers:
   - id: files
     name: 共有ドライブ
-    command: ${SERVER}
+    command: ${FILESYSTEM_SERVER}
     args: ["${scratch}"]
     timeout_seconds: 10
     tools:
