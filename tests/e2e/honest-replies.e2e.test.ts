@@ -1,6 +1,6 @@
-import { FakeAnthropic, clarifyCall, replyCall, toolCall, type ScriptedAnswer } from '../fakes/fake-anthropic';
-import { FakeChatwork, mentionDelivery, postWebhook } from '../helpers/chatwork';
-import { chatworkEnv, startTestService, waitFor, type TestService } from '../helpers/service';
+import { clarifyCall, replyCall, toolCall, type ScriptedAnswer } from '../fakes/fake-anthropic';
+import { chatworkTurns } from '../helpers/chatwork-turns';
+import { chatworkEnv } from '../helpers/service';
 
 /**
  * Issue 29, point 1, end to end over ChatWork: a reply never says something happened that did not. The
@@ -26,43 +26,8 @@ function claimingCall(name: string, parameters: Record<string, unknown>, summary
 }
 
 describe('replies consistent with the turn (end to end, ChatWork)', () => {
-  let svc: TestService;
-  const llm = new FakeAnthropic();
-  const cw = new FakeChatwork();
-  let room = 7100;
-
-  beforeAll(async () => {
-    svc = await startTestService({ ...chatworkEnv(), ADMIN_TOKEN });
-  });
-  afterAll(async () => {
-    await svc.close();
-  });
-  beforeEach(() => {
-    cw.install();
-    room++;
-  });
-  afterEach(() => {
-    llm.stop();
-  });
-
-  /** Sends a mention as ChatWork does, waits for the answer and the turn record. */
-  async function ask(from: number, body: string) {
-    const before = cw.posts.length;
-    const sent = new Date();
-    const d = mentionDelivery({ from, room, body: `[To:9999]${body}` });
-    expect((await postWebhook(svc.url, d.raw, d.signature)).status).toBe(200);
-    await waitFor(() => cw.posts.length > before, 8000, 'reply');
-    const turn = await waitFor(
-      () =>
-        svc.db.turnRecord.findFirst({
-          where: { accountId: String(from), roomId: String(room), createdAt: { gte: sent } },
-          orderBy: { createdAt: 'desc' },
-        }),
-      5000,
-      'turn record',
-    );
-    return { turn, post: cw.posts.at(-1)!.body };
-  }
+  const t = chatworkTurns({ ...chatworkEnv(), ADMIN_TOKEN }, 7100);
+  const { llm, ask } = t;
 
   it('DENIED: a level-1 member asks for a task for a colleague; the claimed task is not announced', async () => {
     const honest =
@@ -73,7 +38,7 @@ describe('replies consistent with the turn (end to end, ChatWork)', () => {
       replyCall(honest),
     );
     const { turn, post } = await ask(WATANABE, '田中さんに議事録の清書のタスクを作って');
-    expect(await svc.db.task.count({ where: { title: '議事録の清書' } })).toBe(0);
+    expect(await t.svc.db.task.count({ where: { title: '議事録の清書' } })).toBe(0);
     expect(post).not.toContain('登録しました');
     expect(post).toContain(honest);
     expect(turn).toMatchObject({ decision: 'DENIED', authResult: 'DENIED', authReason: 'Z_LEVEL_TOO_LOW' });
@@ -91,10 +56,10 @@ describe('replies consistent with the turn (end to end, ChatWork)', () => {
     );
     expect((again.tools as { name: string }[]).map((t) => t.name).sort()).toEqual(['ask_clarification', 'reply']);
 
-    const metrics = await (await fetch(`${svc.url}/metrics`)).text();
+    const metrics = await (await fetch(`${t.svc.url}/metrics`)).text();
     expect(metrics).toMatch(/hisho_reply_claim_corrections_total\{decision="DENIED",outcome="rewritten"\} 1/);
     const audit = (await (
-      await fetch(`${svc.url}/admin/api/audits/constitution?days=7`, {
+      await fetch(`${t.svc.url}/admin/api/audits/constitution?days=7`, {
         headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
       })
     ).json()) as { checks: Record<string, number>; turns: { id: string; findings: string[] }[] };
@@ -110,7 +75,7 @@ describe('replies consistent with the turn (end to end, ChatWork)', () => {
     );
     const { turn, post } = await ask(TANAKA, 'Please create a task for Tanaka with our password: s3cr3t!!');
     expect(turn).toMatchObject({ decision: 'BLOCK', guardianAction: 'BLOCK', guardianReason: 'G_NG_PATTERN' });
-    expect(await svc.db.task.count()).toBe(0);
+    expect(await t.svc.db.task.count()).toBe(0);
     expect(post).not.toMatch(/created/i);
     expect(post).toContain('Sorry, my safety rules stopped this, so I did not do it.');
     expect(claimCheckOf(turn)).toMatchObject({ claims: ["I've created"], corrected: 'fallback' });
@@ -162,7 +127,7 @@ describe('replies consistent with the turn (end to end, ChatWork)', () => {
     const honest = 'まだ登録していないウル。さっきの確認は取りやめになったので、必要ならもう一度お願いしてほしいウル🐺';
     llm.script(replyCall('はい、渡辺翔さんのタスクを登録しました！'), replyCall(honest));
     const { turn, post } = await ask(TANAKA, 'さっきのタスクはできた？');
-    expect(await svc.db.task.count({ where: { title: '出張の手配' } })).toBe(0);
+    expect(await t.svc.db.task.count({ where: { title: '出張の手配' } })).toBe(0);
     expect(post).toContain(honest);
     expect(claimCheckOf(turn)).toMatchObject({ corrected: 'rewritten' });
   });
@@ -184,6 +149,6 @@ describe('replies consistent with the turn (end to end, ChatWork)', () => {
     expect(en.turn.decision).toBe('EXECUTED');
     expect(en.post).toContain(doneEn);
     expect(llm.requests).toHaveLength(3);
-    expect(await svc.db.task.count({ where: { title: { in: ['週報の提出', 'Send the minutes'] } } })).toBe(2);
+    expect(await t.svc.db.task.count({ where: { title: { in: ['週報の提出', 'Send the minutes'] } } })).toBe(2);
   });
 });

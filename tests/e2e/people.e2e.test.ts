@@ -1,6 +1,6 @@
-import { FakeAnthropic, clarifyCall, replyCall, toolCall } from '../fakes/fake-anthropic';
-import { FakeChatwork, mentionDelivery, postWebhook } from '../helpers/chatwork';
-import { chatworkEnv, startTestService, waitFor, type TestService } from '../helpers/service';
+import { clarifyCall, replyCall, toolCall } from '../fakes/fake-anthropic';
+import { chatworkTurns } from '../helpers/chatwork-turns';
+import { chatworkEnv, waitFor } from '../helpers/service';
 
 /**
  * Issue 40, end to end over ChatWork with the sample organisation: an unknown person is asked about, not refused;
@@ -14,43 +14,8 @@ const ITO = 1007; // 伊藤結衣, level 2, 開発部
 const ADMIN_TOKEN = 'admin-token-for-tests-0123456789';
 
 describe('people, departments and confidential topics (end to end, ChatWork)', () => {
-  let svc: TestService;
-  const llm = new FakeAnthropic();
-  const cw = new FakeChatwork();
-  let room = 7700;
-
-  beforeAll(async () => {
-    svc = await startTestService({ ...chatworkEnv(), ADMIN_TOKEN });
-  });
-  afterAll(async () => {
-    await svc.close();
-  });
-  beforeEach(() => {
-    cw.install();
-    room++;
-  });
-  afterEach(() => {
-    llm.stop();
-  });
-
-  /** Sends a mention as ChatWork does, waits for the answer and the turn record. */
-  async function ask(from: number, body: string) {
-    const before = cw.posts.length;
-    const sent = new Date();
-    const d = mentionDelivery({ from, room, body: `[To:9999]${body}` });
-    expect((await postWebhook(svc.url, d.raw, d.signature)).status).toBe(200);
-    await waitFor(() => cw.posts.length > before, 8000, 'reply');
-    const turn = await waitFor(
-      () =>
-        svc.db.turnRecord.findFirst({
-          where: { accountId: String(from), roomId: String(room), createdAt: { gte: sent } },
-          orderBy: { createdAt: 'desc' },
-        }),
-      5000,
-      'turn record',
-    );
-    return { turn, post: cw.posts.at(-1)!.body };
-  }
+  const t = chatworkTurns({ ...chatworkEnv(), ADMIN_TOKEN }, 7700);
+  const { llm, ask } = t;
 
   /** Everything the model was sent in this test (the tool results it heard among it). */
   const toolResults = () => llm.requests.map((r) => JSON.stringify(r.messages)).join('\n');
@@ -69,7 +34,7 @@ describe('people, departments and confidential topics (end to end, ChatWork)', (
     expect(post).not.toContain('権限');
     expect(turn).toMatchObject({ decision: 'CLARIFY', reasonCode: 'T_UNKNOWN_PERSON' });
     expect(turn.authResult).not.toBe('DENIED');
-    expect(await svc.db.task.count({ where: { title: '見積書の作成' } })).toBe(0);
+    expect(await t.svc.db.task.count({ where: { title: '見積書の作成' } })).toBe(0);
   });
 
   it('a near name (「鈴本さん」) is offered back; a model claiming it was done gets the persona text, not 権限', async () => {
@@ -86,7 +51,7 @@ describe('people, departments and confidential topics (end to end, ChatWork)', (
   });
 
   it('/admin counts unknown names apart from permission denials', async () => {
-    const res = await fetch(`${svc.url}/admin/api/overview?range=24h`, {
+    const res = await fetch(`${t.svc.url}/admin/api/overview?range=24h`, {
       headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
     });
     const body = (await res.json()) as { today: Record<string, number> };
@@ -108,7 +73,7 @@ describe('people, departments and confidential topics (end to end, ChatWork)', (
     expect(post).toContain('平日（月〜金）17:00');
     llm.script(replyCall('毎週平日17時に営業部へ日報のお声がけを登録したウル🐺'));
     await ask(SUZUKI, 'はい');
-    const schedule = await waitFor(() => svc.db.schedule.findFirst({ where: { text: '日報を提出してください' } }));
+    const schedule = await waitFor(() => t.svc.db.schedule.findFirst({ where: { text: '日報を提出してください' } }));
     expect(schedule.departmentId).toBe('sales');
   });
 
@@ -136,7 +101,7 @@ describe('people, departments and confidential topics (end to end, ChatWork)', (
     const a = await ask(TANAKA, '12月24日の10時に給与振込データの送信をリマインドして');
     expect(a.post).toContain(said);
     expect(a.turn.decision).toBe('EXECUTED');
-    expect(await svc.db.reminder.count({ where: { text: '給与振込データの送信' } })).toBe(1);
+    expect(await t.svc.db.reminder.count({ where: { text: '給与振込データの送信' } })).toBe(1);
     llm.stop();
     llm.script(
       toolCall('create_reminder', { when: '2026-12-01T09:00:00+09:00', text: '性能評価レポートの提出' }),

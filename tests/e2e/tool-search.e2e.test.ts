@@ -39,10 +39,15 @@ describe('deferred tools are found with find_tools and called (end to end, ChatW
     llm.stop();
   });
 
-  /** Suzuki (level 4) asks in room 5001; the turn record of that message once the reply is posted. */
+  /**
+   * Suzuki (level 4) asks; the turn record of that message once the reply is posted. Each ask is in a room of its
+   * own: ChatWork allows 10 posts per room in 10 seconds and Hisho paces itself to it, so a dozen quick turns in
+   * one room would wait for the platform's window rather than test the search.
+   */
   async function ask(body: string, from = 1003) {
     const posts = cw.posts.length;
-    const d = mentionDelivery({ from, room: 5001, body: `[To:9999]${body}`, messageId: `ts-${++seq}` });
+    const room = 6000 + ++seq;
+    const d = mentionDelivery({ from, room, body: `[To:9999]${body}`, messageId: `ts-${seq}` });
     expect((await postWebhook(svc.url, d.raw, d.signature)).status).toBe(200);
     await waitFor(() => cw.posts.length > posts, 8000, 'reply');
     return waitFor(
