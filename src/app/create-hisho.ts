@@ -286,6 +286,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     llmConfigured: llm !== null,
     scheduler: () => scheduler,
     setup,
+    mcp,
   });
 
   pool = startWorkers({ config, o, duties, logger, queue, alerts, pipeline, intake });
@@ -734,6 +735,7 @@ async function startHttp(d: {
   llmConfigured: boolean;
   scheduler: () => NoticeScheduler | null;
   setup: SetupStatus;
+  mcp: McpTools | null;
 }): Promise<{ server: Server; port: number; stop(): Promise<void> }> {
   const { config, o, logger, metrics, db, queue, adapters } = d;
   const routers = [...adapters.routers];
@@ -752,6 +754,7 @@ async function startHttp(d: {
         scheduler: d.scheduler,
         now: o.now,
         setup: () => d.setup.report(),
+        mcp: d.mcp ?? undefined,
       }),
     );
     if (adapters.consoleSender)

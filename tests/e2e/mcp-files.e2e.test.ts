@@ -5,7 +5,7 @@ import { FakeAnthropic, replyCall, toolCall } from '../fakes/fake-anthropic';
 import { searchCall } from '../fakes/anthropic-sse';
 import { FakeChatwork, mentionDelivery, postWebhook, toButton } from '../helpers/chatwork';
 import { chatworkEnv, startTestService, waitFor, type TestService } from '../helpers/service';
-import { directoryWithServers, FILESYSTEM_SERVER } from '../helpers/mcp-directory';
+import { ADMIN_TOKEN, adminMcp, directoryWithServers, FILESYSTEM_SERVER } from '../helpers/mcp-directory';
 
 type Body = { tools: { name: string; description?: string; defer_loading?: boolean }[]; messages: unknown[] };
 
@@ -33,7 +33,7 @@ describe('company tools through MCP: the filesystem server over stdio (end to en
       read_text_file: { level: 1, effect: read, examples: [共有フォルダのファイルを読んで] }
       write_file:     { level: 3, effect: write, examples: [共有フォルダにファイルを書いて] }
 `);
-    svc = await startTestService({ ...chatworkEnv(), ORG_DIRECTORY_FILE: file });
+    svc = await startTestService({ ...chatworkEnv(), ORG_DIRECTORY_FILE: file, ADMIN_TOKEN });
   }, 30_000);
   afterAll(async () => {
     await svc.close();
@@ -55,19 +55,32 @@ describe('company tools through MCP: the filesystem server over stdio (end to en
   const lastTurn = () =>
     waitFor(() => svc.db.turnRecord.findFirst({ where: { roomId: String(room) }, orderBy: { createdAt: 'desc' } }));
 
-  it('offers nothing before the operator approves; the tools wait as 承認待ち', async () => {
-    await waitFor(() => svc.mcp?.status().every((t) => t.state === 'pending'), 10_000, 'tools listed');
-    expect(svc.mcp!.status().map((t) => [t.modelName, t.level, t.effect, t.state])).toEqual([
-      ['files__read_text_file', 1, 'read', 'pending'],
-      ['files__write_file', 3, 'write', 'pending'],
+  it('offers nothing before an operator approves on /admin, whose page lists each tool, policy and state', async () => {
+    const admin = adminMcp(svc.url);
+    await waitFor(async () => (await admin.servers())[0]?.approvable, 10_000, 'tools listed');
+    const [files] = await admin.servers();
+    expect(files).toMatchObject({ id: 'files', name: '共有ドライブ', approvable: true });
+    expect(files!.tools.map((t) => [t.tool, t.modelName, t.level, t.effect, t.state])).toEqual([
+      ['read_text_file', 'files__read_text_file', 'レベル1以上', '読むだけ', '承認待ち'],
+      ['write_file', 'files__write_file', 'レベル3以上', '書き込み（実行前に本人に確認）', '承認待ち'],
     ]);
+    expect(files!.tools[0]!.description).toMatch(/read/i);
     llm.script(replyCall('ごめんウル、いまは共有ドライブを読めないウル。管理者に聞いてみてほしいウル🐺'));
     await say(1008, '共有フォルダの memo.txt を読んで', 1);
     const names = (llm.requests[0] as unknown as Body).tools.map((t) => t.name);
     expect(names.filter((n) => n.startsWith('files__'))).toEqual([]);
-    // The filesystem server lists more tools (move_file, …): only the declared ones ever could be offered.
-    expect(await svc.mcp!.approve('files', 'admin')).toBe(true);
-    expect(svc.mcp!.status().map((t) => t.state)).toEqual(['enabled', 'enabled']);
+    // The filesystem server lists more tools (move_file, …): only the declared ones are pinned or ever offered.
+    const approved = await admin.approve('files');
+    expect(approved.status).toBe(200);
+    expect(approved.servers![0]!.tools.map((t) => t.state)).toEqual(['有効', '有効']);
+    const pinned = await svc.db.mcpToolApproval.findMany({ orderBy: { toolName: 'asc' } });
+    expect(pinned.map((p) => [p.serverId, p.toolName, p.hash.length])).toEqual([
+      ['files', 'read_text_file', 64],
+      ['files', 'write_file', 64],
+    ]);
+    // Without the token, nothing is approved.
+    const res = await fetch(`${svc.url}/admin/api/mcp/files/approve`, { method: 'POST', headers: { origin: svc.url } });
+    expect(res.status).toBe(401);
   });
 
   it('a level-1 member reads a file: found with find_tools, called, its text quoted as data', async () => {

@@ -2,7 +2,7 @@ import { FakeAnthropic, replyCall, toolCall } from '../fakes/fake-anthropic';
 import { FakeChatwork, mentionDelivery, postWebhook, toButton } from '../helpers/chatwork';
 import { CrmServer } from '../helpers/mcp-http-server';
 import { chatworkEnv, startTestService, waitFor, type TestService } from '../helpers/service';
-import { directoryWithServers } from '../helpers/mcp-directory';
+import { ADMIN_TOKEN, adminMcp, directoryWithServers } from '../helpers/mcp-directory';
 
 type Body = { tools: { name: string; description?: string }[]; messages: { role: string; content: unknown }[] };
 const TOKEN = 'crm-secret-token-0123456789';
@@ -35,7 +35,7 @@ describe('company tools through MCP: a streamable-HTTP server (end to end, ChatW
       find_customer: { level: 1, effect: read, examples: [顧客台帳で取引先を調べて] }
       slow_report:   { level: 1, effect: read, examples: [月次の売上レポートを作って] }
 `);
-    svc = await startTestService({ ...chatworkEnv(), ORG_DIRECTORY_FILE: file }, { mcpRetryMs: 200 });
+    svc = await startTestService({ ...chatworkEnv(), ORG_DIRECTORY_FILE: file, ADMIN_TOKEN }, { mcpRetryMs: 200 });
   }, 30_000);
   afterAll(async () => {
     await svc.close();
@@ -64,7 +64,13 @@ describe('company tools through MCP: a streamable-HTTP server (end to end, ChatW
 
   it('down at start: the service starts, its tools wait; once the server is back they can be approved', async () => {
     expect(states()).toEqual(['find_customer:server_down', 'slow_report:server_down']);
-    expect(await svc.mcp!.approve('crm', 'admin')).toBe(false);
+    const refused = await adminMcp(svc.url).approve('crm');
+    expect(refused.status).toBe(409);
+    expect(refused.error).toContain('サーバーにつながらない');
+    expect((await adminMcp(svc.url).servers())[0]!.tools.map((t) => t.state)).toEqual([
+      'サーバー停止中',
+      'サーバー停止中',
+    ]);
     await crm.start(port);
     await waitFor(() => states().join() === 'find_customer:pending,slow_report:pending', 10_000, 'server back');
     expect(await svc.mcp!.approve('crm', 'admin')).toBe(true);
@@ -123,7 +129,12 @@ describe('company tools through MCP: a streamable-HTTP server (end to end, ChatW
     const turn = await lastTurn();
     expect((turn.proposals as { execution?: unknown }[])[0]!.execution).toBeUndefined();
 
-    expect(await svc.mcp!.approve('crm', 'admin')).toBe(true);
+    const [crmRow] = await adminMcp(svc.url).servers();
+    expect(crmRow!.tools[0]).toMatchObject({
+      state: '変更あり・停止中',
+      description: expect.stringContaining('always also'),
+    });
+    expect((await adminMcp(svc.url).approve('crm')).status).toBe(200);
     expect(states()[0]).toBe('find_customer:enabled');
     llm.stop();
     llm.script(replyCall('わかったウル'));
