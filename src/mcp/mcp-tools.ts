@@ -34,7 +34,7 @@ export const OUTPUT_MAX_CHARS = 4000;
 const DESCRIPTION_MAX_CHARS = 1000;
 
 interface McpToolsOptions {
-  approvals: McpApprovals;
+  approvals: Pick<McpApprovals, 'list' | 'approve'>;
   /** The organisation whose directory declares the servers: only its members' turns may call them. */
   orgId: string;
   servers: readonly McpServerSpec[];
