@@ -143,6 +143,13 @@ describe('company tools through MCP: the filesystem server over stdio (end to en
     );
     expect(approved).toMatchObject({ decision: 'EXECUTED', authResult: 'ALLOWED' });
     expect((approved.proposals as { tool: string }[])[0]!.tool).toBe('files__write_file');
+    // The operator's turn inspector says it in words: the server by its name, the tool, what it was given.
+    const inspected = await fetch(`${svc.url}/admin/api/turns/${approved.id}`, {
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    const { turn } = (await inspected.json()) as { turn: { proposals: { words: string }[] } };
+    expect(turn.proposals[0]!.words).toContain('外部ツール「共有ドライブ」の「write_file」を実行します。');
+    expect(turn.proposals[0]!.words).toContain('・content: 定例の議事録（草案）');
 
     const again = await say(1004, 'はい', 3);
     expect(again).toMatch(/もう実行済み/);

@@ -219,7 +219,8 @@ export function createAdminRouter(deps: AdminDeps): Router {
     const id = String(req.params.id);
     const missing = 'このターンIDの記録はありません。監査ログで検索し、行をクリックして開いてください。';
     if (!/^[\w-]{1,80}$/.test(id)) return void res.status(404).json({ error: missing });
-    const turn = await turnDetail(deps.db, id, deps.timezone, now());
+    const serverName = (server: string) => deps.mcp?.status().find((t) => t.serverId === server)?.serverName;
+    const turn = await turnDetail(deps.db, id, deps.timezone, now(), serverName);
     if (!turn) return void res.status(404).json({ error: missing });
     res.json({ turn });
   });
@@ -337,12 +338,9 @@ export function createAdminRouter(deps: AdminDeps): Router {
     if (!deps.mcp || !known)
       return void res.status(404).json({ error: 'このサーバーはディレクトリにありません。一覧から選んでください。' });
     if (!(await deps.mcp.approve(server, 'admin')))
-      return void res
-        .status(409)
-        .json({
-          error:
-            'サーバーにつながらないため承認できません。サーバーが動いているか確かめてから、もう一度押してください。',
-        });
+      return void res.status(409).json({
+        error: 'サーバーにつながらないため承認できません。サーバーが動いているか確かめてから、もう一度押してください。',
+      });
     deps.logger.info({ mcpServer: server }, 'MCP server tools approved in /admin');
     res.json({ servers: mcpServerViews(deps.mcp.status()) });
   });
