@@ -39,6 +39,8 @@ interface McpToolsOptions {
   orgId: string;
   servers: readonly McpServerSpec[];
   retryMs?: number;
+  /** How often approvals are read again (another instance's /admin may have approved; default 30 s). */
+  reloadMs?: number;
   onError?: (serverId: string, what: string, err: unknown) => void;
 }
 
@@ -55,6 +57,7 @@ export class McpTools {
   private offered: ToolDefinition[] = [];
   /** What {@link offered} was built from (tool, pinned hash): rebuilt only when it changes. */
   private offeredKey = '';
+  private reload: NodeJS.Timeout | null = null;
 
   constructor(private readonly o: McpToolsOptions) {
     this.connections = o.servers.map(
@@ -70,6 +73,11 @@ export class McpTools {
   /** Reads the approvals and connects every server; waits at most `waitMs` for the first attempts. */
   async start(waitMs = 5000): Promise<void> {
     await this.reloadApprovals();
+    this.reload = setInterval(
+      () => void this.reloadApprovals().catch((err: unknown) => this.o.onError?.('*', 'approvals read', err)),
+      this.o.reloadMs ?? 30_000,
+    );
+    this.reload.unref();
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
       Promise.all(this.connections.map((c) => c.start())),
@@ -79,6 +87,7 @@ export class McpTools {
   }
 
   async close(): Promise<void> {
+    if (this.reload) clearInterval(this.reload);
     await Promise.all(this.connections.map((c) => c.close()));
   }
 
