@@ -203,6 +203,7 @@ function problemJa(problem: string): string {
     [/^(.+): must be one of: (.+)$/, (m) => `${m[1]} は ${m[2]} のどれかにしてください`],
     [/^(.+): must be (?:a number|an integer)$/, (m) => `${m[1]} は数字にしてください`],
     [/^(.+): must not be empty$/, (m) => `${m[1]} が空です`],
+    [/^(.+): the environment variable (\S+) is not set$/, (m) => `${m[1]} が使う環境変数 ${m[2]} が設定されていません`],
   ];
   for (const [re, ja] of said) {
     const m = re.exec(problem);
