@@ -34,6 +34,7 @@ describe('Discord: 「変更する」 on a confirmation (real discord.js client,
       ORG_DIRECTORY_FILE: discordDirectory(FAKE_GUILD_ID, FAKE_CHANNEL_ID),
     });
     await waitFor(() => discord.readySessions === 1, 10000, 'gateway session');
+    await waitFor(() => discord.commands.length === 2, 10000, 'commands registered');
   }, 30000);
   afterAll(async () => {
     await svc.close();
@@ -161,5 +162,35 @@ describe('Discord: 「変更する」 on a confirmation (real discord.js client,
     await settle();
     expect(discord.posted.length).toBe(after);
     expect((await pendingOf('会議室の予約')).map((r) => r.status)).toEqual(['cancelled']);
+  });
+
+  it('a question asked privately (/hisho): its form and the new question stay private', async () => {
+    const before = discord.posted.length;
+    llm.script(
+      toolCall('create_task', { assignee: '渡辺翔', title: '備品リストの更新', due: inDays(8) }, { overall: 0.6 }),
+    );
+    const c = discord.slash({ user: TANAKA, options: { request: '渡辺さんに備品リストの更新をお願い' } });
+    const question = await waitFor(() => discord.followUps.find((f) => f.token === c.token), 10000, 'question');
+    expect(question.ephemeral).toBe(true);
+    const delivered = { platformMessageId: question.id, status: 'sent' };
+    await waitFor(() => svc.db.outboundMessage.findFirst({ where: delivered }), 5000, 'question delivered');
+    const edit = question.components.flatMap((r) => r.components).find((b) => b.label === '変更する')!;
+    const click = discord.click({ user: TANAKA, messageId: question.id, customId: edit.custom_id! });
+    const modal = await waitFor(
+      () => discord.modals.find((m) => m.interactionId === click.interactionId),
+      3000,
+      'form',
+    );
+
+    const submitted = discord.submitModal({ modal, user: TANAKA, values: { due: inDays(11) } });
+    const again = await waitFor(
+      () => discord.followUps.find((f) => f.token === submitted.token),
+      10000,
+      'new question',
+    );
+    expect(again.ephemeral).toBe(true);
+    expect(again.content).toContain('【変更点】');
+    await settle();
+    expect(discord.posted.length).toBe(before);
   });
 });
