@@ -105,7 +105,7 @@ describe('Discord: /hisho and 「Hishoに頼む」 (real discord.js client, loca
     expect(question.ephemeral).toBe(true);
     expect(question.content).toContain('見積書の送付');
     const buttons = question.components.flatMap((r) => r.components);
-    expect(buttons.map((b) => b.label)).toEqual(['承認', 'キャンセル']);
+    expect(buttons.map((b) => b.label)).toEqual(['承認', 'キャンセル', '変更する']);
     const delivered = { platformMessageId: question.id, status: 'sent' };
     await waitFor(() => svc.db.outboundMessage.findFirst({ where: delivered }), 5000, 'question delivered');
 
