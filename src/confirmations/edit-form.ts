@@ -68,8 +68,8 @@ interface JsonProperty {
 
 /**
  * The parameters a person may change in a form, from the tool's own input schema: its top-level string and number
- * parameters (at most five, in the schema's order), each with the pending call's value and the label its question
- * showed. A tool without such parameters has no form.
+ * parameters that the question showed (at most five, in the schema's order), each with the pending call's value and
+ * the question's label for it. A tool without such parameters has no form.
  */
 export function editableFields(registry: ToolRegistry, pending: PendingActionView): FormField[] {
   const tool = registry.get(pending.proposal.toolName);
@@ -86,10 +86,13 @@ export function editableFields(registry: ToolRegistry, pending: PendingActionVie
     const type = Array.isArray(p.type) ? p.type.find((t) => t !== 'null') : p.type;
     if (type !== 'string' && type !== 'number' && type !== 'integer') continue;
     const value = values[id];
+    const label = labels.get(id);
+    // Only what the question showed (its facts name each value in the person's language).
+    if (label === undefined) continue;
     const maxLength = Math.min(p.maxLength ?? MAX_LENGTH, MAX_LENGTH);
     fields.push({
       id,
-      label: String(labels.get(id) ?? id).slice(0, MAX_LABEL),
+      label: label.slice(0, MAX_LABEL),
       value: typeof value === 'string' || typeof value === 'number' ? String(value) : '',
       required: schema.required?.includes(id) ?? false,
       maxLength,

@@ -80,8 +80,7 @@ describe('Discord: 「変更する」 on a confirmation (real discord.js client,
       ['assignee', '担当', '渡辺翔'],
       ['title', '内容', '見積書の再送'],
       ['due', '期限', first],
-      ['note', 'note', ''],
-    ]);
+    ]); // the note was not in the question: not offered
 
     const before = discord.posted.length;
     const submitted = discord.submitModal({ modal: modal!, user: TANAKA, values: { due: changed } });
@@ -136,6 +135,14 @@ describe('Discord: 「変更する」 on a confirmation (real discord.js client,
     expect(String(callback(stranger.click)!.data!.content)).toMatch(/依頼した方だけ/);
     const own = await openForm(TANAKA, q);
     expect(own.modal).toBeDefined();
+    // Submitted without a change: told privately, the question stays as it is.
+    const posts = discord.posted.length;
+    const same = discord.submitModal({ modal: own.modal!, user: TANAKA, values: {} });
+    const note = await waitFor(() => discord.followUps.find((f) => f.token === same.token), 10000, 'note');
+    expect(note).toMatchObject({ ephemeral: true, content: expect.stringMatching(/どの項目も変わっていなかった/) });
+    await settle();
+    expect(discord.posted.length).toBe(posts);
+    expect((await pendingOf('名刺の追加発注')).map((r) => r.status)).toEqual(['pending']);
     // Tanaka cancels it (the next test asks a new question in the same conversation).
     const before = discord.posted.length;
     discord.say({ author: TANAKA, content: 'いいえ', replyTo: q.id });

@@ -196,6 +196,9 @@ export const DEFAULT_BUTTON_NOTES: Record<Exclude<ButtonOutcome['status'], 'acce
 /** Shown when the core failed while handling a click. */
 export const BUTTON_ERROR_NOTE = '処理できませんでした。少し待ってからもう一度お試しください。';
 
+/** Shown (privately) for a command Hisho does not have (an old registration). */
+export const UNKNOWN_COMMAND_NOTE = 'このコマンドはもう使えません。/hisho をお使いください。';
+
 /** Shown (privately) when a command is used where Hisho does not answer. */
 export const COMMAND_ELSEWHERE_NOTE =
   'このチャンネルではHishoを使えません。Hishoが参加している許可済みのサーバーでお試しください。';
@@ -537,7 +540,7 @@ export class DiscordGateway {
         : '';
     } else {
       this.log.warn({ ...ids, command: interaction.commandName }, 'unknown discord command');
-      await this.ack(() => interaction.reply({ content: UNUSABLE_BUTTON_NOTE, flags: MessageFlags.Ephemeral }), ids);
+      await this.ack(() => interaction.reply({ content: UNKNOWN_COMMAND_NOTE, flags: MessageFlags.Ephemeral }), ids);
       return;
     }
     const flags = isPublic ? undefined : MessageFlags.Ephemeral;
@@ -621,7 +624,7 @@ export class DiscordGateway {
         .setStyle(f.long ? TextInputStyle.Paragraph : TextInputStyle.Short)
         .setRequired(f.required)
         .setMaxLength(Math.max(1, Math.min(f.maxLength, 4000)));
-      if (f.value) input.setValue(f.value.slice(0, 4000));
+      if (f.value) input.setValue(f.value.slice(0, Math.min(f.maxLength, 4000)));
       if (f.placeholder) input.setPlaceholder(f.placeholder.slice(0, 100));
       modal.addComponents(new ActionRowBuilder<TextInputBuilder>().addComponents(input));
     }
