@@ -187,6 +187,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     platforms: senders.platforms,
     senders: senders.byPlatform,
     now: o.now,
+    timezone: config.BOT_TIMEZONE,
     chatworkRoomExists: async (roomId) => (chatwork ? (await chatwork.client.getRoomMembers(roomId), true) : false),
     onEnqueued: wakeMany,
   });

@@ -2,7 +2,7 @@
  * The typing slips behind most YAML syntax errors in a hand-edited directory file, found on the lines up to the
  * one the parser stopped at: a full-width colon or space typed with the Japanese IME on (`level：5`, an
  * ideographic space before `level: 5`), a tab, a colon without the space after it, or a key out of line with its
- * neighbours. The parser's own messages (7–10 lines of "Implicit keys need to be on a single line", "Nested
+ * neighbours (to the left, or to the right of a `key: value` line). The parser's own messages (7–10 lines of "Implicit keys need to be on a single line", "Nested
  * mappings are not allowed …") name none of them; a slip is said as what to type instead.
  */
 export type YamlSlip =
@@ -51,6 +51,25 @@ export function findYamlSlip(text: string, errorLine: number, parserMessage: str
   }
   if (/same column|without - indicator/.test(parserMessage))
     return indentSlip(lines, errorLine);
+  if (/Nested mappings are not allowed in compact mappings/.test(parserMessage))
+    return deeperKeySlip(lines, errorLine);
+  return null;
+}
+
+/**
+ * A key indented deeper than the `key: value` line above it (`name: 山田一郎` then `      reading: …`): the parser
+ * reads both lines as one key and stops at the upper one; the slip is the deeper line.
+ */
+function deeperKeySlip(lines: string[], errorLine: number): YamlSlip | null {
+  const above = lines[errorLine - 1];
+  if (above === undefined || !/:[ \t]+\S/.test(above)) return null;
+  const expected = /^ *(?:- )?/.exec(above)![0].length;
+  for (let i = errorLine; i < lines.length; i++) {
+    const next = lines[i]!;
+    if (next.trim() === '' || next.trimStart().startsWith('#')) continue;
+    const indent = /^ */.exec(next)![0].length;
+    return indent > expected && KEY.test(next) ? { kind: 'indent', line: i + 1, indent, expected } : null;
+  }
   return null;
 }
 

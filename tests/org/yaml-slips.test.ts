@@ -65,6 +65,19 @@ describe('YAML slips in the directory file', () => {
     }
   });
 
+  it('a key indented deeper than the `name: 山田一郎` line above it (the parser blamed the line above, in English)', () => {
+    const reading = lines.indexOf('    reading: やまだ いちろう');
+    const s = said(lines.map((l, i) => (i === reading ? `  ${l}` : l)).join('\n'));
+    expect(s.ja).toBe(
+      `組織ディレクトリ org.yaml の${reading + 1}行目の字下げ（空白6個）が上の行（4個）とそろっていないため ` +
+        'Hisho を起動できません（同じ項目のキーは同じ位置から書き始めてください）。',
+    );
+    expect(s.errors).toHaveLength(1);
+    // A long value continued on a deeper line is still a value.
+    const continued = sample.replace('    title: 代表取締役社長', '    title: 代表取締役\n      社長');
+    expect(parseDirectory(continued, 'org.yaml').ok).toBe(true);
+  });
+
   it('other problems in Japanese too: a missing or misspelt key', () => {
     const r = parseDirectory(typed('    levl: 6'), 'org.yaml');
     if (r.ok) throw new Error('expected an error');
