@@ -203,6 +203,14 @@ function problemJa(problem: string): string {
     [/^(.+): must be one of: (.+)$/, (m) => `${m[1]} は ${m[2]} のどれかにしてください`],
     [/^(.+): must be (?:a number|an integer)$/, (m) => `${m[1]} は数字にしてください`],
     [/^(.+): must not be empty$/, (m) => `${m[1]} が空です`],
+    [
+      /^(.+): must be (?:a whole number )?between (\d+) and (\d+)$/,
+      (m) => `${m[1]} は ${m[2]}〜${m[3]} の数字にしてください`,
+    ],
+    [
+      /^(.+): must be a Discord (?:user|guild) id in quotes, e\.g\. (".+")$/,
+      (m) => `${m[1]} は Discord の ID を " で囲んで書いてください（例: ${m[2]}）`,
+    ],
   ];
   for (const [re, ja] of said) {
     const m = re.exec(problem);
@@ -251,6 +259,12 @@ function slipFailure(slip: YamlSlip, file: string, lang: Lang): StartupError {
       return say(
         lang,
         `${at}の字下げに全角スペースが入っているため Hisho を起動できません（半角スペースに置き換えてください）。`,
+        `${en}${what}.`,
+      );
+    case 'full_width_char':
+      return say(
+        lang,
+        `${at}「${slip.text}」に全角の空白か数字が入っているため Hisho を起動できません（半角で「${slip.fixed}」と書き直してください）。`,
         `${en}${what}.`,
       );
     case 'tab':
