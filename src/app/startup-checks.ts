@@ -229,7 +229,7 @@ export function embeddedInUseFailure(err: EmbeddedInUse, lang = terminalLanguage
     return say(
       lang,
       `Hisho はすでに起動しています（PID ${hishoPid}、データフォルダ ${dataDir}）: 先にそちらを止める` +
-        `（kill ${hishoPid}）か、2つ目は共有の PostgreSQL（DATABASE_URL）で動かしてください（README.ja.md「2台で動かす」）。`,
+        `（kill ${hishoPid}）か、2つ目は共有の PostgreSQL（DATABASE_URL）で動かしてください（README.ja.md「10. 2 台で動かす」）。`,
       `Hisho is already running (PID ${hishoPid}) on the data folder ${dataDir}; stop it first ` +
         `(\`kill ${hishoPid}\`), or run a second instance on a shared PostgreSQL server ` +
         '(DATABASE_URL; docs/operations.md "Two instances").',

@@ -39,7 +39,7 @@ describe('npm start tells the true cause', () => {
       expect(ja.stderr).toBe(
         `Hisho はすでに起動しています（PID ${first.child.pid}、データフォルダ ${dataDir}）: 先にそちらを止める` +
           `（kill ${first.child.pid}）か、2つ目は共有の PostgreSQL（DATABASE_URL）で動かしてください` +
-          '（README.ja.md「2台で動かす」）。',
+          '（README.ja.md「10. 2 台で動かす」）。',
       );
       expect(ja.output).not.toMatch(/as root|postmaster|FATAL/);
       // The first one is untouched.
