@@ -3,6 +3,8 @@ import { hasToolResult, lastUserText, type MessagesRequest } from '../tests/fake
 
 /** Every normal answer of the bench's model carries this and the message's token, so an apology is told apart. */
 export const ANSWER_MARKER = 'ベンチ応答';
+/** The company tool (MCP) a message 「共有フォルダの <path>.txt を読んで」 gets called (`BENCH_PHASES=mcp`). */
+export const MCP_READ = 'files__read_text_file';
 /** The token every bench message carries (`#k123`); the model repeats it, so each reply names its message. */
 export const TOKEN_RE = /#k(\d+)/g;
 
@@ -45,11 +47,16 @@ export function benchModel(req: MessagesRequest): ScriptedAnswer {
   const token = lastToken(JSON.stringify(req.messages)) ?? '0';
   // After a tool result it says what happened, as an honest model does: a refused call is not reported as done
   // (the service's reply check would rewrite such a claim, and the rewrite carries no token).
+  // A company tool (MCP) read: it says what it read, not that it registered anything.
+  if (hasToolResult(req) && JSON.stringify(req.messages.at(-2) ?? '').includes(MCP_READ))
+    return replyCall(`${ANSWER_MARKER}: ファイルを読んだウル #k${token}`);
   if (hasToolResult(req))
     return replyCall(
       refused(req) ? `${ANSWER_MARKER}: 登録できなかったウル #k${token}` : `${ANSWER_MARKER}: 登録したウル #k${token}`,
     );
   const text = lastUserText(req);
+  const file = /共有フォルダの (\S+\.txt)/.exec(text);
+  if (file && tools.has(MCP_READ)) return toolCall(MCP_READ, { path: file[1]! });
   const hesitant = text.includes('確認');
   if ((hesitant || text.includes('タスク')) && tools.has('create_task'))
     return toolCall(

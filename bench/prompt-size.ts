@@ -18,7 +18,7 @@ import type { TurnContext } from '../src/context/types';
 import { parseDirectory } from '../src/org/parse-directory';
 import { brainInput } from '../src/turn/proposal-stage';
 import type { Actor } from '../src/authorization/actor';
-import { ToolRegistry } from '../src/tools/registry';
+import { ToolRegistry, type ToolSource } from '../src/tools/registry';
 import { handlers } from '../handlers';
 
 export const SAMPLE_DIRECTORY = path.resolve(__dirname, '..', 'config', 'org.sample.yaml');
@@ -31,6 +31,8 @@ export interface TurnRequestInput {
   /** The organisation directory file (its name, values and policies make the system block). Default the sample. */
   directoryFile?: string;
   persona?: 'soul' | 'polite';
+  /** Tools beside the handlers' (MCP tools, issue 42), as the service's registry takes them. */
+  toolSources?: readonly ToolSource[];
   model?: string;
   maxTokens?: number;
 }
@@ -92,7 +94,9 @@ export function turnRequest(o: TurnRequestInput = {}): AnthropicRequest {
     sections: [],
     degraded: [],
   } as TurnContext;
-  const input = brainInput(ctx, actor, new ToolRegistry(handlers));
+  const registry = new ToolRegistry(handlers);
+  for (const source of o.toolSources ?? []) registry.addSource(source);
+  const input = brainInput(ctx, actor, registry);
   const neutral = decisionRequest(
     loadPrompts(o.persona ?? 'soul'),
     input,

@@ -45,6 +45,7 @@ const SIZES = {
   quietTurns: size('BENCH_QUIET_TURNS', 3, 1),
   quietMs: size('BENCH_QUIET_MS', 11_000, 11_000),
   oneTool: size('BENCH_TOOL_TURNS', 200, 15),
+  mcpRead: size('BENCH_MCP_TURNS', 200, 15),
   confirmations: size('BENCH_CONFIRMATIONS', 300, 10),
   confirmationWarmup: size('BENCH_CONFIRMATION_WARMUP', 5, 2),
   steadyRate: size('BENCH_STEADY_RATE', 50, 50),
@@ -62,10 +63,15 @@ const HELLO = 'こんにちは';
 /**
  * `BENCH_PHASES=burst,steady`: only these phases (after the warm-up); default every phase. Names: cost (yen per
  * conversation, bench/cost.ts: before the service starts; alone it starts none), turns (the
- * sequential turns, after quiet, in new rooms, one-tool), confirmation, steady, burst, ordering, cache.
+ * sequential turns, after quiet, in new rooms, one-tool), confirmation, steady, burst, ordering, cache; and, only
+ * when named, mcp (a turn with one read through the official filesystem MCP server over stdio, issue 42: the
+ * directory then declares that server for every phase of the run).
  */
 const PHASES = new Set((process.env.BENCH_PHASES ?? 'all').split(',').map((x) => x.trim()));
 const phase = (name: string) => PHASES.has('all') || PHASES.has(name);
+/** The MCP phase runs only when named (it changes the directory the service imports). */
+const MCP = PHASES.has('mcp');
+const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
 /**
  * `BENCH_ROLES=split`: the service as two processes on the one database, `HISHO_ROLE=intake` (takes the webhooks)
  * and `HISHO_ROLE=turns` (claims and answers); default one process (`HISHO_ROLE=all`).
@@ -272,6 +278,22 @@ function cpuSnapshot(servicePids: readonly number[]): CpuSnapshot {
   };
 }
 
+/** The sample directory with the official filesystem MCP server on a scratch folder holding one file. */
+function mcpSetup(): { directory: string; file: string } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hisho-bench-mcp-'));
+  const file = path.join(dir, 'memo.txt');
+  fs.writeFileSync(file, '来週の定例は木曜10時から。資料は鈴木さんが用意。');
+  const directory = path.join(dir, 'org.yaml');
+  const sample = fs.readFileSync(path.join(root, 'config', 'org.sample.yaml'), 'utf8');
+  const server = path.join(root, 'node_modules', '.bin', 'mcp-server-filesystem');
+  fs.writeFileSync(
+    directory,
+    `${sample.trimEnd()}\nmcp_servers:\n  - id: files\n    name: 共有ドライブ\n    command: ${server}\n` +
+      `    args: ["${dir}"]\n    tools:\n      read_text_file: { level: 1, effect: read }\n`,
+  );
+  return { directory, file };
+}
+
 function startServiceProcess(env: Record<string, string>): Promise<{ child: ChildProcess; port: number; ms: number }> {
   const t0 = performance.now();
   // Exactly as `npm start` runs it (`node scripts/start.js`), with BENCH_NODE_FLAGS added, e.g.
@@ -369,6 +391,7 @@ async function main(): Promise<void> {
   const cw = await startFakeChatwork({ botAccountId: BOT, onPost });
   const otlp = TRACING ? await startOtlpSink() : null;
 
+  const mcp = MCP ? mcpSetup() : null;
   const serviceEnv: Record<string, string> = {
     NODE_ENV: 'production',
     PORT: '0',
@@ -384,6 +407,7 @@ async function main(): Promise<void> {
     SENDER_TURNS_PER_MINUTE: '0',
     SENDER_TURNS_PER_DAY: '0',
     SENDER_DAILY_COST_LIMIT_USD: '0',
+    ...(mcp ? { ORG_DIRECTORY_FILE: mcp.directory, ADMIN_TOKEN } : {}),
     ...(otlp ? { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_EXPORTER_OTLP_PROTOCOL: TRACING } : {}),
     ...(process.env.BENCH_WORKERS ? { WORKER_CONCURRENCY: process.env.BENCH_WORKERS } : {}),
     // The service's database pool (default: the service's own, 10).
@@ -551,6 +575,23 @@ async function main(): Promise<void> {
       `p50 ${f(tool.p50)} ms, p99 ${f(tool.p99)} ms`,
     );
     console.log(`  where a one-tool turn's time goes (p50, to the first model request): ${tool.parts}`);
+  }
+
+  if (mcp) {
+    // 1b. One read through a company tool (MCP, issue 42): search → files__read_text_file → reply, the call going
+    // to the official filesystem server over stdio (a child of the service).
+    const approved = await fetch(`http://127.0.0.1:${webhookPort}/admin/api/mcp/files/approve`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, origin: `http://127.0.0.1:${webhookPort}` },
+    });
+    if (!approved.ok) throw new Error(`approving the MCP server failed: ${approved.status}`);
+    const read = await sequential(SIZES.mcpRead, 1004, `共有フォルダの ${mcp.file} を読んで`);
+    results.mcpRead = read;
+    fig(
+      `one MCP read turn (files__read_text_file over stdio), webhook → reply (n=${read.n}/${SIZES.mcpRead} answered)`,
+      `p50 ${f(read.p50)} ms, p99 ${f(read.p99)} ms`,
+    );
+    console.log(`  where an MCP read turn's time goes (p50, to the first model request): ${read.parts}`);
   }
 
   if (phase('confirmation')) {

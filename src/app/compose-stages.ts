@@ -40,7 +40,7 @@ import { Sessions } from '../confirmations/sessions';
 import { PendingActions } from '../confirmations/pending-actions';
 import { TurnRunner } from '../turn/turn';
 import { ToolExecutor } from '../tools/executor';
-import { ToolRegistry } from '../tools/registry';
+import { ToolRegistry, type ToolSource } from '../tools/registry';
 import { handlers } from '../../handlers';
 import { NoticeDelivery } from '../notices/notice-delivery';
 import { Apologies } from '../notices/apology';
@@ -87,6 +87,8 @@ export interface StagesInput {
   /** The organisation and its policies, cached (invalidated on import); read by the context builders when absent. */
   orgInfo?: OrgCache<OrgInfo | null>;
   now?: () => Date;
+  /** Tools beside the handlers' (the approved MCP tools, issue 42), read on every lookup. */
+  toolSources?: readonly ToolSource[];
 }
 
 /** What conversation summaries need from outside the stages. */
@@ -154,6 +156,7 @@ export function composeStages(p: StagesInput): Stages {
   const recorder = new TurnRecorder(db, metrics, sql);
   const conversations = new ConversationLog(db, sql);
   const registry = new ToolRegistry(handlers);
+  for (const source of p.toolSources ?? []) registry.addSource(source);
   const scheduleLimits = { perMember: config.SCHEDULES_PER_MEMBER, perRoom: config.SCHEDULES_PER_ROOM };
   const contexts = new ToolContexts({
     db,

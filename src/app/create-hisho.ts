@@ -20,7 +20,7 @@ import type { LlmClient } from '../brain/llm-client';
 import { PersonaFileError } from '../brain/persona-file';
 import { loadPrompts, PROMPTS_DIR, type PromptSet } from '../brain/prompts';
 import { Summarizer } from '../brain/summarize';
-import type { Env } from '../config/env';
+import { environment, type Env } from '../config/env';
 import { RoomMembersCache } from '../context/room-members';
 import type { RoomMember } from '../context/types';
 import { personaMessage, personaNames } from '../core/messages';
@@ -39,6 +39,10 @@ import { createLogger, type Logger } from '../observability/logger';
 import { createMetrics, type Metrics } from '../observability/metrics';
 import { PLATFORMS } from '../org/directory.schema';
 import { DirectoryImportError, formatImportSummary, importDirectoryFile } from '../org/import-directory';
+import { McpApprovals } from '../mcp/mcp-approvals';
+import type { McpServerSection } from '../org/directory.schema';
+import { serverSpec } from '../mcp/mcp-config';
+import { McpTools } from '../mcp/mcp-tools';
 import { startOrgCaches, type OrgCaches } from './org-caches';
 import { Outbox, postingMarginMs } from '../queue/outbox';
 import { createButtonAnswers } from '../confirmations/button-answers';
@@ -111,6 +115,8 @@ export interface ServiceOverrides {
   alertMonitor?: boolean;
   /** Check the model with one cheap request at start (default: on, off under NODE_ENV=test unless set here). */
   llmCheck?: boolean;
+  /** How long an MCP server that is down waits before the next attempt (default 30 s). */
+  mcpRetryMs?: number;
 }
 
 export interface Service {
@@ -137,6 +143,8 @@ export interface Service {
   adapters: AdapterSupervisor;
   /** What is set up and what is not (/admin's setup section; `aiChecked` settles after the start-up check). */
   setup: SetupStatus;
+  /** The company tools of the directory's MCP servers (issue 42); null when none is declared. */
+  mcp: McpTools | null;
   stop(): Promise<void>;
 }
 
@@ -163,6 +171,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   const { db, sql } = database;
   metrics.databaseUp.set(1);
   const org = await loadOrganisations(config, database, logger);
+  const mcp = await startMcp(org, db, logger, o);
 
   // Work enqueued in this process wakes a claim loop here at once; other processes find it with their poll.
   let pool: WorkerPool | null = null;
@@ -234,6 +243,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     outbox,
     chatwork,
     setup,
+    mcp,
   });
   const buttonAnswer = createButtonAnswers({
     pending: pipeline.pending,
@@ -277,6 +287,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     llmConfigured: llm !== null,
     scheduler: () => scheduler,
     setup,
+    mcp,
   });
 
   pool = startWorkers({ config, o, duties, logger, queue, alerts, pipeline, intake });
@@ -338,6 +349,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
       await notices?.stop();
       await pool!.stop(7000);
       await org.stop();
+      await mcp?.close();
       if (sqlStatements)
         logger.info({ total: sqlStatements.total, byShape: sqlStatements.byShape() }, 'SQL statements');
       await adapters.stop();
@@ -361,6 +373,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     monitor: background.monitor,
     adapters: adapters.supervisor,
     setup,
+    mcp,
     stop,
   };
 }
@@ -412,21 +425,53 @@ async function connectDatabase(config: Readonly<Env>, logger: Logger): Promise<D
 interface Organisations extends OrgCaches {
   /** The first organisation (DMs and the console belong to it). */
   defaultOrgId: () => string | undefined;
+  /** The MCP servers the imported directory file declares, and its organisation (issue 42). */
+  mcp: { orgId: string; servers: McpServerSection[]; env: Record<string, string | undefined> } | null;
 }
 
 /** Imports the configured directory (or the sample on an empty database) and starts the per-organisation caches. */
 async function loadOrganisations(config: Readonly<Env>, d: Database, logger: Logger): Promise<Organisations> {
   const { db } = d;
   const directoryFile = config.ORG_DIRECTORY_FILE ?? ((await db.organization.count()) === 0 ? SAMPLE_DIRECTORY : null);
+  let mcp: Organisations['mcp'] = null;
   if (directoryFile) {
-    const summary = await importDirectoryFile(db, directoryFile).catch((err: Error) => {
+    // `${NAME}` references of MCP server sections are checked (and later resolved) against the environment.
+    const env = environment();
+    const summary = await importDirectoryFile(db, directoryFile, env).catch((err: Error) => {
       throw err instanceof DirectoryImportError ? directoryFailure(err) : err;
     });
     logger.info({ file: path.basename(directoryFile) }, formatImportSummary(summary));
+    if (summary.mcpServers) mcp = { orgId: summary.orgId, servers: summary.mcpServers, env };
   }
   const first = await db.organization.findFirst({ orderBy: { createdAt: 'asc' }, select: { id: true } });
   const caches = await startOrgCaches({ db, sql: d.sql, databaseUrl: d.url, logger });
-  return { ...caches, defaultOrgId: () => first?.id };
+  return { ...caches, defaultOrgId: () => first?.id, mcp };
+}
+
+/**
+ * The company tools of the directory's MCP servers (issue 42): connected in the background (a server that is down
+ * is tried again; the service never waits long for one); null when none is declared.
+ */
+async function startMcp(org: Organisations, db: Db, logger: Logger, o: ServiceOverrides): Promise<McpTools | null> {
+  if (!org.mcp) return null;
+  const { orgId, servers, env } = org.mcp;
+  const tools = new McpTools({
+    approvals: new McpApprovals(db),
+    orgId,
+    servers: servers.map((s) => serverSpec(s, env)),
+    retryMs: o.mcpRetryMs,
+    // The error's kind only: a message could carry a header or an argument.
+    onError: (server, what, err) =>
+      logger.warn(
+        { mcpServer: server, err: err instanceof Error ? err.name : typeof err },
+        `MCP server ${what} failed`,
+      ),
+  });
+  await tools.start();
+  for (const t of tools.status())
+    if (t.state !== 'enabled')
+      logger.info({ mcpServer: t.serverId, tool: t.tool, state: t.state }, 'MCP tool not offered');
+  return tools;
 }
 
 // ---- brain and pipeline ---------------------------------------------------------------------------------------
@@ -493,6 +538,7 @@ function buildPipeline(d: {
   outbox: Outbox;
   chatwork: ChatworkConnection | null;
   setup: SetupStatus;
+  mcp: McpTools | null;
 }): { llm: LlmClient | null; pipeline: Stages } {
   const { config, o, database, org, logger, prompts, raise, wake } = d;
   const { db, sql } = database;
@@ -533,6 +579,7 @@ function buildPipeline(d: {
     knowledgePresence: org.knowledgePresence,
     orgInfo: org.orgInfo,
     now: o.now,
+    toolSources: d.mcp ? [d.mcp.definitions] : [],
   });
   return { llm, pipeline };
 }
@@ -689,6 +736,7 @@ async function startHttp(d: {
   llmConfigured: boolean;
   scheduler: () => NoticeScheduler | null;
   setup: SetupStatus;
+  mcp: McpTools | null;
 }): Promise<{ server: Server; port: number; stop(): Promise<void> }> {
   const { config, o, logger, metrics, db, queue, adapters } = d;
   const routers = [...adapters.routers];
@@ -707,6 +755,7 @@ async function startHttp(d: {
         scheduler: d.scheduler,
         now: o.now,
         setup: () => d.setup.report(),
+        mcp: d.mcp ?? undefined,
       }),
     );
     if (adapters.consoleSender)

@@ -211,6 +211,7 @@ function problemJa(problem: string): string {
       /^(.+): must be a Discord (?:user|guild) id in quotes, e\.g\. (".+")$/,
       (m) => `${m[1]} は Discord の ID を " で囲んで書いてください（例: ${m[2]}）`,
     ],
+    [/^(.+): the environment variable (\S+) is not set$/, (m) => `${m[1]} が使う環境変数 ${m[2]} が設定されていません`],
   ];
   for (const [re, ja] of said) {
     const m = re.exec(problem);

@@ -7,7 +7,10 @@ import { capabilityInputSchema } from './output';
  * What the brain needs of a capability to offer it to the model (its declaration in handlers/): what the model
  * reads, and the level it needs (a tool search never finds a tool above the sender's level).
  */
-export type ToolSpec = Pick<ToolDefinition, 'name' | 'description' | 'triggerExamples' | 'input' | 'requiredLevel'>;
+export type ToolSpec = Pick<
+  ToolDefinition,
+  'name' | 'description' | 'triggerExamples' | 'input' | 'requiredLevel' | 'inputJsonSchema'
+>;
 
 const cache = new WeakMap<ToolSpec, LlmTool>();
 
@@ -19,7 +22,10 @@ const cache = new WeakMap<ToolSpec, LlmTool>();
 export function modelTool(spec: ToolSpec): LlmTool {
   const hit = cache.get(spec);
   if (hit) return hit;
-  const params = compact(z.toJSONSchema(spec.input, { target: 'draft-2020-12' })) as Record<string, unknown>;
+  const params = compact(spec.inputJsonSchema ?? z.toJSONSchema(spec.input, { target: 'draft-2020-12' })) as Record<
+    string,
+    unknown
+  >;
   delete params.$schema;
   // One example is enough to anchor the tool; each byte here is sent with every request of the organisation.
   const examples = spec.triggerExamples
@@ -28,7 +34,7 @@ export function modelTool(spec: ToolSpec): LlmTool {
     .join(' ');
   const tool: LlmTool = {
     name: spec.name,
-    description: `${spec.description}\nExamples: ${examples}`,
+    description: examples ? `${spec.description}\nExamples: ${examples}` : spec.description,
     inputSchema: capabilityInputSchema(params),
   };
   cache.set(spec, tool);

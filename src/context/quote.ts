@@ -10,7 +10,8 @@
 const BREAKS = /[\r\n\t\v\f\u0085\u2028\u2029]+/g;
 /** A role or authority label followed by a colon, as a prompt would write it. */
 const ROLE_PREFIX = new RegExp(
-  '((?:\\b(?:system|assistant|human|user|developer|tool|admin(?:istrator)?)\\b' +
+  // Not one already quoted (“System:”): neutralising twice leaves the text as once.
+  '(?<!“)((?:\\b(?:system|assistant|human|user|developer|tool|admin(?:istrator)?)\\b' +
     '|システム|アシスタント|ユーザー|管理者|運営)\\s*[:：])',
   'giu',
 );

@@ -1,4 +1,5 @@
 import type { Directory } from './directory.schema';
+import { ENV_REFERENCE, MODEL_NAME_MAX, mcpModelName } from '../core/mcp-names';
 import { formatPath, type DirectoryPath } from './yaml-locate';
 
 /** One problem found in a directory, located by its key path. */
@@ -100,6 +101,39 @@ export function checkDirectory(dir: Directory): DirectoryProblem[] {
       });
     }
   });
+  problems.push(...checkMcpServers(dir));
+  return problems;
+}
+
+/** MCP server sections: unique ids, and tool names the model can tell apart and take (≤ 64 characters). */
+function checkMcpServers(dir: Directory): DirectoryProblem[] {
+  const problems: DirectoryProblem[] = [];
+  const ids = new Map<string, number>();
+  dir.mcp_servers.forEach((s, i) => {
+    const first = ids.get(s.id);
+    if (first !== undefined)
+      problems.push({
+        path: ['mcp_servers', i, 'id'],
+        message: `duplicate MCP server id "${s.id}" (already used by mcp_servers[${first}])`,
+      });
+    else ids.set(s.id, i);
+    const names = new Map<string, string>();
+    for (const tool of Object.keys(s.tools)) {
+      const name = mcpModelName(s.id, tool);
+      const other = names.get(name);
+      if (name.length > MODEL_NAME_MAX)
+        problems.push({
+          path: ['mcp_servers', i, 'tools', tool],
+          message: `"${name}" is longer than ${MODEL_NAME_MAX} characters`,
+        });
+      else if (other !== undefined)
+        problems.push({
+          path: ['mcp_servers', i, 'tools', tool],
+          message: `"${tool}" and "${other}" have the same name for the model`,
+        });
+      names.set(name, tool);
+    }
+  });
   return problems;
 }
 
@@ -134,5 +168,29 @@ function findCycles(dir: Directory): DirectoryProblem[] {
       message: `department cycle: ${ordered.join(' → ')}`,
     });
   }
+  return problems;
+}
+
+/** Every `${NAME}` an MCP server section uses (command, args, url, env, headers) must be set in `env`. */
+export function checkMcpEnvironment(
+  dir: Directory,
+  env: Readonly<Record<string, string | undefined>>,
+): DirectoryProblem[] {
+  const problems: DirectoryProblem[] = [];
+  dir.mcp_servers.forEach((s, i) => {
+    const values: [DirectoryPath, string][] = [
+      ...(s.command ? [[['mcp_servers', i, 'command'], s.command] as [DirectoryPath, string]] : []),
+      ...(s.url ? [[['mcp_servers', i, 'url'], s.url] as [DirectoryPath, string]] : []),
+      ...(s.args ?? []).map((a, j): [DirectoryPath, string] => [['mcp_servers', i, 'args', j], a]),
+      ...Object.entries(s.env ?? {}).map(([k, v]): [DirectoryPath, string] => [['mcp_servers', i, 'env', k], v]),
+      ...Object.entries(s.headers ?? {}).map(([k, v]): [DirectoryPath, string] => [
+        ['mcp_servers', i, 'headers', k],
+        v,
+      ]),
+    ];
+    for (const [path, value] of values)
+      for (const m of value.matchAll(ENV_REFERENCE))
+        if (!env[m[1]!]) problems.push({ path, message: `the environment variable ${m[1]} is not set` });
+  });
   return problems;
 }

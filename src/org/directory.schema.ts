@@ -180,6 +180,64 @@ const ZSchedule = z.strictObject({
   enabled: z.boolean().optional(),
 });
 
+/** An MCP server's id: lower-case letters, digits and single underscores (the model sees `<id>__<tool>`). */
+const ZMcpServerId = z
+  .string({ error: 'must be an id such as "files" (lower-case letters, digits, _)' })
+  .regex(/^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/, { error: 'must be an id such as "files" (lower-case letters, digits, _)' })
+  .max(20, { error: 'must be at most 20 characters' });
+
+/** A tool name as the server lists it (MCP names: letters, digits, `_`, `-`, `.`). */
+const ZMcpToolName = z
+  .string()
+  .regex(/^[A-Za-z0-9_.-]{1,64}$/, { error: 'must be a tool name as the server lists it' });
+
+/** What the organisation allows of one MCP tool (issue 42): who may use it and what it does. */
+const ZMcpTool = z.strictObject({
+  level: z
+    .number({ error: LEVEL_TYPE })
+    .int({ error: LEVEL_TYPE })
+    .min(1, { error: LEVEL_RANGE })
+    .max(6, { error: LEVEL_RANGE }),
+  /** `write`: an effectful tool (asked before it runs, like Hisho's own); `read`: reads only. */
+  effect: z.enum(['read', 'write']),
+  /** Phrasings people use for it (「共有フォルダのファイルを読んで」): found by the tool search, never sent. */
+  examples: z.array(ZText).optional(),
+});
+
+/**
+ * A company tool server reached through MCP (issue 42): stdio (`command`, `args`, `env`) or streamable HTTP
+ * (`url`, `headers`). Values may name environment variables as `${NAME}` (resolved at start, never logged). Only
+ * the tools listed under `tools` are offered.
+ */
+const ZMcpServer = z
+  .strictObject({
+    id: ZMcpServerId,
+    /** What people and the operator call it (「共有ドライブ」); the id when absent. */
+    name: ZText.optional(),
+    command: ZText.optional(),
+    args: z.array(z.string()).optional(),
+    env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.string()).optional(),
+    url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL, e.g. "https://example.com/mcp"' }).optional(),
+    headers: z.record(z.string(), z.string()).optional(),
+    /** Per-call time limit (default 30 s). */
+    timeout_seconds: z.number().positive().max(600).optional(),
+    tools: z.record(ZMcpToolName, ZMcpTool).refine((t) => Object.keys(t).length > 0, {
+      error: 'must list at least one tool',
+    }),
+  })
+  .refine((s) => (s.command === undefined) !== (s.url === undefined), {
+    error: 'needs either "command" (a stdio server) or "url" (an HTTP server), not both',
+  })
+  .refine((s) => s.url === undefined || (s.args === undefined && s.env === undefined), {
+    error: '"args" and "env" are for a stdio server ("command"); an HTTP server ("url") takes "headers"',
+  })
+  .refine((s) => s.command === undefined || s.headers === undefined, {
+    error: '"headers" are for an HTTP server ("url"); a stdio server takes "env"',
+  });
+
+/** One MCP server section of a validated directory. */
+export type McpServerSection = z.output<typeof ZMcpServer>;
+
 /** The whole directory file. Lists are optional; a missing list means "none" (and removes old entries on import). */
 export const ZDirectory = z.strictObject({
   organization: ZOrganization,
@@ -188,6 +246,7 @@ export const ZDirectory = z.strictObject({
   rooms: z.array(ZRoom).default([]),
   policies: z.array(ZPolicy).default([]),
   schedules: z.array(ZSchedule).default([]),
+  mcp_servers: z.array(ZMcpServer).default([]),
 });
 
 /** A validated directory (ids normalised to strings, defaults applied). */

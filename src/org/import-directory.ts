@@ -63,17 +63,22 @@ export async function importDirectory(db: Db, directory: Directory): Promise<Imp
  * Reads, validates and imports a directory file (YAML or JSON).
  * @throws DirectoryImportError naming the file and listing every problem (with lines) when it is invalid.
  */
-export async function importDirectoryFile(db: Db, path: string): Promise<ImportSummary> {
+export async function importDirectoryFile(
+  db: Db,
+  path: string,
+  env?: Readonly<Record<string, string | undefined>>,
+): Promise<ImportSummary> {
   let text: string;
   try {
     text = await fs.readFile(path, 'utf8');
   } catch (err) {
     throw new DirectoryImportError([`cannot read the file: ${(err as Error).message}`], path);
   }
-  const parsed = parseDirectory(text, path);
+  const parsed = parseDirectory(text, path, env);
   if (!parsed.ok) throw new DirectoryImportError(parsed.errors, path, parsed.slip);
   try {
-    return await importDirectory(db, parsed.directory);
+    const summary = await importDirectory(db, parsed.directory);
+    return parsed.directory.mcp_servers.length > 0 ? { ...summary, mcpServers: parsed.directory.mcp_servers } : summary;
   } catch (err) {
     if (err instanceof DirectoryImportError) throw new DirectoryImportError(err.errors, path);
     throw err;

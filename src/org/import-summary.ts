@@ -1,3 +1,5 @@
+import type { McpServerSection } from './directory.schema';
+
 /** The kinds of rows a directory import maintains. */
 export type DirectoryEntity = 'departments' | 'members' | 'platformAccounts' | 'rooms' | 'policies' | 'schedules';
 
@@ -23,6 +25,8 @@ export interface ImportSummary {
   changed: boolean;
   /** Readings of kanji-only names from the dictionary (org/name-readings.ts); absent when none was needed. */
   readings?: { read: number; analysed: number; failed?: string };
+  /** The file's MCP server sections (issue 42; not stored as rows: the service connects to them at start). */
+  mcpServers?: McpServerSection[];
 }
 
 /** A short human-readable summary (one line per kind of row), for the CLI and start-up logs. */

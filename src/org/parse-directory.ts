@@ -1,6 +1,6 @@
 import { LineCounter, parseDocument } from 'yaml';
 import type { z } from 'zod';
-import { checkDirectory, type DirectoryProblem } from './directory-checks';
+import { checkDirectory, checkMcpEnvironment, type DirectoryProblem } from './directory-checks';
 import { ZDirectory, type Directory } from './directory.schema';
 import { formatPath, lineOf, type DirectoryPath } from './yaml-locate';
 import { describeYamlSlip, findFullWidthSlip, findYamlSlip, type YamlSlip } from './yaml-slips';
@@ -17,8 +17,13 @@ export type ParseDirectoryResult =
  *
  * @param text the file contents
  * @param fileName used in errors about the file as a whole (e.g. an empty file)
+ * @param env when given (at start-up), every `${NAME}` of an MCP server section must be set in it
  */
-export function parseDirectory(text: string, fileName: string): ParseDirectoryResult {
+export function parseDirectory(
+  text: string,
+  fileName: string,
+  env?: Readonly<Record<string, string | undefined>>,
+): ParseDirectoryResult {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true });
   if (doc.errors.length > 0) {
@@ -56,7 +61,7 @@ export function parseDirectory(text: string, fileName: string): ParseDirectoryRe
     if (slip) return { ok: false, errors: [describeYamlSlip(slip)], slip };
     return { ok: false, errors: located(problems) };
   }
-  const problems = checkDirectory(parsed.data);
+  const problems = [...checkDirectory(parsed.data), ...(env ? checkMcpEnvironment(parsed.data, env) : [])];
   if (problems.length > 0) return { ok: false, errors: located(problems) };
   return { ok: true, directory: parsed.data };
 }

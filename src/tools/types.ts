@@ -11,6 +11,13 @@ export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.Zod
   /** Example user phrasings that should lead to this tool (shown to the LLM). */
   triggerExamples: readonly string[];
   input: I;
+  /**
+   * The input schema the model reads, when it is not `input`'s own (an MCP tool's, as its operator approved it;
+   * `input` then only checks that the parameters are an object, and the server checks the rest).
+   */
+  inputJsonSchema?: Readonly<Record<string, unknown>>;
+  /** Where a tool comes from when it is not Hisho's own: an MCP server, in the operator's words (issue 42). */
+  source?: { kind: 'mcp'; serverId: string; serverName: string; tool: string };
   output: O;
   /** Per-call time limit. */
   timeoutMs?: number;

@@ -268,6 +268,7 @@ export async function turnDetail(
   id: string,
   timezone = 'Asia/Tokyo',
   now = new Date(),
+  serverName?: (serverId: string) => string | undefined,
 ): Promise<Record<string, unknown> | null> {
   const turn = await db.turnRecord.findUnique({ where: { id } });
   if (!turn) return null;
@@ -340,7 +341,7 @@ export async function turnDetail(
       ...p,
       words:
         typeof p.tool === 'string'
-          ? safeRedactText(await proposalInWords(db, turn, p.tool, p.parameters ?? {}, timezone, now))
+          ? safeRedactText(await proposalInWords(db, turn, p.tool, p.parameters ?? {}, timezone, now, serverName))
           : null,
     })),
   );

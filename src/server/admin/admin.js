@@ -702,6 +702,50 @@
     const html = rows.map((p) => tr([esc(p.title), esc(p.content), esc(p.rule), num(p.priority)])).join('');
     $('policies-rows').innerHTML = rowsOr(html, 4, '社内ルールはありません。');
   }
+  // Company tools (MCP): each server's declared tools, their policy and state; 「承認する」 pins what it lists now.
+  function mcpServers(servers) {
+    const html = servers
+      .map(
+        (s) =>
+          `<h3>${esc(s.name)}</h3>` +
+          (s.approvable
+            ? `<p><button type="button" class="mcp-approve" data-server="${esc(s.id)}">このサーバーのツールを承認する</button></p>`
+            : '') +
+          table(
+            ['ツール', 'ボットが使う名前', '使える人', '動き', '状態', '説明'],
+            s.tools
+              .map((t) =>
+                tr([
+                  esc(t.tool),
+                  esc(t.modelName),
+                  esc(t.level),
+                  esc(t.effect),
+                  `<span class="pill ${t.state === '有効' ? 'ok' : 'BLOCK'}">${esc(t.state)}</span>` +
+                    (t.next ? `<div class="muted">${esc(t.next)}</div>` : ''),
+                  esc(t.description),
+                ]),
+              )
+              .join(''),
+          ),
+      )
+      .join('');
+    $('mcp-view').innerHTML = html || '<p>外部ツールのサーバーはディレクトリにありません。</p>';
+    document
+      .querySelectorAll('.mcp-approve')
+      .forEach((b) => b.addEventListener('click', () => approveServer(b.getAttribute('data-server')).catch(showError)));
+  }
+  async function mcp() {
+    mcpServers((await api('mcp')).servers);
+  }
+  async function approveServer(id) {
+    const res = await fetch(`/admin/api/mcp/${encodeURIComponent(id)}/approve`, {
+      method: 'POST',
+      credentials: 'same-origin',
+    });
+    const body = await res.json().catch(() => ({}));
+    if (!res.ok) throw new Error(body.error || '承認できませんでした。しばらくして、もう一度押してください。');
+    mcpServers(body.servers);
+  }
   /** A definition list of facts (label, HTML already escaped); empty values are left out. */
   const facts = (pairs) =>
     `<dl class="facts">${pairs
@@ -799,6 +843,7 @@
       members,
       rooms,
       policies,
+      mcp,
       member: () => scope('members', arg),
       room: () => scope('rooms', arg),
     };

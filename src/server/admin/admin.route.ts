@@ -28,6 +28,7 @@ import { readArtifact } from '../../work/artifacts';
 import { failedWork } from './failed-work';
 import { alertLines, type AlertKind } from '../../notices/admin-alerts';
 import type { SetupReport } from './setup-report';
+import { mcpServerViews, type AdminMcp } from './mcp-tools-view';
 
 export interface AdminDeps {
   db: Db;
@@ -41,6 +42,8 @@ export interface AdminDeps {
   now?: () => Date;
   /** What is set up and what is not (the overview's setup section; app/setup-status.ts). */
   setup?: () => Promise<SetupReport>;
+  /** The company tools of the directory's MCP servers and their approval (issue 42); absent when none is declared. */
+  mcp?: AdminMcp;
 }
 
 const read = (f: string) => fs.readFileSync(path.join(__dirname, f), 'utf8');
@@ -216,7 +219,8 @@ export function createAdminRouter(deps: AdminDeps): Router {
     const id = String(req.params.id);
     const missing = 'このターンIDの記録はありません。監査ログで検索し、行をクリックして開いてください。';
     if (!/^[\w-]{1,80}$/.test(id)) return void res.status(404).json({ error: missing });
-    const turn = await turnDetail(deps.db, id, deps.timezone, now());
+    const serverName = (server: string) => deps.mcp?.status().find((t) => t.serverId === server)?.serverName;
+    const turn = await turnDetail(deps.db, id, deps.timezone, now(), serverName);
     if (!turn) return void res.status(404).json({ error: missing });
     res.json({ turn });
   });
@@ -323,6 +327,22 @@ export function createAdminRouter(deps: AdminDeps): Router {
     const artifact = await readArtifact(deps.db, null, id);
     if (!artifact) return void res.status(404).json({ error: missing });
     res.json({ artifact });
+  });
+  // Company tools (MCP): each declared tool, its policy and state; approving pins what the server lists now.
+  api.get('/mcp', (_req, res) => {
+    res.json({ servers: deps.mcp ? mcpServerViews(deps.mcp.status()) : [] });
+  });
+  api.post('/mcp/:server/approve', async (req, res) => {
+    const server = String(req.params.server);
+    const known = deps.mcp?.status().some((t) => t.serverId === server);
+    if (!deps.mcp || !known)
+      return void res.status(404).json({ error: 'このサーバーはディレクトリにありません。一覧から選んでください。' });
+    if (!(await deps.mcp.approve(server, 'admin')))
+      return void res.status(409).json({
+        error: 'サーバーにつながらないため承認できません。サーバーが動いているか確かめてから、もう一度押してください。',
+      });
+    deps.logger.info({ mcpServer: server }, 'MCP server tools approved in /admin');
+    res.json({ servers: mcpServerViews(deps.mcp.status()) });
   });
   api.use((_req, res) => {
     res.status(404).json({ error: 'このページはありません。上のメニューから選んでください。' });

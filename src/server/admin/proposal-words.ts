@@ -5,7 +5,7 @@
  */
 import { handlers } from '../../../handlers';
 import type { Db } from '../../db/prisma';
-import { renderEffect } from '../../tools/describe';
+import { genericEffect, renderEffect } from '../../tools/describe';
 import { ToolExecutor } from '../../tools/executor';
 import { ToolRegistry } from '../../tools/registry';
 
@@ -25,8 +25,19 @@ export async function proposalInWords(
   params: unknown,
   timezone: string,
   now: Date,
+  serverName?: (serverId: string) => string | undefined,
 ): Promise<string> {
   executor ??= new ToolExecutor(new ToolRegistry(handlers));
+  // A company tool (MCP, `<server>__<tool>`): its server in the operator's words, then its parameters.
+  const mcp = /^([a-z][a-z0-9_]*?)__(.+)$/.exec(tool);
+  if (mcp && !handlers.some((h) => h.name === tool)) {
+    const server = serverName?.(mcp[1]!) ?? mcp[1]!;
+    const facts = params && typeof params === 'object' ? (params as Record<string, unknown>) : {};
+    return renderEffect({
+      ...genericEffect(mcp[2]!, facts, 'ja'),
+      summary: `外部ツール「${server}」の「${mcp[2]}」を実行します。`,
+    });
+  }
   const m =
     turn.memberId && turn.orgId ? await db.member.findFirst({ where: { orgId: turn.orgId, id: turn.memberId } }) : null;
   const described = await executor.describe(tool, params, {
