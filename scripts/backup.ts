@@ -12,6 +12,7 @@ import { ConfigError, dotEnvOrigin, environment, loadConfig, type Env } from '..
 import { terminalLanguage } from '../src/config/operator-language';
 import { backupDatabase, readBackupHeader, restoreDatabase } from '../src/db/backup';
 import { startEmbeddedPostgres } from '../src/db/embedded-postgres';
+import { localMinute } from '../src/core/zoned-time';
 import { EmbeddedInUse } from '../src/db/postmaster-lock';
 
 const lang = terminalLanguage();
@@ -40,6 +41,18 @@ async function target(config: Readonly<Env>, mode: 'backup' | 'restore'): Promis
   } catch (err) {
     if (!(err instanceof EmbeddedInUse)) throw err;
     // Hisho runs on it: a backup reads through the running server (its port is in PostgreSQL's lock file).
+    if (mode === 'restore' && err.hishoPid !== null) {
+      // Not the start-up's "run a second instance": the one thing to do here is to stop it.
+      const pid = err.hishoPid;
+      throw new StartupError(
+        say(
+          `Hisho が動いているため戻せません（PID ${pid}、データフォルダ ${err.dataDir}）: 先に止めてから` +
+            `（kill ${pid}、systemd なら sudo systemctl stop hisho）、もう一度 npm run restore を実行してください。`,
+          `Cannot restore while Hisho runs (PID ${pid}) on the data folder ${err.dataDir}: stop it (\`kill ${pid}\`, ` +
+            'or `sudo systemctl stop hisho`) and run `npm run restore` again.',
+        ),
+      );
+    }
     if (mode === 'restore') throw embeddedInUseFailure(err, lang);
     const port = fs.readFileSync(path.join(err.dataDir, 'postmaster.pid'), 'utf8').split('\n')[3]?.trim();
     const url = `postgresql://postgres:postgres@127.0.0.1:${port}/hisho`;
@@ -115,12 +128,13 @@ async function restore(config: Readonly<Env>, args: string[]): Promise<number> {
       );
       return 1;
     }
-    const taken = header.createdAt.replace('T', ' ').slice(0, 16);
+    // When it was taken, by the clock of the people restoring it (BOT_TIMEZONE), not UTC.
+    const taken = localMinute(new Date(header.createdAt), config.BOT_TIMEZONE);
     const question = say(
-      `${t.where} の中身を ${file}（${taken} UTC のバックアップ）で置き換えます。いまの中身は先に別ファイルに保存します。` +
+      `${t.where} の中身を ${file}（${taken} のバックアップ）で置き換えます。いまの中身は先に別ファイルに保存します。` +
         '続けるなら yes と入力してください: ',
-      `This replaces everything in ${t.where} with ${file} (backed up ${taken} UTC); what is there now is saved to ` +
-        'a file first. Type yes to go on: ',
+      `This replaces everything in ${t.where} with ${file} (backed up ${taken}, ${config.BOT_TIMEZONE}); what is ` +
+        'there now is saved to a file first. Type yes to go on: ',
     );
     if (!yes) {
       if (!process.stdin.isTTY) {

@@ -310,7 +310,13 @@ export function composeStages(p: StagesInput): Stages {
   });
   const reporter = new WorkReporter({ db, store: workStore, delivery, prompts });
   const scheduled = new ScheduledNoticeHandler({ db, delivery, prompts, logger, metrics, now });
-  const alertNotices = new AdminAlertNotices({ db, prompts, delivery, windowMs: config.ALERT_WINDOW_MINUTES * 60_000 });
+  const alertNotices = new AdminAlertNotices({
+    db,
+    prompts,
+    delivery,
+    windowMs: config.ALERT_WINDOW_MINUTES * 60_000,
+    timezone: config.BOT_TIMEZONE,
+  });
   const apologies = new Apologies({ db, outbox, prompts, recorder, logger, shadowMode });
   const reminders = new ReminderNotices({ db, delivery, prompts, shadowMode });
   const taskChanges = new TaskChangeNotices({ db, delivery, prompts, now });

@@ -25,6 +25,7 @@ import { RoomMembersCache } from '../context/room-members';
 import type { RoomMember } from '../context/types';
 import { personaMessage, personaNames } from '../core/messages';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../db/embedded-postgres';
+import { runningOnEmbedded } from '../db/embedded-postgres-root';
 import { applyMigrations } from '../db/migrate';
 import { createDatabase, withSharedLock, type Db } from '../db/prisma';
 import { sqlRunner, type Sql } from '../db/sql';
@@ -167,7 +168,11 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
   useProxies({ httpsProxy: config.HTTPS_PROXY, httpProxy: config.HTTP_PROXY, noProxy: config.NO_PROXY });
   // A persona file, the port and the database are told in one sentence before anything starts (./startup-checks.ts).
   const prompts = personaPrompts(config);
-  await checkPortFree(config.PORT);
+  await checkPortFree(config.PORT).catch((err: Error) => {
+    // The same .env started twice: the port is taken by Hisho itself, and that is what to say.
+    const running = config.DATABASE_URL ? null : runningOnEmbedded(config.EMBEDDED_DATA_DIR);
+    throw running ? embeddedInUseFailure(running) : err;
+  });
   const database = await connectDatabase(config, logger);
   const { db, sql } = database;
   metrics.databaseUp.set(1);
@@ -197,6 +202,7 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     platforms: senders.platforms,
     senders: senders.byPlatform,
     now: o.now,
+    timezone: config.BOT_TIMEZONE,
     chatworkRoomExists: async (roomId) => (chatwork ? (await chatwork.client.getRoomMembers(roomId), true) : false),
     onEnqueued: wakeMany,
   });

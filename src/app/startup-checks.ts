@@ -203,6 +203,14 @@ function problemJa(problem: string): string {
     [/^(.+): must be one of: (.+)$/, (m) => `${m[1]} は ${m[2]} のどれかにしてください`],
     [/^(.+): must be (?:a number|an integer)$/, (m) => `${m[1]} は数字にしてください`],
     [/^(.+): must not be empty$/, (m) => `${m[1]} が空です`],
+    [
+      /^(.+): must be (?:a whole number )?between (\d+) and (\d+)$/,
+      (m) => `${m[1]} は ${m[2]}〜${m[3]} の数字にしてください`,
+    ],
+    [
+      /^(.+): must be a Discord (?:user|guild) id in quotes, e\.g\. (".+")$/,
+      (m) => `${m[1]} は Discord の ID を " で囲んで書いてください（例: ${m[2]}）`,
+    ],
     [/^(.+): the environment variable (\S+) is not set$/, (m) => `${m[1]} が使う環境変数 ${m[2]} が設定されていません`],
   ];
   for (const [re, ja] of said) {
@@ -222,7 +230,7 @@ export function embeddedInUseFailure(err: EmbeddedInUse, lang = terminalLanguage
     return say(
       lang,
       `Hisho はすでに起動しています（PID ${hishoPid}、データフォルダ ${dataDir}）: 先にそちらを止める` +
-        `（kill ${hishoPid}）か、2つ目は共有の PostgreSQL（DATABASE_URL）で動かしてください（README.ja.md「2台で動かす」）。`,
+        `（kill ${hishoPid}）か、2つ目は共有の PostgreSQL（DATABASE_URL）で動かしてください（README.ja.md「10. 2 台で動かす」）。`,
       `Hisho is already running (PID ${hishoPid}) on the data folder ${dataDir}; stop it first ` +
         `(\`kill ${hishoPid}\`), or run a second instance on a shared PostgreSQL server ` +
         '(DATABASE_URL; docs/operations.md "Two instances").',
@@ -252,6 +260,12 @@ function slipFailure(slip: YamlSlip, file: string, lang: Lang): StartupError {
       return say(
         lang,
         `${at}の字下げに全角スペースが入っているため Hisho を起動できません（半角スペースに置き換えてください）。`,
+        `${en}${what}.`,
+      );
+    case 'full_width_char':
+      return say(
+        lang,
+        `${at}「${slip.text}」に全角の空白か数字が入っているため Hisho を起動できません（半角で「${slip.fixed}」と書き直してください）。`,
         `${en}${what}.`,
       );
     case 'tab':

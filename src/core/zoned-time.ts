@@ -55,6 +55,13 @@ export function zonedParts(instant: Date, timezone: string): ZonedParts {
   return { ...computed };
 }
 
+/** `YYYY/MM/DD HH:mm` in `timezone`, as operators read a time (/admin, admin alerts). */
+export function localMinute(instant: Date, timezone: string): string {
+  const p = zonedParts(instant, timezone);
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${p.y}/${two(p.m)}/${two(p.d)} ${two(p.hh)}:${two(p.mm)}`;
+}
+
 function computeParts(instant: Date, timezone: string): ZonedParts {
   const parts: Record<string, string> = {};
   for (const p of formatter(timezone).formatToParts(instant)) parts[p.type] = p.value;

@@ -141,6 +141,27 @@ function spawnAs(
   return { child, finished };
 }
 
+/** Where the data of `dataDir` lives as root when the `postgres` user cannot reach `dataDir`'s folder. */
+function rootDataDir(dataDir: string): string {
+  return path.join(ROOT_RUNTIME_DIR, `data-${createHash('sha256').update(dataDir).digest('hex').slice(0, 12)}`);
+}
+
+/**
+ * The Hisho already running on the embedded database configured as `dataDir` (run as its own user or as root),
+ * or null: a second `npm start` with the same .env finds the port taken by it, which is not "another program".
+ */
+export function runningOnEmbedded(dataDir: string): EmbeddedInUse | null {
+  const given = path.resolve(dataDir);
+  for (const dir of [given, rootDataDir(given)]) {
+    try {
+      checkNotInUse(dir);
+    } catch (err) {
+      if (err instanceof EmbeddedInUse && err.hishoPid !== null) return err;
+    }
+  }
+  return null;
+}
+
 /**
  * Initialises (first time) and starts PostgreSQL as the `postgres` user, with binaries and data where that
  * user can reach them.
@@ -159,7 +180,7 @@ export async function startAsRoot(opts: {
     const bin = reachableBinaries(await packageBinaries(), ids.uid, ids.gid);
     let dataDir = path.resolve(opts.dataDir);
     if (!reachableBy(path.dirname(dataDir), ids.uid, ids.gid)) {
-      dataDir = path.join(ROOT_RUNTIME_DIR, `data-${createHash('sha256').update(dataDir).digest('hex').slice(0, 12)}`);
+      dataDir = rootDataDir(dataDir);
     }
     checkNotInUse(dataDir);
     fs.mkdirSync(path.dirname(dataDir), { recursive: true, mode: 0o755 });

@@ -7,6 +7,7 @@ import { enqueueSelectCte, type ClaimedItem, type GaveUp, type WorkType } from '
 import type { NoticeDelivery } from './notice-delivery';
 import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
+import { localMinute } from '../core/zoned-time';
 
 /** What an admin alert is about (R-O5, seed 003 §4.7.3, §15.1). */
 export type AlertKind =
@@ -59,6 +60,8 @@ export interface AdminAlertsOptions {
   chatworkRoomExists?: (roomId: string) => Promise<boolean>;
   onEnqueued?: (n: number) => void;
   now?: () => Date;
+  /** The zone alert times are said in (BOT_TIMEZONE, as /admin shows them); default Asia/Tokyo. */
+  timezone?: string;
 }
 
 /** Platforms by the name admins know them by. */
@@ -67,8 +70,23 @@ const ADAPTER_NAMES: Record<string, string> = { discord: 'Discord', chatwork: 'C
 const line = (label: string, value: string | number | undefined) =>
   value === undefined || value === '' ? null : `${label}: ${value}`;
 
-/** The facts of an alert as the lines admins read (Japanese; numbers and ids only). */
-export function alertLines(kind: AlertKind, f: Record<string, string | number>, windowMinutes: number): string[] {
+/** A stored instant (ISO) as admins read it: `2026/11/29 06:27` in the service's zone; anything else as it is. */
+function when(value: string | number | undefined, timezone: string): string | number | undefined {
+  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}T/.test(value)) return value;
+  const at = new Date(value);
+  return Number.isNaN(at.getTime()) ? value : localMinute(at, timezone);
+}
+
+/**
+ * The facts of an alert as the lines admins read (Japanese; numbers and ids only; times in `timezone`, no codes:
+ * the kind is said in words).
+ */
+export function alertLines(
+  kind: AlertKind,
+  f: Record<string, string | number>,
+  windowMinutes: number,
+  timezone = 'Asia/Tokyo',
+): string[] {
   const title: Record<AlertKind, string> = {
     llm_cost_limit: '本日のLLM利用額が上限に達しました（コストガードが作動）',
     daily_cost_budget: '本日のLLM利用額が予算を超えました',
@@ -86,7 +104,7 @@ export function alertLines(kind: AlertKind, f: Record<string, string | number>, 
       'AIに接続できないため、会話に答えられません（利用者には「AIが使えない・管理者に連絡済み」と伝えています）',
   };
   const lines = [
-    `種類: ${title[kind]}（${kind}）`,
+    `種類: ${title[kind]}`,
     line('接続先', f.adapter !== undefined ? (ADAPTER_NAMES[f.adapter] ?? f.adapter) : undefined),
     line('値', f.value),
     line('しきい値', f.threshold),
@@ -98,7 +116,7 @@ export function alertLines(kind: AlertKind, f: Record<string, string | number>, 
     line('対応', f.action),
     line('理由コード', f.reasonCodes),
     line('ターンID', f.turnIds),
-    line('発生時刻', f.since),
+    line('発生時刻', when(f.since, timezone)),
     line('停止時間（分）', f.downMinutes),
     line('エラー', f.error),
     line('処理', f.work),
@@ -248,7 +266,7 @@ export class AdminAlerts {
     this.o.metrics?.adminAlerts.inc({ kind: 'db_outage', outcome: 'sent' });
     const facts = { since: new Date(this.outageSince).toISOString(), error };
     const text = personaMessage(this.o.prompts, 'notice.admin_alert_fallback', 'ja', {
-      facts: alertLines('db_outage', facts, this.o.windowMs / 60000).join('\n'),
+      facts: alertLines('db_outage', facts, this.o.windowMs / 60000, this.o.timezone).join('\n'),
     });
     for (const room of this.rooms) {
       const sender = this.o.senders.get(room.platform);
@@ -281,7 +299,9 @@ export class AdminAlerts {
  * (NoticeDelivery: persona, Guardian, once per room).
  */
 export class AdminAlertNotices {
-  constructor(private readonly o: { db: Db; prompts: PromptSet; delivery: NoticeDelivery; windowMs: number }) {}
+  constructor(
+    private readonly o: { db: Db; prompts: PromptSet; delivery: NoticeDelivery; windowMs: number; timezone?: string },
+  ) {}
 
   async handle(item: ClaimedItem): Promise<void> {
     const p = item.payload as { alertId: string; platform: Platform; roomId: string; orgId: string };
@@ -293,6 +313,7 @@ export class AdminAlertNotices {
         alert.kind as AlertKind,
         alert.facts as Record<string, string | number>,
         this.o.windowMs / 60000,
+        this.o.timezone,
       ),
     };
     await this.o.delivery.deliver({

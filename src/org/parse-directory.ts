@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import { checkDirectory, checkMcpEnvironment, type DirectoryProblem } from './directory-checks';
 import { ZDirectory, type Directory } from './directory.schema';
 import { formatPath, lineOf, type DirectoryPath } from './yaml-locate';
-import { describeYamlSlip, findYamlSlip, type YamlSlip } from './yaml-slips';
+import { describeYamlSlip, findFullWidthSlip, findYamlSlip, type YamlSlip } from './yaml-slips';
 
 /** The outcome of `parseDirectory`: a validated directory, or every problem found (each with its line). */
 export type ParseDirectoryResult =
@@ -44,18 +44,22 @@ export function parseDirectory(
   } catch (err) {
     return { ok: false, errors: [`${fileName}: ${(err as Error).message}`] };
   }
+  const withLines = (problems: DirectoryProblem[]) =>
+    problems.map((p) => ({ p, line: lineOf(doc, lineCounter, p.path) })).sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
   const located = (problems: DirectoryProblem[]): string[] =>
-    problems
-      .map((p) => ({ p, line: lineOf(doc, lineCounter, p.path) }))
-      .sort((a, b) => (a.line ?? 0) - (b.line ?? 0))
-      .map(({ p, line }) => {
-        const where = line === undefined ? '' : ` (line ${line})`;
-        return `${formatPath(p.path)}${scheduleLabel(data, p.path)}: ${p.message}${where}`;
-      });
+    withLines(problems).map(({ p, line }) => {
+      const where = line === undefined ? '' : ` (line ${line})`;
+      return `${formatPath(p.path)}${scheduleLabel(data, p.path)}: ${p.message}${where}`;
+    });
 
   const parsed = ZDirectory.safeParse(data);
   if (!parsed.success) {
-    return { ok: false, errors: located(parsed.error.issues.flatMap((issue) => describeIssue(issue, data))) };
+    const problems = parsed.error.issues.flatMap((issue) => describeIssue(issue, data));
+    // `level: ６` looks right on screen: the full-width character is the problem to name.
+    const refused = withLines(problems).flatMap(({ line }) => (line === undefined ? [] : [line]));
+    const slip = findFullWidthSlip(text, refused);
+    if (slip) return { ok: false, errors: [describeYamlSlip(slip)], slip };
+    return { ok: false, errors: located(problems) };
   }
   const problems = [...checkDirectory(parsed.data), ...(env ? checkMcpEnvironment(parsed.data, env) : [])];
   if (problems.length > 0) return { ok: false, errors: located(problems) };

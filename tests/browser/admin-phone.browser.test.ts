@@ -136,6 +136,25 @@ describeBrowser('/admin on a phone, in an English-language browser (headless Chr
     expect(errors).toEqual([]);
   }, 120000);
 
+  it('the login page fits the phone (it was 404 px wide: the form was 340 px plus its padding)', async () => {
+    const fresh = await browser.newContext({ viewport: PHONE, locale: 'en-US' });
+    try {
+      const login = await fresh.newPage();
+      await login.goto(`${svc.url}/admin/login`);
+      await login.waitForSelector('#token');
+      const m = (await login.evaluate(`(() => {
+        const form = document.querySelector('form').getBoundingClientRect();
+        return { width: document.documentElement.scrollWidth, left: form.left, right: form.right };
+      })()`)) as { width: number; left: number; right: number };
+      expect(m.width).toBeLessThanOrEqual(PHONE.width);
+      expect(m.left).toBeGreaterThanOrEqual(8);
+      expect(m.right).toBeLessThanOrEqual(PHONE.width - 8);
+      await screenshot(login, 'admin-phone-login');
+    } finally {
+      await fresh.close();
+    }
+  }, 30000);
+
   it('charts fit the phone and follow the window when it widens', async () => {
     await open('overview', '#c-turns canvas');
     const widths = () =>

@@ -15,6 +15,7 @@ const NOT_THE_SERVICE: Record<string, string> = {
   KNOWLEDGE_DEFAULT_LEVEL: 'npm run knowledge:import',
   EVAL_CONCURRENCY: 'npm run eval',
   OTEL_SERVICE_NAME: 'the OpenTelemetry SDK',
+  KINTONE_TOKEN: "an operator's own secret, named in mcp_servers as ${KINTONE_TOKEN} (the guide's example)",
 };
 
 /** Every `NAME_LIKE_THIS` a document names as a setting, and every `npm run X` / `npm X` command. */

@@ -119,13 +119,18 @@ describe('backup and restore', () => {
       const b = npmRun(['backup', '--', file]);
       expect(b.status).toBe(0);
       expect(b.stdout).toMatch(new RegExp(`^Backed up [\\d,]+ rows of \\d+ tables from ${dataDir} to ${file} \\(`));
-      // A restore while it runs is refused with the reason.
+      // A restore while it runs is refused with the reason and the one thing to do: stop it (not the start-up's
+      // "or run a second instance on a shared PostgreSQL server", which it said before).
       const refused = npmRun(['restore', '--', file, '--yes']);
       expect(refused.status).toBe(1);
       expect(refused.stderr.trim()).toBe(
-        `Hisho is already running (PID ${p.child.pid}) on the data folder ${dataDir}; stop it first ` +
-          `(\`kill ${p.child.pid}\`), or run a second instance on a shared PostgreSQL server ` +
-          '(DATABASE_URL; docs/operations.md "Two instances").',
+        `Cannot restore while Hisho runs (PID ${p.child.pid}) on the data folder ${dataDir}: stop it ` +
+          `(\`kill ${p.child.pid}\`, or \`sudo systemctl stop hisho\`) and run \`npm run restore\` again.`,
+      );
+      const refusedJa = npmRun(['restore', '--', file, '--yes'], { LANG: 'ja_JP.UTF-8' });
+      expect(refusedJa.stderr.trim()).toBe(
+        `Hisho が動いているため戻せません（PID ${p.child.pid}、データフォルダ ${dataDir}）: 先に止めてから` +
+          `（kill ${p.child.pid}、systemd なら sudo systemctl stop hisho）、もう一度 npm run restore を実行してください。`,
       );
     } finally {
       p.child.kill('SIGTERM');

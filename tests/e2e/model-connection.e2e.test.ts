@@ -103,6 +103,26 @@ describe('the model connection tells the truth', () => {
       );
       expect(notice.decision).toBe('NOTICE');
       expect(notice.finalReply).toContain('Anthropic API がAIのキーを受け付けません:');
+      // When, as the admins' clock says it (BOT_TIMEZONE, like /admin), and what, in words: no ISO time in UTC
+      // (「発生時刻: 2026-11-28T21:27:56.872Z」) and no code (「（llm_unavailable）」), as the alert said before.
+      const alert = await svc.db.adminAlert.findFirstOrThrow({ where: { kind: 'llm_unavailable' } });
+      const since = new Date(String((alert.facts as { since: string }).since));
+      const local = new Intl.DateTimeFormat('ja-JP', {
+        timeZone: 'Asia/Tokyo',
+        year: 'numeric',
+        month: '2-digit',
+        day: '2-digit',
+        hour: '2-digit',
+        minute: '2-digit',
+        hourCycle: 'h23',
+      }).format(since);
+      expect(notice.finalReply).toContain(`発生時刻: ${local}\n`);
+      expect(notice.finalReply).not.toMatch(/llm_unavailable|\d{4}-\d{2}-\d{2}T/);
+      // /admin's list of alerts says the same time.
+      const listed = (await (await fetch(`${svc.url}/admin/api/alerts`, { headers: bearer })).json()) as {
+        alerts: { lines: string[] }[];
+      };
+      expect(listed.alerts[0]!.lines).toContain(`発生時刻: ${local}`);
     });
 
     it('/admin says why, and that every conversation today failed for it', async () => {
@@ -119,7 +139,8 @@ describe('the model connection tells the truth', () => {
       const audit = (await (await fetch(`${svc.url}/admin/api/labels`, { headers: bearer })).json()) as {
         reasons: Record<string, { label: string }>;
       };
-      expect(audit.reasons.LLM_NOT_CONFIGURED!.label).toBe('AI未設定');
+      // The key is set (and rejected): not 「AI未設定」, what the audit said of it before.
+      expect(audit.reasons.LLM_NOT_CONFIGURED!.label).toBe('AIの設定（キー・モデル）');
     });
   });
 

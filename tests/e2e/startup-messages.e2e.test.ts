@@ -26,7 +26,7 @@ describe('npm start tells the true cause', () => {
     const dataDir = tempDataDir('hisho-second-');
     const first = runService({ PORT: '0', EMBEDDED_DATA_DIR: dataDir });
     try {
-      await first.ready;
+      const port = await first.ready;
       const en = await start({ PORT: '0', EMBEDDED_DATA_DIR: dataDir });
       expect(en.code).toBe(1);
       expect(en.stderr).toBe(
@@ -39,9 +39,12 @@ describe('npm start tells the true cause', () => {
       expect(ja.stderr).toBe(
         `Hisho はすでに起動しています（PID ${first.child.pid}、データフォルダ ${dataDir}）: 先にそちらを止める` +
           `（kill ${first.child.pid}）か、2つ目は共有の PostgreSQL（DATABASE_URL）で動かしてください` +
-          '（README.ja.md「2台で動かす」）。',
+          '（README.ja.md「10. 2 台で動かす」）。',
       );
       expect(ja.output).not.toMatch(/as root|postmaster|FATAL/);
+      // The same .env twice (the same port too): its port is taken by Hisho itself, not "by another program".
+      const samePort = await start({ PORT: String(port), EMBEDDED_DATA_DIR: dataDir });
+      expect([samePort.code, samePort.stderr]).toEqual([1, en.stderr]);
       // The first one is untouched.
       expect(first.child.exitCode).toBeNull();
     } finally {

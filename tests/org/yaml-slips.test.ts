@@ -65,6 +65,35 @@ describe('YAML slips in the directory file', () => {
     }
   });
 
+  it('a key indented deeper than the `name: 山田一郎` line above it (the parser blamed the line above, in English)', () => {
+    const reading = lines.indexOf('    reading: やまだ いちろう');
+    const s = said(lines.map((l, i) => (i === reading ? `  ${l}` : l)).join('\n'));
+    expect(s.ja).toBe(
+      `組織ディレクトリ org.yaml の${reading + 1}行目の字下げ（空白6個）が上の行（4個）とそろっていないため ` +
+        'Hisho を起動できません（同じ項目のキーは同じ位置から書き始めてください）。',
+    );
+    expect(s.errors).toHaveLength(1);
+    // A long value continued on a deeper line is still a value.
+    const continued = sample.replace('    title: 代表取締役社長', '    title: 代表取締役\n      社長');
+    expect(parseDirectory(continued, 'org.yaml').ok).toBe(true);
+  });
+
+  it('a full-width space or digit in a key or value that looks right on screen (「level: ６」, 「level: 6　」)', () => {
+    // Before: 「members[0].level: must be a whole number between 1 and 6」 in English, about a line showing 6.
+    for (const typedLine of ['    level: ６', '    level: 6\u3000', '    level:\u30006', '    level\u3000: 6']) {
+      const s = said(typed(typedLine));
+      expect(s.ja).toBe(
+        `組織ディレクトリ org.yaml の${line}行目「${typedLine.replace(/^ +/, '')}」に全角の空白か数字が入っているため ` +
+          'Hisho を起動できません（半角で「level: 6」と書き直してください）。',
+      );
+      expect(s.errors).toHaveLength(1);
+      expect(s.en).toContain(`on line ${line}: "${typedLine.replace(/^ +/, '')}" has full-width characters`);
+    }
+    // Names may hold a full-width space, and a refused value without one is said as it is, in Japanese.
+    expect(parseDirectory(sample.replace('    name: 山田一郎', '    name: 山田\u3000一郎'), 'org.yaml').ok).toBe(true);
+    expect(said(typed('    level: 7')).ja).toContain('（members[0].level は 1〜6 の数字にしてください）');
+  });
+
   it('other problems in Japanese too: a missing or misspelt key', () => {
     const r = parseDirectory(typed('    levl: 6'), 'org.yaml');
     if (r.ok) throw new Error('expected an error');

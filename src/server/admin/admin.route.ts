@@ -303,13 +303,13 @@ export function createAdminRouter(deps: AdminDeps): Router {
         const usd = /^([\d.]+) USD$/.exec(String(facts.threshold ?? ''));
         if (usd) facts.threshold = formatCost(usd[1]);
         if (facts.action !== undefined) facts.action = COST_ACTIONS[String(facts.action)] ?? String(facts.action);
-        const lines = alertLines(a.kind as AlertKind, facts, 0);
+        const lines = alertLines(a.kind as AlertKind, facts, 0, deps.timezone);
         return {
           id: a.id.toString(),
           createdAt: a.createdAt,
           severity: a.severity,
           repeats: a.repeats,
-          title: (lines[0] ?? '').replace(/^種類: /, '').replace(/（[a-z_]+）$/, ''),
+          title: (lines[0] ?? '').replace(/^種類: /, ''),
           // The facts in words; codes and ids are for the inspector, not this list.
           lines: lines.slice(1, -1).filter((l) => !/^(理由コード|ターンID):/.test(l)),
         };

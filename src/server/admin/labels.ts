@@ -193,7 +193,7 @@ export const REASON_INFO: Readonly<Record<RecordedCode, CodeInfo>> = {
     '続くようならアラートを確認してください。',
   ),
   LLM_NOT_CONFIGURED: c(
-    'AI未設定',
+    'AIの設定（キー・モデル）',
     'AIサービスのキーが設定されていないか、キーやモデル名が受け付けられませんでした。',
     '概要の「設定の状態」に原因が出ています。AIサービスのキーとモデル名の設定を直し、再起動してください。',
   ),
