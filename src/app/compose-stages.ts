@@ -112,6 +112,8 @@ export interface Stages {
   notices: { handle(item: ClaimedItem): Promise<void> };
   proposals: ProposalStage;
   confirmations: ConfirmationFlow;
+  /** The tools (capabilities), as the turns use them. */
+  registry: ToolRegistry;
   states: Sessions;
   /** The sessions' pending actions (their one writer). */
   pending: PendingActions;
@@ -334,6 +336,7 @@ export function composeStages(p: StagesInput): Stages {
     notices,
     proposals,
     confirmations,
+    registry,
     states,
     pending,
     contextBuilder,

@@ -27,7 +27,7 @@ import { personaMessage, personaNames } from '../core/messages';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../db/embedded-postgres';
 import { runningOnEmbedded } from '../db/embedded-postgres-root';
 import { applyMigrations } from '../db/migrate';
-import { createDatabase, type Db } from '../db/prisma';
+import { createDatabase, withSharedLock, type Db } from '../db/prisma';
 import { sqlRunner, type Sql } from '../db/sql';
 import { statementCounterFromEnv, type StatementCounter } from '../db/statement-counter';
 import { Intake } from '../adapters/intake';
@@ -46,6 +46,7 @@ import { serverSpec } from '../mcp/mcp-config';
 import { McpTools } from '../mcp/mcp-tools';
 import { startOrgCaches, type OrgCaches } from './org-caches';
 import { Outbox, postingMarginMs } from '../queue/outbox';
+import { createEditForms } from '../confirmations/edit-form';
 import { createButtonAnswers } from '../confirmations/button-answers';
 import { QuestionCloser } from '../confirmations/question-closer';
 import { scheduleMaintenance } from './maintenance';
@@ -258,6 +259,16 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     timezone: config.BOT_TIMEZONE,
     now: o.now,
   });
+  // Discord's 「変更する」: the form of a pending action, and its submission as a change request.
+  const editForms = createEditForms({
+    pending: pipeline.pending,
+    registry: pipeline.registry,
+    intake,
+    prompts,
+    logger,
+    timezone: config.BOT_TIMEZONE,
+    now: o.now,
+  });
 
   const adapters = await startAdapters({
     config,
@@ -272,6 +283,8 @@ export async function startService(config: Readonly<Env>, o: ServiceOverrides = 
     chatwork,
     senders,
     buttonAnswer,
+    editForms,
+    db,
   });
   // Set once the background starts; the admin pages ask for it when they show the schedules.
   let scheduler: NoticeScheduler | null = null;
@@ -631,6 +644,8 @@ async function startAdapters(d: {
   chatwork: ChatworkConnection | null;
   senders: Senders;
   buttonAnswer: ButtonAnswer;
+  editForms: ReturnType<typeof createEditForms>;
+  db: Db;
 }): Promise<Adapters> {
   const { config, o, duties, logger, metrics, intake, org, chatwork, senders, buttonAnswer } = d;
   const supervisor = new AdapterSupervisor({
@@ -690,6 +705,8 @@ async function startAdapters(d: {
       resolveRoom: (channelId) => org.rooms.get('discord', channelId),
       // Guild allow-list (directory `organization.discord_guilds`).
       resolveGuild: (guildId) => org.guildOrgs.get(guildId),
+      // `/hisho` and 「Hishoに頼む」 in the allow-listed guilds, registered once however many instances start.
+      commands: { guildIds: org.allowListedGuilds, lock: (fn) => withSharedLock(d.db, 'discord-commands', fn) },
       onButton: (click) =>
         buttonAnswer({
           platform: 'discord',
@@ -697,6 +714,25 @@ async function startAdapters(d: {
           accountId: click.accountId,
           key: click.key,
           clickId: click.interactionId,
+          ...(click.replyVia ? { replyVia: click.replyVia } : {}),
+        }),
+      onFormOpen: (click) =>
+        d.editForms.open({
+          platform: 'discord',
+          roomId: click.roomId,
+          accountId: click.accountId,
+          key: click.key,
+          interactionId: click.interactionId,
+        }),
+      onFormSubmit: (submit) =>
+        d.editForms.submit({
+          platform: 'discord',
+          roomId: submit.roomId,
+          accountId: submit.accountId,
+          key: submit.key,
+          interactionId: submit.interactionId,
+          values: submit.values,
+          ...(submit.replyVia ? { replyVia: submit.replyVia } : {}),
         }),
     });
     senders.register(gateway.sender());

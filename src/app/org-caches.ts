@@ -21,6 +21,8 @@ export interface OrgCaches {
   rooms: RoomIndex;
   /** Discord guild → organisation (the directory's `organization.discord_guilds` allow-list), null when none. */
   guildOrgs: OrgCache<string | null>;
+  /** Every allow-listed Discord guild of every organisation (where the commands are registered). */
+  allowListedGuilds: () => Promise<string[]>;
   /** LISTENs for imports; started by {@link startOrgCaches}, stopped at shutdown. */
   changes: DirectoryChanges;
   /** Stops the caches' background refresh and the listener (at shutdown). */
@@ -66,5 +68,9 @@ export async function startOrgCaches(o: { db: Db; sql: Sql; databaseUrl: string;
     stops.forEach((s) => s());
     await changes.stop();
   };
-  return { directories, knowledgePresence, orgInfo, rooms, guildOrgs, changes, stop };
+  const allowListedGuilds = async () => {
+    const orgs = await o.db.organization.findMany({ select: { discordGuildIds: true } });
+    return [...new Set(orgs.flatMap((x) => x.discordGuildIds))].sort();
+  };
+  return { directories, knowledgePresence, orgInfo, rooms, guildOrgs, allowListedGuilds, changes, stop };
 }

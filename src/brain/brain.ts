@@ -35,8 +35,11 @@ export interface BrainDecision {
   searches?: SearchRecord[];
   calls: LlmCallRecord[];
   model: string;
-  /** The model and cache lifetime it was asked with: the further steps of the turn keep them. */
-  route: ModelRoute;
+  /**
+   * The model and cache lifetime it was asked with: the further steps of the turn keep them. Absent for a decision
+   * no model made (a call the person wrote in a form): the next step chooses as a turn would.
+   */
+  route?: ModelRoute;
   /** Why retries happened ("no_tool", "invalid: …", "max_tokens"), for the turn record. */
   retries: string[];
 }

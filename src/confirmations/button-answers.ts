@@ -1,4 +1,4 @@
-import type { InboundMessage, Platform } from '../core/chat';
+import type { InboundMessage, Platform, ReplyInteraction } from '../core/chat';
 import type { PromptSet } from '../brain/prompts';
 import { personaMessage } from '../core/messages';
 import type { Logger } from '../observability/logger';
@@ -17,6 +17,8 @@ export interface ButtonClick {
   key: string;
   /** The platform's id of this click. */
   clickId: string;
+  /** A click on a private question (Discord: ephemeral): what it leads to is told through it, privately. */
+  replyVia?: ReplyInteraction;
 }
 
 /**
@@ -100,6 +102,7 @@ export function createButtonAnswers(deps: {
       sentAt: new Date().toISOString(),
       answerTo: pending.id,
       ...(parsed.round !== undefined ? { answerRound: parsed.round } : {}),
+      ...(c.replyVia ? { interaction: c.replyVia } : {}),
     });
     if (r.status === 'duplicate') {
       deps.logger.info({ platform: c.platform, clickId: c.clickId }, 'second click of a confirmation round');

@@ -49,6 +49,27 @@ export function buttonKey(pendingId: string, answer: 'approve' | 'deny', round?:
   return `h1:${body}_${answer === 'approve' ? 'a' : 'd'}${round ?? ''}`;
 }
 
+/**
+ * The key of the 「変更する」 button and of the form it opens (Discord): `hf:<id>_<round>`, in the same id encoding.
+ * A different prefix from the answer keys, so no form key ever reads as an answer.
+ */
+export function formKey(pendingId: string, round = 0): string {
+  const body = encodeId(pendingId);
+  if (pendingId.length === 0 || body.length > MAX_BODY) throw new Error('pending id does not fit in a form key');
+  if (!(Number.isInteger(round) && round >= 0 && round <= 9)) throw new Error('round must be 0..9');
+  return `hf:${body}_${round}`;
+}
+
+const FORM_KEY = /^hf:([A-Za-z0-9_-]{1,88})_([0-9])$/;
+
+/** Decodes a form key; null for anything malformed (never throws). */
+export function parseFormKey(key: unknown): { pendingId: string; round: number } | null {
+  if (typeof key !== 'string' || key.length > 100) return null;
+  const m = FORM_KEY.exec(key);
+  const pendingId = m ? decodeId(m[1]!) : null;
+  return pendingId === null ? null : { pendingId, round: Number(m![2]) };
+}
+
 /** Decodes a button key; null for anything malformed (never throws). */
 export function parseButtonKey(key: unknown): ButtonAnswer | null {
   if (typeof key !== 'string' || key.length > 100) return null;

@@ -6,7 +6,7 @@ import { personaMessage } from '../core/messages';
 import type { ToolProposal } from '../core/proposal';
 import type { ToolMeta } from '../core/tool-meta';
 import type { GuardianVerdict } from '../guardian';
-import { buttonKey } from './button-key';
+import { buttonKey, formKey } from './button-key';
 import type { PendingActionView, StoredProposal } from './types';
 import { diffEffects, genericEffect, isEffectDescription, renderEffect } from '../tools/describe';
 import type { EffectDescription } from '../tools/types';
@@ -41,6 +41,7 @@ export function confirmationOptions(p: PromptSet, lang: Language, pendingId: str
       label: personaMessage(p, 'confirm.yes', lang),
       key: buttonKey(pendingId, 'approve', round),
       style: 'primary',
+      edit: { key: formKey(pendingId, round), label: personaMessage(p, 'confirm.edit', lang) },
     },
     {
       answer: '2',

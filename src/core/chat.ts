@@ -45,6 +45,27 @@ export interface InboundMessage {
   answerTo?: string;
   /** Set for a button click: the confirmation round whose question carried the button (0 first, 1 second). */
   answerRound?: number;
+  /**
+   * Set for a form submission (Discord's 「変更する」): the pending action `answerTo` with the values the person
+   * wrote. It is a change request like a typed one: proposed again, checked again, asked again.
+   */
+  edit?: { parameters: Record<string, unknown> };
+  /**
+   * Set when the message came as a platform interaction whose answers go back through it (a Discord command, a
+   * click on a private question): the replies are its follow-ups, visible to the asker only when `private`.
+   */
+  interaction?: ReplyInteraction;
+}
+
+/**
+ * An interaction the replies to a message are sent through (Discord: `POST /webhooks/{app}/{token}` within
+ * 15 minutes). The token is a short-lived credential: never logged, never shown to the model.
+ */
+export interface ReplyInteraction {
+  applicationId: string;
+  token: string;
+  /** Only the asker sees the answers (Discord: ephemeral, flags 64). */
+  private: boolean;
 }
 
 /** A choice offered with a reply (confirmation buttons on Discord/console, numbered on ChatWork). */
@@ -55,6 +76,11 @@ export interface ReplyOption {
   /** Opaque key for buttons (≤ 100 chars). */
   key?: string;
   style?: 'primary' | 'danger' | 'secondary';
+  /**
+   * Where the platform has forms (Discord): a button beside this option that opens a form to change what it
+   * answers (the pending action's values). Platforms without forms ignore it.
+   */
+  edit?: { key: string; label: string };
 }
 
 /** A reply the brain has produced or approved (R-C4). */
@@ -74,6 +100,8 @@ export interface OutboundReply {
   mentionAccountIds?: string[];
   /** A notice to the whole room ([toall] on ChatWork); set only by a confirmed handler, never by model text. */
   mentionAll?: boolean;
+  /** Sent through this interaction (see {@link InboundMessage.interaction}) rather than posted in the room. */
+  interaction?: ReplyInteraction;
   /**
    * The outbox key this message is sent under (set by the outbox). An adapter may carry an invisible mark
    * of it in the message, so that {@link ChatSender.findPosted} can recognise the message later.
@@ -127,7 +155,7 @@ export interface ClosedQuestion {
 
 /** The answer to `msg`: threaded to it, mentioning the asker. */
 export function replyTo(msg: InboundMessage, text: string): OutboundReply {
-  return {
+  const reply: OutboundReply = {
     platform: msg.platform,
     roomId: msg.roomId,
     text,
@@ -138,4 +166,6 @@ export function replyTo(msg: InboundMessage, text: string): OutboundReply {
       accountName: msg.senderName,
     },
   };
+  if (msg.interaction) reply.interaction = msg.interaction;
+  return reply;
 }

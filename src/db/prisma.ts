@@ -49,3 +49,17 @@ export function createDatabase({ url, poolMax = 10, connectionTimeoutMs = 3000 }
   const db = new PrismaClient({ adapter: new PrismaPg(pool) });
   return { db, pool };
 }
+
+/**
+ * Runs `fn` holding the database advisory lock `name` (a transaction-scoped lock, hashed by the database): every
+ * instance on this database waits for the one holding it. `fn` should be short (it holds a connection).
+ */
+export async function withSharedLock<T>(db: Db, name: string, fn: () => Promise<T>): Promise<T> {
+  return db.$transaction(
+    async (tx) => {
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${name}::text))`;
+      return fn();
+    },
+    { timeout: 60_000, maxWait: 60_000 },
+  );
+}

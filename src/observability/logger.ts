@@ -14,6 +14,7 @@ export function createLogger(level: string, base: Record<string, unknown> = {}):
     redact: {
       paths: [
         '*.token',
+        '*.interaction.token',
         '*.apiKey',
         '*.authorization',
         '*.password',

@@ -62,8 +62,17 @@ export interface ConfirmationFlowDeps {
 /** What the confirmation layer decided for this message. */
 export type ConfirmationStep =
   | { kind: 'decided'; decision: TurnDecision }
-  /** Not an answer: continue the normal turn (with a note to prepend, or extra context for a change). */
-  | { kind: 'continue'; prefix?: string; modifying?: PendingActionView };
+  /**
+   * Not an answer: continue the normal turn (with a note to prepend, or extra context for a change; `proposed`: the
+   * changed call itself, written by the person in a form, which the turn checks and asks about instead of thinking).
+   */
+  | { kind: 'continue'; prefix?: string; modifying?: PendingActionView; proposed?: FormProposal };
+
+/** A pending call as the person changed it in a form (Discord's 「変更する」). */
+export interface FormProposal {
+  toolName: string;
+  parameters: Record<string, unknown>;
+}
 
 /** One message that may answer a pending confirmation, with the turn it runs in. */
 export interface AnswerInput {
@@ -144,6 +153,12 @@ export class ConfirmationFlow {
         return this.decided('cancelled', 'S_USER_DENIED', 'USER', this.say('confirm.cancelled', lang));
       if (r.outcome === 'already_decided' && r.action) return this.alreadyDecided(ctx, r.action);
       return this.noDecision(lang, r.outcome);
+    }
+    if (msg.edit) {
+      // A form's values (Discord's 「変更する」): a change request like a typed one, with the changed call given.
+      await this.d.pending.cancel(key, 'modified by the asker (form)');
+      const proposed = { toolName: pending.proposal.toolName, parameters: msg.edit.parameters };
+      return { kind: 'continue', modifying: pending, proposed };
     }
     if (answer === 'modify') {
       await this.d.pending.cancel(key, 'modified by the asker');

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   authorize,
   directoryFor,
@@ -43,6 +44,7 @@ import type { ToolRegistry } from '../tools/registry';
 import type { EffectDescription } from '../tools/types';
 import { confirmationQuestion } from '../confirmations/confirmation-text';
 import type { ToolContexts } from './tool-services';
+import type { FormProposal } from './confirmation-flow';
 import {
   numberedOptions,
   type BrainFacts,
@@ -93,6 +95,8 @@ export interface RunInput {
   decision: BrainDecision;
   item: ClaimedItem;
   modifying?: PendingActionView;
+  /** The decision is a call the person wrote in a form: a refusal is said from a template (no model turn). */
+  form?: boolean;
 }
 
 /**
@@ -123,6 +127,30 @@ export class ProposalStage {
       return this.brainFailure(err, ctx);
     }
     return this.run({ ...input, decision });
+  }
+
+  /**
+   * Runs a call the person wrote in a form (Discord's 「変更する」) as if the brain had proposed it: the Guardian, the
+   * Gate and, since it changes a pending action, a new question with the diff. A refusal is said from the persona's
+   * template (the model never proposed this call, so it is not asked to explain it). The person's values are their
+   * own words: confidence 1, parameters from the user's message.
+   */
+  async runForm(input: Omit<RunInput, 'decision'> & { proposed: FormProposal }): Promise<TurnDecision> {
+    const { toolName, parameters } = input.proposed;
+    const id = `form_${randomUUID().replace(/-/g, '')}`;
+    const reasoning = { intent_understanding: 'The person changed the pending call’s values in a form.' };
+    const confidence = { overall: 1, intent: 1, parameters: 1 };
+    const sources = Object.fromEntries(Object.keys(parameters).map((k) => [k, 'user_message' as const]));
+    const proposal: ToolProposal = { id, toolName, parameters, parameterSources: sources };
+    const decision: BrainDecision = {
+      output: { type: 'tool_call', reasoning, confidence, proposals: [proposal] },
+      // As the model would have written it, so the Guardian's or the Gate's refusal pairs with a call.
+      assistantContent: [{ type: 'tool_call', id, name: toolName, input: { reasoning, confidence, parameters } }],
+      calls: [],
+      model: 'form',
+      retries: [],
+    };
+    return this.run({ ...input, decision, form: true });
   }
 
   /** Runs a brain decision's proposals, asking the brain again with their results, until it answers. */
@@ -172,6 +200,7 @@ export class ProposalStage {
         if ('decision' in outcome) return outcome.decision;
         results.push(outcome.result);
       }
+      if (input.form) return this.formRefused(r);
       continuation = nextStep(continuation, current, results);
       try {
         current = await this.d.brain.decide({
@@ -186,6 +215,20 @@ export class ProposalStage {
         return this.failedAfterTools(r, err);
       }
     }
+  }
+
+  /** A form's call that was not asked about: the Guardian or the Gate refused it (nothing ran). */
+  private formRefused(r: Run): TurnDecision {
+    const t = r.trail.at(-1);
+    const lang = r.ctx.language;
+    const base = { ...this.base(r), decider: 'SYSTEM' as const };
+    if (t?.auth && t.auth.result === 'DENIED') {
+      const reply = { text: personaMessage(this.d.prompts, 'confirm.edit_denied', lang), own: true as const };
+      return { ...base, kind: 'denied', reasonCode: t.auth.reasonCode, auth: t.auth, reply };
+    }
+    const guardian = t?.guardian ?? { action: 'BLOCK' as const, reasonCode: 'G_POLICIES_UNAVAILABLE' as const };
+    const reply = { text: personaMessage(this.d.prompts, 'confirm.edit_blocked', lang), own: true as const };
+    return { ...base, kind: 'blocked', reasonCode: guardian.reasonCode, guardian, reply };
   }
 
   /** One proposal: Guardian, Gate, then a question, a result for the model, or the call run. */

@@ -11,7 +11,7 @@ import type { TraceSpan } from '../observability/tracing';
 import type { SelfCritic } from './self-critique';
 import type { TurnRecorder } from './turn-recorder';
 import type { Delivered, Outbox } from '../queue/outbox';
-import type { ConfirmationFlow } from './confirmation-flow';
+import type { ConfirmationFlow, FormProposal } from './confirmation-flow';
 import type { ProposalStage } from './proposal-stage';
 import type { ReplyComposer } from './reply';
 import type { TurnDecision } from './turn-decision';
@@ -94,6 +94,8 @@ export interface Answered extends WithContext {
   readonly prefix?: string;
   /** The pending action the person asked to change, for `think`. */
   readonly modifying?: PendingActionView;
+  /** The changed call the person wrote in a form: `think` checks it instead of asking the brain for one. */
+  readonly proposed?: FormProposal;
 }
 
 /** After `think`: the turn's decision; the steps after it check and frame it. */

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { buttonKey, parseButtonKey } from '../../src/confirmations/answer-parser';
+import { formKey, parseFormKey } from '../../src/confirmations/button-key';
 
 const SHAPE = /^h1:[A-Za-z0-9_-]{1,90}$/;
 
@@ -62,5 +63,23 @@ describe('button keys', () => {
   it('returns null for non-strings', () => {
     expect(parseButtonKey(undefined)).toBeNull();
     expect(parseButtonKey(42)).toBeNull();
+  });
+});
+
+describe('form keys (Discord 「変更する」, issue 44)', () => {
+  const id = '0f1e2d3c-4b5a-4697-8877-665544332211';
+
+  it('round-trip the pending action and its round, and never read as an answer', () => {
+    const key = formKey(id, 1);
+    expect(key).toBe('hf:0f1e2d3c4b5a46978877665544332211_1');
+    expect(parseFormKey(key)).toEqual({ pendingId: id, round: 1 });
+    expect(parseButtonKey(key)).toBeNull();
+    expect(parseFormKey(buttonKey(id, 'approve', 1))).toBeNull();
+  });
+
+  it('refuse anything malformed', () => {
+    for (const bad of ['hf:', 'hf:zz_1', 'hf:0f1e2d3c4b5a46978877665544332211', 'hf:x!!_0', 42, null])
+      expect(parseFormKey(bad)).toBeNull();
+    expect(() => formKey('', 0)).toThrow();
   });
 });

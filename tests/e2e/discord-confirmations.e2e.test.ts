@@ -52,7 +52,7 @@ describe('Discord: answers to decided confirmations (real discord.js client, loc
     await waitFor(() => discord.posted.length > before, 10000, 'confirmation question');
     const question = discord.posted.at(-1)!;
     expect(question.content).toContain(title);
-    expect(labels(question)).toEqual(['承認', 'キャンセル']);
+    expect(labels(question)).toEqual(['承認', 'キャンセル', '変更する']);
     // The person answers after reading it: once the post is recorded as delivered.
     const delivered = { platformMessageId: question.id, status: 'sent' };
     await waitFor(() => svc.db.outboundMessage.findFirst({ where: delivered }), 5000, 'question delivered');

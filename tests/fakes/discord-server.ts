@@ -5,9 +5,13 @@
  * `GET /gateway/bot`, as Discord does.
  *
  * Test side: {@link FakeDiscord.say} / {@link FakeDiscord.reply} dispatch MESSAGE_CREATE, {@link FakeDiscord.click}
- * dispatches INTERACTION_CREATE (shaped as Discord sends them); every REST call is recorded in `calls`, the bot's
- * posts in `posted`. Outages: {@link FakeDiscord.set} with `restStatus` (e.g. 503 on every REST call),
- * `ready: false` (HELLO and heartbeats, never READY) or `rejectToken` (401 on REST, close 4004 on IDENTIFY).
+ * dispatches INTERACTION_CREATE (shaped as Discord sends them); {@link FakeDiscord.slash},
+ * {@link FakeDiscord.messageCommand} and {@link FakeDiscord.submitModal} dispatch APPLICATION_COMMAND (type 2) and
+ * MODAL_SUBMIT (type 5) interactions for commands the bot registered (PUT /applications/:app/commands, global or
+ * guild). Interaction callbacks follow Discord's rules: one per interaction (a second: 400, code 40060), within
+ * 3 seconds of the interaction (later: 404 Unknown interaction, code 10062). Every REST call is recorded in
+ * `calls`, the bot's posts in `posted`. Outages: {@link FakeDiscord.set} with `restStatus` (e.g. 503 on every REST
+ * call), `ready: false` (HELLO and heartbeats, never READY) or `rejectToken` (401 on REST, close 4004 on IDENTIFY).
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -52,6 +56,38 @@ export interface Click {
   token: string;
 }
 
+/** An application command as registered (the PUT body's entry, with the id Discord gives it). */
+export interface RegisteredCommand {
+  id: string;
+  name: string;
+  type: number;
+  description: string;
+  name_localizations?: Record<string, string> | null;
+  description_localizations?: Record<string, string> | null;
+  options?: {
+    name: string;
+    type: number;
+    description: string;
+    required?: boolean;
+    name_localizations?: Record<string, string> | null;
+    description_localizations?: Record<string, string> | null;
+  }[];
+  [k: string]: unknown;
+}
+
+/** A modal the bot opened (interaction callback type 9). */
+export interface ShownModal {
+  interactionId: string;
+  /** The user the modal was shown to. */
+  userId: string;
+  /** The message whose button opened it (null for a command). */
+  messageId: string | null;
+  custom_id: string;
+  title: string;
+  /** Text inputs (type 4): custom_id, label, value (pre-filled), style, required. */
+  inputs: { custom_id: string; label: string; value?: string; style: number; required?: boolean }[];
+}
+
 export interface FakeDiscordOptions {
   /** The bot token REST calls and IDENTIFY must carry. Default `fake-discord-token`. */
   token?: string;
@@ -62,6 +98,8 @@ export interface FakeDiscordOptions {
   channels?: string[];
   /** Gateway heartbeat interval sent in HELLO (ms). Default 41 250 (Discord's). */
   heartbeatIntervalMs?: number;
+  /** How long an interaction waits for its callback (ms). Default 3 000 (Discord's). */
+  interactionDeadlineMs?: number;
 }
 
 /** Outage switches; each applies from the next request / connection. */
@@ -72,6 +110,8 @@ export interface FakeDiscordMode {
   ready: boolean;
   /** The token is refused: 401 on every REST call, close code 4004 on IDENTIFY. */
   rejectToken: boolean;
+  /** Reads of the registered commands (GET …/commands) answer after this long (ms): lets two readers overlap. */
+  commandReadDelayMs: number;
 }
 
 export const FAKE_BOT: FakeUser = { id: '111111111111111111', username: 'hisho', global_name: 'Hisho', bot: true };
@@ -95,11 +135,23 @@ export class FakeDiscord {
   /** Interaction callbacks (POST /interactions/:id/:token/callback): body `type` 6 = deferred update, 4 = reply… */
   readonly interactionResponses: { interactionId: string; type: number; data: Record<string, unknown> | null }[] = [];
   /** Webhook follow-ups and edits of the original response (interaction token routes). */
-  readonly followUps: { token: string; content: string; flags: number; ephemeral: boolean }[] = [];
+  readonly followUps: {
+    id: string;
+    token: string;
+    content: string;
+    flags: number;
+    ephemeral: boolean;
+    components: PostedMessage['components'];
+  }[] = [];
+  /** Registered application commands: global, and per guild. */
+  readonly globalCommands: RegisteredCommand[] = [];
+  readonly guildCommands = new Map<string, RegisteredCommand[]>();
+  /** Modals the bot opened (callback type 9), in order. */
+  readonly modals: ShownModal[] = [];
   readonly originalEdits: { token: string; body: Record<string, unknown> }[] = [];
   /** IDENTIFY payloads received. */
   readonly identifies: { token: string; intents: number }[] = [];
-  mode: FakeDiscordMode = { restStatus: null, ready: true, rejectToken: false };
+  mode: FakeDiscordMode = { restStatus: null, ready: true, rejectToken: false, commandReadDelayMs: 0 };
 
   private server!: Server;
   private wss!: WebSocketServer;
@@ -107,7 +159,8 @@ export class FakeDiscord {
   /** Sockets that got READY (sessions), for dispatching events. */
   private readonly sessions = new Map<WebSocket, { seq: number }>();
   private readonly messages = new Map<string, Record<string, unknown>>();
-  private readonly interactions = new Map<string, { token: string; channelId: string }>();
+  private readonly interactions = new Map<string, Interaction>();
+  private readonly interactionDeadlineMs: number;
   private snowflake = 0n;
   private readonly heartbeatIntervalMs: number;
   private baseUrl = '';
@@ -119,6 +172,7 @@ export class FakeDiscord {
     this.guildId = o.guildId ?? FAKE_GUILD_ID;
     this.channels = o.channels ?? [FAKE_CHANNEL_ID];
     this.heartbeatIntervalMs = o.heartbeatIntervalMs ?? 41250;
+    this.interactionDeadlineMs = o.interactionDeadlineMs ?? 3000;
   }
 
   /** Starts listening on a free loopback port. */
@@ -229,22 +283,137 @@ export class FakeDiscord {
   click(o: { user: FakeUser; messageId: string; customId: string; nick?: string | null }): Click {
     const message = this.messages.get(o.messageId);
     if (!message) throw new Error(`fake discord: no message ${o.messageId} to click on`);
+    return this.interact({
+      type: 3,
+      user: o.user,
+      nick: o.nick,
+      channelId: message.channel_id as string,
+      data: { custom_id: o.customId, component_type: 2 },
+      message,
+    });
+  }
+
+  /**
+   * A person runs the registered chat-input command `name` (APPLICATION_COMMAND, type 2, command type 1) with
+   * these options (STRING 3 for strings, BOOLEAN 5 for booleans). Throws when the bot registered no such command
+   * (Discord would not offer it).
+   */
+  slash(o: {
+    user: FakeUser;
+    name?: string;
+    options: Record<string, string | boolean>;
+    channelId?: string;
+    nick?: string | null;
+  }): Click {
+    const command = this.registered(o.name ?? 'hisho', 1);
+    const options = Object.entries(o.options).map(([name, value]) => ({
+      name,
+      type: typeof value === 'boolean' ? 5 : 3,
+      value,
+    }));
+    return this.interact({
+      type: 2,
+      user: o.user,
+      nick: o.nick,
+      channelId: o.channelId ?? this.channels[0]!,
+      data: { id: command.id, name: command.name, type: 1, options, ...this.commandGuild(command) },
+    });
+  }
+
+  /** A person runs the registered message command `name` (type 3) on a stored message (right-click → Apps). */
+  messageCommand(o: { user: FakeUser; name: string; messageId: string; nick?: string | null }): Click {
+    const command = this.registered(o.name, 3);
+    const message = this.messages.get(o.messageId);
+    if (!message) throw new Error(`fake discord: no message ${o.messageId} to run a command on`);
+    return this.interact({
+      type: 2,
+      user: o.user,
+      nick: o.nick,
+      channelId: message.channel_id as string,
+      data: {
+        id: command.id,
+        name: command.name,
+        type: 3,
+        target_id: o.messageId,
+        resolved: { messages: { [o.messageId]: message } },
+        ...this.commandGuild(command),
+      },
+    });
+  }
+
+  /**
+   * A person submits a modal the bot showed them (MODAL_SUBMIT, type 5) with these values by input custom id;
+   * inputs not given keep their pre-filled value. `user` defaults to the person it was shown to.
+   */
+  submitModal(o: { modal: ShownModal; values: Record<string, string>; user: FakeUser; nick?: string | null }): Click {
+    for (const id of Object.keys(o.values))
+      if (!o.modal.inputs.some((i) => i.custom_id === id))
+        throw new Error(`fake discord: the modal has no input ${id}`);
+    const origin = this.interactions.get(o.modal.interactionId)!;
+    const message = o.modal.messageId ? this.messages.get(o.modal.messageId) : undefined;
+    return this.interact({
+      type: 5,
+      user: o.user,
+      nick: o.nick,
+      channelId: origin.channelId,
+      data: {
+        custom_id: o.modal.custom_id,
+        components: o.modal.inputs.map((i) => ({
+          type: 1,
+          components: [{ type: 4, custom_id: i.custom_id, value: o.values[i.custom_id] ?? i.value ?? '' }],
+        })),
+      },
+      ...(message ? { message } : {}),
+    });
+  }
+
+  /** Commands the bot registered, global then this guild's. */
+  get commands(): RegisteredCommand[] {
+    return [...this.globalCommands, ...(this.guildCommands.get(this.guildId) ?? [])];
+  }
+
+  private registered(name: string, type: number): RegisteredCommand {
+    const command = this.commands.find((c) => c.name === name && (c.type ?? 1) === type);
+    if (!command) throw new Error(`fake discord: no registered command ${name} of type ${type}`);
+    return command;
+  }
+
+  private commandGuild(command: RegisteredCommand): Record<string, unknown> {
+    return (this.guildCommands.get(this.guildId) ?? []).includes(command) ? { guild_id: this.guildId } : {};
+  }
+
+  /** Dispatches one INTERACTION_CREATE as Discord shapes it in a guild channel, and remembers it for its callback. */
+  private interact(o: {
+    type: number;
+    user: FakeUser;
+    nick?: string | null;
+    channelId: string;
+    data: Record<string, unknown>;
+    message?: Record<string, unknown>;
+  }): Click {
     const interactionId = this.nextId();
     const token = `itoken-${randomBytes(12).toString('hex')}`;
-    const channelId = message.channel_id as string;
-    this.interactions.set(interactionId, { token, channelId });
+    this.interactions.set(interactionId, {
+      token,
+      channelId: o.channelId,
+      userId: o.user.id,
+      messageId: (o.message?.id as string | undefined) ?? null,
+      createdAt: Date.now(),
+      acknowledged: null,
+      followUps: 0,
+    });
     this.dispatch('INTERACTION_CREATE', {
       id: interactionId,
       application_id: this.applicationId,
-      type: 3,
-      data: { custom_id: o.customId, component_type: 2 },
+      type: o.type,
+      data: o.data,
       guild_id: this.guildId,
-      channel_id: channelId,
-      channel: { id: channelId, type: 0, guild_id: this.guildId, name: `ch-${channelId.slice(-4)}`, flags: 0 },
+      channel_id: o.channelId,
+      channel: { id: o.channelId, type: 0, guild_id: this.guildId, name: `ch-${o.channelId.slice(-4)}`, flags: 0 },
       member: { ...memberObject(o.nick ?? null), user: userObject(o.user), permissions: '2248473465835073' },
       token,
       version: 1,
-      message,
+      ...(o.message ? { message: o.message } : {}),
       app_permissions: '2248473465835073',
       locale: 'ja',
       guild_locale: 'ja',
@@ -471,21 +640,59 @@ export class FakeDiscord {
     }
     if (method === 'POST' && seg[0] === 'interactions' && seg[3] === 'callback') {
       const known = this.interactions.get(seg[1]!);
-      if (!known || known.token !== seg[2]) return answer(404, { message: 'Unknown interaction', code: 10062 });
+      const unknown = { message: 'Unknown interaction', code: 10062 };
+      if (!known || known.token !== seg[2]) return answer(404, unknown);
+      if (known.acknowledged !== null)
+        return answer(400, { message: 'Interaction has already been acknowledged.', code: 40060 });
+      if (Date.now() - known.createdAt > this.interactionDeadlineMs) return answer(404, unknown);
       const type = Number(body?.type);
       const data = (body?.data as Record<string, unknown> | undefined) ?? null;
+      if (type === 9) {
+        const problem = modalProblem(data);
+        if (problem) return answer(400, { message: 'Invalid Form Body', code: 50035, errors: problem });
+        this.modals.push(toShownModal(seg[1]!, known, data!));
+      }
+      known.acknowledged = { type, flags: Number(data?.flags ?? 0) };
       this.interactionResponses.push({ interactionId: seg[1]!, type, data });
       return answer(204);
+    }
+    if (method === 'PUT' && seg[0] === 'applications' && seg[2] === 'commands' && seg.length === 3) {
+      return answer(200, this.overwriteCommands(this.globalCommands, body));
+    }
+    // The commands as they are when the read arrives, answered after `commandReadDelayMs` (a slow response).
+    const read = (list: RegisteredCommand[]) => {
+      const snapshot = listed(list, url.searchParams).map((c) => structuredClone(c));
+      setTimeout(() => answer(200, snapshot), this.mode.commandReadDelayMs);
+    };
+    if (method === 'GET' && seg[0] === 'applications' && seg[2] === 'commands' && seg.length === 3) {
+      return read(this.globalCommands);
+    }
+    if (seg[0] === 'applications' && seg[2] === 'guilds' && seg[4] === 'commands' && seg.length === 5) {
+      if (seg[3] !== this.guildId) return answer(403, { message: 'Missing Access', code: 50001 });
+      const list = this.guildCommands.get(seg[3]!) ?? [];
+      this.guildCommands.set(seg[3]!, list);
+      if (method === 'GET') return read(list);
+      if (method === 'PUT') return answer(200, this.overwriteCommands(list, body));
     }
     if (seg[0] === 'webhooks' && seg.length >= 3) {
       const token = seg[2]!;
       const interaction = [...this.interactions.values()].find((i) => i.token === token);
       if (!interaction) return answer(404, { message: 'Unknown Webhook', code: 10015 });
       if (method === 'POST' && seg.length === 3) {
-        const flags = Number(body?.flags ?? 0);
+        // Not acknowledged yet: no follow-ups.
+        if (interaction.acknowledged === null) return answer(404, { message: 'Unknown Webhook', code: 10015 });
+        let flags = Number(body?.flags ?? 0);
+        // The first follow-up after a deferred reply (type 5) takes the deferral's place and its ephemerality.
+        if (interaction.acknowledged.type === 5 && interaction.followUps === 0)
+          flags |= interaction.acknowledged.flags & 64;
+        interaction.followUps++;
         const content = String(body?.content ?? '');
-        this.followUps.push({ token, content, flags, ephemeral: (flags & 64) !== 0 });
-        return answer(200, this.messageObject(this.nextId(), interaction.channelId, body ?? {}));
+        const id = this.nextId();
+        const components = (body?.components as PostedMessage['components'] | undefined) ?? [];
+        this.followUps.push({ id, token, content, flags, ephemeral: (flags & 64) !== 0, components });
+        const message = this.messageObject(id, interaction.channelId, { ...(body ?? {}), flags });
+        this.messages.set(id, message);
+        return answer(200, message);
       }
       if (method === 'PATCH' && seg[3] === 'messages') {
         this.originalEdits.push({ token, body: body ?? {} });
@@ -493,6 +700,25 @@ export class FakeDiscord {
       }
     }
     answer(404, { message: `fake discord: no route ${route}`, code: 0 });
+  }
+
+  /** PUT semantics: the list becomes the body's commands (same name and type keeps its id). */
+  private overwriteCommands(list: RegisteredCommand[], body: unknown): RegisteredCommand[] {
+    const given = Array.isArray(body) ? (body as RegisteredCommand[]) : [];
+    const next = given.map((c) => {
+      const type = c.type ?? 1;
+      const prior = list.find((p) => p.name === c.name && p.type === type);
+      return {
+        ...c,
+        type,
+        id: prior?.id ?? this.nextId(),
+        application_id: this.applicationId,
+        version: this.nextId(),
+        description: c.description ?? '',
+      };
+    });
+    list.splice(0, list.length, ...next);
+    return list;
   }
 
   private createBotMessage(channelId: string, body: Record<string, unknown>): Record<string, unknown> {
@@ -539,6 +765,65 @@ export class FakeDiscord {
       ...pickMessageFields(body),
     };
   }
+}
+
+/** GET of commands: localizations only with `with_localizations=true`, as Discord answers. */
+function listed(list: RegisteredCommand[], query: URLSearchParams): RegisteredCommand[] {
+  if (query.get('with_localizations') === 'true') return list;
+  const bare = <T extends Record<string, unknown>>(o: T) => {
+    const { name_localizations: _n, description_localizations: _d, ...rest } = o;
+    return rest;
+  };
+  return list.map((c) => ({ ...bare(c), ...(c.options ? { options: c.options.map(bare) } : {}) }) as RegisteredCommand);
+}
+
+/** One interaction the server dispatched, until its callback. */
+interface Interaction {
+  token: string;
+  channelId: string;
+  userId: string;
+  /** The message it came from (a button's, a modal opened from a button), if any. */
+  messageId: string | null;
+  createdAt: number;
+  /** The callback given (type, flags), or null before it. */
+  acknowledged: { type: number; flags: number } | null;
+  followUps: number;
+}
+
+/** Discord's checks of a modal (callback type 9), as a short text, or null when it is valid. */
+function modalProblem(data: Record<string, unknown> | null): string | null {
+  if (!data) return 'data is required';
+  const customId = data.custom_id;
+  if (typeof customId !== 'string' || customId.length < 1 || customId.length > 100) return 'custom_id: 1-100 chars';
+  if (typeof data.title !== 'string' || data.title.length < 1 || data.title.length > 45) return 'title: 1-45 chars';
+  const rows = data.components;
+  if (!Array.isArray(rows) || rows.length < 1 || rows.length > 5) return 'components: 1-5 rows';
+  for (const row of rows as { type?: number; components?: { type?: number; custom_id?: string; label?: string }[] }[]) {
+    if (row.type !== 1 || !Array.isArray(row.components) || row.components.length !== 1) return 'row: one input';
+    const input = row.components[0]!;
+    if (input.type !== 4) return 'row: a text input (type 4)';
+    if (!input.custom_id || input.custom_id.length > 100) return 'text input custom_id: 1-100 chars';
+    if (!input.label || input.label.length > 45) return 'text input label: 1-45 chars';
+  }
+  return null;
+}
+
+function toShownModal(interactionId: string, i: Interaction, data: Record<string, unknown>): ShownModal {
+  const rows = data.components as { components: Record<string, unknown>[] }[];
+  return {
+    interactionId,
+    userId: i.userId,
+    messageId: i.messageId,
+    custom_id: String(data.custom_id),
+    title: String(data.title),
+    inputs: rows.map(({ components: [c] }) => ({
+      custom_id: String(c!.custom_id),
+      label: String(c!.label),
+      style: Number(c!.style ?? 1),
+      ...(typeof c!.value === 'string' ? { value: c!.value } : {}),
+      ...(typeof c!.required === 'boolean' ? { required: c!.required } : {}),
+    })),
+  };
 }
 
 function pickMessageFields(body: Record<string, unknown>): Record<string, unknown> {

@@ -11,7 +11,16 @@
  * If the acknowledgement itself fails (the interaction already timed out), the click is dropped: the
  * user saw "interaction failed" and can click again or answer by text.
  *
- * Logs carry ids only, never message content.
+ * Commands (issue 44): `/hisho` and the message command 「Hishoに頼む」 are acknowledged first with a deferred reply
+ * (`deferReply`, ephemeral unless `public` is true), then stored as a request like a mention; the turn's answers
+ * come back as the interaction's follow-ups (DiscordSender), so a private request's answers and questions stay
+ * private. Commands are registered per allow-listed guild when the connection is ready (commands.ts).
+ *
+ * 「変更する」 (a button with a form key): the core says at once whether the person may change the confirmation; the
+ * first response is then the form (a modal, type 9) or a private note. A submitted form is acknowledged with a
+ * deferred update, then handed to the core as a change request (the same turn as a typed change).
+ *
+ * Logs carry ids only, never message content or interaction tokens.
  */
 import {
   Client,
@@ -21,8 +30,17 @@ import {
   HTTPError,
   GatewayIntentBits,
   MessageFlags,
+  ModalBuilder,
   Partials,
+  TextInputBuilder,
+  TextInputStyle,
+  ActionRowBuilder,
+  type ModalSubmitInteraction,
   RESTEvents,
+  Routes,
+  type ButtonInteraction,
+  type ChatInputCommandInteraction,
+  type MessageContextMenuCommandInteraction,
   type GatewayIntentBits as IntentBits,
   type Interaction,
   type Message,
@@ -33,9 +51,17 @@ import {
 import { outboundFetch } from '../../core/outbound-http';
 import { receive, type Received } from '../receive';
 import type { Logger } from '../../observability/logger';
-import type { InboundMessage } from '../../core/chat';
+import type { InboundMessage, ReplyInteraction } from '../../core/chat';
+import {
+  ASK_HISHO_COMMAND,
+  HISHO_COMMAND,
+  PUBLIC_OPTION,
+  REQUEST_OPTION,
+  registerCommands,
+  type SharedLock,
+} from './commands';
 import type { AdapterFailure } from '../supervisor';
-import { BUTTON_KEY_PATTERN, DiscordSender, type DiscordSendPayload } from './discord-sender';
+import { BUTTON_KEY_PATTERN, DiscordSender, FORM_KEY_PATTERN, type DiscordSendPayload } from './discord-sender';
 import { summarizeError } from './error-summary';
 import { isAddressedToBot, toInbound, type DiscordMessageLike, type DiscordRoomContext } from './to-inbound';
 
@@ -53,6 +79,32 @@ export interface ButtonClick {
   accountId: string;
   key: string;
   interactionId: string;
+  /** Set when the question clicked is private (ephemeral): the outcome is told through this click, privately. */
+  replyVia?: ReplyInteraction;
+}
+
+/** A form the core offers for a confirmation (Discord modal: ≤ 5 text inputs). */
+export interface FormSpec {
+  title: string;
+  fields: {
+    id: string;
+    label: string;
+    value: string;
+    required: boolean;
+    maxLength: number;
+    long: boolean;
+    placeholder?: string;
+  }[];
+}
+
+/** The core's answer to 「変更する」: the form, or a private note saying why not. */
+export type FormOpeningOutcome =
+  { status: 'form'; form: FormSpec } | { status: 'decided' | 'not_yours' | 'expired' | 'invalid'; note?: string };
+
+/** The core's answer to a submitted form. */
+export interface FormSubmitOutcome {
+  status: 'accepted' | 'decided' | 'not_yours' | 'expired' | 'invalid' | 'unchanged';
+  note?: string;
 }
 
 /** Dependencies and settings of {@link DiscordGateway}. */
@@ -72,6 +124,17 @@ export interface DiscordGatewayOptions {
    */
   resolveGuild?: (guildId: string) => Promise<string | null>;
   onButton: (click: ButtonClick) => Promise<ButtonOutcome>;
+  /** 「変更する」 clicked: the form to show, or why not (answered within Discord's 3 seconds). */
+  onFormOpen?: (click: ButtonClick & { senderName?: string }) => Promise<FormOpeningOutcome>;
+  /** A form submitted: its values by field id. */
+  onFormSubmit?: (
+    submit: ButtonClick & { senderName?: string; values: Record<string, string> },
+  ) => Promise<FormSubmitOutcome>;
+  /**
+   * Registers `/hisho` and 「Hishoに頼む」 when the connection is ready, in these guilds (the directory's allow-list),
+   * under a lock all instances share. Absent: no commands are registered.
+   */
+  commands?: { guildIds: () => Promise<string[]>; lock: SharedLock };
   logger: Logger;
   /** Injectable for tests; by default a client with the intents below is created. */
   client?: Client;
@@ -100,12 +163,19 @@ export type GatewayMessage = DiscordMessageLike & {
   channel?: { isThread(): boolean; parentId?: string | null } | null;
 };
 
+/** What locates a message or an interaction: its channel (a thread's parent) and guild. */
+type RoomOf = Pick<GatewayMessage, 'channelId' | 'guildId' | 'channel'>;
+
 /** The button-interaction surface the gateway uses (a discord.js `ButtonInteraction` fits). */
 export interface ButtonInteractionLike {
   id: string;
   customId: string;
   channelId: string | null;
   user: { id: string };
+  /** For a click on a private (ephemeral) question: its answer is told through this interaction. */
+  applicationId?: string;
+  token?: string;
+  message?: { flags: { has(flag: MessageFlags): boolean } };
   deferUpdate(): Promise<unknown>;
   reply(options: { content: string; flags: MessageFlags.Ephemeral }): Promise<unknown>;
   followUp(options: { content: string; flags: MessageFlags.Ephemeral }): Promise<unknown>;
@@ -125,6 +195,16 @@ export const DEFAULT_BUTTON_NOTES: Record<Exclude<ButtonOutcome['status'], 'acce
 
 /** Shown when the core failed while handling a click. */
 export const BUTTON_ERROR_NOTE = '処理できませんでした。少し待ってからもう一度お試しください。';
+
+/** Shown (privately) for a command Hisho does not have (an old registration). */
+export const UNKNOWN_COMMAND_NOTE = 'このコマンドはもう使えません。/hisho をお使いください。';
+
+/** Shown (privately) when a command is used where Hisho does not answer. */
+export const COMMAND_ELSEWHERE_NOTE =
+  'このチャンネルではHishoを使えません。Hishoが参加している許可済みのサーバーでお試しください。';
+
+/** Shown (privately) when 「Hishoに頼む」 is used on a message without text. */
+export const COMMAND_NO_TEXT_NOTE = 'このメッセージには文字がないため頼めません。/hisho で依頼の内容を書いてください。';
 
 /** The gateway closed the connection with a code discord.js does not reconnect from (4004, 4013, 4014…). */
 export class DiscordGatewayClosed extends Error {
@@ -199,11 +279,16 @@ export class DiscordGateway {
     void this.handleMessage(message);
   };
   private readonly onInteractionCreate = (interaction: Interaction): void => {
-    if (this.opts.receive === false || !interaction.isButton()) return; // `/hisho`: not implemented (optional, R-A3)
-    void this.handleButton(interaction);
+    if (this.opts.receive === false) return;
+    if (interaction.isButton() && FORM_KEY_PATTERN.test(interaction.customId)) void this.openForm(interaction);
+    else if (interaction.isButton()) void this.handleButton(interaction);
+    else if (interaction.isModalSubmit()) void this.handleFormSubmit(interaction);
+    else if (interaction.isChatInputCommand() || interaction.isMessageContextMenuCommand())
+      void this.handleCommand(interaction);
   };
   private readonly onReady = (client: Client<true>): void => {
     this.log.info({ botUserId: client.user.id }, 'discord gateway ready');
+    if (this.opts.receive !== false && this.opts.commands) void this.registerCommands(client.application.id);
   };
   private readonly onError = (err: Error): void => {
     this.log.error({ error: summarizeError(err) }, 'discord client error');
@@ -329,6 +414,7 @@ export class DiscordGateway {
       {
         sendToChannel: (channelId, payload) => this.sendToChannel(channelId, payload),
         editMessage: (channelId, messageId, content) => this.editMessage(channelId, messageId, content),
+        followUp: (interaction, payload) => this.followUp(interaction, payload),
       },
       this.log,
     );
@@ -400,14 +486,17 @@ export class DiscordGateway {
     }
     if (!(await this.ack(() => interaction.deferUpdate(), ids))) return;
 
+    const click: ButtonClick = {
+      roomId: interaction.channelId,
+      accountId: interaction.user.id,
+      key,
+      interactionId: interaction.id,
+    };
+    if (interaction.message?.flags.has(MessageFlags.Ephemeral) && interaction.applicationId && interaction.token)
+      click.replyVia = { applicationId: interaction.applicationId, token: interaction.token, private: true };
     let outcome: ButtonOutcome;
     try {
-      outcome = await this.opts.onButton({
-        roomId: interaction.channelId,
-        accountId: interaction.user.id,
-        key,
-        interactionId: interaction.id,
-      });
+      outcome = await this.opts.onButton(click);
     } catch (err) {
       this.log.error({ ...ids, error: summarizeError(err) }, 'discord button handling failed');
       await this.bestEffort(
@@ -429,6 +518,181 @@ export class DiscordGateway {
         ids,
         'followUp',
       );
+    }
+  }
+
+  /**
+   * Handles `/hisho` and 「Hishoに頼む」 (see the module comment): deferred first, then stored as a request from the
+   * person who used the command, its answers sent as the interaction's follow-ups. Never throws.
+   */
+  async handleCommand(interaction: ChatInputCommandInteraction | MessageContextMenuCommandInteraction): Promise<void> {
+    const ids = { interactionId: interaction.id, accountId: interaction.user.id, roomId: interaction.channelId };
+    let text: string;
+    let isPublic = false;
+    if (interaction.isChatInputCommand() && interaction.commandName === HISHO_COMMAND) {
+      text = interaction.options.getString(REQUEST_OPTION, true).trim();
+      isPublic = interaction.options.getBoolean(PUBLIC_OPTION) ?? false;
+    } else if (interaction.isMessageContextMenuCommand() && interaction.commandName === ASK_HISHO_COMMAND) {
+      const target = interaction.targetMessage;
+      const author = target.member?.displayName || target.author.globalName || target.author.username;
+      text = target.content.trim()
+        ? `（${author}さんの次のメッセージについての依頼です）\n${target.content.trim()}`
+        : '';
+    } else {
+      this.log.warn({ ...ids, command: interaction.commandName }, 'unknown discord command');
+      await this.ack(() => interaction.reply({ content: UNKNOWN_COMMAND_NOTE, flags: MessageFlags.Ephemeral }), ids);
+      return;
+    }
+    const flags = isPublic ? undefined : MessageFlags.Ephemeral;
+    if (!(await this.ack(() => interaction.deferReply(flags ? { flags } : {}), ids))) return;
+    const tell = (content: string) =>
+      this.bestEffort(() => interaction.followUp({ content, flags: MessageFlags.Ephemeral }), ids, 'followUp');
+    if (!text) return tell(COMMAND_NO_TEXT_NOTE);
+    try {
+      const room = await this.roomFor(interaction);
+      if (!room) {
+        this.log.warn({ ...ids, guildId: interaction.guildId }, 'discord command outside an allow-listed guild');
+        return tell(COMMAND_ELSEWHERE_NOTE);
+      }
+      const member = interaction.member as { displayName?: string } | null;
+      const senderName = member?.displayName || interaction.user.globalName || interaction.user.username;
+      const message: InboundMessage = {
+        platform: 'discord',
+        orgId: room.orgId,
+        roomId: interaction.channelId,
+        senderAccountId: interaction.user.id,
+        senderName,
+        text,
+        rawText: text,
+        mentions: [],
+        platformMessageId: interaction.id,
+        sentAt: new Date(interaction.createdTimestamp).toISOString(),
+        isDirect: interaction.guildId === null,
+        roomAuthority: room.authority,
+        interaction: { applicationId: interaction.applicationId, token: interaction.token, private: !isPublic },
+      };
+      const outcome = await receive(
+        {
+          platform: 'discord',
+          senderAccountId: interaction.user.id,
+          botAccountId: this.client.user?.id,
+          notAddressed: () => null,
+          organisation: async () => ({ orgId: room.orgId, roomListed: true }),
+          toInbound: () => message,
+        },
+        this.opts.intake,
+      );
+      const kind = interaction.isChatInputCommand() ? 'slash' : 'message';
+      this.log.info({ ...ids, command: kind, public: isPublic, status: outcome.status }, 'discord command taken in');
+    } catch (err) {
+      this.log.error({ ...ids, error: summarizeError(err) }, 'discord command handling failed');
+      await tell(BUTTON_ERROR_NOTE);
+    }
+  }
+
+  /**
+   * 「変更する」: asks the core whether this person may change the confirmation, then shows the form (the first and
+   * only response: a modal), or answers privately why not. Never throws.
+   */
+  async openForm(interaction: ButtonInteraction): Promise<void> {
+    const ids = { interactionId: interaction.id, accountId: interaction.user.id, roomId: interaction.channelId };
+    const note = (content: string) =>
+      this.ack(() => interaction.reply({ content, flags: MessageFlags.Ephemeral }), ids);
+    if (!this.opts.onFormOpen) return void (await note(UNUSABLE_BUTTON_NOTE));
+    let outcome: FormOpeningOutcome;
+    try {
+      outcome = await this.opts.onFormOpen({
+        roomId: interaction.channelId,
+        accountId: interaction.user.id,
+        key: interaction.customId,
+        interactionId: interaction.id,
+      });
+    } catch (err) {
+      this.log.error({ ...ids, error: summarizeError(err) }, 'discord form opening failed');
+      return void (await note(BUTTON_ERROR_NOTE));
+    }
+    this.log.info({ ...ids, status: outcome.status }, 'discord form button');
+    if (outcome.status !== 'form') {
+      const text = outcome.note?.trim() || DEFAULT_BUTTON_NOTES[outcome.status];
+      return void (await note(text));
+    }
+    const modal = new ModalBuilder().setCustomId(interaction.customId).setTitle(outcome.form.title.slice(0, 45));
+    for (const f of outcome.form.fields.slice(0, 5)) {
+      const input = new TextInputBuilder()
+        .setCustomId(f.id)
+        .setLabel(f.label.slice(0, 45) || f.id)
+        .setStyle(f.long ? TextInputStyle.Paragraph : TextInputStyle.Short)
+        .setRequired(f.required)
+        .setMaxLength(Math.max(1, Math.min(f.maxLength, 4000)));
+      if (f.value) input.setValue(f.value.slice(0, Math.min(f.maxLength, 4000)));
+      if (f.placeholder) input.setPlaceholder(f.placeholder.slice(0, 100));
+      modal.addComponents(new ActionRowBuilder<TextInputBuilder>().addComponents(input));
+    }
+    await this.ack(() => interaction.showModal(modal), ids);
+  }
+
+  /**
+   * A submitted form: acknowledged first (a deferred update: the question stays as it is), then handed to the core
+   * as a change request; why it was not taken is told privately. On a private question the turn's answers come
+   * back through this interaction, privately. Never throws.
+   */
+  async handleFormSubmit(interaction: ModalSubmitInteraction): Promise<void> {
+    const ids = { interactionId: interaction.id, accountId: interaction.user.id, roomId: interaction.channelId };
+    if (!FORM_KEY_PATTERN.test(interaction.customId) || !interaction.channelId || !this.opts.onFormSubmit) {
+      this.log.warn(ids, 'forged or stale form id');
+      await this.ack(() => interaction.reply({ content: UNUSABLE_BUTTON_NOTE, flags: MessageFlags.Ephemeral }), ids);
+      return;
+    }
+    const fromMessage = interaction.isFromMessage();
+    const acked = fromMessage
+      ? await this.ack(() => interaction.deferUpdate(), ids)
+      : await this.ack(() => interaction.deferReply({ flags: MessageFlags.Ephemeral }), ids);
+    if (!acked) return;
+    const values: Record<string, string> = {};
+    for (const [id, field] of interaction.fields.fields) if ('value' in field) values[id] = String(field.value);
+    const submit: ButtonClick & { values: Record<string, string> } = {
+      roomId: interaction.channelId,
+      accountId: interaction.user.id,
+      key: interaction.customId,
+      interactionId: interaction.id,
+      values,
+    };
+    if (interaction.message?.flags.has(MessageFlags.Ephemeral))
+      submit.replyVia = { applicationId: interaction.applicationId, token: interaction.token, private: true };
+    const tell = (content: string) =>
+      this.bestEffort(() => interaction.followUp({ content, flags: MessageFlags.Ephemeral }), ids, 'followUp');
+    let outcome: FormSubmitOutcome;
+    try {
+      outcome = await this.opts.onFormSubmit(submit);
+    } catch (err) {
+      this.log.error({ ...ids, error: summarizeError(err) }, 'discord form handling failed');
+      return tell(BUTTON_ERROR_NOTE);
+    }
+    this.log.info({ ...ids, status: outcome.status }, 'discord form submitted');
+    if (outcome.status === 'accepted' || outcome.status === 'decided' || outcome.status === 'expired') {
+      // This question can no longer be answered (a new one follows a change): its buttons go.
+      if (fromMessage) await this.bestEffort(() => interaction.editReply({ components: [] }), ids, 'editReply');
+    }
+    if (outcome.status !== 'accepted') {
+      const fallback =
+        outcome.status === 'unchanged' ? DEFAULT_BUTTON_NOTES.invalid : DEFAULT_BUTTON_NOTES[outcome.status];
+      await tell(outcome.note?.trim() || fallback);
+    }
+  }
+
+  /** Registers the commands in the allow-listed guilds (commands.ts); failures are logged, never thrown. */
+  private async registerCommands(applicationId: string): Promise<void> {
+    const commands = this.opts.commands!;
+    try {
+      await registerCommands({
+        rest: this.client.rest,
+        applicationId,
+        guildIds: await commands.guildIds(),
+        lock: commands.lock,
+        logger: this.log,
+      });
+    } catch (err) {
+      this.log.warn({ error: summarizeError(err) }, 'discord command registration failed');
     }
   }
 
@@ -459,7 +723,7 @@ export class DiscordGateway {
    * @param message - The message whose room to resolve.
    * @returns The room, or null when neither the directory nor an allow-listed guild applies.
    */
-  async roomFor(message: GatewayMessage): Promise<DiscordRoomContext | null> {
+  async roomFor(message: RoomOf): Promise<DiscordRoomContext | null> {
     const direct = await this.opts.resolveRoom(message.channelId, message.guildId);
     if (direct) return direct;
     const parentId = message.channel?.isThread() ? message.channel.parentId : null;
@@ -481,6 +745,25 @@ export class DiscordGateway {
     if (!channel || !channel.isTextBased()) throw new Error(`discord channel ${channelId} is not text-based`);
     const message = await channel.messages.fetch(messageId);
     await message.edit({ content: content(message.content), components: [] });
+  }
+
+  /** A follow-up of an interaction (REST: POST /webhooks/{app}/{token}?wait=true; no bot token needed). */
+  private async followUp(
+    interaction: { applicationId: string; token: string },
+    payload: { content: string; components?: unknown[]; flags: number },
+  ): Promise<{ id: string }> {
+    const body = {
+      content: payload.content,
+      flags: payload.flags,
+      allowed_mentions: { parse: [] },
+      ...(payload.components ? { components: payload.components } : {}),
+    };
+    const sent = (await this.client.rest.post(Routes.webhook(interaction.applicationId, interaction.token), {
+      body,
+      auth: false,
+      query: new URLSearchParams({ wait: 'true' }),
+    })) as { id: string };
+    return { id: sent.id };
   }
 
   private async sendToChannel(channelId: string, payload: DiscordSendPayload): Promise<{ id: string }> {

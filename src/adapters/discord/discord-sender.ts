@@ -35,10 +35,21 @@ export interface DiscordChannelPort {
   sendToChannel(channelId: string, payload: DiscordSendPayload): Promise<{ id: string }>;
   /** Edits a message: its content rewritten from the current one, its components removed. */
   editMessage?(channelId: string, messageId: string, content: (current: string) => string): Promise<void>;
+  /** Posts a follow-up of an interaction (`POST /webhooks/{app}/{token}`); `flags` 64 = only the asker sees it. */
+  followUp?(
+    interaction: { applicationId: string; token: string },
+    payload: Omit<DiscordSendPayload, 'replyToMessageId' | 'nonce'> & { flags: number },
+  ): Promise<{ id: string }>;
 }
+
+/** Discord's message flag EPHEMERAL: only the person who used the interaction sees the message. */
+export const EPHEMERAL = 64;
 
 /** Custom ids our buttons carry and the gateway accepts (anything else is forged or stale). */
 export const BUTTON_KEY_PATTERN = /^h1:[A-Za-z0-9_-]{1,90}$/;
+
+/** Custom ids of the 「変更する」 buttons and of the forms they open (ReplyOption.edit). */
+export const FORM_KEY_PATTERN = /^hf:[A-Za-z0-9_-]{1,90}$/;
 
 const MAX_LABEL = 80;
 const MAX_BUTTONS_PER_ROW = 5;
@@ -57,7 +68,8 @@ export function formatOptionsText(options: readonly ReplyOption[]): string {
 
 /**
  * Builds the button rows for reply options as Discord API JSON. Options without a key, or whose key
- * is not in our {@link BUTTON_KEY_PATTERN} format, get no button (their text answer still works);
+ * is not in our {@link BUTTON_KEY_PATTERN} format, get no button (their text answer still works); an option's
+ * `edit` adds a 「変更する」 button ({@link FORM_KEY_PATTERN});
  * duplicate keys are dropped; labels are cut to 80 characters; at most 5 rows of 5.
  *
  * @param options - The reply's options.
@@ -72,6 +84,13 @@ export function buildButtonRows(options: readonly ReplyOption[]): unknown[] {
     seen.add(key);
     const label = (option.label.trim() || option.answer).slice(0, MAX_LABEL);
     buttons.push(new ButtonBuilder().setCustomId(key).setLabel(label).setStyle(buttonStyle(option.style)));
+  }
+  // 「変更する」 after the answers: it opens a form with the values (the gateway shows it; the core checks it).
+  for (const edit of options.flatMap((o) => (o.edit ? [o.edit] : []))) {
+    if (!FORM_KEY_PATTERN.test(edit.key) || seen.has(edit.key)) continue;
+    seen.add(edit.key);
+    const label = edit.label.trim().slice(0, MAX_LABEL) || 'Edit';
+    buttons.push(new ButtonBuilder().setCustomId(edit.key).setLabel(label).setStyle(ButtonStyle.Secondary));
   }
   const rows: unknown[] = [];
   for (let i = 0; i < buttons.length && rows.length < MAX_ROWS; i += MAX_BUTTONS_PER_ROW) {
@@ -125,13 +144,22 @@ export class DiscordSender implements ChatSender {
     }
     const rows = buildButtonRows(reply.options ?? []);
     const replyTo = reply.kind === 'notice' ? undefined : reply.inReplyTo?.platformMessageId;
+    const via = reply.interaction;
     let lastId: string | undefined;
     for (const [index, content] of chunks.entries()) {
       const payload: DiscordSendPayload = { content, allowedMentions: { parse: [], repliedUser: true } };
-      if (reply.idempotencyKey) payload.nonce = discordNonce(reply.idempotencyKey, index);
-      if (index === 0 && replyTo) payload.replyToMessageId = replyTo;
       if (index === chunks.length - 1 && rows.length > 0) payload.components = rows;
       try {
+        if (via) {
+          // The answer to a command (or to a private question) goes back through its interaction, never in the
+          // channel: a private one stays private (fails rather than posting where others see it).
+          if (!this.port.followUp) throw new Error('this Discord connection cannot answer interactions');
+          const flags = via.private ? EPHEMERAL : 0;
+          lastId = (await this.port.followUp(via, { ...payload, flags })).id;
+          continue;
+        }
+        if (reply.idempotencyKey) payload.nonce = discordNonce(reply.idempotencyKey, index);
+        if (index === 0 && replyTo) payload.replyToMessageId = replyTo;
         lastId = (await this.port.sendToChannel(reply.roomId, payload)).id;
       } catch (err) {
         this.logger?.error(

@@ -24,7 +24,7 @@ export const answerPendingConfirmation: TurnStep<WithContext, Answered> = async 
   const step = await d.confirmations.answer({ msg: t.msg, session, ctx, item: t.item, actor: t.prelude.actor });
   if (step.kind === 'decided') return next({ ...t, answered: step.decision });
   if (step.modifying) ctx.sections.push(changeRequest(d.prompts, step.modifying));
-  return next({ ...t, answered: null, modifying: step.modifying, prefix: step.prefix });
+  return next({ ...t, answered: null, modifying: step.modifying, prefix: step.prefix, proposed: step.proposed });
 };
 
 /** The pending action the person asked to change, as context for the brain's new proposal. */

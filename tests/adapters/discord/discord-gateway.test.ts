@@ -336,7 +336,9 @@ describe('DiscordGateway', () => {
     it('handles button interactions emitted on the client and ignores other interactions', async () => {
       const { interaction, calls } = fakeButton('h1:via_event');
       client.emit(Events.InteractionCreate, interaction as never);
-      client.emit(Events.InteractionCreate, { isButton: () => false } as never);
+      const no = () => false;
+      const autocomplete = { isButton: no, isModalSubmit: no, isChatInputCommand: no, isMessageContextMenuCommand: no };
+      client.emit(Events.InteractionCreate, autocomplete as never);
       await flush();
       expect(calls).toEqual(['deferUpdate', 'editReply']);
       expect(onButton).toHaveBeenCalledTimes(1);

@@ -149,3 +149,66 @@ describe('DiscordSender', () => {
     );
   });
 });
+
+describe('DiscordSender: answers through an interaction (issue 44)', () => {
+  const interaction = { applicationId: '111111111111111111', token: 'itoken-secret', private: true };
+
+  function interactionPort() {
+    const port = fakePort();
+    const followUps: { interaction: unknown; payload: DiscordSendPayload & { flags: number } }[] = [];
+    return {
+      port: {
+        ...port,
+        async followUp(i: unknown, payload: DiscordSendPayload & { flags: number }) {
+          followUps.push({ interaction: i, payload });
+          return { id: `f${followUps.length}` };
+        },
+      },
+      channelPosts: port.calls,
+      followUps,
+    };
+  }
+
+  it('a private answer goes as ephemeral follow-ups (flags 64), every chunk, never in the channel', async () => {
+    const { port, channelPosts, followUps } = interactionPort();
+    const text = `${'あ'.repeat(1990)}\n${'い'.repeat(100)}`;
+    const result = await new DiscordSender(port).send({ ...base, text, interaction, idempotencyKey: 'k1' });
+    expect(result).toEqual({ platformMessageId: 'f2' });
+    expect(channelPosts).toEqual([]);
+    expect(followUps.map((f) => [f.interaction, f.payload.flags])).toEqual([
+      [interaction, 64],
+      [interaction, 64],
+    ]);
+    // A follow-up is not a reply to a channel message and carries no channel nonce.
+    expect(followUps.every((f) => f.payload.replyToMessageId === undefined && f.payload.nonce === undefined)).toBe(
+      true,
+    );
+  });
+
+  it('a public answer keeps flags 0; a question’s buttons and 「変更する」 go on its last chunk', async () => {
+    const { port, followUps } = interactionPort();
+    const options = [{ ...confirmOptions[0]!, edit: { key: 'hf:cf_abc_0', label: '変更する' } }, confirmOptions[1]!];
+    await new DiscordSender(port).send({ ...base, options, interaction: { ...interaction, private: false } });
+    expect(followUps).toHaveLength(1);
+    expect(followUps[0]!.payload.flags).toBe(0);
+    const rows = followUps[0]!.payload.components as { components: { custom_id: string; label: string }[] }[];
+    expect(rows.flatMap((r) => r.components).map((b) => [b.label, b.custom_id])).toEqual([
+      ['承認', 'h1:cf_abc-1'],
+      ['キャンセル', 'h1:cf_abc-2'],
+      ['変更する', 'hf:cf_abc_0'],
+    ]);
+  });
+
+  it('without a way to answer interactions, a private answer fails rather than posting in the channel', async () => {
+    const port = fakePort();
+    await expect(new DiscordSender(port).send({ ...base, interaction })).rejects.toBeInstanceOf(AppError);
+    expect(port.calls).toEqual([]);
+  });
+
+  it('an edit key that is not ours gets no button', () => {
+    const rows = buildButtonRows([{ ...confirmOptions[0]!, edit: { key: 'evil:1', label: '変更する' } }]) as {
+      components: unknown[];
+    }[];
+    expect(rows[0]!.components).toHaveLength(1);
+  });
+});
