@@ -76,8 +76,12 @@ describe('admin alerts in the admin room (R-O5, seed 003 §15.1)', () => {
     );
     expect(rec).toMatchObject({ decision: 'NOTICE', finalDecider: 'LLM', kind: 'notification' });
     expect(alert!.text).toBe(rec.finalReply);
-    const asked = llm.requests.map((r) => JSON.stringify(r)).find((r) => r.includes('llm_cost_limit'))!;
-    expect(asked).toContain('本日のLLM利用額が上限に達しました');
+    // The brain was asked with the alert's facts in words: the kind as admins read it, no internal code.
+    const asked = llm.requests
+      .map((r) => JSON.stringify(r))
+      .find((r) => r.includes('本日のLLM利用額が上限に達しました'));
+    expect(asked).toBeDefined();
+    expect(asked).not.toContain('llm_cost_limit');
     // Another instance crossing it in the same window: counted, not sent again.
     expect(
       await svc.alerts.raise({
