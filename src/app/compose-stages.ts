@@ -12,7 +12,8 @@ import { SenderBudget } from '../turn/sender-budget';
 import { AnthropicLlmClient } from '../brain/anthropic-client';
 import type { LlmClient } from '../brain/llm-client';
 import { tracedLlmClient } from '../brain/traced-llm-client';
-import { tracingOn } from '../observability/tracing';
+import { inSpan, tracingOn } from '../observability/tracing';
+import { HISHO } from '../observability/genai';
 import type { ChatworkTasksApi } from '../tools/types';
 import { type PromptSet } from '../brain/prompts';
 import { ContextBuilder, type OrgInfo } from '../context/context-builder';
@@ -377,11 +378,25 @@ export function workItemHandlers(
   const all: Record<WorkType, WorkHandler> = {
     user_request: (item) => p.runner.handleUserRequest(item),
     notification: (item) => p.notices.handle(item),
-    // `work` items by kind: background work, conversation summaries, else self-critique (which ignores others).
-    work: async (item: ClaimedItem) => {
-      if ((item.payload as { kind?: string }).kind === BACKGROUND_WORK_KIND) return p.work.handle(item);
-      if (isSummaryItem(item.payload)) return p.summaries?.handle(item);
-      return p.critic?.handle(item);
+    // `work` items by kind: background work, conversation summaries, else self-critique (which ignores others);
+    // each in a span of its own, so its model calls are one trace (joined to the span that stored it, if any).
+    work: (item: ClaimedItem) => {
+      const kind =
+        (item.payload as { kind?: string }).kind === BACKGROUND_WORK_KIND
+          ? BACKGROUND_WORK_KIND
+          : isSummaryItem(item.payload)
+            ? 'conversation_summary'
+            : 'self_critique';
+      const attributes = {
+        [HISHO.workKind]: kind,
+        [HISHO.workItemId]: String(item.id),
+        [HISHO.attempt]: item.attempts,
+      };
+      return inSpan(`work ${kind}`, { kind: 'consumer', parent: item.traceContext, attributes }, () => {
+        if (kind === BACKGROUND_WORK_KIND) return p.work.handle(item);
+        if (kind === 'conversation_summary') return p.summaries?.handle(item) ?? Promise.resolve();
+        return p.critic?.handle(item) ?? Promise.resolve();
+      });
     },
   };
   return Object.fromEntries(kinds.map((k) => [k, all[k]]));

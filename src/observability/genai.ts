@@ -80,6 +80,8 @@ export const HISHO = {
   /** A notice's kind (reminder, deadline_reminder, daily_digest, …) and what became of it (sent, blocked, …). */
   noticeKind: 'hisho.notice.kind',
   noticeOutcome: 'hisho.notice.outcome',
+  /** A background item's kind (background_work, conversation_summary, self_critique). */
+  workKind: 'hisho.work.kind',
 } as const;
 
 /** The span names: `invoke_agent Hisho`, `chat <model>`, `execute_tool <tool>`, `step <name>`. */
