@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { FakeAnthropic, replyCall, toolCall } from '../fakes/fake-anthropic';
+import { replyCall, toolCall } from '../fakes/fake-anthropic';
 import { searchCall } from '../fakes/anthropic-sse';
-import { FakeChatwork, mentionDelivery, postWebhook, toButton } from '../helpers/chatwork';
-import { chatworkEnv, startTestService, waitFor, type TestService } from '../helpers/service';
+import { chatworkTurns } from '../helpers/chatwork-turns';
+import { chatworkEnv, waitFor } from '../helpers/service';
 import { ADMIN_TOKEN, adminMcp, directoryWithServers, FILESYSTEM_SERVER } from '../helpers/mcp-directory';
 
 type Body = { tools: { name: string; description?: string; defer_loading?: boolean }[]; messages: unknown[] };
@@ -15,15 +15,12 @@ type Body = { tools: { name: string; description?: string; defer_loading?: boole
  * approved by the operator, reached end to end through a ChatWork webhook with a scripted model.
  */
 describe('company tools through MCP: the filesystem server over stdio (end to end, ChatWork)', () => {
-  let svc: TestService;
-  const llm = new FakeAnthropic();
-  const cw = new FakeChatwork();
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'hisho-mcp-files-'));
-  let room = 7100;
+  let file = '';
 
-  beforeAll(async () => {
+  beforeAll(() => {
     fs.writeFileSync(path.join(scratch, 'memo.txt'), '来週の定例は木曜10時から。資料は鈴木さんが用意。');
-    const file = directoryWithServers(`mcp_servers:
+    file = directoryWithServers(`mcp_servers:
   - id: files
     name: 共有ドライブ
     command: ${FILESYSTEM_SERVER}
@@ -33,30 +30,12 @@ describe('company tools through MCP: the filesystem server over stdio (end to en
       read_text_file: { level: 1, effect: read, examples: [共有フォルダのファイルを読んで] }
       write_file:     { level: 3, effect: write, examples: [共有フォルダにファイルを書いて] }
 `);
-    svc = await startTestService({ ...chatworkEnv(), ORG_DIRECTORY_FILE: file, ADMIN_TOKEN });
-  }, 30_000);
-  afterAll(async () => {
-    await svc.close();
   });
-  beforeEach(() => {
-    cw.install();
-    room++;
-  });
-  afterEach(() => {
-    llm.stop();
-  });
-
-  async function say(from: number, body: string, n: number): Promise<string> {
-    const d = mentionDelivery({ from, room, body: toButton(body) });
-    expect((await postWebhook(svc.url, d.raw, d.signature)).status).toBe(200);
-    await waitFor(() => cw.posts.length >= n, 10_000, `post #${n}`);
-    return cw.posts[n - 1]!.body;
-  }
-  const lastTurn = () =>
-    waitFor(() => svc.db.turnRecord.findFirst({ where: { roomId: String(room) }, orderBy: { createdAt: 'desc' } }));
+  const t = chatworkTurns(() => ({ ...chatworkEnv(), ORG_DIRECTORY_FILE: file, ADMIN_TOKEN }), 7100);
+  const { llm, say, lastTurn } = t;
 
   it('offers nothing before an operator approves on /admin, whose page lists each tool, policy and state', async () => {
-    const admin = adminMcp(svc.url);
+    const admin = adminMcp(t.svc.url);
     await waitFor(async () => (await admin.servers())[0]?.approvable, 10_000, 'tools listed');
     const [files] = await admin.servers();
     expect(files).toMatchObject({ id: 'files', name: '共有ドライブ', approvable: true });
@@ -73,13 +52,16 @@ describe('company tools through MCP: the filesystem server over stdio (end to en
     const approved = await admin.approve('files');
     expect(approved.status).toBe(200);
     expect(approved.servers![0]!.tools.map((t) => t.state)).toEqual(['有効', '有効']);
-    const pinned = await svc.db.mcpToolApproval.findMany({ orderBy: { toolName: 'asc' } });
+    const pinned = await t.svc.db.mcpToolApproval.findMany({ orderBy: { toolName: 'asc' } });
     expect(pinned.map((p) => [p.serverId, p.toolName, p.hash.length])).toEqual([
       ['files', 'read_text_file', 64],
       ['files', 'write_file', 64],
     ]);
     // Without the token, nothing is approved.
-    const res = await fetch(`${svc.url}/admin/api/mcp/files/approve`, { method: 'POST', headers: { origin: svc.url } });
+    const res = await fetch(`${t.svc.url}/admin/api/mcp/files/approve`, {
+      method: 'POST',
+      headers: { origin: t.svc.url },
+    });
     expect(res.status).toBe(401);
   });
 
@@ -139,12 +121,12 @@ describe('company tools through MCP: the filesystem server over stdio (end to en
     expect(fs.readFileSync(target, 'utf8')).toBe('定例の議事録（草案）');
     const written = fs.statSync(target).mtimeMs;
     const approved = await waitFor(() =>
-      svc.db.turnRecord.findFirst({ where: { roomId: String(room), reasonCode: 'S_USER_APPROVED' } }),
+      t.svc.db.turnRecord.findFirst({ where: { roomId: String(t.room), reasonCode: 'S_USER_APPROVED' } }),
     );
     expect(approved).toMatchObject({ decision: 'EXECUTED', authResult: 'ALLOWED' });
     expect((approved.proposals as { tool: string }[])[0]!.tool).toBe('files__write_file');
     // The operator's turn inspector says it in words: the server by its name, the tool, what it was given.
-    const inspected = await fetch(`${svc.url}/admin/api/turns/${approved.id}`, {
+    const inspected = await fetch(`${t.svc.url}/admin/api/turns/${approved.id}`, {
       headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
     });
     const { turn } = (await inspected.json()) as { turn: { proposals: { words: string }[] } };

@@ -1,7 +1,7 @@
-import { FakeAnthropic, replyCall, toolCall } from '../fakes/fake-anthropic';
-import { FakeChatwork, mentionDelivery, postWebhook, toButton } from '../helpers/chatwork';
+import { replyCall, toolCall } from '../fakes/fake-anthropic';
+import { chatworkTurns } from '../helpers/chatwork-turns';
 import { CrmServer } from '../helpers/mcp-http-server';
-import { chatworkEnv, startTestService, waitFor, type TestService } from '../helpers/service';
+import { chatworkEnv, waitFor } from '../helpers/service';
 import { ADMIN_TOKEN, adminMcp, directoryWithServers } from '../helpers/mcp-directory';
 
 type Body = { tools: { name: string; description?: string }[]; messages: { role: string; content: unknown }[] };
@@ -13,19 +13,16 @@ const TOKEN = 'crm-secret-token-0123456789';
  * The cases run in order on one service (each builds on the server's state the one before left).
  */
 describe('company tools through MCP: a streamable-HTTP server (end to end, ChatWork)', () => {
-  let svc: TestService;
-  const llm = new FakeAnthropic();
-  const cw = new FakeChatwork();
   const crm = new CrmServer(TOKEN);
   let port = 0;
-  let room = 7300;
+  let file = '';
 
   beforeAll(async () => {
     // A free port, then nothing listening on it: the server is down when the service starts.
     port = await crm.start();
     await crm.stop();
     process.env.CRM_TOKEN = TOKEN;
-    const file = directoryWithServers(`mcp_servers:
+    file = directoryWithServers(`mcp_servers:
   - id: crm
     name: 顧客台帳
     url: http://127.0.0.1:${port}/mcp
@@ -35,45 +32,31 @@ describe('company tools through MCP: a streamable-HTTP server (end to end, ChatW
       find_customer: { level: 1, effect: read, examples: [顧客台帳で取引先を調べて] }
       slow_report:   { level: 1, effect: read, examples: [月次の売上レポートを作って] }
 `);
-    svc = await startTestService({ ...chatworkEnv(), ORG_DIRECTORY_FILE: file, ADMIN_TOKEN }, { mcpRetryMs: 200 });
-  }, 30_000);
+  });
   afterAll(async () => {
-    await svc.close();
     await crm.stop();
     delete process.env.CRM_TOKEN;
   });
-  beforeEach(() => {
-    cw.install();
-    room++;
+  const t = chatworkTurns(() => ({ ...chatworkEnv(), ORG_DIRECTORY_FILE: file, ADMIN_TOKEN }), 7300, {
+    mcpRetryMs: 200,
   });
-  afterEach(() => {
-    llm.stop();
-  });
-
-  async function say(from: number, body: string, n: number): Promise<string> {
-    const d = mentionDelivery({ from, room, body: toButton(body) });
-    expect((await postWebhook(svc.url, d.raw, d.signature)).status).toBe(200);
-    await waitFor(() => cw.posts.length >= n, 10_000, `post #${n}`);
-    return cw.posts[n - 1]!.body;
-  }
-  const lastTurn = () =>
-    waitFor(() => svc.db.turnRecord.findFirst({ where: { roomId: String(room) }, orderBy: { createdAt: 'desc' } }));
+  const { llm, say, lastTurn } = t;
   /** The tool result the model was sent for the turn's MCP call (the request after the call). */
   const toolResult = (i: number) => JSON.stringify((llm.requests[i] as unknown as Body).messages.at(-1));
-  const states = () => svc.mcp!.status().map((t) => `${t.tool}:${t.state}`);
+  const states = () => t.svc.mcp!.status().map((t) => `${t.tool}:${t.state}`);
 
   it('down at start: the service starts, its tools wait; once the server is back they can be approved', async () => {
     expect(states()).toEqual(['find_customer:server_down', 'slow_report:server_down']);
-    const refused = await adminMcp(svc.url).approve('crm');
+    const refused = await adminMcp(t.svc.url).approve('crm');
     expect(refused.status).toBe(409);
     expect(refused.error).toContain('サーバーにつながらない');
-    expect((await adminMcp(svc.url).servers())[0]!.tools.map((t) => t.state)).toEqual([
+    expect((await adminMcp(t.svc.url).servers())[0]!.tools.map((t) => t.state)).toEqual([
       'サーバー停止中',
       'サーバー停止中',
     ]);
     await crm.start(port);
     await waitFor(() => states().join() === 'find_customer:pending,slow_report:pending', 10_000, 'server back');
-    expect(await svc.mcp!.approve('crm', 'admin')).toBe(true);
+    expect(await t.svc.mcp!.approve('crm', 'admin')).toBe(true);
     expect(states()).toEqual(['find_customer:enabled', 'slow_report:enabled']);
     // The header's secret reached the server, and nothing the service stored.
     expect(crm.authorizations).toContain(`Bearer ${TOKEN}`);
@@ -134,12 +117,12 @@ describe('company tools through MCP: a streamable-HTTP server (end to end, ChatW
     const turn = await lastTurn();
     expect((turn.proposals as { execution?: unknown }[])[0]!.execution).toBeUndefined();
 
-    const [crmRow] = await adminMcp(svc.url).servers();
+    const [crmRow] = await adminMcp(t.svc.url).servers();
     expect(crmRow!.tools[0]).toMatchObject({
       state: '変更あり・停止中',
       description: expect.stringContaining('always also'),
     });
-    expect((await adminMcp(svc.url).approve('crm')).status).toBe(200);
+    expect((await adminMcp(t.svc.url).approve('crm')).status).toBe(200);
     expect(states()[0]).toBe('find_customer:enabled');
     llm.stop();
     llm.script(replyCall('わかったウル'));
@@ -165,7 +148,7 @@ describe('company tools through MCP: a streamable-HTTP server (end to end, ChatW
   });
 
   it('no secret of the header in any turn record', async () => {
-    const turns = await svc.db.turnRecord.findMany();
+    const turns = await t.svc.db.turnRecord.findMany();
     expect(JSON.stringify(turns, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v))).not.toContain(TOKEN);
   });
 });

@@ -1,7 +1,7 @@
-import { FakeAnthropic, replyCall, toolCall } from '../fakes/fake-anthropic';
+import { replyCall, toolCall } from '../fakes/fake-anthropic';
 import { searchCall } from '../fakes/anthropic-sse';
-import { FakeChatwork, mentionDelivery, postWebhook } from '../helpers/chatwork';
-import { chatworkEnv, startTestService, waitFor, type TestService } from '../helpers/service';
+import { chatworkTurns } from '../helpers/chatwork-turns';
+import { chatworkEnv } from '../helpers/service';
 
 type Body = { tools: { name: string; defer_loading?: boolean }[]; messages: { role: string; content: unknown }[] };
 
@@ -21,44 +21,11 @@ function referenced(req: Body): string[] {
  * the Guardian and the Gate like any other (end to end: ChatWork webhook → reply).
  */
 describe('deferred tools are found with find_tools and called (end to end, ChatWork)', () => {
-  let svc: TestService;
-  const llm = new FakeAnthropic();
-  const cw = new FakeChatwork();
-  let seq = 0;
+  const t = chatworkTurns(chatworkEnv(), 6000);
+  const { llm } = t;
 
-  beforeAll(async () => {
-    svc = await startTestService(chatworkEnv());
-  });
-  afterAll(async () => {
-    await svc.close();
-  });
-  beforeEach(() => {
-    cw.install();
-  });
-  afterEach(() => {
-    llm.stop();
-  });
-
-  /**
-   * Suzuki (level 4) asks; the turn record of that message once the reply is posted. Each ask is in a room of its
-   * own: ChatWork allows 10 posts per room in 10 seconds and Hisho paces itself to it, so a dozen quick turns in
-   * one room would wait for the platform's window rather than test the search.
-   */
-  async function ask(body: string, from = 1003) {
-    const posts = cw.posts.length;
-    const room = 6000 + ++seq;
-    const d = mentionDelivery({ from, room, body: `[To:9999]${body}`, messageId: `ts-${seq}` });
-    expect((await postWebhook(svc.url, d.raw, d.signature)).status).toBe(200);
-    await waitFor(() => cw.posts.length > posts, 8000, 'reply');
-    return waitFor(
-      () =>
-        svc.db.turnRecord
-          .findFirst({ where: { workItemId: { not: null } }, orderBy: { createdAt: 'desc' } })
-          .then((t) => (t && (t.inputRedacted ?? '').includes(body.slice(0, 6)) ? t : null)),
-      5000,
-      'turn record',
-    );
-  }
+  /** Suzuki (level 4) asks in this test's room; the turn record of that message once the reply is posted. */
+  const ask = async (body: string, from = 1003) => (await t.ask(from, body)).turn;
 
   const reply = replyCall('わかったウル。ほかにもあれば言ってほしいウル🐺');
   const families: [family: string, message: string, tool: string, params: Record<string, unknown>][] = [
@@ -100,7 +67,7 @@ describe('deferred tools are found with find_tools and called (end to end, ChatW
       reply,
     );
     await ask('自分にプレゼン資料の見直しのタスクを追加して');
-    const task = await svc.db.task.findFirst({ where: { title: 'プレゼン資料の見直し' } });
+    const task = await t.svc.db.task.findFirst({ where: { title: 'プレゼン資料の見直し' } });
     expect(task).toMatchObject({ status: 'open', assigneeMemberId: 'suzuki-kenji' });
     llm.stop();
     llm.script(
@@ -111,7 +78,7 @@ describe('deferred tools are found with find_tools and called (end to end, ChatW
     const turn = await ask('プレゼン資料の見直しのタスク、終わったよ');
     expect(referenced(llm.requests[1] as unknown as Body)).toContain('complete_task');
     expect(turn).toMatchObject({ decision: 'EXECUTED' });
-    expect(await svc.db.task.findUnique({ where: { id: task!.id } })).toMatchObject({ status: 'done' });
+    expect(await t.svc.db.task.findUnique({ where: { id: task!.id } })).toMatchObject({ status: 'done' });
   });
 
   it('announcements: 「伝えて」 finds announce; the announcement is asked about, never posted unasked', async () => {

@@ -1,20 +1,26 @@
 import { FakeAnthropic } from '../fakes/fake-anthropic';
-import { FakeChatwork, mentionDelivery, postWebhook } from './chatwork';
+import type { ServiceOverrides } from '../../src/service';
+import { FakeChatwork, mentionDelivery, postWebhook, toButton } from './chatwork';
 import { startTestService, waitFor, type TestService } from './service';
 
 /**
  * Registers the jest hooks that start the service once, install the fake ChatWork API before each test and move
  * to the next room (ChatWork paces posts per room: a room per test keeps one test's replies from waiting for
- * another's window), and forget the model's script after each test.
+ * another's window), and forget the model's script after each test. `env` may be a function, read when the service
+ * starts (after the `beforeAll` hooks registered before this call, e.g. one writing the directory file).
  */
-export function chatworkTurns(env: Record<string, string>, firstRoom: number) {
+export function chatworkTurns(
+  env: Record<string, string> | (() => Record<string, string>),
+  firstRoom: number,
+  overrides: ServiceOverrides = {},
+) {
   let svc: TestService | undefined;
   let room = firstRoom;
   const llm = new FakeAnthropic();
   const cw = new FakeChatwork();
   beforeAll(async () => {
-    svc = await startTestService(env);
-  });
+    svc = await startTestService(typeof env === 'function' ? env() : env, overrides);
+  }, 30_000);
   afterAll(async () => {
     await svc?.close();
   });
@@ -59,6 +65,19 @@ export function chatworkTurns(env: Record<string, string>, firstRoom: number) {
         'turn record',
       );
       return { turn, post: cw.posts.at(-1)!.body };
+    },
+    /** Sends a message with the TO button's line as ChatWork does and waits for the room's `n`th post (its text). */
+    async say(from: number, body: string, n: number): Promise<string> {
+      const d = mentionDelivery({ from, room, body: toButton(body) });
+      expect((await postWebhook(running().url, d.raw, d.signature)).status).toBe(200);
+      await waitFor(() => cw.posts.length >= n, 10_000, `post #${n}`);
+      return cw.posts[n - 1]!.body;
+    },
+    /** The newest turn record of this test's room. */
+    lastTurn() {
+      return waitFor(() =>
+        running().db.turnRecord.findFirst({ where: { roomId: String(room) }, orderBy: { createdAt: 'desc' } }),
+      );
     },
   };
 }
